@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ReminderSim",
+    products: [
+        // The two engines, as an app would embed them.
+        .library(name: "ReminderSimEngines", targets: ["ReminderEngine", "CronEngine"]),
+        .executable(name: "remindersim", targets: ["remindersim"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "ReminderSimSQLite",
+            path: "Sources/ReminderSimSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "ReminderEngine"),
+        .target(name: "CronEngine"),
+        .target(name: "Randomness"),
+        .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness"]),
+        .target(name: "Console"),
+        .target(
+            name: "ReminderSimCLI",
+            dependencies: ["Console", "Simulation", "ReminderEngine", "CronEngine"]
+        ),
+        .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
+
+        .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine"]),
+        .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,32 @@
+/// The Crontab-IOS `CronTabCenter` API for an app: rules with blocks, run at each launch.
+///
+/// The app persists `counters` between launches; the blocks run synchronously, in registration order.
+public struct CronJobs {
+    public private(set) var counters: LaunchCounters
+    private var texts: [String] = []
+    private var blocks: [(matched: (() -> Void)?, otherwise: (() -> Void)?)] = []
+    public let mode: CronMode
+
+    public init(mode: CronMode = .documented, counters: LaunchCounters = LaunchCounters()) {
+        self.mode = mode
+        self.counters = counters
+    }
+
+    /// Registers a rule; in documented mode a malformed rule is refused here.
+    public mutating func add(
+        _ rule: String, block: (() -> Void)? = nil, elseBlock: (() -> Void)? = nil
+    ) throws(CronRuleError) {
+        _ = try CronRule(parsing: rule, mode: mode)
+        texts.append(rule)
+        blocks.append((block, elseBlock))
+    }
+
+    /// Counts a cold launch on the given local day and runs each rule's block or else-block.
+    public mutating func launch(onDay day: Int) {
+        // Rules were checked when added, so parsing cannot fail here.
+        guard let table = try? CronTable(rules: texts, mode: mode) else { return }
+        table.launch(onDay: day, counters: &counters) { index, matched in
+            (matched ? blocks[index].matched : blocks[index].otherwise)?()
+        }
+    }
+}

@@ -1,0 +1,163 @@
+/// A scheduled notification: when it fires, and which message and period produced it.
+public struct PendingNotification: Codable, Equatable, Sendable {
+    /// Fire time, in the caller's seconds.
+    public var fireTime: Double
+    public var messageIndex: Int
+    public var periodIndex: Int
+
+    @inlinable
+    public init(fireTime: Double, messageIndex: Int, periodIndex: Int) {
+        self.fireTime = fireTime
+        self.messageIndex = messageIndex
+        self.periodIndex = periodIndex
+    }
+}
+
+/// What ACPReminder keeps for one user in one `appDomain`; the caller stores and restores it.
+public struct ReminderState: Codable, Equatable, Sendable {
+    /// Index into `timePeriods` of the next delay.
+    public var periodIndex: Int
+    /// The stored "next message" counter; absent until the first schedule.
+    public var nextMessageIndex: Int?
+    /// The one notification that may be scheduled.
+    public var pending: PendingNotification?
+    /// What the last `becameActive` concluded: whether the pending notification had fired.
+    public var lastCheckSawFire: Bool
+
+    @inlinable
+    public init(
+        periodIndex: Int = 0, nextMessageIndex: Int? = nil, pending: PendingNotification? = nil,
+        lastCheckSawFire: Bool = false
+    ) {
+        self.periodIndex = periodIndex
+        self.nextMessageIndex = nextMessageIndex
+        self.pending = pending
+        self.lastCheckSawFire = lastCheckSawFire
+    }
+}
+
+/// How a notification that the engine had scheduled left the engine's hands.
+public enum NotificationEnd: Equatable, Sendable {
+    /// The user came back before the fire time; the notification is replaced.
+    case cancelled(PendingNotification)
+    /// It fired while the app was in the background (the caller decides `delivered` or `suppressed`).
+    case firedInBackground(PendingNotification)
+    /// It fired during an open session and was shown to nobody.
+    case firedInForeground(PendingNotification)
+
+    @inlinable
+    public var notification: PendingNotification {
+        switch self {
+        case let .cancelled(n), let .firedInBackground(n), let .firedInForeground(n): return n
+        }
+    }
+}
+
+/// The final fate of one scheduled notification, as a report counts it.
+public enum NotificationOutcome: String, Codable, Sendable, CaseIterable {
+    case cancelled, delivered, foreground, suppressed, censored
+
+    /// Fired before the user came back (the seed README's "triggered").
+    @inlinable
+    public var isTriggered: Bool { self == .delivered || self == .foreground || self == .suppressed }
+
+    /// Classifies an ending. A notification whose fire time lies beyond `horizon` is `censored`
+    /// whatever happened before: counting early returns as cancellations while the fires that
+    /// would have happened go unseen would bias every rate low.
+    @inlinable
+    public init(_ end: NotificationEnd, horizon: Double, notificationsAllowed: Bool) {
+        if end.notification.fireTime > horizon {
+            self = .censored
+            return
+        }
+        switch end {
+        case .cancelled: self = .cancelled
+        case .firedInForeground: self = .foreground
+        case .firedInBackground: self = notificationsAllowed ? .delivered : .suppressed
+        }
+    }
+}
+
+/// The ACPReminder state machine: pure, so an app and the simulator run the same code.
+///
+/// It holds only the configuration; per-user state is passed in and out, and the caller supplies
+/// time and, for random messages, the random source.
+public struct Reminder: Sendable {
+    public let configuration: ReminderConfiguration
+    // Copied out of the configuration so the hot path touches no arrays of strings.
+    @usableFromInline let periodSeconds: [Double]
+    @usableFromInline let messageCount: Int
+    @usableFromInline let random: Bool
+    @usableFromInline let circular: Bool
+    @usableFromInline let original: Bool
+    @usableFromInline let unitSeconds: Double
+
+    public init(_ configuration: ReminderConfiguration) {
+        self.configuration = configuration
+        periodSeconds = configuration.timePeriods.map { Double($0) * configuration.unit.seconds }
+        messageCount = configuration.messages.count
+        random = configuration.randomMessage
+        circular = configuration.circularTimePeriod
+        original = configuration.mode == .original
+        unitSeconds = configuration.unit.seconds
+    }
+
+    /// The app goes to the background (the original's `createLocalNotification`): the pending
+    /// notification, if any, is replaced by a new one. Returns how the replaced one ended.
+    @inlinable
+    @discardableResult
+    public func enteredBackground<G: RandomNumberGenerator>(
+        at now: Double, state: inout ReminderState, random source: inout G
+    ) -> NotificationEnd? {
+        var ended: NotificationEnd?
+        if let old = state.pending {
+            // The check at the start of this session saw it pending, so a fire time already
+            // passed means it fired while the app was open.
+            ended = old.fireTime > now ? .cancelled(old) : .firedInForeground(old)
+        }
+
+        var message: Int
+        if random {
+            message = Int(source.next(upperBound: UInt64(messageCount)))
+        } else if let next = state.nextMessageIndex {
+            message = state.lastCheckSawFire ? next : next - 1
+        } else {
+            message = 0
+        }
+        if message >= messageCount || message < 0 { message = 0 }
+        state.nextMessageIndex = message + 1
+
+        // v1.0 passes an object pointer where an index is expected and falls back to 1 unit.
+        let delay = nextDelay(for: state)
+        state.pending = PendingNotification(
+            fireTime: now + delay, messageIndex: message, periodIndex: state.periodIndex)
+        return ended
+    }
+
+    /// The app becomes active (the original's `checkIfLocalNotificationHasBeenTriggered`).
+    /// Returns the pending notification if it fired while the app was away.
+    @inlinable
+    @discardableResult
+    public func becameActive(at now: Double, state: inout ReminderState) -> NotificationEnd? {
+        if let pending = state.pending, pending.fireTime > now {
+            state.lastCheckSawFire = false
+            return nil
+        }
+        state.lastCheckSawFire = true
+        let fired = state.pending
+        state.pending = nil
+        if fired != nil || original {
+            let next = state.periodIndex + 1
+            state.periodIndex = circular ? next % periodSeconds.count : min(next, periodSeconds.count - 1)
+        }
+        return fired.map { .firedInBackground($0) }
+    }
+
+    /// The delay, in seconds, the next schedule would use from `state`.
+    @inlinable
+    public func nextDelay(for state: ReminderState) -> Double {
+        if original { return unitSeconds }
+        // A state restored after the app shipped fewer periods keeps to the last one.
+        return periodSeconds[max(0, min(state.periodIndex, periodSeconds.count - 1))]
+    }
+}

@@ -1,0 +1,3 @@
+import ReminderSimCLI
+
+exit(RemindersimCommand.main())
