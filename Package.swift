@@ -27,6 +27,8 @@ let package = Package(
 
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
+        .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,5 @@
-#if canImport(Glibc)
-@_exported import Glibc
-#endif
+import Foundation
+import Simulation
 
 /// The `remindersim` entry point.
 public enum RemindersimCommand {
@@ -11,11 +10,23 @@ public enum RemindersimCommand {
             print(version)
             return 0
         }
-        print("""
-            USAGE: remindersim <command>
-
-            Measures what reminder notifications and launch-count rules do to an app's users.
-            """)
+        if arguments.first == "run" {
+            var s = Scenario.builtInDefault
+            if arguments.count > 1, let u = Int(arguments[1]) { s.users = u }
+            let threads = arguments.count > 2 ? Int(arguments[2])! : 2
+            let model = try! CompiledModel(s)
+            let start = Date()
+            let r = model.run(options: RunOptions(threads: threads))
+            let wall = Date().timeIntervalSince(start)
+            for (i, t) in r.tallies.enumerated() {
+                let m = ConfigurationMetrics(label: model.configurations[i].spec.label, tally: t, isHoldout: i == 0)
+                print(m.label, "opens", m.opens, "sched", m.scheduled, "trig", m.triggerRate.rate ?? -1, "resp", m.responseRate.rate ?? -1, "lift", m.opensLiftPerUser?.value ?? 0, "d7", m.retentionD7.rate ?? -1, "d30", m.retentionD30.rate ?? -1, "optout", m.optOuts)
+            }
+            let opens = r.tallies.reduce(0) { $0 + $1[.opens] }
+            print("wall", wall, "sessions", opens, "per core per s", Double(opens) / wall / Double(threads))
+            return 0
+        }
+        print("USAGE: remindersim <command>")
         return arguments.isEmpty || arguments.contains("--help") ? 0 : 64
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ReminderSimCLI
 
 exit(RemindersimCommand.main())

@@ -1,0 +1,25 @@
+/// A real-valued distribution that can be sampled exactly and whose moments and CDF are known in
+/// closed form, so samplers can be swapped generically and checked against theory.
+public protocol ContinuousDistribution: Sendable {
+    /// The expectation E[X].
+    var mean: Double { get }
+    /// The variance Var[X].
+    var variance: Double { get }
+    /// P(X ≤ x).
+    func cdf(_ x: Double) -> Double
+    /// P(X > x); implementations override the default `1 − cdf(x)` where a direct formula keeps
+    /// precision in the upper tail.
+    func survival(_ x: Double) -> Double
+    /// One draw; consumes a documented, fixed number of generator outputs per attempt.
+    func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double
+}
+
+extension ContinuousDistribution {
+    public var standardDeviation: Double {
+        variance.squareRoot()
+    }
+
+    public func survival(_ x: Double) -> Double {
+        1 - cdf(x)
+    }
+}

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
+
+/// Exponential waiting times (memoryless delays), drawn by inversion: `X = −mean · ln U`, U ∈ (0, 1).
+public struct ExponentialDistribution: ContinuousDistribution, Equatable {
+    public let mean: Double
+
+    /// - Precondition: `mean` is finite and > 0.
+    public init(mean: Double) {
+        precondition(mean > 0 && mean.isFinite, "ExponentialDistribution: mean must be finite and > 0")
+        self.mean = mean
+    }
+
+    /// - Precondition: `rate` is finite and > 0.
+    public init(rate: Double) {
+        precondition(rate > 0 && rate.isFinite, "ExponentialDistribution: rate must be finite and > 0")
+        self.init(mean: 1 / rate)
+    }
+
+    public var rate: Double { 1 / mean }
+
+    public var variance: Double { mean * mean }
+
+    /// One draw from one generator output.
+    @inlinable
+    public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
+        -mean * log(generator.nextOpenUnit())
+    }
+
+    public func cdf(_ x: Double) -> Double {
+        x <= 0 ? 0 : -expm1(-x / mean)
+    }
+
+    public func survival(_ x: Double) -> Double {
+        x <= 0 ? 1 : exp(-x / mean)
+    }
+}

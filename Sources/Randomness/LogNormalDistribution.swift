@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
+
+/// Positive, right-skewed quantities (durations, sizes) whose logarithm is normal:
+/// `X = exp(mu + sigma · Z)`, Z standard normal by the polar method.
+public struct LogNormalDistribution: ContinuousDistribution, Equatable {
+    /// Mean of ln X.
+    public let mu: Double
+    /// Standard deviation of ln X.
+    public let sigma: Double
+
+    /// - Precondition: `mu` is finite; `sigma` is finite and > 0.
+    public init(mu: Double, sigma: Double) {
+        precondition(mu.isFinite, "LogNormalDistribution: mu must be finite")
+        precondition(sigma > 0 && sigma.isFinite, "LogNormalDistribution: sigma must be finite and > 0")
+        self.mu = mu
+        self.sigma = sigma
+    }
+
+    /// Parameterised by the median `exp(mu)`, which is often easier to elicit than `mu`.
+    ///
+    /// - Precondition: `median` is finite and > 0; `sigma` is finite and > 0.
+    public init(median: Double, sigma: Double) {
+        precondition(median > 0 && median.isFinite, "LogNormalDistribution: median must be finite and > 0")
+        self.init(mu: log(median), sigma: sigma)
+    }
+
+    public var median: Double { exp(mu) }
+
+    /// `exp(mu + sigma²/2)`.
+    public var mean: Double { exp(mu + 0.5 * sigma * sigma) }
+
+    /// `(exp(sigma²) − 1) · exp(2 mu + sigma²)`.
+    public var variance: Double {
+        let s2 = sigma * sigma
+        return expm1(s2) * exp(2 * mu + s2)
+    }
+
+    @inlinable
+    public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
+        exp(mu + sigma * generator.nextStandardNormal())
+    }
+
+    public func cdf(_ x: Double) -> Double {
+        x <= 0 ? 0 : normalCDF((log(x) - mu) / sigma)
+    }
+
+    public func survival(_ x: Double) -> Double {
+        x <= 0 ? 1 : normalCDF((mu - log(x)) / sigma)
+    }
+}

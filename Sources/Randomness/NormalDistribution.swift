@@ -1,0 +1,33 @@
+/// Gaussian noise, drawn exactly by Marsaglia's polar method (see
+/// `RandomNumberGenerator.nextStandardNormal()`).
+public struct NormalDistribution: ContinuousDistribution, Equatable {
+    public let mean: Double
+    public let standardDeviation: Double
+
+    /// - Precondition: `mean` is finite; `standardDeviation` is finite and > 0.
+    public init(mean: Double, standardDeviation: Double) {
+        precondition(mean.isFinite, "NormalDistribution: mean must be finite")
+        precondition(
+            standardDeviation > 0 && standardDeviation.isFinite,
+            "NormalDistribution: standardDeviation must be finite and > 0"
+        )
+        self.mean = mean
+        self.standardDeviation = standardDeviation
+    }
+
+    public var variance: Double { standardDeviation * standardDeviation }
+
+    /// One draw; each polar attempt uses two generator outputs and succeeds with probability π/4.
+    @inlinable
+    public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
+        mean + standardDeviation * generator.nextStandardNormal()
+    }
+
+    public func cdf(_ x: Double) -> Double {
+        normalCDF((x - mean) / standardDeviation)
+    }
+
+    public func survival(_ x: Double) -> Double {
+        normalCDF((mean - x) / standardDeviation)
+    }
+}

@@ -1,0 +1,156 @@
+import CronEngine
+import Foundation
+import Randomness
+import ReminderEngine
+
+/// The gap sampler of one segment, in seconds, chosen once so the hot path only switches.
+@usableFromInline
+enum GapSampler: Sendable {
+    case exponential(ExponentialDistribution)
+    case weibull(WeibullDistribution)
+    case lognormal(LogNormalDistribution)
+    /// Per-user rate and dropout come from the user's traits; `unitSeconds` scales the rate.
+    case bgnbd(rate: GammaDistribution, dropout: BetaDistribution, unitSeconds: Double)
+    case empirical(choice: WeightedChoice, seconds: [Double])
+
+    init(_ process: ReturnProcess) {
+        switch process {
+        case let .exponential(mean, unit):
+            self = .exponential(ExponentialDistribution(mean: mean * unit.seconds))
+        case let .weibull(shape, scale, unit):
+            self = .weibull(WeibullDistribution(shape: shape, scale: scale * unit.seconds))
+        case let .lognormal(mu, sigma, unit):
+            self = .lognormal(LogNormalDistribution(mu: mu + log(unit.seconds), sigma: sigma))
+        case let .bgnbd(r, alpha, a, b, unit):
+            self = .bgnbd(rate: GammaDistribution(shape: r, rate: alpha), dropout: BetaDistribution(a: a, b: b),
+                          unitSeconds: unit.seconds)
+        case let .empirical(values, weights, unit):
+            self = .empirical(choice: WeightedChoice(weights: weights ?? Array(repeating: 1, count: values.count)),
+                              seconds: values.map { $0 * unit.seconds })
+        }
+    }
+}
+
+/// One segment, ready for simulation.
+@usableFromInline
+struct CompiledSegment: Sendable {
+    @usableFromInline let gaps: GapSampler
+    @usableFromInline let dropoutPerSession: Double
+    @usableFromInline let session: LogNormalDistribution
+    @usableFromInline let coldLaunchSeconds: Double
+}
+
+/// One configuration, ready for simulation: engines built, rules parsed, weights resolved by index.
+public struct CompiledConfiguration: Sendable {
+    public let spec: ConfigurationSpec
+    @usableFromInline let reminders: [Reminder]
+    @usableFromInline let cron: CronTable
+    /// Response weight of each (reminder, message), flattened with `messageBase`.
+    @usableFromInline let messageWeights: [Double]
+    @usableFromInline let messageBase: [Int]
+    @usableFromInline let periodBase: [Int]
+    public let messageSlots: Int
+    public let periodSlots: Int
+
+    init(_ spec: ConfigurationSpec, weights: [String: Double]) throws {
+        self.spec = spec
+        reminders = try spec.reminders.map {
+            Reminder(
+                try ReminderConfiguration(
+                    messages: $0.messages, timePeriods: $0.timePeriods, unit: $0.unit, randomMessage: $0.randomMessage,
+                    circularTimePeriod: $0.circularTimePeriod, appDomain: $0.appDomain, mode: spec.mode))
+        }
+        cron = try CronTable(rules: spec.cronRules, mode: CronMode(rawValue: spec.mode.rawValue)!)
+        var mb: [Int] = [], pb: [Int] = [], w: [Double] = []
+        var m = 0, p = 0
+        for r in spec.reminders {
+            mb.append(m)
+            pb.append(p)
+            m += r.messages.count
+            p += r.timePeriods.count
+            w += r.messages.map { weights[$0] ?? 1 }
+        }
+        messageBase = mb
+        periodBase = pb
+        messageWeights = w
+        messageSlots = m
+        periodSlots = p
+    }
+
+    /// An empty configuration: the holdout.
+    init(holdout: Void) {
+        spec = ConfigurationSpec(label: "holdout", reminders: [])
+        reminders = []
+        cron = try! CronTable(rules: [], mode: .documented)
+        messageWeights = []
+        messageBase = []
+        periodBase = []
+        messageSlots = 0
+        periodSlots = 0
+    }
+}
+
+/// A scenario turned into plain values the simulation loop can use without lookups.
+public struct CompiledModel: Sendable {
+    public let scenario: Scenario
+    /// Holdout first, then the scenario's configurations in order.
+    public let configurations: [CompiledConfiguration]
+    @usableFromInline let segments: [CompiledSegment]
+    @usableFromInline let segmentChoice: WeightedChoice
+    @usableFromInline let offsetSeconds: [Double]
+    @usableFromInline let offsetChoice: WeightedChoice
+    @usableFromInline let installSpreadSeconds: Double
+    public let horizonSeconds: Double
+    public let horizonDays: Int
+    @usableFromInline let response: CompiledResponse
+    public let seed: UInt64
+
+    /// Builds the model; the scenario must have passed validation (`Scenario.decode` or
+    /// `semanticIssues()` empty), otherwise this throws the first engine error.
+    public init(_ scenario: Scenario) throws {
+        let issues = scenario.semanticIssues()
+        if !issues.isEmpty { throw ScenarioError(issues: issues) }
+        self.scenario = scenario
+        configurations = [CompiledConfiguration(holdout: ())]
+            + (try scenario.expandedConfigurations.map {
+                try CompiledConfiguration($0, weights: scenario.response.messageWeights)
+            })
+        segments = scenario.population.segments.map {
+            CompiledSegment(
+                gaps: GapSampler($0.returns), dropoutPerSession: $0.dropoutPerSession,
+                session: LogNormalDistribution(median: $0.sessionLength.medianMinutes * 60, sigma: $0.sessionLength.sigma),
+                coldLaunchSeconds: $0.coldLaunchAfterMinutes * 60)
+        }
+        segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
+        offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
+        offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))
+        installSpreadSeconds = scenario.population.installSpreadDays * 86_400
+        horizonDays = scenario.horizonDays
+        horizonSeconds = Double(scenario.horizonDays) * 86_400
+        response = CompiledResponse(scenario.response)
+        seed = scenario.seed
+    }
+}
+
+@usableFromInline
+struct CompiledResponse: Sendable {
+    @usableFromInline let base: Double
+    @usableFromInline let fatigue: Double
+    @usableFromInline let quiet: QuietHours?
+    @usableFromInline let quietFactor: Double
+    @usableFromInline let dormantFactor: Double
+    @usableFromInline let delay: ExponentialDistribution
+    @usableFromInline let optOut: Double
+    @usableFromInline let attributionSeconds: Double
+
+    init(_ r: ResponseModel) {
+        base = r.baseResponse
+        fatigue = r.fatigue
+        quiet = r.quietHours
+        quietFactor = r.quietFactor
+        dormantFactor = r.dormantFactor
+        delay = ExponentialDistribution(mean: r.responseDelayMinutes * 60)
+        optOut = r.optOutPerDelivery
+        attributionSeconds = r.attributionWindowHours * 3_600
+    }
+}

@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// How to run: threads, which users, and who hears about progress.
+public struct RunOptions: Sendable {
+    /// Worker threads; results do not depend on it.
+    public var threads: Int
+    /// The user indices to simulate: all of them, or one shard's share.
+    public var users: Range<Int>?
+    /// Users per unit of work handed to a thread.
+    public var chunkSize: Int
+    /// Called from worker threads with the number of users just finished.
+    public var progress: (@Sendable (Int) -> Void)?
+
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
+                chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil) {
+        self.threads = max(1, threads)
+        self.users = users
+        self.chunkSize = max(1, chunkSize)
+        self.progress = progress
+    }
+}
+
+/// The counts a run produced: one tally per configuration, the holdout first.
+public struct RunTallies: Equatable, Sendable {
+    public var tallies: [Tally]
+    public var users: Range<Int>
+
+    public mutating func merge(_ other: RunTallies) {
+        precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
+        for i in tallies.indices { tallies[i].merge(other.tallies[i]) }
+    }
+}
+
+/// The counters of D1, D7 and D30, in the bit order of `UserOutcome`.
+let retentionCounters: [(Counter, Counter, Counter, Counter)] = [
+    (.retainedD1, .eligibleD1, .gainedD1, .lostD1),
+    (.retainedD7, .eligibleD7, .gainedD7, .lostD7),
+    (.retainedD30, .eligibleD30, .gainedD30, .lostD30),
+]
+
+extension CompiledModel {
+    /// The layout of configuration `index`'s tally (0 is the holdout).
+    public func layout(_ index: Int) -> TallyLayout {
+        let c = configurations[index]
+        return TallyLayout(messageSlots: c.messageSlots, periodSlots: c.periodSlots, cronRules: c.cron.rules.count,
+                           days: horizonDays)
+    }
+
+    func emptyTallies(users: Range<Int>) -> RunTallies {
+        RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users)
+    }
+
+    /// Simulates users `range` under every configuration and the holdout, adding into `run`.
+    func simulate(users range: Range<Int>, into run: inout RunTallies, scratch: inout TimelineScratch) {
+        let layouts = configurations.indices.map { layout($0) }
+        var observer = NoTimelineObserver()
+        var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
+        for user in range {
+            let t = traits(user: user)
+            for i in configurations.indices {
+                outcomes[i] = run.tallies[i].counts.withUnsafeMutableBufferPointer { buffer in
+                    simulate(user: user, traits: t, configuration: configurations[i], layout: layouts[i],
+                             counts: buffer.baseAddress!, scratch: &scratch, observer: &observer)
+                }
+            }
+            let holdout = outcomes[0]
+            for i in configurations.indices {
+                let o = outcomes[i]
+                run.tallies[i].counts.withUnsafeMutableBufferPointer { counts in
+                    let lift = o.opens - holdout.opens
+                    counts[Counter.opensLiftSum.rawValue] &+= lift
+                    counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
+                    for (bit, (retained, eligible, gained, lost)) in retentionCounters.enumerated() {
+                        let mask = UInt8(1) << UInt8(bit)
+                        guard o.eligible & mask != 0 else { continue }
+                        counts[eligible.rawValue] &+= 1
+                        let here = o.retained & mask != 0, there = holdout.retained & mask != 0
+                        if here { counts[retained.rawValue] &+= 1 }
+                        if here && !there { counts[gained.rawValue] &+= 1 }
+                        if there && !here { counts[lost.rawValue] &+= 1 }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the scenario's users (or `options.users`) on `options.threads` threads.
+    ///
+    /// Work is handed out in chunks; each thread keeps its own tallies and they are added at the
+    /// end. Every count is an integer, so the result is the same for any thread count or order.
+    public func run(options: RunOptions = RunOptions()) -> RunTallies {
+        let range = options.users ?? 0..<scenario.users
+        let chunks = (range.count + options.chunkSize - 1) / options.chunkSize
+        let next = Atomic<Int>(0)
+        let results = Mutex<[RunTallies]>([])
+        let threads = min(options.threads, max(chunks, 1))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            var mine = emptyTallies(users: range)
+            var scratch = TimelineScratch()
+            while true {
+                let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard chunk < chunks else { break }
+                let lower = range.lowerBound + chunk * options.chunkSize
+                let upper = min(lower + options.chunkSize, range.upperBound)
+                simulate(users: lower..<upper, into: &mine, scratch: &scratch)
+                options.progress?(upper - lower)
+            }
+            results.withLock { $0.append(mine) }
+        }
+        var total = emptyTallies(users: range)
+        for r in results.withLock({ $0 }) { total.merge(r) }
+        return total
+    }
+}

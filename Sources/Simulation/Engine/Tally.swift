@@ -1,0 +1,92 @@
+/// Totals of one configuration over the users simulated so far.
+public enum Counter: Int, CaseIterable, Sendable {
+    case users, opens, organicOpens, responseOpens, launches
+    case scheduled, cancelled, delivered, foreground, suppressed, censored
+    case responded, attributed, optOuts, revived
+    case retainedD1, eligibleD1, retainedD7, eligibleD7, retainedD30, eligibleD30
+    /// Σ over users of (opens − holdout opens), and of its square: the paired lift and its spread.
+    case opensLiftSum, opensLiftSquares
+    /// Users retained on day k here but not in the holdout (gained), and the reverse (lost).
+    case gainedD1, lostD1, gainedD7, lostD7, gainedD30, lostD30
+}
+
+/// Per-message and per-period counts of notifications.
+public enum SlotCounter: Int, CaseIterable, Sendable {
+    case scheduled, cancelled, delivered, foreground, suppressed, censored, responded
+}
+
+/// Per cron rule counts.
+public enum RuleCounter: Int, CaseIterable, Sendable {
+    case evaluated, blockRuns, elseRuns, usersRan
+}
+
+/// Where each count lives in a `Tally`'s flat storage.
+public struct TallyLayout: Equatable, Sendable {
+    public let messageSlots: Int
+    public let periodSlots: Int
+    public let cronRules: Int
+    public let days: Int
+
+    public let messageOffset: Int
+    public let periodOffset: Int
+    public let dailyOffset: Int
+    public let ruleOffset: Int
+    /// Histogram of the day (since install) of each user's first run of each rule, `days + 1` bins.
+    public let firstRunOffset: Int
+    public let count: Int
+
+    public init(messageSlots: Int, periodSlots: Int, cronRules: Int, days: Int) {
+        self.messageSlots = messageSlots
+        self.periodSlots = periodSlots
+        self.cronRules = cronRules
+        self.days = days
+        messageOffset = Counter.allCases.count
+        periodOffset = messageOffset + messageSlots * SlotCounter.allCases.count
+        dailyOffset = periodOffset + periodSlots * SlotCounter.allCases.count
+        ruleOffset = dailyOffset + days
+        firstRunOffset = ruleOffset + cronRules * RuleCounter.allCases.count
+        count = firstRunOffset + cronRules * (days + 1)
+    }
+
+    @inlinable public func message(_ slot: Int, _ c: SlotCounter) -> Int {
+        messageOffset + slot * SlotCounter.allCases.count + c.rawValue
+    }
+
+    @inlinable public func period(_ slot: Int, _ c: SlotCounter) -> Int {
+        periodOffset + slot * SlotCounter.allCases.count + c.rawValue
+    }
+
+    @inlinable public func daily(_ day: Int) -> Int { dailyOffset + day }
+
+    @inlinable public func rule(_ r: Int, _ c: RuleCounter) -> Int {
+        ruleOffset + r * RuleCounter.allCases.count + c.rawValue
+    }
+
+    @inlinable public func firstRun(_ r: Int, day: Int) -> Int { firstRunOffset + r * (days + 1) + day }
+}
+
+/// Integer counts for one configuration. Integers add exactly in any order, which is what makes a
+/// run's results independent of the thread count and of any split into shards.
+public struct Tally: Equatable, Sendable {
+    public let layout: TallyLayout
+    public var counts: [Int64]
+
+    public init(layout: TallyLayout) {
+        self.layout = layout
+        counts = Array(repeating: 0, count: layout.count)
+    }
+
+    public subscript(_ c: Counter) -> Int64 { counts[c.rawValue] }
+
+    public func message(_ slot: Int, _ c: SlotCounter) -> Int64 { counts[layout.message(slot, c)] }
+    public func period(_ slot: Int, _ c: SlotCounter) -> Int64 { counts[layout.period(slot, c)] }
+    public func daily(_ day: Int) -> Int64 { counts[layout.daily(day)] }
+    public func rule(_ r: Int, _ c: RuleCounter) -> Int64 { counts[layout.rule(r, c)] }
+    public func firstRun(_ r: Int, day: Int) -> Int64 { counts[layout.firstRun(r, day: day)] }
+
+    /// Adds another tally of the same layout.
+    public mutating func merge(_ other: Tally) {
+        precondition(layout == other.layout, "Tally.merge: layouts differ")
+        for i in counts.indices { counts[i] &+= other.counts[i] }
+    }
+}

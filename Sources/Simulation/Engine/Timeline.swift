@@ -1,0 +1,320 @@
+import CronEngine
+import Foundation
+import Randomness
+import ReminderEngine
+
+/// What one virtual user is, drawn once and shared by every configuration and the holdout.
+public struct UserTraits: Equatable, Sendable {
+    public var segment: Int
+    public var utcOffsetSeconds: Double
+    /// Install time, seconds from the run's start; the install is the first open.
+    public var install: Double
+    /// BG/NBD users: their own exponential gap mean (seconds) and dropout chance; 0 otherwise.
+    public var gapMeanSeconds: Double
+    public var repeatDropout: Double
+}
+
+/// One step of a user's timeline, for whoever watches it (the trace command); the batch run's
+/// observer ignores them all, and the compiler removes the calls.
+public enum TimelineEvent: Sendable {
+    case open(time: Double, cause: OpenCause, coldLaunch: Bool)
+    case cronRule(index: Int, matched: Bool)
+    case reminderChecked(reminder: Int, state: ReminderState)
+    case close(time: Double)
+    case scheduled(reminder: Int, notification: PendingNotification, state: ReminderState)
+    case ended(reminder: Int, notification: PendingNotification, outcome: NotificationOutcome)
+    case responseDrawn(reminder: Int, responds: Bool, probability: Double, optOut: Bool)
+    case droppedOut(time: Double)
+    case revived(time: Double)
+    case horizon(time: Double)
+}
+
+public enum OpenCause: String, Sendable {
+    case install, organic, notification
+}
+
+/// Receives timeline events.
+public protocol TimelineObserver {
+    mutating func record(_ event: @autoclosure () -> TimelineEvent)
+}
+
+/// The batch run's observer: records nothing.
+public struct NoTimelineObserver: TimelineObserver {
+    public init() {}
+    public mutating func record(_ event: @autoclosure () -> TimelineEvent) {}
+}
+
+/// What a user's run under one configuration tells the paired comparison with the holdout.
+public struct UserOutcome: Equatable, Sendable {
+    public var opens: Int64 = 0
+    /// Bit k (0: D1, 1: D7, 2: D30) set when the user opened on that day after install.
+    public var retained: UInt8 = 0
+    /// Bit k set when that whole day lies inside the horizon.
+    public var eligible: UInt8 = 0
+}
+
+/// Per-worker buffers reused from user to user, so the loop allocates nothing.
+public struct TimelineScratch {
+    @usableFromInline var states: [ReminderState] = []
+    @usableFromInline var ruleRan: [Bool] = []
+
+    public init() {}
+
+    mutating func reset(reminders: Int, rules: Int) {
+        if states.count != reminders { states = Array(repeating: ReminderState(), count: reminders) }
+        for i in 0..<reminders { states[i] = ReminderState() }
+        if ruleRan.count != rules { ruleRan = Array(repeating: false, count: rules) }
+        for i in 0..<rules { ruleRan[i] = false }
+    }
+}
+
+@usableFromInline let retentionDays: (Int, Int, Int) = (1, 7, 30)
+
+extension CompiledModel {
+    /// Draws a user's traits from the user's own traits stream.
+
+    public func traits(user: Int) -> UserTraits {
+        var g = Xoshiro256(seed: seed, user: UInt64(user), purpose: .traits)
+        let segment = segmentChoice.sample(&g)
+        let offset = offsetSeconds[offsetChoice.sample(&g)]
+        let install = g.nextUnit() * installSpreadSeconds
+        var gapMean = 0.0, dropout = 0.0
+        if case let .bgnbd(rate, p, unitSeconds) = segments[segment].gaps {
+            // A rate of exactly 0 cannot be drawn from a continuous Gamma, but guard the division.
+            gapMean = unitSeconds / max(rate.sample(&g), .leastNormalMagnitude)
+            dropout = p.sample(&g)
+        }
+        return UserTraits(segment: segment, utcOffsetSeconds: offset, install: install,
+                          gapMeanSeconds: gapMean, repeatDropout: dropout)
+    }
+
+
+    func localDay(_ t: Double, _ offset: Double) -> Int { Int((t + offset) / 86_400 .rounded(.down)) }
+
+    /// Simulates one user under one configuration and adds the user's counts to `counts`.
+    ///
+    /// The organic stream is drawn in the same order whatever the configuration (session length,
+    /// dropout, gap at every session), so configurations share the holdout's randomness for as
+    /// long as the reminders do not change what the user does.
+
+    public func simulate<O: TimelineObserver>(
+        user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
+        counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
+    ) -> UserOutcome {
+        let segment = segments[traits.segment]
+        let horizon = horizonSeconds
+        let offset = traits.utcOffsetSeconds
+        var organic = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
+        var responseStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .response)
+        var messageStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .message)
+        let reminderCount = c.reminders.count
+        let ruleCount = c.cron.rules.count
+        scratch.reset(reminders: reminderCount, rules: ruleCount)
+
+        @inline(__always) func add(_ index: Int, _ n: Int64 = 1) { counts[index] &+= n }
+        @inline(__always) func add(_ counter: Counter, _ n: Int64 = 1) { counts[counter.rawValue] &+= n }
+        @inline(__always) func outcome(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome) {
+            let slot: SlotCounter
+            switch o {
+            case .cancelled: slot = .cancelled; add(.cancelled)
+            case .delivered: slot = .delivered; add(.delivered)
+            case .foreground: slot = .foreground; add(.foreground)
+            case .suppressed: slot = .suppressed; add(.suppressed)
+            case .censored: slot = .censored; add(.censored)
+            }
+            add(layout.message(c.messageBase[r] + n.messageIndex, slot))
+            add(layout.period(c.periodBase[r] + n.periodIndex, slot))
+            observer.record(.ended(reminder: r, notification: n, outcome: o))
+        }
+
+        var result = UserOutcome()
+        let installDay = localDay(traits.install, offset)
+        // Day k counts only if it ends inside the horizon.
+        func eligible(_ k: Int) -> Bool { Double(installDay + k + 1) * 86_400 - offset <= horizon }
+        if eligible(retentionDays.0) { result.eligible |= 1 }
+        if eligible(retentionDays.1) { result.eligible |= 2 }
+        if eligible(retentionDays.2) { result.eligible |= 4 }
+        add(.users)
+
+        var openTime = traits.install
+        var cause = OpenCause.install
+        var coldLaunch = true
+        var dormant = false
+        var optedOut = false
+        var deliveredSinceOrganic = 0
+        var unclaimedDelivery = -Double.infinity
+        var lastDAUDay = -1
+        var sessionIndex = 0
+        var counters = LaunchCounters()
+
+        while true {
+            // The open.
+            observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
+            add(.opens)
+            result.opens &+= 1
+            add(cause == .notification ? .responseOpens : .organicOpens)
+            if cause != .notification { deliveredSinceOrganic = 0 }
+            let utcDay = Int(openTime / 86_400)
+            if utcDay != lastDAUDay {
+                lastDAUDay = utcDay
+                add(layout.daily(utcDay))
+            }
+            let sinceInstall = localDay(openTime, offset) - installDay
+            if sinceInstall == retentionDays.0 { result.retained |= 1 }
+            else if sinceInstall == retentionDays.1 { result.retained |= 2 }
+            else if sinceInstall == retentionDays.2 { result.retained |= 4 }
+            if openTime - unclaimedDelivery <= response.attributionSeconds {
+                add(.attributed)
+                unclaimedDelivery = -.infinity
+            }
+            if coldLaunch {
+                add(.launches)
+                if ruleCount > 0 {
+                    let today = localDay(openTime, offset)
+                    c.cron.launch(onDay: today, counters: &counters) { rule, matched in
+                        add(layout.rule(rule, .evaluated))
+                        add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
+                        if matched && !scratch.ruleRan[rule] {
+                            scratch.ruleRan[rule] = true
+                            add(layout.rule(rule, .usersRan))
+                            add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
+                        }
+                        observer.record(.cronRule(index: rule, matched: matched))
+                    }
+                }
+            }
+            for r in 0..<reminderCount {
+                // A notification that fired while the user was away was counted when it fired.
+                c.reminders[r].becameActive(at: openTime, state: &scratch.states[r])
+                observer.record(.reminderChecked(reminder: r, state: scratch.states[r]))
+            }
+
+            // The session.
+            let length = segment.session.sample(&organic)
+            let dropoutDraw = organic.nextUnit()
+            let repeatDropoutDraw = organic.nextUnit()
+            let gap = segment.gaps.sample(&organic, gapMean: traits.gapMeanSeconds)
+            let close = openTime + length
+            if close > horizon {
+                // A session still open at the end never closes; what is pending fires in it or never.
+                for r in 0..<reminderCount {
+                    if let n = scratch.states[r].pending {
+                        outcome(r, n, n.fireTime > horizon ? .censored : .foreground)
+                    }
+                }
+                observer.record(.horizon(time: horizon))
+                break
+            }
+            observer.record(.close(time: close))
+            for r in 0..<reminderCount {
+                if let end = c.reminders[r].enteredBackground(at: close, state: &scratch.states[r], random: &messageStream) {
+                    let n = end.notification
+                    switch end {
+                    case .cancelled: outcome(r, n, n.fireTime > horizon ? .censored : .cancelled)
+                    case .firedInForeground: outcome(r, n, .foreground)
+                    case .firedInBackground: break
+                    }
+                }
+                let n = scratch.states[r].pending!
+                add(.scheduled)
+                add(layout.message(c.messageBase[r] + n.messageIndex, .scheduled))
+                add(layout.period(c.periodBase[r] + n.periodIndex, .scheduled))
+                observer.record(.scheduled(reminder: r, notification: n, state: scratch.states[r]))
+            }
+            let wasDormant = dormant
+            if dropoutDraw < segment.dropoutPerSession
+                || (sessionIndex > 0 && repeatDropoutDraw < traits.repeatDropout)
+            {
+                dormant = true
+            }
+            if dormant && !wasDormant { observer.record(.droppedOut(time: close)) }
+            sessionIndex += 1
+
+            // Away: notifications fire in time order until the user opens again.
+            var nextOpen = dormant ? Double.infinity : close + gap
+            var nextCause = OpenCause.organic
+            var responder = -1
+            var fired: UInt64 = 0
+            while true {
+                var earliest = -1
+                var earliestTime = Double.infinity
+                for r in 0..<reminderCount where fired & (1 << UInt64(r)) == 0 {
+                    if let n = scratch.states[r].pending, n.fireTime < earliestTime {
+                        earliest = r
+                        earliestTime = n.fireTime
+                    }
+                }
+                guard earliest >= 0, earliestTime < nextOpen, earliestTime <= horizon else { break }
+                fired |= 1 << UInt64(earliest)
+                let n = scratch.states[earliest].pending!
+                if optedOut {
+                    outcome(earliest, n, .suppressed)
+                    continue
+                }
+                outcome(earliest, n, .delivered)
+                unclaimedDelivery = n.fireTime
+                var p = response.base * c.messageWeights[c.messageBase[earliest] + n.messageIndex]
+                if deliveredSinceOrganic > 0 { p *= pow(response.fatigue, Double(deliveredSinceOrganic)) }
+                if let quiet = response.quiet {
+                    var local = (n.fireTime + offset).truncatingRemainder(dividingBy: 86_400)
+                    if local < 0 { local += 86_400 }
+                    if quiet.contains(hour: Int(local / 3_600)) { p *= response.quietFactor }
+                }
+                if dormant { p *= response.dormantFactor }
+                deliveredSinceOrganic += 1
+                let responds = responseStream.nextUnit() < p
+                let optsOut = responseStream.nextUnit() < response.optOut
+                let delay = response.delay.sample(&responseStream)
+                observer.record(.responseDrawn(reminder: earliest, responds: responds, probability: min(p, 1), optOut: optsOut))
+                if optsOut {
+                    optedOut = true
+                    add(.optOuts)
+                }
+                if responds {
+                    let at = n.fireTime + delay
+                    if at < nextOpen && at <= horizon {
+                        nextOpen = at
+                        nextCause = .notification
+                        responder = earliest
+                    }
+                }
+            }
+            if nextOpen > horizon {
+                for r in 0..<reminderCount {
+                    if let n = scratch.states[r].pending, n.fireTime > horizon { outcome(r, n, .censored) }
+                }
+                observer.record(.horizon(time: horizon))
+                break
+            }
+            if nextCause == .notification {
+                // The notification that brought the user back is the one whose response came first.
+                let n = scratch.states[responder].pending!
+                add(.responded)
+                add(layout.message(c.messageBase[responder] + n.messageIndex, .responded))
+                add(layout.period(c.periodBase[responder] + n.periodIndex, .responded))
+                if dormant {
+                    dormant = false
+                    add(.revived)
+                    observer.record(.revived(time: nextOpen))
+                }
+            }
+            coldLaunch = nextOpen - close >= segment.coldLaunchSeconds
+            openTime = nextOpen
+            cause = nextCause
+        }
+        return result
+    }
+}
+
+extension GapSampler {
+
+    func sample(_ g: inout Xoshiro256, gapMean: Double) -> Double {
+        switch self {
+        case let .exponential(d): return d.sample(&g)
+        case let .weibull(d): return d.sample(&g)
+        case let .lognormal(d): return d.sample(&g)
+        case .bgnbd: return -gapMean * log(g.nextOpenUnit())
+        case let .empirical(choice, seconds): return seconds[choice.sample(&g)]
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// The headline measures of one configuration, derived from its tally and the holdout's.
+public struct ConfigurationMetrics: Sendable {
+    public let label: String
+    public let isHoldout: Bool
+    public let users: Int64
+    public let opens: Int64
+    public let launches: Int64
+    public let scheduled: Int64
+    public let cancelled: Int64
+    public let delivered: Int64
+    public let foreground: Int64
+    public let suppressed: Int64
+    public let censored: Int64
+    public let responded: Int64
+    public let attributed: Int64
+    public let optOuts: Int64
+    public let revived: Int64
+    /// Triggered (delivered + foreground + suppressed) out of scheduled − censored.
+    public let triggerRate: Proportion
+    /// Responded out of delivered.
+    public let responseRate: Proportion
+    public let optOutRate: Proportion
+    public let retentionD1: Proportion
+    public let retentionD7: Proportion
+    public let retentionD30: Proportion
+    /// Opens per user above the holdout (paired), with its interval.
+    public let opensLiftPerUser: Estimate?
+    public let incrementalOpens: Int64
+    /// Retention above the holdout, in percentage points as a fraction (paired).
+    public let liftD7: Estimate?
+    public let liftD30: Estimate?
+    public let incrementalRetainedD7: Int64
+    public let incrementalRetainedD30: Int64
+    /// Notifications delivered per open gained over the holdout; nil when nothing was gained.
+    public let deliveredPerIncrementalOpen: Double?
+
+    public var triggered: Int64 { delivered + foreground + suppressed }
+
+    public init(label: String, tally t: Tally, isHoldout: Bool) {
+        self.label = label
+        self.isHoldout = isHoldout
+        users = t[.users]
+        opens = t[.opens]
+        launches = t[.launches]
+        scheduled = t[.scheduled]
+        cancelled = t[.cancelled]
+        delivered = t[.delivered]
+        foreground = t[.foreground]
+        suppressed = t[.suppressed]
+        censored = t[.censored]
+        responded = t[.responded]
+        attributed = t[.attributed]
+        optOuts = t[.optOuts]
+        revived = t[.revived]
+        triggerRate = Proportion(t[.delivered] + t[.foreground] + t[.suppressed], of: t[.scheduled] - t[.censored])
+        responseRate = Proportion(t[.responded], of: t[.delivered])
+        optOutRate = Proportion(t[.optOuts], of: t[.users])
+        retentionD1 = Proportion(t[.retainedD1], of: t[.eligibleD1])
+        retentionD7 = Proportion(t[.retainedD7], of: t[.eligibleD7])
+        retentionD30 = Proportion(t[.retainedD30], of: t[.eligibleD30])
+        opensLiftPerUser = isHoldout ? nil : Estimate.mean(sum: t[.opensLiftSum], squares: t[.opensLiftSquares], count: t[.users])
+        incrementalOpens = t[.opensLiftSum]
+        liftD7 = isHoldout ? nil : Estimate.pairedDifference(gained: t[.gainedD7], lost: t[.lostD7], count: t[.eligibleD7])
+        liftD30 = isHoldout ? nil : Estimate.pairedDifference(gained: t[.gainedD30], lost: t[.lostD30], count: t[.eligibleD30])
+        incrementalRetainedD7 = t[.gainedD7] - t[.lostD7]
+        incrementalRetainedD30 = t[.gainedD30] - t[.lostD30]
+        deliveredPerIncrementalOpen = !isHoldout && t[.opensLiftSum] > 0 ? Double(t[.delivered]) / Double(t[.opensLiftSum]) : nil
+    }
+}

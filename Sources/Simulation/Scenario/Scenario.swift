@@ -1,0 +1,337 @@
+import ReminderEngine
+
+/// Everything one run simulates: who the users are, how they answer notifications, and the
+/// reminder configurations to compare against a holdout.
+///
+/// Every default is an assumption to replace with a team's own numbers; the README's scenario
+/// reference lists them.
+public struct Scenario: Encodable, Equatable, Sendable {
+    public var name: String
+    public var description: String?
+    public var seed: UInt64
+    public var users: Int
+    public var horizonDays: Int
+    /// Calendar date of the first simulated instant (UTC midnight), `YYYY-MM-DD`.
+    public var startDate: String
+    public var population: Population
+    public var response: ResponseModel
+    /// Configurations listed one by one.
+    public var configurations: [ConfigurationSpec]
+    /// Configurations generated as every combination of the listed choices.
+    public var grid: GridSpec?
+
+    public init(
+        name: String, description: String? = nil, seed: UInt64, users: Int, horizonDays: Int, startDate: String,
+        population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil
+    ) {
+        self.name = name
+        self.description = description
+        self.seed = seed
+        self.users = users
+        self.horizonDays = horizonDays
+        self.startDate = startDate
+        self.population = population
+        self.response = response
+        self.configurations = configurations
+        self.grid = grid
+    }
+
+    /// The configurations a run compares, listed ones first, then the grid's in its order.
+    public var expandedConfigurations: [ConfigurationSpec] {
+        configurations + (grid?.expanded() ?? [])
+    }
+}
+
+/// The users: their time zones, when they install, and the segments they fall into.
+public struct Population: Encodable, Equatable, Sendable {
+    public var utcOffsets: [UTCOffsetShare]
+    /// Installs are spread uniformly over this many days from the start date.
+    public var installSpreadDays: Double
+    public var segments: [Segment]
+
+    public static let defaultInstallSpreadDays = 30.0
+
+    public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
+                installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment]) {
+        self.utcOffsets = utcOffsets
+        self.installSpreadDays = installSpreadDays
+        self.segments = segments
+    }
+}
+
+/// A UTC offset in hours and the share of users living at it.
+public struct UTCOffsetShare: Encodable, Equatable, Sendable {
+    public var hours: Double
+    public var weight: Double
+
+    public init(hours: Double, weight: Double) {
+        self.hours = hours
+        self.weight = weight
+    }
+}
+
+/// A group of users with one return behaviour.
+public struct Segment: Encodable, Equatable, Sendable {
+    public var name: String
+    /// Relative share of users.
+    public var weight: Double
+    public var returns: ReturnProcess
+    /// Chance that after a session the user never comes back on their own.
+    public var dropoutPerSession: Double
+    public var sessionLength: SessionLength
+    /// An open after at least this long in the background is a cold launch.
+    public var coldLaunchAfterMinutes: Double
+
+    public static let defaultDropoutPerSession = 0.0
+    public static let defaultColdLaunchAfterMinutes = 30.0
+
+    public init(
+        name: String, weight: Double = 1, returns: ReturnProcess,
+        dropoutPerSession: Double = Segment.defaultDropoutPerSession, sessionLength: SessionLength = SessionLength(),
+        coldLaunchAfterMinutes: Double = Segment.defaultColdLaunchAfterMinutes
+    ) {
+        self.name = name
+        self.weight = weight
+        self.returns = returns
+        self.dropoutPerSession = dropoutPerSession
+        self.sessionLength = sessionLength
+        self.coldLaunchAfterMinutes = coldLaunchAfterMinutes
+    }
+}
+
+/// Session length: lognormal with the given median (minutes) and log-scale spread.
+public struct SessionLength: Encodable, Equatable, Sendable {
+    public var medianMinutes: Double
+    public var sigma: Double
+
+    public static let defaultMedianMinutes = 4.0
+    public static let defaultSigma = 0.8
+
+    public init(medianMinutes: Double = SessionLength.defaultMedianMinutes, sigma: Double = SessionLength.defaultSigma) {
+        self.medianMinutes = medianMinutes
+        self.sigma = sigma
+    }
+}
+
+/// The unit of a gap distribution's parameters.
+public enum GapUnit: String, Codable, Sendable, CaseIterable {
+    case minutes, hours, days, weeks
+
+    public var seconds: Double {
+        switch self {
+        case .minutes: return 60
+        case .hours: return 3_600
+        case .days: return 86_400
+        case .weeks: return 604_800
+        }
+    }
+}
+
+/// The gap between a session's close and the user's next organic open.
+public enum ReturnProcess: Equatable, Sendable {
+    case exponential(mean: Double, unit: GapUnit)
+    case weibull(shape: Double, scale: Double, unit: GapUnit)
+    case lognormal(mu: Double, sigma: Double, unit: GapUnit)
+    /// BG/NBD: each user draws a rate λ ~ Gamma(r, rate α) per `unit` and a dropout chance
+    /// p ~ Beta(a, b); gaps are Exp(λ) and after each repeat session the user drops out with p.
+    case bgnbd(r: Double, alpha: Double, a: Double, b: Double, unit: GapUnit)
+    /// Gaps resampled from recorded values (with optional weights).
+    case empirical(values: [Double], weights: [Double]?, unit: GapUnit)
+
+    public var distributionName: String {
+        switch self {
+        case .exponential: return "exponential"
+        case .weibull: return "weibull"
+        case .lognormal: return "lognormal"
+        case .bgnbd: return "bgnbd"
+        case .empirical: return "empirical"
+        }
+    }
+}
+
+extension ReturnProcess: Encodable {
+    private enum Keys: String, CodingKey {
+        case distribution, mean, shape, scale, mu, sigma, r, alpha, a, b, values, weights, unit
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(distributionName, forKey: .distribution)
+        switch self {
+        case let .exponential(mean, unit):
+            try c.encode(mean, forKey: .mean)
+            try c.encode(unit, forKey: .unit)
+        case let .weibull(shape, scale, unit):
+            try c.encode(shape, forKey: .shape)
+            try c.encode(scale, forKey: .scale)
+            try c.encode(unit, forKey: .unit)
+        case let .lognormal(mu, sigma, unit):
+            try c.encode(mu, forKey: .mu)
+            try c.encode(sigma, forKey: .sigma)
+            try c.encode(unit, forKey: .unit)
+        case let .bgnbd(r, alpha, a, b, unit):
+            try c.encode(r, forKey: .r)
+            try c.encode(alpha, forKey: .alpha)
+            try c.encode(a, forKey: .a)
+            try c.encode(b, forKey: .b)
+            try c.encode(unit, forKey: .unit)
+        case let .empirical(values, weights, unit):
+            try c.encode(values, forKey: .values)
+            try c.encodeIfPresent(weights, forKey: .weights)
+            try c.encode(unit, forKey: .unit)
+        }
+    }
+}
+
+/// How users answer a delivered notification.
+public struct ResponseModel: Encodable, Equatable, Sendable {
+    /// Chance that a delivered notification brings the user back, before the factors below.
+    public var baseResponse: Double
+    /// Relative pull of a message, by its text; messages not listed weigh 1.
+    public var messageWeights: [String: Double]
+    /// Each notification delivered since the last organic open multiplies the chance by this.
+    public var fatigue: Double
+    /// Local hours `[start, end)` in which a notification is less effective; nil for none.
+    public var quietHours: QuietHours?
+    public var quietFactor: Double
+    /// Factor for a user who has dropped out; a dormant user who responds is revived.
+    public var dormantFactor: Double
+    /// Mean of the exponential delay between the notification and the response open.
+    public var responseDelayMinutes: Double
+    /// Chance that a delivery makes the user turn notifications off for good.
+    public var optOutPerDelivery: Double
+    /// An open this soon after a delivery is what an analytics tool would credit to it.
+    public var attributionWindowHours: Double
+
+    public static let defaults = ResponseModel()
+
+    public init(
+        baseResponse: Double = 0.08, messageWeights: [String: Double] = [:], fatigue: Double = 0.85,
+        quietHours: QuietHours? = QuietHours(start: 22, end: 7), quietFactor: Double = 0.3,
+        dormantFactor: Double = 0.3, responseDelayMinutes: Double = 30, optOutPerDelivery: Double = 0.01,
+        attributionWindowHours: Double = 24
+    ) {
+        self.baseResponse = baseResponse
+        self.messageWeights = messageWeights
+        self.fatigue = fatigue
+        self.quietHours = quietHours
+        self.quietFactor = quietFactor
+        self.dormantFactor = dormantFactor
+        self.responseDelayMinutes = responseDelayMinutes
+        self.optOutPerDelivery = optOutPerDelivery
+        self.attributionWindowHours = attributionWindowHours
+    }
+}
+
+/// Local hours `[start, end)`, wrapping past midnight when `end <= start` (22–7 is the night).
+public struct QuietHours: Encodable, Equatable, Sendable {
+    public var start: Int
+    public var end: Int
+
+    public init(start: Int, end: Int) {
+        self.start = start
+        self.end = end
+    }
+
+    @inlinable
+    public func contains(hour: Int) -> Bool {
+        start < end ? (hour >= start && hour < end) : (hour >= start || hour < end)
+    }
+}
+
+/// One configuration to compare: its reminders, its cron rules and the engines' mode.
+public struct ConfigurationSpec: Encodable, Equatable, Sendable {
+    public var label: String
+    public var mode: EngineMode
+    public var reminders: [ReminderSpec]
+    public var cronRules: [String]
+
+    public init(label: String, mode: EngineMode = .documented, reminders: [ReminderSpec], cronRules: [String] = []) {
+        self.label = label
+        self.mode = mode
+        self.reminders = reminders
+        self.cronRules = cronRules
+    }
+}
+
+/// One ACPReminder instance of a configuration (ENGINES.md §1), without the mode.
+public struct ReminderSpec: Encodable, Equatable, Sendable {
+    public var messages: [String]
+    public var timePeriods: [Int]
+    public var unit: PeriodUnit
+    public var randomMessage: Bool
+    public var circularTimePeriod: Bool
+    public var appDomain: String
+
+    public init(
+        messages: [String], timePeriods: [Int], unit: PeriodUnit = .days, randomMessage: Bool = false,
+        circularTimePeriod: Bool = false, appDomain: String = ReminderConfiguration.defaultAppDomain
+    ) {
+        self.messages = messages
+        self.timePeriods = timePeriods
+        self.unit = unit
+        self.randomMessage = randomMessage
+        self.circularTimePeriod = circularTimePeriod
+        self.appDomain = appDomain
+    }
+}
+
+/// A compact way to write many configurations: every combination of the listed choices.
+public struct GridSpec: Encodable, Equatable, Sendable {
+    public var labelPrefix: String
+    public var messages: [String]
+    public var timePeriods: [[Int]]
+    public var unit: PeriodUnit
+    public var randomMessage: [Bool]
+    public var circularTimePeriod: [Bool]
+    public var mode: [EngineMode]
+    public var cronRules: [String]
+
+    public init(
+        labelPrefix: String = "", messages: [String], timePeriods: [[Int]], unit: PeriodUnit = .days,
+        randomMessage: [Bool] = [false], circularTimePeriod: [Bool] = [false], mode: [EngineMode] = [.documented],
+        cronRules: [String] = []
+    ) {
+        self.labelPrefix = labelPrefix
+        self.messages = messages
+        self.timePeriods = timePeriods
+        self.unit = unit
+        self.randomMessage = randomMessage
+        self.circularTimePeriod = circularTimePeriod
+        self.mode = mode
+        self.cronRules = cronRules
+    }
+
+    /// Periods × message choice × wrap × mode, in that nesting order. A label names the periods
+    /// and each choice that varies, e.g. `7/10d random original`.
+    public func expanded() -> [ConfigurationSpec] {
+        var out: [ConfigurationSpec] = []
+        let unitSuffix: String = switch unit {
+        case .days: "d"
+        case .hours: "h"
+        case .minutes: "min"
+        case .seconds: "s"
+        }
+        for periods in timePeriods {
+            for random in randomMessage {
+                for circular in circularTimePeriod {
+                    for m in mode {
+                        var parts = [periods.map(String.init).joined(separator: "/") + unitSuffix]
+                        if randomMessage.count > 1 { parts.append(random ? "random" : "sequential") }
+                        if circularTimePeriod.count > 1 { parts.append(circular ? "circular" : "stay") }
+                        if mode.count > 1 { parts.append(m.rawValue) }
+                        out.append(
+                            ConfigurationSpec(
+                                label: labelPrefix + parts.joined(separator: " "), mode: m,
+                                reminders: [
+                                    ReminderSpec(
+                                        messages: messages, timePeriods: periods, unit: unit, randomMessage: random,
+                                        circularTimePeriod: circular)
+                                ], cronRules: cronRules))
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,360 @@
+import Foundation
+import CronEngine
+import ReminderEngine
+
+extension Scenario {
+    /// Reads and checks a scenario file's text. Every problem found is reported, each with its
+    /// JSON path; nothing is defaulted silently except the documented defaults.
+    public static func decode(_ text: String, source: String? = nil) throws(ScenarioError) -> Scenario {
+        let json: JSON
+        do {
+            json = try JSON.parse(text)
+        } catch {
+            throw ScenarioError(source: source, issues: [ScenarioIssue(path: "", reason: "not valid JSON: \(error)")])
+        }
+        var reader = JSONFieldReader()
+        let scenario = reader.scenario(json)
+        if let scenario { reader.issues += scenario.semanticIssues() }
+        guard let scenario, reader.issues.isEmpty else { throw ScenarioError(source: source, issues: reader.issues) }
+        return scenario
+    }
+
+    /// Checks that only make sense on a whole scenario (sums, uniqueness, parsing rules).
+    public func semanticIssues() -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
+
+        if name.isEmpty { fail("name", "must not be empty") }
+        if users < 1 { fail("users", "must be ≥ 1, got \(users)") }
+        if horizonDays < 1 || horizonDays > 3_650 { fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)") }
+        if CalendarDate(iso: startDate) == nil { fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"") }
+
+        if !(population.utcOffsets.map(\.weight).reduce(0, +) > 0) {
+            fail("population.utcOffsets", "weights must add up to a positive number")
+        }
+        if !(population.segments.map(\.weight).reduce(0, +) > 0) {
+            fail("population.segments", "weights must add up to a positive number")
+        }
+        for (i, s) in population.segments.enumerated() {
+            if case let .empirical(values, weights, _) = s.returns {
+                let p = "population.segments[\(i)].returns"
+                if let weights {
+                    if weights.count != values.count {
+                        fail("\(p).weights", "must have one weight per value (\(values.count)), got \(weights.count)")
+                    } else if !(weights.reduce(0, +) > 0) {
+                        fail("\(p).weights", "must add up to a positive number")
+                    }
+                }
+            }
+        }
+        if let q = response.quietHours, q.start == q.end {
+            fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
+        }
+
+        let all = expandedConfigurations
+        if all.isEmpty { fail("configurations", "at least one configuration (or a grid) is required") }
+        var seen: [String: String] = [:]
+        for (i, c) in all.enumerated() {
+            let p = i < configurations.count ? "configurations[\(i)]" : "grid"
+            if c.label.isEmpty { fail("\(p).label", "must not be empty") }
+            if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
+            if let first = seen[c.label] {
+                fail("\(p).label", "\"\(c.label)\" is already the label of \(first)")
+            } else {
+                seen[c.label] = p
+            }
+            var domains: Set<String> = []
+            for (j, r) in c.reminders.enumerated() {
+                let rp = i < configurations.count ? "\(p).reminders[\(j)]" : "grid"
+                do {
+                    _ = try ReminderConfiguration(
+                        messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain)
+                } catch {
+                    fail(rp, error.description)
+                }
+                if !domains.insert(r.appDomain).inserted {
+                    fail("\(rp).appDomain", "\"\(r.appDomain)\" is used by another reminder of this configuration")
+                }
+            }
+            for (j, rule) in c.cronRules.enumerated() {
+                let rp = i < configurations.count ? "\(p).cronRules[\(j)]" : "grid.cronRules[\(j)]"
+                do {
+                    _ = try CronRule(parsing: rule, mode: CronMode(rawValue: c.mode.rawValue) ?? .documented)
+                } catch {
+                    fail(rp, error.reason + " (rule \"\(rule)\")")
+                }
+            }
+        }
+        // A grid reports each problem once, not once per combination.
+        var unique: [ScenarioIssue] = []
+        for issue in issues where !unique.contains(issue) { unique.append(issue) }
+        return unique
+    }
+}
+
+extension JSONFieldReader {
+    /// A field's value read by `read`, its default when absent, or a "required" issue.
+    mutating func field<T>(
+        _ object: ObjectFields, _ key: String, default value: T? = nil,
+        _ read: (inout JSONFieldReader, JSON, String) -> T?
+    ) -> T? {
+        guard let json = object[key] else {
+            if value == nil { fail(object.path(key), "required field is missing") }
+            return value
+        }
+        return read(&self, json, object.path(key))
+    }
+
+    static func number(_ check: NumberCheck) -> (inout JSONFieldReader, JSON, String) -> Double? {
+        { r, j, p in r.number(j, at: p, check) }
+    }
+
+    static func integer(_ check: NumberCheck) -> (inout JSONFieldReader, JSON, String) -> Int? {
+        { r, j, p in r.integer(j, at: p, check) }
+    }
+
+    static func string(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> String? { r.string(j, at: p) }
+    static func bool(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> Bool? { r.bool(j, at: p) }
+
+    mutating func scenario(_ json: JSON) -> Scenario? {
+        guard let o = object(json, at: "", allowed: [
+            "$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
+            "configurations", "grid",
+        ]) else { return nil }
+        let name = field(o, "name", Self.string)
+        let description = field(o, "description", default: Optional<String>.none) { r, j, p in r.string(j, at: p) }
+        let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
+            guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
+            return UInt64(x)
+        }
+        let users = field(o, "users", default: 10_000, Self.integer(.positive))
+        let horizon = field(o, "horizonDays", default: 90, Self.integer(.positive))
+        let start = field(o, "startDate", default: "2026-01-05", Self.string)
+        let population = field(o, "population") { r, j, p in r.population(j, at: p) }
+        let response = field(o, "response", default: ResponseModel.defaults) { r, j, p in r.response(j, at: p) }
+        let configurations = field(o, "configurations", default: []) { r, j, p in
+            r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
+        }
+        let grid = field(o, "grid", default: Optional<GridSpec>.none) { r, j, p in r.grid(j, at: p) }
+        guard let name, let description, let seed, let users, let horizon, let start, let population, let response,
+            let configurations, let grid
+        else { return nil }
+        return Scenario(
+            name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
+            population: population, response: response, configurations: configurations, grid: grid)
+    }
+
+    mutating func population(_ json: JSON, at path: String) -> Population? {
+        guard let o = object(json, at: path, allowed: ["utcOffsets", "installSpreadDays", "segments"]) else { return nil }
+        let offsets = field(o, "utcOffsets", default: [UTCOffsetShare(hours: 0, weight: 1)]) { r, j, p in
+            r.list(j, at: p, nonEmpty: true) { r, j, p -> UTCOffsetShare? in
+                guard let e = r.object(j, at: p, allowed: ["hours", "weight"]) else { return nil }
+                let hours = r.field(e, "hours", Self.number(.within(-12...14)))
+                let weight = r.field(e, "weight", default: 1, Self.number(.nonNegative))
+                guard let hours, let weight else { return nil }
+                return UTCOffsetShare(hours: hours, weight: weight)
+            }
+        }
+        let spread = field(o, "installSpreadDays", default: Population.defaultInstallSpreadDays, Self.number(.nonNegative))
+        let segments = field(o, "segments") { r, j, p in
+            r.list(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
+        }
+        guard let offsets, let spread, let segments else { return nil }
+        return Population(utcOffsets: offsets, installSpreadDays: spread, segments: segments)
+    }
+
+    mutating func segment(_ json: JSON, at path: String) -> Segment? {
+        guard let o = object(json, at: path, allowed: [
+            "name", "weight", "returns", "dropoutPerSession", "sessionLength", "coldLaunchAfterMinutes",
+        ]) else { return nil }
+        let name = field(o, "name", Self.string)
+        let weight = field(o, "weight", default: 1, Self.number(.nonNegative))
+        let returns = field(o, "returns") { r, j, p in r.returnProcess(j, at: p) }
+        let dropout = field(o, "dropoutPerSession", default: Segment.defaultDropoutPerSession, Self.number(.probability))
+        let session = field(o, "sessionLength", default: SessionLength()) { r, j, p -> SessionLength? in
+            guard let s = r.object(j, at: p, allowed: ["medianMinutes", "sigma"]) else { return nil }
+            let median = r.field(s, "medianMinutes", default: SessionLength.defaultMedianMinutes, Self.number(.positive))
+            let sigma = r.field(s, "sigma", default: SessionLength.defaultSigma, Self.number(.within(0...5)))
+            guard let median, let sigma else { return nil }
+            return SessionLength(medianMinutes: median, sigma: sigma)
+        }
+        let cold = field(o, "coldLaunchAfterMinutes", default: Segment.defaultColdLaunchAfterMinutes,
+                         Self.number(.nonNegative))
+        guard let name, let weight, let returns, let dropout, let session, let cold else { return nil }
+        return Segment(name: name, weight: weight, returns: returns, dropoutPerSession: dropout,
+                       sessionLength: session, coldLaunchAfterMinutes: cold)
+    }
+
+    mutating func returnProcess(_ json: JSON, at path: String) -> ReturnProcess? {
+        guard case let .object(members) = json else {
+            fail(path, "expected an object, got \(json.typeName)")
+            return nil
+        }
+        guard let kindJSON = members.first(where: { $0.key == "distribution" })?.value else {
+            fail(JSONFieldReader.join(path, "distribution"),
+                 "required field is missing; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\"")
+            return nil
+        }
+        guard let kind = string(kindJSON, at: JSONFieldReader.join(path, "distribution")) else { return nil }
+        let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
+        switch kind {
+        case "exponential":
+            guard let o = object(json, at: path, allowed: ["distribution", "mean", "unit"]) else { return nil }
+            let mean = field(o, "mean", Self.number(.positive))
+            let unit = field(o, "unit", default: GapUnit.days, units)
+            guard let mean, let unit else { return nil }
+            return .exponential(mean: mean, unit: unit)
+        case "weibull":
+            guard let o = object(json, at: path, allowed: ["distribution", "shape", "scale", "unit"]) else { return nil }
+            let shape = field(o, "shape", Self.number(.within(0.05...50)))
+            let scale = field(o, "scale", Self.number(.positive))
+            let unit = field(o, "unit", default: GapUnit.days, units)
+            guard let shape, let scale, let unit else { return nil }
+            return .weibull(shape: shape, scale: scale, unit: unit)
+        case "lognormal":
+            guard let o = object(json, at: path, allowed: ["distribution", "mu", "median", "sigma", "unit"]) else {
+                return nil
+            }
+            if o["mu"] != nil && o["median"] != nil {
+                fail(path, "give either mu or median, not both")
+                return nil
+            }
+            let mu: Double?
+            if o["median"] != nil {
+                mu = field(o, "median", Self.number(.positive)).map { log($0) }
+            } else {
+                mu = field(o, "mu", Self.number(.within(-50...50)))
+            }
+            let sigma = field(o, "sigma", Self.number(.within(0.001...10)))
+            let unit = field(o, "unit", default: GapUnit.days, units)
+            guard let mu, let sigma, let unit else { return nil }
+            return .lognormal(mu: mu, sigma: sigma, unit: unit)
+        case "bgnbd":
+            guard let o = object(json, at: path, allowed: ["distribution", "r", "alpha", "a", "b", "unit"]) else {
+                return nil
+            }
+            let r = field(o, "r", Self.number(.positive))
+            let alpha = field(o, "alpha", Self.number(.positive))
+            let a = field(o, "a", Self.number(.positive))
+            let b = field(o, "b", Self.number(.positive))
+            let unit = field(o, "unit", default: GapUnit.days, units)
+            guard let r, let alpha, let a, let b, let unit else { return nil }
+            return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
+        case "empirical":
+            guard let o = object(json, at: path, allowed: ["distribution", "values", "weights", "unit"]) else {
+                return nil
+            }
+            let values = field(o, "values") { r, j, p in
+                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positive) }
+            }
+            let weights = field(o, "weights", default: Optional<[Double]>.none) { r, j, p -> [Double]?? in
+                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .nonNegative) }.map { .some($0) }
+            }
+            let unit = field(o, "unit", default: GapUnit.days, units)
+            guard let values, let weights, let unit else { return nil }
+            return .empirical(values: values, weights: weights, unit: unit)
+        default:
+            fail(JSONFieldReader.join(path, "distribution"),
+                 "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\"")
+            return nil
+        }
+    }
+
+    mutating func response(_ json: JSON, at path: String) -> ResponseModel? {
+        guard let o = object(json, at: path, allowed: [
+            "baseResponse", "messageWeights", "fatigue", "quietHours", "quietFactor", "dormantFactor",
+            "responseDelayMinutes", "optOutPerDelivery", "attributionWindowHours",
+        ]) else { return nil }
+        let d = ResponseModel.defaults
+        let base = field(o, "baseResponse", default: d.baseResponse, Self.number(.probability))
+        let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p -> [String: Double]? in
+            guard case let .object(members) = j else {
+                r.fail(p, "expected an object mapping message text to weight, got \(j.typeName)")
+                return nil
+            }
+            var out: [String: Double] = [:]
+            var ok = true
+            for (k, v) in members {
+                if let w = r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .nonNegative) { out[k] = w } else { ok = false }
+            }
+            return ok ? out : nil
+        }
+        let fatigue = field(o, "fatigue", default: d.fatigue, Self.number(.probability))
+        let quiet = field(o, "quietHours", default: d.quietHours) { r, j, p -> QuietHours?? in
+            if case .null = j { return .some(nil) }
+            guard let q = r.object(j, at: p, allowed: ["start", "end"]) else { return nil }
+            let start = r.field(q, "start", Self.integer(.within(0...23)))
+            let end = r.field(q, "end", Self.integer(.within(0...23)))
+            guard let start, let end else { return nil }
+            return .some(QuietHours(start: start, end: end))
+        }
+        let quietFactor = field(o, "quietFactor", default: d.quietFactor, Self.number(.nonNegative))
+        let dormantFactor = field(o, "dormantFactor", default: d.dormantFactor, Self.number(.nonNegative))
+        let delay = field(o, "responseDelayMinutes", default: d.responseDelayMinutes, Self.number(.positive))
+        let optOut = field(o, "optOutPerDelivery", default: d.optOutPerDelivery, Self.number(.probability))
+        let window = field(o, "attributionWindowHours", default: d.attributionWindowHours, Self.number(.positive))
+        guard let base, let weights, let fatigue, let quiet, let quietFactor, let dormantFactor, let delay, let optOut,
+            let window
+        else { return nil }
+        return ResponseModel(
+            baseResponse: base, messageWeights: weights, fatigue: fatigue, quietHours: quiet, quietFactor: quietFactor,
+            dormantFactor: dormantFactor, responseDelayMinutes: delay, optOutPerDelivery: optOut,
+            attributionWindowHours: window)
+    }
+
+    static func quote(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    mutating func configuration(_ json: JSON, at path: String) -> ConfigurationSpec? {
+        guard let o = object(json, at: path, allowed: ["label", "mode", "reminders", "cronRules"]) else { return nil }
+        let label = field(o, "label", Self.string)
+        let mode = field(o, "mode", default: EngineMode.documented) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
+        let reminders = field(o, "reminders", default: []) { r, j, p in
+            r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
+        }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
+        guard let label, let mode, let reminders, let rules else { return nil }
+        return ConfigurationSpec(label: label, mode: mode, reminders: reminders, cronRules: rules)
+    }
+
+    mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {
+        guard let o = object(json, at: path, allowed: [
+            "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "appDomain",
+        ]) else { return nil }
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let periods = field(o, "timePeriods") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
+        let unit = field(o, "unit", default: PeriodUnit.days) { r, j, p in r.enumeration(j, at: p, as: PeriodUnit.self) }
+        let random = field(o, "randomMessage", default: false, Self.bool)
+        let circular = field(o, "circularTimePeriod", default: false, Self.bool)
+        let domain = field(o, "appDomain", default: ReminderConfiguration.defaultAppDomain, Self.string)
+        guard let messages, let periods, let unit, let random, let circular, let domain else { return nil }
+        return ReminderSpec(messages: messages, timePeriods: periods, unit: unit, randomMessage: random,
+                            circularTimePeriod: circular, appDomain: domain)
+    }
+
+    mutating func grid(_ json: JSON, at path: String) -> GridSpec?? {
+        guard let o = object(json, at: path, allowed: [
+            "labelPrefix", "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "mode", "cronRules",
+        ]) else { return nil }
+        let prefix = field(o, "labelPrefix", default: "", Self.string)
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let periods = field(o, "timePeriods") { r, j, p in
+            r.list(j, at: p, nonEmpty: true) { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
+        }
+        let unit = field(o, "unit", default: PeriodUnit.days) { r, j, p in r.enumeration(j, at: p, as: PeriodUnit.self) }
+        let random = field(o, "randomMessage", default: [false]) { r, j, p in r.list(j, at: p, nonEmpty: true, Self.bool) }
+        let circular = field(o, "circularTimePeriod", default: [false]) { r, j, p in
+            r.list(j, at: p, nonEmpty: true, Self.bool)
+        }
+        let modes = field(o, "mode", default: [EngineMode.documented]) { r, j, p in
+            r.list(j, at: p, nonEmpty: true) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
+        }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
+        guard let prefix, let messages, let periods, let unit, let random, let circular, let modes, let rules else {
+            return nil
+        }
+        return .some(GridSpec(labelPrefix: prefix, messages: messages, timePeriods: periods, unit: unit,
+                              randomMessage: random, circularTimePeriod: circular, mode: modes, cronRules: rules))
+    }
+}

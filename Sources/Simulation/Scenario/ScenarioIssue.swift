@@ -1,0 +1,160 @@
+/// One problem found in a scenario: where (a JSON path such as
+/// `configurations[2].reminders[0].timePeriods[1]`) and why.
+public struct ScenarioIssue: Equatable, Sendable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+}
+
+/// A scenario that cannot run, with every problem found in it.
+public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file the scenario came from, if any.
+    public var source: String?
+    public var issues: [ScenarioIssue]
+
+    public init(source: String? = nil, issues: [ScenarioIssue]) {
+        self.source = source
+        self.issues = issues
+    }
+
+    public var description: String {
+        let prefix = source.map { "\($0): " } ?? ""
+        return issues.map { prefix + $0.description }.joined(separator: "\n")
+    }
+}
+
+/// Reads a JSON tree while collecting every problem instead of stopping at the first.
+struct JSONFieldReader {
+    var issues: [ScenarioIssue] = []
+
+    mutating func fail(_ path: String, _ reason: String) {
+        issues.append(ScenarioIssue(path: path, reason: reason))
+    }
+
+    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The members of an object at `path`, after reporting keys not in `allowed`.
+    mutating func object(_ value: JSON, at path: String, allowed: [String]) -> ObjectFields? {
+        guard case let .object(members) = value else {
+            fail(path, "expected an object, got \(value.typeName)")
+            return nil
+        }
+        for (key, _) in members where !allowed.contains(key) {
+            let hint = allowed.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" } ?? ""
+            fail(Self.join(path, key), "unknown field\(hint)")
+        }
+        return ObjectFields(members: members, path: path)
+    }
+
+    mutating func array(_ value: JSON, at path: String) -> [JSON]? {
+        guard case let .array(elements) = value else {
+            fail(path, "expected an array, got \(value.typeName)")
+            return nil
+        }
+        return elements
+    }
+
+    mutating func string(_ value: JSON, at path: String) -> String? {
+        guard case let .string(s) = value else {
+            fail(path, "expected a string, got \(value.typeName)")
+            return nil
+        }
+        return s
+    }
+
+    mutating func bool(_ value: JSON, at path: String) -> Bool? {
+        guard case let .bool(b) = value else {
+            fail(path, "expected true or false, got \(value.typeName)")
+            return nil
+        }
+        return b
+    }
+
+    /// A number satisfying `check`, which returns the reason it is refused, or nil.
+    mutating func number(_ value: JSON, at path: String, _ check: NumberCheck = .any) -> Double? {
+        guard case let .number(x) = value else {
+            fail(path, "expected a number, got \(value.typeName)")
+            return nil
+        }
+        if let reason = check.refusal(x) {
+            fail(path, reason)
+            return nil
+        }
+        return x
+    }
+
+    mutating func integer(_ value: JSON, at path: String, _ check: NumberCheck = .any) -> Int? {
+        guard let x = number(value, at: path, check) else { return nil }
+        guard x == x.rounded(), abs(x) < 9.0e15 else {
+            fail(path, "must be a whole number, got \(x)")
+            return nil
+        }
+        return Int(x)
+    }
+
+    mutating func enumeration<E: RawRepresentable & CaseIterable>(_ value: JSON, at path: String, as: E.Type) -> E?
+    where E.RawValue == String {
+        guard let s = string(value, at: path) else { return nil }
+        guard let e = E(rawValue: s) else {
+            fail(path, "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        return e
+    }
+
+    mutating func list<T>(_ value: JSON, at path: String, nonEmpty: Bool = false,
+                          _ element: (inout JSONFieldReader, JSON, String) -> T?) -> [T]? {
+        guard let elements = array(value, at: path) else { return nil }
+        if nonEmpty && elements.isEmpty {
+            fail(path, "must not be empty")
+            return nil
+        }
+        var out: [T] = []
+        var ok = true
+        for (i, e) in elements.enumerated() {
+            if let v = element(&self, e, "\(path)[\(i)]") { out.append(v) } else { ok = false }
+        }
+        return ok ? out : nil
+    }
+}
+
+/// The members of one JSON object and its path.
+struct ObjectFields {
+    let members: [(key: String, value: JSON)]
+    let path: String
+
+    subscript(key: String) -> JSON? { members.first { $0.key == key }?.value }
+
+    func path(_ key: String) -> String { JSONFieldReader.join(path, key) }
+}
+
+/// A rule a number must obey.
+enum NumberCheck {
+    case any
+    case positive
+    case nonNegative
+    case probability
+    /// Within a closed range.
+    case within(ClosedRange<Double>)
+
+    func refusal(_ x: Double) -> String? {
+        switch self {
+        case .any: return nil
+        case .positive: return x > 0 ? nil : "must be > 0, got \(format(x))"
+        case .nonNegative: return x >= 0 ? nil : "must be ≥ 0, got \(format(x))"
+        case .probability: return (0...1).contains(x) ? nil : "must be a probability in [0, 1], got \(format(x))"
+        case let .within(r):
+            return r.contains(x) ? nil : "must be between \(format(r.lowerBound)) and \(format(r.upperBound)), got \(format(x))"
+        }
+    }
+
+    private func format(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int(x)) : String(x)
+    }
+}
