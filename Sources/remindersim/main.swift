@@ -1,4 +1,4 @@
 import Foundation
 import ReminderSimCLI
 
-exit(RemindersimCommand.main())
+exit(Remindersim.main())

@@ -223,6 +223,27 @@ public struct ResponseModel: Encodable, Equatable, Sendable {
     }
 }
 
+extension ResponseModel {
+    private enum Keys: String, CodingKey {
+        case baseResponse, messageWeights, fatigue, quietHours, quietFactor, dormantFactor, responseDelayMinutes,
+            optOutPerDelivery, attributionWindowHours
+    }
+
+    /// Writes `quietHours: null` explicitly: an absent key would read back as the default quiet hours.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(baseResponse, forKey: .baseResponse)
+        try c.encode(messageWeights, forKey: .messageWeights)
+        try c.encode(fatigue, forKey: .fatigue)
+        if let quietHours { try c.encode(quietHours, forKey: .quietHours) } else { try c.encodeNil(forKey: .quietHours) }
+        try c.encode(quietFactor, forKey: .quietFactor)
+        try c.encode(dormantFactor, forKey: .dormantFactor)
+        try c.encode(responseDelayMinutes, forKey: .responseDelayMinutes)
+        try c.encode(optOutPerDelivery, forKey: .optOutPerDelivery)
+        try c.encode(attributionWindowHours, forKey: .attributionWindowHours)
+    }
+}
+
 /// Local hours `[start, end)`, wrapping past midnight when `end <= start` (22–7 is the night).
 public struct QuietHours: Encodable, Equatable, Sendable {
     public var start: Int

@@ -1,0 +1,22 @@
+import Console
+import Foundation
+
+/// The `remindersim` tool: its commands and its entry point.
+public enum Remindersim: Command {
+    public static let version = "0.2.0"
+
+    public static let configuration = CommandConfiguration(
+        name: "remindersim",
+        abstract: "Measure what reminder notifications and launch-count rules do to an app's users.",
+        discussion: """
+            Runs virtual users through faithful ports of ACPReminder and Crontab-IOS under the \
+            configurations of a scenario, against a holdout that gets no reminders.
+            """,
+        subcommands: [RunCommand.self, ValidateCommand.self, ScenarioCommand.self])
+
+    /// Runs the tool with the process's arguments and returns the exit status.
+    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+                            io: ConsoleIO = .standard()) -> Int32 {
+        CommandRunner.main(root: Remindersim.self, arguments: arguments, version: version, io: io)
+    }
+}

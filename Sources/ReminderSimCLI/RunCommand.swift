@@ -1,0 +1,65 @@
+import Console
+import Foundation
+import Simulation
+
+/// `remindersim run`: simulates a scenario and reports every configuration against the holdout.
+struct RunCommand: RunnableCommand {
+    static let configuration = CommandConfiguration(
+        name: "run",
+        abstract: "Simulate a scenario (the built-in default when none is given) and report the results.",
+        discussion: """
+            Every configuration and a holdout without reminders are simulated for the same virtual \
+            users. Results depend only on the scenario, the seed and the user count, never on --threads. \
+            Progress goes to stderr when it is a terminal; results go to stdout.
+            """,
+        arguments: [
+            .optionalPositional("scenario", help: "Scenario JSON file (default: the built-in scenario)."),
+            .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
+            .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
+            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
+            .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
+                    default: String(ProcessInfo.processInfo.activeProcessorCount)),
+        ])
+
+    let path: String?
+    let users: Int?
+    let days: Int?
+    let seed: UInt64?
+    let threads: Int
+
+    init(arguments: ParsedArguments) throws {
+        path = try arguments.optionalValue("scenario")
+        users = try arguments.isPresent("--users")
+            ? arguments.value("--users", expected: "a whole number ≥ 1", where: { $0 >= 1 }) : nil
+        days = try arguments.isPresent("--days")
+            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
+            : nil
+        seed = try arguments.optionalValue("--seed")
+        threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+    }
+
+    func run(context: CommandContext) throws {
+        var scenario = try ScenarioLoading.load(path)
+        if let users { scenario.users = users }
+        if let days { scenario.horizonDays = days }
+        if let seed { scenario.seed = seed }
+        let model: CompiledModel
+        do {
+            model = try CompiledModel(scenario)
+        } catch let error as ScenarioError {
+            throw ScenarioLoading.invalid(ScenarioError(source: path, issues: error.issues))
+        }
+
+        let progress = ProgressBar(total: scenario.users, label: "simulating", io: context.io)
+        let started = DispatchTime.now()
+        let result = model.run(options: RunOptions(threads: threads, progress: { progress.advance(by: $0) }))
+        progress.finish()
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+
+        let metrics = result.tallies.enumerated().map { i, tally in
+            ConfigurationMetrics(label: model.configurations[i].spec.label, tally: tally, isHoldout: i == 0)
+        }
+        context.stdout.write(
+            SummaryText.render(scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads))
+    }
+}

@@ -1,0 +1,38 @@
+import Console
+import Foundation
+import Simulation
+
+/// Reads scenario files and turns their problems into the tool's exit codes.
+enum ScenarioLoading {
+    /// The scenario in `path`, or the built-in default when `path` is nil.
+    static func load(_ path: String?) throws -> Scenario {
+        guard let path else { return Scenario.builtInDefault }
+        let text = try readText(path)
+        do {
+            return try Scenario.decode(text, source: path)
+        } catch {
+            throw invalid(error)
+        }
+    }
+
+    static func readText(_ path: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandError.noInput("\(path): no such file")
+        }
+        if isDirectory.boolValue { throw CommandError.noInput("\(path): is a directory, not a scenario file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandError.ioError("\(path): cannot be read (check its permissions)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CommandError.dataError("\(path): not UTF-8 text")
+        }
+        return text
+    }
+
+    static func invalid(_ error: ScenarioError) -> CommandError {
+        let count = error.issues.count
+        return CommandError.dataError(
+            "invalid scenario (\(count) problem\(count == 1 ? "" : "s")):\n" + error.description)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Simulation
+
+/// The plain-text summary `run` prints: configurations ranked against the holdout.
+enum SummaryText {
+    static func render(scenario: Scenario, metrics: [ConfigurationMetrics], wallSeconds: Double, threads: Int) -> String {
+        let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
+        var out = """
+            Scenario "\(scenario.name)": \(group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
+            \(scenario.startDate), seed \(scenario.seed)
+            \(metrics.count - 1) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
+            (\(group(sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
+
+            Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
+
+
+            """
+        let holdout = metrics[0]
+        let ranked = metrics.dropFirst().sorted {
+            ($0.opensLiftPerUser?.value ?? -.infinity) > ($1.opensLiftPerUser?.value ?? -.infinity)
+        }
+        var rows: [[String]] = [[
+            "#", "configuration", "opens/user vs holdout", "trigger rate", "response rate", "D7", "D7 vs holdout",
+            "D30 vs holdout", "opt-outs", "delivered per extra open",
+        ]]
+        for (i, m) in ranked.enumerated() {
+            rows.append([
+                String(i + 1), m.label, signed(m.opensLiftPerUser, digits: 3), percent(m.triggerRate),
+                percent(m.responseRate), percent(m.retentionD7, withInterval: false), points(m.liftD7), points(m.liftD30),
+                group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
+            ])
+        }
+        rows.append([
+            "", "holdout", "—", "—", "—", percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
+        ])
+        out += table(rows, rightAligned: [0, 2, 3, 4, 5, 6, 7, 8, 9])
+        out += """
+
+            Holdout: \(group(holdout.opens)) opens, D1 \(percent(holdout.retentionD1, withInterval: false)), \
+            D7 \(percent(holdout.retentionD7, withInterval: false)), D30 \(percent(holdout.retentionD30, withInterval: false)).
+            Trigger rate: notifications that fired before the user came back, of those not censored by the horizon.
+            Response rate: returns the notification caused (known to the simulator), of notifications delivered.
+
+            """
+        return out
+    }
+
+    static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+        let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in
+            row.indices.map { c in
+                let pad = String(repeating: " ", count: widths[c] - row[c].count)
+                return rightAligned.contains(c) ? pad + row[c] : row[c] + pad
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n") + "\n"
+    }
+
+    static func group(_ n: Int64) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, ch) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    static func percent(_ p: Proportion, withInterval: Bool = true) -> String {
+        guard let rate = p.rate, let ci = p.wilson() else { return "n/a" }
+        let value = String(format: "%.1f%%", rate * 100)
+        return withInterval ? value + String(format: " [%.1f, %.1f]", ci.low * 100, ci.high * 100) : value
+    }
+
+    static func signed(_ e: Estimate?, digits: Int) -> String {
+        guard let e else { return "n/a" }
+        let f = "%+.\(digits)f"
+        return String(format: f, e.value) + " [" + String(format: "%.\(digits)f", e.low) + ", "
+            + String(format: "%.\(digits)f", e.high) + "]"
+    }
+
+    /// A difference of proportions in percentage points.
+    static func points(_ e: Estimate?) -> String {
+        guard let e else { return "n/a" }
+        return String(format: "%+.2f pp [%.2f, %.2f]", e.value * 100, e.low * 100, e.high * 100)
+    }
+}
