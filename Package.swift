@@ -29,6 +29,7 @@ let package = Package(
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

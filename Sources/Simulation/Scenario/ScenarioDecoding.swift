@@ -14,8 +14,9 @@ extension Scenario {
         }
         var reader = JSONFieldReader()
         let scenario = reader.scenario(json)
-        if let scenario { reader.issues += scenario.semanticIssues() }
-        guard let scenario, reader.issues.isEmpty else { throw ScenarioError(source: source, issues: reader.issues) }
+        var issues = reader.issues
+        for issue in scenario?.semanticIssues() ?? [] where !issues.contains(issue) { issues.append(issue) }
+        guard let scenario, issues.isEmpty else { throw ScenarioError(source: source, issues: issues) }
         return scenario
     }
 
@@ -63,27 +64,7 @@ extension Scenario {
             } else {
                 seen[c.label] = p
             }
-            var domains: Set<String> = []
-            for (j, r) in c.reminders.enumerated() {
-                let rp = i < configurations.count ? "\(p).reminders[\(j)]" : "grid"
-                do {
-                    _ = try ReminderConfiguration(
-                        messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain)
-                } catch {
-                    fail(rp, error.description)
-                }
-                if !domains.insert(r.appDomain).inserted {
-                    fail("\(rp).appDomain", "\"\(r.appDomain)\" is used by another reminder of this configuration")
-                }
-            }
-            for (j, rule) in c.cronRules.enumerated() {
-                let rp = i < configurations.count ? "\(p).cronRules[\(j)]" : "grid.cronRules[\(j)]"
-                do {
-                    _ = try CronRule(parsing: rule, mode: CronMode(rawValue: c.mode.rawValue) ?? .documented)
-                } catch {
-                    fail(rp, error.reason + " (rule \"\(rule)\")")
-                }
-            }
+            issues += c.issues(at: p, listed: i < configurations.count)
         }
         // A grid reports each problem once, not once per combination.
         var unique: [ScenarioIssue] = []
@@ -92,7 +73,45 @@ extension Scenario {
     }
 }
 
+extension ConfigurationSpec {
+    /// Problems of one configuration on its own: engine settings, domains, cron rules in its mode.
+    /// `listed` is false for a grid's configurations, whose problems are reported at `grid`.
+    func issues(at p: String, listed: Bool) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        var domains: Set<String> = []
+        for (j, r) in reminders.enumerated() {
+            let rp = listed ? "\(p).reminders[\(j)]" : p
+            do {
+                _ = try ReminderConfiguration(
+                    messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain)
+            } catch {
+                issues.append(ScenarioIssue(path: rp, reason: error.description))
+            }
+            if !domains.insert(r.appDomain).inserted {
+                issues.append(ScenarioIssue(
+                    path: "\(rp).appDomain", reason: "\"\(r.appDomain)\" is used by another reminder of this configuration"))
+            }
+        }
+        for (j, rule) in cronRules.enumerated() {
+            do {
+                _ = try CronRule(parsing: rule, mode: CronMode(rawValue: mode.rawValue) ?? .documented)
+            } catch {
+                issues.append(ScenarioIssue(path: "\(p).cronRules[\(j)]", reason: "\(error.reason) (rule \"\(rule)\")"))
+            }
+        }
+        return issues
+    }
+}
+
 extension JSONFieldReader {
+    /// An optional field without a default: nil when absent, `.none` when present but invalid.
+    mutating func optionalField<T>(
+        _ object: ObjectFields, _ key: String, _ read: (inout JSONFieldReader, JSON, String) -> T?
+    ) -> T?? {
+        guard let json = object[key] else { return .some(nil) }
+        return read(&self, json, object.path(key)).map { .some($0) }
+    }
+
     /// A field's value read by `read`, its default when absent, or a "required" issue.
     mutating func field<T>(
         _ object: ObjectFields, _ key: String, default value: T? = nil,
@@ -122,7 +141,7 @@ extension JSONFieldReader {
             "configurations", "grid",
         ]) else { return nil }
         let name = field(o, "name", Self.string)
-        let description = field(o, "description", default: Optional<String>.none) { r, j, p in r.string(j, at: p) }
+        let description = optionalField(o, "description", Self.string)
         let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
             guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
             return UInt64(x)
@@ -135,7 +154,7 @@ extension JSONFieldReader {
         let configurations = field(o, "configurations", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
         }
-        let grid = field(o, "grid", default: Optional<GridSpec>.none) { r, j, p in r.grid(j, at: p) }
+        let grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
         guard let name, let description, let seed, let users, let horizon, let start, let population, let response,
             let configurations, let grid
         else { return nil }
@@ -150,12 +169,12 @@ extension JSONFieldReader {
             r.list(j, at: p, nonEmpty: true) { r, j, p -> UTCOffsetShare? in
                 guard let e = r.object(j, at: p, allowed: ["hours", "weight"]) else { return nil }
                 let hours = r.field(e, "hours", Self.number(.within(-12...14)))
-                let weight = r.field(e, "weight", default: 1, Self.number(.nonNegative))
+                let weight = r.field(e, "weight", default: 1, Self.number(.within(0...1e6)))
                 guard let hours, let weight else { return nil }
                 return UTCOffsetShare(hours: hours, weight: weight)
             }
         }
-        let spread = field(o, "installSpreadDays", default: Population.defaultInstallSpreadDays, Self.number(.nonNegative))
+        let spread = field(o, "installSpreadDays", default: Population.defaultInstallSpreadDays, Self.number(.within(0...3650)))
         let segments = field(o, "segments") { r, j, p in
             r.list(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
         }
@@ -168,18 +187,18 @@ extension JSONFieldReader {
             "name", "weight", "returns", "dropoutPerSession", "sessionLength", "coldLaunchAfterMinutes",
         ]) else { return nil }
         let name = field(o, "name", Self.string)
-        let weight = field(o, "weight", default: 1, Self.number(.nonNegative))
+        let weight = field(o, "weight", default: 1, Self.number(.within(0...1e6)))
         let returns = field(o, "returns") { r, j, p in r.returnProcess(j, at: p) }
         let dropout = field(o, "dropoutPerSession", default: Segment.defaultDropoutPerSession, Self.number(.probability))
         let session = field(o, "sessionLength", default: SessionLength()) { r, j, p -> SessionLength? in
             guard let s = r.object(j, at: p, allowed: ["medianMinutes", "sigma"]) else { return nil }
-            let median = r.field(s, "medianMinutes", default: SessionLength.defaultMedianMinutes, Self.number(.positive))
-            let sigma = r.field(s, "sigma", default: SessionLength.defaultSigma, Self.number(.within(0...5)))
+            let median = r.field(s, "medianMinutes", default: SessionLength.defaultMedianMinutes, Self.number(.positiveUpTo(1e6)))
+            let sigma = r.field(s, "sigma", default: SessionLength.defaultSigma, Self.number(.positiveUpTo(5)))
             guard let median, let sigma else { return nil }
             return SessionLength(medianMinutes: median, sigma: sigma)
         }
         let cold = field(o, "coldLaunchAfterMinutes", default: Segment.defaultColdLaunchAfterMinutes,
-                         Self.number(.nonNegative))
+                         Self.number(.within(0...1e6)))
         guard let name, let weight, let returns, let dropout, let session, let cold else { return nil }
         return Segment(name: name, weight: weight, returns: returns, dropoutPerSession: dropout,
                        sessionLength: session, coldLaunchAfterMinutes: cold)
@@ -200,14 +219,14 @@ extension JSONFieldReader {
         switch kind {
         case "exponential":
             guard let o = object(json, at: path, allowed: ["distribution", "mean", "unit"]) else { return nil }
-            let mean = field(o, "mean", Self.number(.positive))
+            let mean = field(o, "mean", Self.number(.positiveUpTo(1e6)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let mean, let unit else { return nil }
             return .exponential(mean: mean, unit: unit)
         case "weibull":
             guard let o = object(json, at: path, allowed: ["distribution", "shape", "scale", "unit"]) else { return nil }
             let shape = field(o, "shape", Self.number(.within(0.05...50)))
-            let scale = field(o, "scale", Self.number(.positive))
+            let scale = field(o, "scale", Self.number(.positiveUpTo(1e6)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let shape, let scale, let unit else { return nil }
             return .weibull(shape: shape, scale: scale, unit: unit)
@@ -221,11 +240,11 @@ extension JSONFieldReader {
             }
             let mu: Double?
             if o["median"] != nil {
-                mu = field(o, "median", Self.number(.positive)).map { log($0) }
+                mu = field(o, "median", Self.number(.positiveUpTo(1e6))).map { log($0) }
             } else {
                 mu = field(o, "mu", Self.number(.within(-50...50)))
             }
-            let sigma = field(o, "sigma", Self.number(.within(0.001...10)))
+            let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let mu, let sigma, let unit else { return nil }
             return .lognormal(mu: mu, sigma: sigma, unit: unit)
@@ -233,10 +252,10 @@ extension JSONFieldReader {
             guard let o = object(json, at: path, allowed: ["distribution", "r", "alpha", "a", "b", "unit"]) else {
                 return nil
             }
-            let r = field(o, "r", Self.number(.positive))
-            let alpha = field(o, "alpha", Self.number(.positive))
-            let a = field(o, "a", Self.number(.positive))
-            let b = field(o, "b", Self.number(.positive))
+            let r = field(o, "r", Self.number(.positiveUpTo(1e6)))
+            let alpha = field(o, "alpha", Self.number(.positiveUpTo(1e6)))
+            let a = field(o, "a", Self.number(.positiveUpTo(1e6)))
+            let b = field(o, "b", Self.number(.positiveUpTo(1e6)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let r, let alpha, let a, let b, let unit else { return nil }
             return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
@@ -245,10 +264,10 @@ extension JSONFieldReader {
                 return nil
             }
             let values = field(o, "values") { r, j, p in
-                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positive) }
+                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positiveUpTo(1e6)) }
             }
-            let weights = field(o, "weights", default: Optional<[Double]>.none) { r, j, p -> [Double]?? in
-                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .nonNegative) }.map { .some($0) }
+            let weights = optionalField(o, "weights") { r, j, p in
+                r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .within(0...1e6)) }
             }
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let values, let weights, let unit else { return nil }
@@ -275,7 +294,7 @@ extension JSONFieldReader {
             var out: [String: Double] = [:]
             var ok = true
             for (k, v) in members {
-                if let w = r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .nonNegative) { out[k] = w } else { ok = false }
+                if let w = r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .within(0...1e6)) { out[k] = w } else { ok = false }
             }
             return ok ? out : nil
         }
@@ -288,11 +307,11 @@ extension JSONFieldReader {
             guard let start, let end else { return nil }
             return .some(QuietHours(start: start, end: end))
         }
-        let quietFactor = field(o, "quietFactor", default: d.quietFactor, Self.number(.nonNegative))
-        let dormantFactor = field(o, "dormantFactor", default: d.dormantFactor, Self.number(.nonNegative))
-        let delay = field(o, "responseDelayMinutes", default: d.responseDelayMinutes, Self.number(.positive))
+        let quietFactor = field(o, "quietFactor", default: d.quietFactor, Self.number(.within(0...1e6)))
+        let dormantFactor = field(o, "dormantFactor", default: d.dormantFactor, Self.number(.within(0...1e6)))
+        let delay = field(o, "responseDelayMinutes", default: d.responseDelayMinutes, Self.number(.positiveUpTo(1e6)))
         let optOut = field(o, "optOutPerDelivery", default: d.optOutPerDelivery, Self.number(.probability))
-        let window = field(o, "attributionWindowHours", default: d.attributionWindowHours, Self.number(.positive))
+        let window = field(o, "attributionWindowHours", default: d.attributionWindowHours, Self.number(.positiveUpTo(1e6)))
         guard let base, let weights, let fatigue, let quiet, let quietFactor, let dormantFactor, let delay, let optOut,
             let window
         else { return nil }
@@ -314,7 +333,14 @@ extension JSONFieldReader {
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
         let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
-        guard let label, let mode, let reminders, let rules else { return nil }
+        guard let label, let mode, let reminders, let rules else {
+            // Still check the rules in the mode given, so one run of `validate` reports them too.
+            if let rules {
+                issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
+                    .issues(at: path, listed: true)
+            }
+            return nil
+        }
         return ConfigurationSpec(label: label, mode: mode, reminders: reminders, cronRules: rules)
     }
 
@@ -333,7 +359,7 @@ extension JSONFieldReader {
                             circularTimePeriod: circular, appDomain: domain)
     }
 
-    mutating func grid(_ json: JSON, at path: String) -> GridSpec?? {
+    mutating func grid(_ json: JSON, at path: String) -> GridSpec? {
         guard let o = object(json, at: path, allowed: [
             "labelPrefix", "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "mode", "cronRules",
         ]) else { return nil }
@@ -354,7 +380,7 @@ extension JSONFieldReader {
         guard let prefix, let messages, let periods, let unit, let random, let circular, let modes, let rules else {
             return nil
         }
-        return .some(GridSpec(labelPrefix: prefix, messages: messages, timePeriods: periods, unit: unit,
+        return (GridSpec(labelPrefix: prefix, messages: messages, timePeriods: periods, unit: unit,
                               randomMessage: random, circularTimePeriod: circular, mode: modes, cronRules: rules))
     }
 }

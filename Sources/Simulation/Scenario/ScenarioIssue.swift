@@ -138,6 +138,8 @@ struct ObjectFields {
 enum NumberCheck {
     case any
     case positive
+    /// Above zero, and small enough that times derived from it stay finite.
+    case positiveUpTo(Double)
     case nonNegative
     case probability
     /// Within a closed range.
@@ -147,6 +149,8 @@ enum NumberCheck {
         switch self {
         case .any: return nil
         case .positive: return x > 0 ? nil : "must be > 0, got \(format(x))"
+        case let .positiveUpTo(limit):
+            return x > 0 && x <= limit ? nil : "must be > 0 and ≤ \(format(limit)), got \(format(x))"
         case .nonNegative: return x >= 0 ? nil : "must be ≥ 0, got \(format(x))"
         case .probability: return (0...1).contains(x) ? nil : "must be a probability in [0, 1], got \(format(x))"
         case let .within(r):

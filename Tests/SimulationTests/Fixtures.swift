@@ -1,0 +1,36 @@
+import Foundation
+import ReminderEngine
+import Simulation
+
+/// Scenarios built for tests, small and with every behaviour switched off unless asked for.
+enum Fixtures {
+    static let messages = ["A", "B", "C"]
+
+    /// A one-segment population whose sessions last a fraction of a second.
+    static func population(_ returns: ReturnProcess, dropout: Double = 0, spread: Double = 30) -> Population {
+        Population(
+            utcOffsets: [UTCOffsetShare(hours: 0, weight: 1)], installSpreadDays: spread,
+            segments: [
+                Segment(name: "only", returns: returns, dropoutPerSession: dropout,
+                        sessionLength: SessionLength(medianMinutes: 1e-4, sigma: 0.01))
+            ])
+    }
+
+    /// No response, no opt-out, no quiet hours: notifications fire and change nothing.
+    static let inert = ResponseModel(baseResponse: 0, fatigue: 1, quietHours: nil, optOutPerDelivery: 0)
+
+    static func scenario(
+        users: Int, days: Int = 90, population: Population, response: ResponseModel = inert,
+        configurations: [ConfigurationSpec], seed: UInt64 = 7
+    ) -> Scenario {
+        Scenario(name: "test", seed: seed, users: users, horizonDays: days, startDate: "2026-01-05",
+                 population: population, response: response, configurations: configurations)
+    }
+
+    static func reminder(_ periods: [Int], unit: PeriodUnit = .days, label: String = "r",
+                         mode: EngineMode = .documented, rules: [String] = []) -> ConfigurationSpec {
+        ConfigurationSpec(label: label, mode: mode,
+                          reminders: [ReminderSpec(messages: messages, timePeriods: periods, unit: unit)],
+                          cronRules: rules)
+    }
+}

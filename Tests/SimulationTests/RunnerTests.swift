@@ -1,0 +1,136 @@
+import Foundation
+import ReminderEngine
+import Simulation
+import XCTest
+
+final class RunnerTests: XCTestCase {
+    func smallDefault(users: Int = 3_000, days: Int = 45) -> Scenario {
+        var s = Scenario.builtInDefault
+        s.users = users
+        s.horizonDays = days
+        return s
+    }
+
+    func testResultsDoNotDependOnThreadsOrChunks() throws {
+        let model = try CompiledModel(smallDefault())
+        let reference = model.run(options: RunOptions(threads: 1))
+        for (threads, chunk) in [(2, 2_048), (8, 7), (3, 100)] {
+            let other = model.run(options: RunOptions(threads: threads, chunkSize: chunk))
+            XCTAssertEqual(other, reference, "threads \(threads), chunk \(chunk)")
+        }
+    }
+
+    func testSplittingTheUsersAndMergingGivesTheWholeRun() throws {
+        let model = try CompiledModel(smallDefault(users: 2_000))
+        let whole = model.run(options: RunOptions(threads: 2))
+        var merged = model.run(options: RunOptions(threads: 1, users: 0..<700))
+        merged.merge(model.run(options: RunOptions(threads: 2, users: 700..<2_000)))
+        XCTAssertEqual(merged.tallies, whole.tallies)
+    }
+
+    func testSeedChangesTheResults() throws {
+        var s = smallDefault(users: 1_000)
+        let a = try CompiledModel(s).run()
+        s.seed += 1
+        let b = try CompiledModel(s).run()
+        XCTAssertNotEqual(a.tallies, b.tallies)
+    }
+
+    func testIdenticalConfigurationsGiveIdenticalNumbers() throws {
+        var s = smallDefault(users: 2_000)
+        var twin = s.configurations[2]
+        twin.label = "twin"
+        s.configurations.append(twin)
+        let result = try CompiledModel(s).run()
+        XCTAssertEqual(result.tallies[3], result.tallies.last)
+    }
+
+    func testAReminderThatNobodyAnswersLeavesOpensAsInTheHoldout() throws {
+        var s = smallDefault(users: 2_000)
+        s.response.baseResponse = 0
+        s.response.optOutPerDelivery = 0
+        let result = try CompiledModel(s).run()
+        for t in result.tallies {
+            XCTAssertEqual(t[.opens], result.tallies[0][.opens])
+            XCTAssertEqual(t[.opensLiftSum], 0)
+            XCTAssertEqual(t[.opensLiftSquares], 0)
+            XCTAssertEqual((0..<t.layout.days).map { t.daily($0) }, (0..<t.layout.days).map { result.tallies[0].daily($0) })
+        }
+        XCTAssertGreaterThan(result.tallies[1][.delivered], 0)
+    }
+
+    func testEveryNotificationEndsExactlyOnce() throws {
+        let model = try CompiledModel(smallDefault())
+        let result = model.run()
+        for (i, t) in result.tallies.enumerated() {
+            let ends: [Counter] = [.cancelled, .delivered, .foreground, .suppressed, .censored]
+            XCTAssertEqual(t[.scheduled], ends.map { t[$0] }.reduce(0, +), "configuration \(i)")
+            for slot in 0..<t.layout.messageSlots {
+                let e: [SlotCounter] = [.cancelled, .delivered, .foreground, .suppressed, .censored]
+                XCTAssertEqual(t.message(slot, .scheduled), e.map { t.message(slot, $0) }.reduce(0, +))
+                XCTAssertLessThanOrEqual(t.message(slot, .responded), t.message(slot, .delivered))
+            }
+            for slot in 0..<t.layout.periodSlots {
+                let e: [SlotCounter] = [.cancelled, .delivered, .foreground, .suppressed, .censored]
+                XCTAssertEqual(t.period(slot, .scheduled), e.map { t.period(slot, $0) }.reduce(0, +))
+            }
+            XCTAssertEqual(t[.opens], t[.organicOpens] + t[.responseOpens])
+            XCTAssertEqual(t[.responded], t[.responseOpens])
+            XCTAssertEqual(t[.users], 3_000)
+            for r in 0..<t.layout.cronRules {
+                XCTAssertEqual(t.rule(r, .evaluated), t[.launches])
+                XCTAssertEqual(t.rule(r, .blockRuns) + t.rule(r, .elseRuns), t[.launches])
+                XCTAssertEqual((0...t.layout.days).map { t.firstRun(r, day: $0) }.reduce(0, +), t.rule(r, .usersRan))
+            }
+            if i > 0 {
+                XCTAssertGreaterThan(t[.scheduled], 0)
+                XCTAssertGreaterThan(t[.responded], 0)
+                XCTAssertGreaterThan(t[.suppressed], 0)
+                XCTAssertGreaterThan(t[.censored], 0)
+            }
+        }
+    }
+
+    func testCronRulesRunAsTheirEngineModeSays() throws {
+        let rules = ["1 1", "1 */7"]
+        let s = Fixtures.scenario(
+            users: 1_000, days: 60, population: Fixtures.population(.exponential(mean: 1, unit: .days)),
+            configurations: [
+                Fixtures.reminder([1], label: "documented", mode: .documented, rules: rules),
+                Fixtures.reminder([1], label: "original", mode: .original, rules: rules),
+            ])
+        let result = try CompiledModel(s).run()
+        let documented = result.tallies[1], original = result.tallies[2]
+        // Every install is the first launch of the first active day.
+        XCTAssertEqual(documented.rule(0, .usersRan), 1_000)
+        XCTAssertEqual(documented.firstRun(0, day: 0), 1_000)
+        // `1 */7` waits for the seventh active day (six days after install at the earliest) in
+        // documented mode, and runs on the first day in original mode.
+        XCTAssertEqual((0..<6).map { documented.firstRun(1, day: $0) }.reduce(0, +), 0)
+        XCTAssertGreaterThan(documented.rule(1, .usersRan), 0)
+        XCTAssertEqual(original.firstRun(1, day: 0), 1_000)
+        XCTAssertGreaterThan(original.rule(1, .blockRuns), 5 * documented.rule(1, .blockRuns))
+    }
+
+    func testOriginalModeDelaysAreOneDay() throws {
+        // Gaps of exactly 36 hours: a 1-day delay always fires, a 2-day delay never does.
+        let gaps = ReturnProcess.empirical(values: [36], weights: nil, unit: .hours)
+        let s = Fixtures.scenario(
+            users: 500, days: 30, population: Fixtures.population(gaps),
+            configurations: [
+                Fixtures.reminder([2], label: "documented", mode: .documented),
+                Fixtures.reminder([2], label: "original", mode: .original),
+            ])
+        let result = try CompiledModel(s).run()
+        let documented = ConfigurationMetrics(label: "d", tally: result.tallies[1], isHoldout: false)
+        let original = ConfigurationMetrics(label: "o", tally: result.tallies[2], isHoldout: false)
+        XCTAssertEqual(documented.triggerRate.count, 0)
+        XCTAssertEqual(original.triggerRate.count, original.triggerRate.total)
+    }
+
+    func testTraitsAreSharedAcrossRunsAndDifferBetweenUsers() throws {
+        let model = try CompiledModel(smallDefault())
+        XCTAssertEqual(model.traits(user: 12), model.traits(user: 12))
+        XCTAssertNotEqual(model.traits(user: 12), model.traits(user: 13))
+    }
+}
