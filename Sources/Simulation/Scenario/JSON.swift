@@ -39,6 +39,12 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public let column: Int
     public let reason: String
 
+    public init(line: Int, column: Int, reason: String) {
+        self.line = line
+        self.column = column
+        self.reason = reason
+    }
+
     public var description: String { "line \(line), column \(column): \(reason)" }
 }
 
@@ -209,7 +215,10 @@ private struct JSONParser {
         let intStart = index
         let intDigits = digits(&self)
         if intDigits == 0 { throw error("invalid number") }
-        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") { throw error("leading zero in a number") }
+        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") {
+            index = start
+            throw error("leading zero in a number")
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             if digits(&self) == 0 { throw error("invalid number") }

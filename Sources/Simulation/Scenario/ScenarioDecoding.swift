@@ -141,6 +141,7 @@ extension JSONFieldReader {
             "configurations", "grid",
         ]) else { return nil }
         let name = field(o, "name", Self.string)
+        if name == "" { fail(o.path("name"), "must not be empty") }
         let description = optionalField(o, "description", Self.string)
         let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
             guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
@@ -149,6 +150,9 @@ extension JSONFieldReader {
         let users = field(o, "users", default: 10_000, Self.integer(.positive))
         let horizon = field(o, "horizonDays", default: 90, Self.integer(.positive))
         let start = field(o, "startDate", default: "2026-01-05", Self.string)
+        if let start, CalendarDate(iso: start) == nil {
+            fail(o.path("startDate"), "must be a date YYYY-MM-DD, got \"\(start)\"")
+        }
         let population = field(o, "population") { r, j, p in r.population(j, at: p) }
         let response = field(o, "response", default: ResponseModel.defaults) { r, j, p in r.response(j, at: p) }
         let configurations = field(o, "configurations", default: []) { r, j, p in

@@ -1,0 +1,44 @@
+import Simulation
+import XCTest
+
+final class JSONTests: XCTestCase {
+    func testValues() throws {
+        let v = try JSON.parse(#" {"a": [1, -2.5e2, true, false, null], "b": "x\"\\\/\n\u00e9\ud83d\ude00"} "#)
+        XCTAssertEqual(
+            v,
+            .object([
+                ("a", .array([.number(1), .number(-250), .bool(true), .bool(false), .null])),
+                ("b", .string("x\"\\/\né😀")),
+            ]))
+    }
+
+    func testKeyOrderIsKept() throws {
+        guard case let .object(members) = try JSON.parse(#"{"z": 1, "a": 2, "m": 3}"#) else { return XCTFail() }
+        XCTAssertEqual(members.map(\.key), ["z", "a", "m"])
+    }
+
+    func testErrorsSayWhere() {
+        let cases: [(String, Int, Int, String)] = [
+            ("{\n  \"a\": 1,\n}", 3, 1, "expected a quoted key"),
+            ("[1 2]", 1, 4, "expected ',' or ']'"),
+            ("{\"a\": NaN}", 1, 7, "unexpected character"),
+            ("{\"a\": 1, \"a\": 2}", 1, 13, "duplicate key \"a\""),
+            ("[01]", 1, 2, "leading zero in a number"),
+            ("\"abc", 1, 5, "unterminated string"),
+            ("[1] x", 1, 5, "unexpected text after the JSON value"),
+            ("1e999", 1, 6, "number out of range"),
+            ("\"\\ud800\"", 1, 8, "unpaired surrogate in \\u escape"),
+            ("", 1, 1, "unexpected end of text"),
+        ]
+        for (text, line, column, reason) in cases {
+            XCTAssertThrowsError(try JSON.parse(text), text) { error in
+                XCTAssertEqual(error as? JSONSyntaxError, JSONSyntaxError(line: line, column: column, reason: reason), text)
+            }
+        }
+    }
+
+    func testDeepNestingIsRefusedNotACrash() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        XCTAssertThrowsError(try JSON.parse(deep))
+    }
+}
