@@ -1,5 +1,10 @@
 /// A real-valued distribution that can be sampled exactly and whose moments and CDF are known in
 /// closed form, so samplers can be swapped generically and checked against theory.
+///
+/// Generator outputs and uniforms are bit-identical on every platform. Real-valued draws also go
+/// through the C library's `log`, `exp` and `pow`, which are not correctly rounded everywhere, so
+/// across different C libraries they can differ in the last bits (and, very rarely, a rejection
+/// step could decide differently).
 public protocol ContinuousDistribution: Sendable {
     /// The expectation E[X].
     var mean: Double { get }

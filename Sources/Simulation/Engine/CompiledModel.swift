@@ -11,9 +11,12 @@ enum GapSampler: Sendable {
     case lognormal(LogNormalDistribution)
     /// Per-user rate and dropout come from the user's traits; `unitSeconds` scales the rate.
     case bgnbd(rate: GammaDistribution, dropout: BetaDistribution, unitSeconds: Double)
-    case empirical(choice: WeightedChoice, seconds: [Double])
+    /// Entries `start..<start + count` of the model's empirical tables.
+    case empirical(start: Int, count: Int)
 
-    init(_ process: ReturnProcess) {
+    /// Builds a sampler; empirical values go into the shared tables so the sampler itself stays a
+    /// plain value that is copied without reference counting.
+    init(_ process: ReturnProcess, tables: inout EmpiricalTables) {
         switch process {
         case let .exponential(mean, unit):
             self = .exponential(ExponentialDistribution(mean: mean * unit.seconds))
@@ -25,9 +28,36 @@ enum GapSampler: Sendable {
             self = .bgnbd(rate: GammaDistribution(shape: r, rate: alpha), dropout: BetaDistribution(a: a, b: b),
                           unitSeconds: unit.seconds)
         case let .empirical(values, weights, unit):
-            self = .empirical(choice: WeightedChoice(weights: weights ?? Array(repeating: 1, count: values.count)),
-                              seconds: values.map { $0 * unit.seconds })
+            let start = tables.seconds.count
+            let w = weights ?? Array(repeating: 1, count: values.count)
+            let total = w.reduce(0, +)
+            var running = 0.0
+            for (v, weight) in zip(values, w) {
+                running += weight
+                tables.seconds.append(v * unit.seconds)
+                tables.cumulative.append(running / total)
+            }
+            self = .empirical(start: start, count: values.count)
         }
+    }
+}
+
+/// Recorded gaps of every empirical segment, one after the other: values in seconds and their
+/// cumulative probabilities.
+@usableFromInline
+struct EmpiricalTables: Sendable {
+    @usableFromInline var seconds: [Double] = []
+    @usableFromInline var cumulative: [Double] = []
+
+    /// The value whose cumulative probability first exceeds `u` among entries `start..<start+count`.
+    @inlinable
+    func sample(start: Int, count: Int, u: Double) -> Double {
+        var low = start, high = start + count - 1
+        while low < high {
+            let middle = (low + high) >> 1
+            if cumulative[middle] > u { high = middle } else { low = middle + 1 }
+        }
+        return seconds[low]
     }
 }
 
@@ -96,6 +126,7 @@ public struct CompiledModel: Sendable {
     /// Holdout first, then the scenario's configurations in order.
     public let configurations: [CompiledConfiguration]
     @usableFromInline let segments: [CompiledSegment]
+    @usableFromInline let empirical: EmpiricalTables
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
@@ -115,12 +146,14 @@ public struct CompiledModel: Sendable {
             + (try scenario.expandedConfigurations.map {
                 try CompiledConfiguration($0, weights: scenario.response.messageWeights)
             })
+        var tables = EmpiricalTables()
         segments = scenario.population.segments.map {
             CompiledSegment(
-                gaps: GapSampler($0.returns), dropoutPerSession: $0.dropoutPerSession,
+                gaps: GapSampler($0.returns, tables: &tables), dropoutPerSession: $0.dropoutPerSession,
                 session: LogNormalDistribution(median: $0.sessionLength.medianMinutes * 60, sigma: $0.sessionLength.sigma),
                 coldLaunchSeconds: $0.coldLaunchAfterMinutes * 60)
         }
+        empirical = tables
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))

@@ -89,17 +89,41 @@ extension CompiledModel {
     }
 
 
-    func localDay(_ t: Double, _ offset: Double) -> Int { Int((t + offset) / 86_400 .rounded(.down)) }
 
     /// Simulates one user under one configuration and adds the user's counts to `counts`.
     ///
     /// The organic stream is drawn in the same order whatever the configuration (session length,
     /// dropout, gap at every session), so configurations share the holdout's randomness for as
     /// long as the reminders do not change what the user does.
-
     public func simulate<O: TimelineObserver>(
         user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
+    ) -> UserOutcome {
+        scratch.reset(reminders: c.reminders.count, rules: c.cron.rules.count)
+        // The per-user buffers leave `scratch` for the duration, so that pointers into them and
+        // the cron callback never overlap an access to `scratch` itself.
+        var states: [ReminderState] = []
+        var ruleRan: [Bool] = []
+        swap(&states, &scratch.states)
+        swap(&ruleRan, &scratch.ruleRan)
+        defer {
+            swap(&states, &scratch.states)
+            swap(&ruleRan, &scratch.ruleRan)
+        }
+        return c.reminders.withUnsafeBufferPointer { reminders in
+            states.withUnsafeMutableBufferPointer { states in
+                ruleRan.withUnsafeMutableBufferPointer { ruleRan in
+                    simulate(user: user, traits: traits, c: c, reminders: reminders, states: states,
+                             ruleRan: ruleRan, layout: layout, counts: counts, observer: &observer)
+                }
+            }
+        }
+    }
+
+    private func simulate<O: TimelineObserver>(
+        user: Int, traits: UserTraits, c: CompiledConfiguration, reminders: UnsafeBufferPointer<Reminder>,
+        states: UnsafeMutableBufferPointer<ReminderState>, ruleRan: UnsafeMutableBufferPointer<Bool>,
+        layout: TallyLayout, counts: UnsafeMutablePointer<Int64>, observer: inout O
     ) -> UserOutcome {
         let segment = segments[traits.segment]
         let horizon = horizonSeconds
@@ -107,12 +131,14 @@ extension CompiledModel {
         var organic = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
         var responseStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .response)
         var messageStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .message)
-        let reminderCount = c.reminders.count
-        let ruleCount = c.cron.rules.count
-        scratch.reset(reminders: reminderCount, rules: ruleCount)
+        let reminderCount = reminders.count
+        let cron = c.cron
+        let ruleCount = cron.rules.count
+        let messageBase = c.messageBase, periodBase = c.periodBase, messageWeights = c.messageWeights
+        let response = self.response
 
-        @inline(__always) func add(_ index: Int, _ n: Int64 = 1) { counts[index] &+= n }
-        @inline(__always) func add(_ counter: Counter, _ n: Int64 = 1) { counts[counter.rawValue] &+= n }
+        @inline(__always) func add(_ index: Int) { counts[index] &+= 1 }
+        @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
         @inline(__always) func outcome(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome) {
             let slot: SlotCounter
             switch o {
@@ -122,13 +148,14 @@ extension CompiledModel {
             case .suppressed: slot = .suppressed; add(.suppressed)
             case .censored: slot = .censored; add(.censored)
             }
-            add(layout.message(c.messageBase[r] + n.messageIndex, slot))
-            add(layout.period(c.periodBase[r] + n.periodIndex, slot))
+            add(layout.message(messageBase[r] + n.messageIndex, slot))
+            add(layout.period(periodBase[r] + n.periodIndex, slot))
             observer.record(.ended(reminder: r, notification: n, outcome: o))
         }
+        @inline(__always) func localDay(_ t: Double) -> Int { Int(((t + offset) / 86_400).rounded(.down)) }
 
         var result = UserOutcome()
-        let installDay = localDay(traits.install, offset)
+        let installDay = localDay(traits.install)
         // Day k counts only if it ends inside the horizon.
         func eligible(_ k: Int) -> Bool { Double(installDay + k + 1) * 86_400 - offset <= horizon }
         if eligible(retentionDays.0) { result.eligible |= 1 }
@@ -141,7 +168,8 @@ extension CompiledModel {
         var coldLaunch = true
         var dormant = false
         var optedOut = false
-        var deliveredSinceOrganic = 0
+        // fatigue^k, k = notifications delivered since the last organic open.
+        var fatigueFactor = 1.0
         var unclaimedDelivery = -Double.infinity
         var lastDAUDay = -1
         var sessionIndex = 0
@@ -152,14 +180,19 @@ extension CompiledModel {
             observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
             add(.opens)
             result.opens &+= 1
-            add(cause == .notification ? .responseOpens : .organicOpens)
-            if cause != .notification { deliveredSinceOrganic = 0 }
+            if cause == .notification {
+                add(.responseOpens)
+            } else {
+                add(.organicOpens)
+                fatigueFactor = 1
+            }
             let utcDay = Int(openTime / 86_400)
             if utcDay != lastDAUDay {
                 lastDAUDay = utcDay
                 add(layout.daily(utcDay))
             }
-            let sinceInstall = localDay(openTime, offset) - installDay
+            let today = localDay(openTime)
+            let sinceInstall = today - installDay
             if sinceInstall == retentionDays.0 { result.retained |= 1 }
             else if sinceInstall == retentionDays.1 { result.retained |= 2 }
             else if sinceInstall == retentionDays.2 { result.retained |= 4 }
@@ -170,12 +203,11 @@ extension CompiledModel {
             if coldLaunch {
                 add(.launches)
                 if ruleCount > 0 {
-                    let today = localDay(openTime, offset)
-                    c.cron.launch(onDay: today, counters: &counters) { rule, matched in
+                    cron.launch(onDay: today, counters: &counters) { rule, matched in
                         add(layout.rule(rule, .evaluated))
                         add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
-                        if matched && !scratch.ruleRan[rule] {
-                            scratch.ruleRan[rule] = true
+                        if matched && !ruleRan[rule] {
+                            ruleRan[rule] = true
                             add(layout.rule(rule, .usersRan))
                             add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
                         }
@@ -185,29 +217,27 @@ extension CompiledModel {
             }
             for r in 0..<reminderCount {
                 // A notification that fired while the user was away was counted when it fired.
-                c.reminders[r].becameActive(at: openTime, state: &scratch.states[r])
-                observer.record(.reminderChecked(reminder: r, state: scratch.states[r]))
+                reminders[r].becameActive(at: openTime, state: &states[r])
+                observer.record(.reminderChecked(reminder: r, state: states[r]))
             }
 
-            // The session.
+            // The session, and the organic draws made after every session whatever happens next.
             let length = segment.session.sample(&organic)
             let dropoutDraw = organic.nextUnit()
             let repeatDropoutDraw = organic.nextUnit()
-            let gap = segment.gaps.sample(&organic, gapMean: traits.gapMeanSeconds)
+            let gap = sampleGap(segment.gaps, &organic, gapMean: traits.gapMeanSeconds)
             let close = openTime + length
             if close > horizon {
                 // A session still open at the end never closes; what is pending fires in it or never.
                 for r in 0..<reminderCount {
-                    if let n = scratch.states[r].pending {
-                        outcome(r, n, n.fireTime > horizon ? .censored : .foreground)
-                    }
+                    if let n = states[r].pending { outcome(r, n, n.fireTime > horizon ? .censored : .foreground) }
                 }
                 observer.record(.horizon(time: horizon))
                 break
             }
             observer.record(.close(time: close))
             for r in 0..<reminderCount {
-                if let end = c.reminders[r].enteredBackground(at: close, state: &scratch.states[r], random: &messageStream) {
+                if let end = reminders[r].enteredBackground(at: close, state: &states[r], random: &messageStream) {
                     let n = end.notification
                     switch end {
                     case .cancelled: outcome(r, n, n.fireTime > horizon ? .censored : .cancelled)
@@ -215,11 +245,11 @@ extension CompiledModel {
                     case .firedInBackground: break
                     }
                 }
-                let n = scratch.states[r].pending!
+                let n = states[r].pending!
                 add(.scheduled)
-                add(layout.message(c.messageBase[r] + n.messageIndex, .scheduled))
-                add(layout.period(c.periodBase[r] + n.periodIndex, .scheduled))
-                observer.record(.scheduled(reminder: r, notification: n, state: scratch.states[r]))
+                add(layout.message(messageBase[r] + n.messageIndex, .scheduled))
+                add(layout.period(periodBase[r] + n.periodIndex, .scheduled))
+                observer.record(.scheduled(reminder: r, notification: n, state: states[r]))
             }
             let wasDormant = dormant
             if dropoutDraw < segment.dropoutPerSession
@@ -239,29 +269,28 @@ extension CompiledModel {
                 var earliest = -1
                 var earliestTime = Double.infinity
                 for r in 0..<reminderCount where fired & (1 << UInt64(r)) == 0 {
-                    if let n = scratch.states[r].pending, n.fireTime < earliestTime {
+                    if let n = states[r].pending, n.fireTime < earliestTime {
                         earliest = r
                         earliestTime = n.fireTime
                     }
                 }
                 guard earliest >= 0, earliestTime < nextOpen, earliestTime <= horizon else { break }
                 fired |= 1 << UInt64(earliest)
-                let n = scratch.states[earliest].pending!
+                let n = states[earliest].pending!
                 if optedOut {
                     outcome(earliest, n, .suppressed)
                     continue
                 }
                 outcome(earliest, n, .delivered)
                 unclaimedDelivery = n.fireTime
-                var p = response.base * c.messageWeights[c.messageBase[earliest] + n.messageIndex]
-                if deliveredSinceOrganic > 0 { p *= pow(response.fatigue, Double(deliveredSinceOrganic)) }
+                var p = response.base * messageWeights[messageBase[earliest] + n.messageIndex] * fatigueFactor
                 if let quiet = response.quiet {
-                    var local = (n.fireTime + offset).truncatingRemainder(dividingBy: 86_400)
-                    if local < 0 { local += 86_400 }
-                    if quiet.contains(hour: Int(local / 3_600)) { p *= response.quietFactor }
+                    let local = n.fireTime + offset
+                    let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
+                    if quiet.contains(hour: Int(secondOfDay / 3_600)) { p *= response.quietFactor }
                 }
                 if dormant { p *= response.dormantFactor }
-                deliveredSinceOrganic += 1
+                fatigueFactor *= response.fatigue
                 let responds = responseStream.nextUnit() < p
                 let optsOut = responseStream.nextUnit() < response.optOut
                 let delay = response.delay.sample(&responseStream)
@@ -281,17 +310,17 @@ extension CompiledModel {
             }
             if nextOpen > horizon {
                 for r in 0..<reminderCount {
-                    if let n = scratch.states[r].pending, n.fireTime > horizon { outcome(r, n, .censored) }
+                    if let n = states[r].pending, n.fireTime > horizon { outcome(r, n, .censored) }
                 }
                 observer.record(.horizon(time: horizon))
                 break
             }
             if nextCause == .notification {
                 // The notification that brought the user back is the one whose response came first.
-                let n = scratch.states[responder].pending!
+                let n = states[responder].pending!
                 add(.responded)
-                add(layout.message(c.messageBase[responder] + n.messageIndex, .responded))
-                add(layout.period(c.periodBase[responder] + n.periodIndex, .responded))
+                add(layout.message(messageBase[responder] + n.messageIndex, .responded))
+                add(layout.period(periodBase[responder] + n.periodIndex, .responded))
                 if dormant {
                     dormant = false
                     add(.revived)
@@ -304,17 +333,16 @@ extension CompiledModel {
         }
         return result
     }
-}
 
-extension GapSampler {
-
-    func sample(_ g: inout Xoshiro256, gapMean: Double) -> Double {
-        switch self {
+    @inline(__always)
+    func sampleGap(_ gaps: GapSampler, _ g: inout Xoshiro256, gapMean: Double) -> Double {
+        switch gaps {
         case let .exponential(d): return d.sample(&g)
         case let .weibull(d): return d.sample(&g)
         case let .lognormal(d): return d.sample(&g)
         case .bgnbd: return -gapMean * log(g.nextOpenUnit())
-        case let .empirical(choice, seconds): return seconds[choice.sample(&g)]
+        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: g.nextUnit())
         }
     }
 }
+

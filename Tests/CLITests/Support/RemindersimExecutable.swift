@@ -1,0 +1,326 @@
+import Dispatch
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds the built `remindersim` binary that belongs to this test build.
+///
+/// The tests must exercise the binary built alongside them, not some older copy, so the products
+/// directory of the running test bundle (which follows `--scratch-path`) is searched first and the
+/// package's default `.build/debug` only after it.
+enum RemindersimExecutable {
+    static let name = "remindersim"
+    /// Set to a path to test a particular binary (for example an installed or release build).
+    static let overrideVariable = "REMINDERSIM_EXECUTABLE"
+
+    /// The binary, or why none was found (every place looked at, so a failure explains itself).
+    static let located: Result<URL, LocateError> = locate()
+
+    struct LocateError: Error, CustomStringConvertible {
+        let searched: [String]
+
+        var description: String {
+            """
+            cannot find the built '\(RemindersimExecutable.name)' executable. Looked in:
+            \(searched.map { "  - " + $0 }.joined(separator: "\n"))
+            Build it together with the tests, with the same scratch path as 'swift test', e.g. \
+            'swift build --build-tests [--scratch-path DIR]', or set \(RemindersimExecutable.overrideVariable).
+            """
+        }
+    }
+
+    private static func locate(filePath: String = #filePath) -> Result<URL, LocateError> {
+        let fileManager = FileManager.default
+        var candidates: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment[overrideVariable], !explicit.isEmpty {
+            candidates.append(URL(fileURLWithPath: explicit))
+        }
+        candidates += productsDirectories().map { $0.appendingPathComponent(name) }
+        if let root = packageRoot(from: filePath) {
+            candidates.append(root.appendingPathComponent(".build/debug/\(name)"))
+        }
+
+        var seen: Set<String> = []
+        var searched: [String] = []
+        for candidate in candidates {
+            let path = candidate.standardizedFileURL.path
+            guard seen.insert(path).inserted else { continue }
+            searched.append(path)
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                fileManager.isExecutableFile(atPath: path)
+            {
+                return .success(URL(fileURLWithPath: path))
+            }
+        }
+        return .failure(LocateError(searched: searched))
+    }
+
+    /// Build products directories the running test code may live in, most specific first.
+    private static func productsDirectories() -> [URL] {
+        var directories: [URL] = []
+        // macOS: the tests are a bundle `X.xctest` loaded by a runner; the products sit beside it.
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        // Linux: the tests are an executable `X.xctest` in the products directory itself.
+        if let executable = currentExecutable() {
+            var url = executable.deletingLastPathComponent()
+            // A macOS bundle's executable is at X.xctest/Contents/MacOS/X.
+            while url.pathComponents.count > 1 && url.path.contains(".xctest") {
+                url = url.deletingLastPathComponent()
+            }
+            directories.append(url)
+        }
+        let main = Bundle.main.bundleURL
+        directories.append(main.pathExtension == "xctest" ? main.deletingLastPathComponent() : main)
+        return directories
+    }
+
+    private static func currentExecutable() -> URL? {
+        #if os(Linux)
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: resolved)
+        }
+        #endif
+        return Bundle.main.executableURL
+    }
+
+    /// The nearest folder above `filePath` that holds a `Package.swift`.
+    private static func packageRoot(from filePath: String) -> URL? {
+        var url = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+        while url.pathComponents.count > 1 {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url
+            }
+            url = url.deletingLastPathComponent()
+        }
+        return nil
+    }
+}
+
+/// What one run of the executable did.
+struct CommandResult: CustomStringConvertible {
+    let arguments: [String]
+    /// The exit status, or the signal number when `crashed`.
+    let status: Int32
+    /// True when the process was killed by a signal instead of exiting.
+    let crashed: Bool
+    let stdout: String
+    let stderr: String
+
+    var stdoutLines: [String] { lines(stdout) }
+    var stderrLines: [String] { lines(stderr) }
+
+    private func lines(_ text: String) -> [String] {
+        var lines = text.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    var description: String {
+        let how = crashed ? "killed by signal \(status)" : "exit \(status)"
+        return """
+            remindersim \(arguments.joined(separator: " ")) → \(how)
+            --- stdout ---
+            \(stdout.count > 4000 ? String(stdout.prefix(4000)) + "…" : stdout)
+            --- stderr ---
+            \(stderr.count > 4000 ? String(stderr.prefix(4000)) + "…" : stderr)
+            """
+    }
+}
+
+/// Where the child's standard output goes.
+enum StandardOutputTarget {
+    /// Captured into `CommandResult.stdout`.
+    case captured
+    /// An existing file or device, such as `/dev/full`; `CommandResult.stdout` is then empty.
+    case path(String)
+}
+
+/// A test case that runs the built executable in a fresh, private working directory.
+class RemindersimTestCase: XCTestCase {
+    /// The working directory of every run of this test; removed afterwards.
+    private(set) var workDirectory: URL!
+    /// Where captured output is spooled, outside the working directory so it never shows in it.
+    private var spoolDirectory: URL!
+    private var runCount = 0
+
+    /// Generous for a debug build on a slow machine; the runs themselves take well under a second.
+    static let defaultTimeout: TimeInterval = 60
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let base = FileManager.default.temporaryDirectory
+            .appendingPathComponent("remindersim-cli-\(UUID().uuidString)", isDirectory: true)
+        workDirectory = base.appendingPathComponent("work", isDirectory: true)
+        spoolDirectory = base.appendingPathComponent("spool", isDirectory: true)
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: spoolDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        if let base = workDirectory?.deletingLastPathComponent() {
+            // Undo any permission experiments so the folder can always be removed.
+            if let items = FileManager.default.enumerator(atPath: base.path) {
+                for case let item as String in items {
+                    chmod(base.appendingPathComponent(item).path, 0o700)
+                }
+            }
+            try? FileManager.default.removeItem(at: base)
+        }
+        try super.tearDownWithError()
+    }
+
+    /// Writes `text` to `name` in the working directory and returns its URL.
+    @discardableResult
+    func writeFile(_ name: String, _ text: String) throws -> URL {
+        try writeFile(name, Data(text.utf8))
+    }
+
+    @discardableResult
+    func writeFile(_ name: String, _ data: Data) throws -> URL {
+        let url = workDirectory.appendingPathComponent(name)
+        try data.write(to: url)
+        return url
+    }
+
+    /// Runs `remindersim` with `arguments`, as a user would from a shell in `workDirectory`.
+    ///
+    /// Standard input is `/dev/null` unless `stdin` is given; the environment holds only what is set
+    /// here (no terminal, no colour); stdout and stderr are spooled to files so that no amount of
+    /// output can block the child. Fails the test, and throws, if the binary is missing or the run
+    /// exceeds `timeout`.
+    func remindersim(
+        _ arguments: String...,
+        stdin: String? = nil,
+        stdout target: StandardOutputTarget = .captured,
+        environment extra: [String: String] = [:],
+        timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CommandResult {
+        try remindersim(arguments: arguments, stdin: stdin, stdout: target, environment: extra,
+                        timeout: timeout, file: file, line: line)
+    }
+
+    func remindersim(
+        arguments: [String],
+        stdin: String? = nil,
+        stdout target: StandardOutputTarget = .captured,
+        environment extra: [String: String] = [:],
+        timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CommandResult {
+        let executable: URL
+        switch RemindersimExecutable.located {
+        case let .success(url):
+            executable = url
+        case let .failure(error):
+            XCTFail(error.description, file: file, line: line)
+            throw error
+        }
+
+        runCount += 1
+        let stdoutURL = spoolDirectory.appendingPathComponent("\(runCount).stdout")
+        let stderrURL = spoolDirectory.appendingPathComponent("\(runCount).stderr")
+        let stdinURL = spoolDirectory.appendingPathComponent("\(runCount).stdin")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        try Data((stdin ?? "").utf8).write(to: stdinURL)
+
+        let stdoutHandle: FileHandle
+        switch target {
+        case .captured: stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        case let .path(path): stdoutHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        let stdinHandle = stdin == nil
+            ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+            : try FileHandle(forReadingFrom: stdinURL)
+        defer {
+            try? stdoutHandle.close()
+            try? stderrHandle.close()
+            try? stdinHandle.close()
+        }
+
+        let inherited = ProcessInfo.processInfo.environment
+        var environment = [
+            "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
+            "HOME": workDirectory.path,
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+        ]
+        // Only needed by toolchains whose runtime libraries are not on the binary's run path.
+        for key in ["LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH"] {
+            if let value = inherited[key] { environment[key] = value }
+        }
+        environment.merge(extra) { $1 }
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = workDirectory
+        process.standardInput = stdinHandle
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            if finished.wait(timeout: .now() + 5) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                _ = finished.wait(timeout: .now() + 5)
+            }
+            let message = "remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s"
+            XCTFail(message, file: file, line: line)
+            throw TimeoutError(message: message)
+        }
+
+        let output = String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self)
+        let errors = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
+        return CommandResult(
+            arguments: arguments, status: process.terminationStatus,
+            crashed: process.terminationReason == .uncaughtSignal, stdout: output, stderr: errors)
+    }
+
+    struct TimeoutError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    // MARK: Assertions
+
+    /// Checks the exit status, showing the whole run when it is wrong.
+    func assertExit(_ result: CommandResult, _ expected: Int32, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(result.crashed, "crashed:\n\(result)", file: file, line: line)
+        XCTAssertEqual(result.status, expected, "wrong exit status:\n\(result)", file: file, line: line)
+    }
+
+    /// Neither stream holds an escape sequence: output that is not a terminal gets no colour or redraws.
+    func assertNoEscapes(_ result: CommandResult, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(result.stdout.contains("\u{1B}"), "escape sequence in stdout:\n\(result)", file: file, line: line)
+        XCTAssertFalse(result.stderr.contains("\u{1B}"), "escape sequence in stderr:\n\(result)", file: file, line: line)
+        XCTAssertFalse(result.stderr.contains("\r"), "carriage return in stderr:\n\(result)", file: file, line: line)
+    }
+
+    func assertContains(_ text: String, _ fragment: String, _ what: String = "output",
+                        file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(text.contains(fragment), "\(what) lacks \"\(fragment)\":\n\(text)", file: file, line: line)
+    }
+
+    /// The default scenario, as `remindersim scenario` prints it, parsed with Foundation.
+    func defaultScenario(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let result = try remindersim("scenario", file: file, line: line)
+        assertExit(result, 0, file: file, line: line)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+        return try XCTUnwrap(json as? [String: Any], "scenario output is not a JSON object", file: file, line: line)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import XCTest
+
+/// Malformed command lines: exit 64, a message naming what is wrong, a hint pointing at the help.
+final class UsageErrorTests: RemindersimTestCase {
+    struct Case {
+        let arguments: [String]
+        /// Fragments the error line must contain (the option or word at fault, and the bad value).
+        let mentions: [String]
+        /// The command whose help the hint points at.
+        let helpFor: String
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["run", "--users", "0"], mentions: ["--users", "\"0\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--users", "abc"], mentions: ["--users", "\"abc\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "-n", "-3"], mentions: ["--users", "\"-3\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--users"], mentions: ["--users", "missing value"], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--days", "0"], mentions: ["--days", "\"0\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--days", "3651"], mentions: ["--days", "\"3651\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--threads", "0"], mentions: ["--threads", "\"0\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--seed", "-1"], mentions: ["--seed", "\"-1\""], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--frobnicate"], mentions: ["unknown option", "--frobnicate"], helpFor: "remindersim run"),
+        Case(arguments: ["run", "--users", "10", "--users", "20"], mentions: ["--users", "more than once"],
+             helpFor: "remindersim run"),
+        Case(arguments: ["run", "a.json", "b.json"], mentions: ["unexpected argument", "b.json"], helpFor: "remindersim run"),
+        Case(arguments: ["scenario", "extra"], mentions: ["unexpected argument", "extra"], helpFor: "remindersim scenario"),
+        Case(arguments: ["frobnicate"], mentions: ["unknown subcommand", "frobnicate", "run", "validate", "scenario"],
+             helpFor: "remindersim"),
+        Case(arguments: [], mentions: ["missing subcommand", "run", "validate", "scenario"], helpFor: "remindersim"),
+        Case(arguments: ["validate"], mentions: ["missing", "scenario"], helpFor: "remindersim validate"),
+        Case(arguments: ["validate", "--strict", "x.json"], mentions: ["unknown option", "--strict"],
+             helpFor: "remindersim validate"),
+    ]
+
+    func testUsageErrors() throws {
+        for usage in Self.cases {
+            let result = try remindersim(arguments: usage.arguments)
+            assertExit(result, 64)
+            XCTAssertEqual(result.stdout, "", "usage error wrote to stdout:\n\(result)")
+            assertNoEscapes(result)
+            let lines = result.stderrLines
+            XCTAssertEqual(lines.count, 2, "expected a message and a hint:\n\(result)")
+            let message = lines.first ?? ""
+            XCTAssertTrue(message.hasPrefix("remindersim: error: "), "message line: \(message)")
+            for fragment in usage.mentions {
+                assertContains(message, fragment, "error line of '\(usage.arguments.joined(separator: " "))'")
+            }
+            XCTAssertEqual(lines.count > 1 ? lines[1] : "", "See '\(usage.helpFor) --help'.", result.description)
+        }
+    }
+
+    /// The hint must lead somewhere: the command it names has help.
+    func testHintsPointAtWorkingHelp() throws {
+        for helpFor in Set(Self.cases.map(\.helpFor)) {
+            let words = helpFor.split(separator: " ").dropFirst().map(String.init)
+            let result = try remindersim(arguments: words + ["--help"])
+            assertExit(result, 0)
+            assertContains(result.stdout, "USAGE: \(helpFor)")
+        }
+    }
+
+    func testValuesWithEqualsAndShortForms() throws {
+        // The accepted spellings of a valid line; a usage failure here would be a parser regression.
+        let result = try remindersim("run", "--users=300", "--days=7", "-j", "1", "--seed", "3")
+        assertExit(result, 0)
+        assertContains(result.stdoutLines.first ?? "", "300 users, 7 days", "first line")
+        assertContains(result.stdoutLines.first ?? "", "seed 3", "first line")
+    }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import Simulation
+import XCTest
+
+/// The scenarios in `Datasets/` must run, and `Datasets/scenario.schema.json` must describe the
+/// same file the reader accepts: the same fields in the same places, the same required fields and
+/// the same number ranges.
+final class DatasetScenarioTests: XCTestCase {
+    static let datasets = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Datasets")
+    static let schemaName = "scenario.schema.json"
+
+    /// The fields each object of a scenario file may hold, and those it must hold, as
+    /// `ScenarioDecoding.swift` reads them; keyed by where the schema describes that object.
+    static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
+        ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
+              "configurations", "grid"], ["name", "population"]),
+        (["$defs", "population"], ["utcOffsets", "installSpreadDays", "segments"], ["segments"]),
+        (["$defs", "utcOffset"], ["hours", "weight"], ["hours"]),
+        (["$defs", "segment"], ["name", "weight", "returns", "dropoutPerSession", "sessionLength", "coldLaunchAfterMinutes"],
+         ["name", "returns"]),
+        (["$defs", "sessionLength"], ["medianMinutes", "sigma"], []),
+        (["$defs", "response"], ["baseResponse", "messageWeights", "fatigue", "quietHours", "quietFactor", "dormantFactor",
+                                 "responseDelayMinutes", "optOutPerDelivery", "attributionWindowHours"], []),
+        (["$defs", "response", "properties", "quietHours"], ["start", "end"], ["start", "end"]),
+        (["$defs", "configuration"], ["label", "mode", "reminders", "cronRules"], ["label"]),
+        (["$defs", "reminder"], ["messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "appDomain"],
+         ["messages", "timePeriods"]),
+        (["$defs", "grid"], ["labelPrefix", "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "mode",
+                             "cronRules"], ["messages", "timePeriods"]),
+    ]
+
+    /// The fields of each `returns` form; lognormal takes `mu` or `median`, so the schema has two.
+    static let readerDistributions: [String: [Set<String>]] = [
+        "exponential": [["distribution", "mean", "unit"]],
+        "weibull": [["distribution", "shape", "scale", "unit"]],
+        "lognormal": [["distribution", "mu", "sigma", "unit"], ["distribution", "median", "sigma", "unit"]],
+        "bgnbd": [["distribution", "r", "alpha", "a", "b", "unit"]],
+        "empirical": [["distribution", "values", "weights", "unit"]],
+    ]
+
+    /// A scenario using the fields the examples leave out, so their ranges are checked too.
+    static let extraScenario = """
+        {"name": "extra", "description": "d",
+         "population": {"segments": [{"name": "s", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1}}]},
+         "configurations": [{"label": "c", "reminders": [{"messages": ["m"], "timePeriods": [2]}]}]}
+        """
+
+    func exampleFiles() throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: Self.datasets, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" && $0.lastPathComponent != Self.schemaName }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    func schema() throws -> JSON {
+        try JSON.parse(String(contentsOf: Self.datasets.appendingPathComponent(Self.schemaName), encoding: .utf8))
+    }
+
+    func testEveryExampleScenarioIsAccepted() throws {
+        let files = try exampleFiles()
+        let names = Set(files.map(\.lastPathComponent))
+        // default-scenario.json may or may not be there; the hand-written examples must be.
+        XCTAssertTrue(names.isSuperset(of: ["daily-habit.json", "weekly-rate-app.json"]), "found \(names.sorted())")
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            do {
+                let scenario = try Scenario.decode(text, source: file.lastPathComponent)
+                XCTAssertFalse(scenario.expandedConfigurations.isEmpty, file.lastPathComponent)
+            } catch {
+                XCTFail("\(file.lastPathComponent) refused:\n\(error.description)")
+            }
+        }
+    }
+
+    func testSchemaHasTheReadersFieldsAndRequiredFields() throws {
+        let root = try schema()
+        XCTAssertEqual(root["$schema"], .string("https://json-schema.org/draft/2020-12/schema"))
+        XCTAssertNil(root["$id"])
+        for (path, allowed, required) in Self.readerObjects {
+            let place = path.isEmpty ? "top level" : "#/" + path.joined(separator: "/")
+            guard let object = root.at(path) else {
+                XCTFail("schema has nothing at \(place)")
+                continue
+            }
+            XCTAssertEqual(object.keySet("properties"), allowed, "properties at \(place)")
+            XCTAssertEqual(object.stringSet("required"), required, "required at \(place)")
+            XCTAssertEqual(object["additionalProperties"], .bool(false), "additionalProperties at \(place)")
+        }
+
+        guard case let .array(alternatives)? = root.at(["$defs", "returns"])?["oneOf"] else {
+            return XCTFail("#/$defs/returns has no oneOf")
+        }
+        var found: [String: [Set<String>]] = [:]
+        for alternative in alternatives {
+            guard case let .string(name)? = alternative.at(["properties", "distribution"])?["const"] else {
+                XCTFail("a returns alternative has no distribution const")
+                continue
+            }
+            XCTAssertEqual(alternative["additionalProperties"], .bool(false), "additionalProperties of \(name)")
+            XCTAssertTrue(alternative.stringSet("required").contains("distribution"), "required of \(name)")
+            found[name, default: []].append(alternative.keySet("properties"))
+        }
+        XCTAssertEqual(Set(found.keys), Set(Self.readerDistributions.keys))
+        for (name, forms) in Self.readerDistributions {
+            XCTAssertEqual(Set(found[name] ?? []), Set(forms), "fields of \(name)")
+        }
+    }
+
+    /// The one check that the reader itself decides: which top-level fields it reports missing.
+    func testSchemaRequiredTopLevelFieldsAreTheOnesTheReaderAsksFor() throws {
+        let root = try schema()
+        guard case let .object(members) = try JSON.parse(Self.extraScenario) else { return XCTFail("not an object") }
+        XCTAssertNoThrow(try Scenario.decode(Self.extraScenario), "the extra scenario must be valid")
+        // A field absent from a valid scenario is not required; of the others, the reader names the required.
+        var missing: Set<String> = []
+        for (key, _) in members {
+            let text = JSON.object(members.filter { $0.key != key }).text
+            do {
+                _ = try Scenario.decode(text)
+            } catch {
+                if error.issues.contains(where: { $0.path == key && $0.reason.hasPrefix("required field is missing") }) {
+                    missing.insert(key)
+                }
+            }
+        }
+        XCTAssertEqual(missing, root.stringSet("required"))
+    }
+
+    func testExampleKeysAppearInTheSchemaAtTheSamePlace() throws {
+        let root = try schema()
+        for file in try exampleFiles() {
+            let example = try JSON.parse(String(contentsOf: file, encoding: .utf8))
+            var walk = SchemaWalk(root: root)
+            walk.visit(example, schema: root, steps: [])
+            XCTAssertEqual(walk.unknown, [], "keys of \(file.lastPathComponent) that the schema does not describe there")
+            XCTAssertFalse(walk.numbers.isEmpty, file.lastPathComponent)
+        }
+    }
+
+    /// Moves every number of the examples to the edges of the schema's range and checks that the
+    /// reader accepts what the schema accepts and refuses, at that field, what the schema refuses.
+    func testSchemaNumberRangesMatchTheReader() throws {
+        let root = try schema()
+        var texts = [("extra", Self.extraScenario)]
+        for file in try exampleFiles() { texts.append((file.lastPathComponent, try String(contentsOf: file, encoding: .utf8))) }
+        var probed = 0
+        for (name, text) in texts {
+            let example = try JSON.parse(text)
+            var walk = SchemaWalk(root: root)
+            walk.visit(example, schema: root, steps: [])
+            var seen: Set<String> = []
+            for leaf in walk.numbers where seen.insert(leaf.schemaKey).inserted {
+                for (value, accepted) in leaf.probes() {
+                    probed += 1
+                    let edited = example.replacing(at: leaf.steps[...], with: .number(value)).text
+                    let issues: [ScenarioIssue]
+                    do {
+                        _ = try Scenario.decode(edited)
+                        issues = []
+                    } catch {
+                        issues = error.issues
+                    }
+                    let refusedHere = issues.contains { $0.path == leaf.readerPath }
+                    XCTAssertEqual(
+                        !refusedHere, accepted,
+                        "\(name): \(leaf.readerPath) = \(value): the schema \(accepted ? "accepts" : "refuses") it, "
+                            + "the reader says \(issues.map(\.description))")
+                }
+            }
+        }
+        XCTAssertGreaterThan(probed, 50)
+    }
+}
+
+/// One step of a path into a JSON value.
+private enum JSONStep: Equatable {
+    case key(String)
+    case index(Int)
+}
+
+/// A number found in a scenario, where it is, and the schema that describes it.
+private struct NumberLeaf {
+    let steps: [JSONStep]
+    /// The path as the reader writes it in its issues, e.g. `population.segments[0].weight`.
+    let readerPath: String
+    let schema: JSON
+
+    /// The same schema place for every element of a list, so each range is probed once per list.
+    var schemaKey: String {
+        steps.map { step in
+            switch step {
+            case let .key(k): return "." + k
+            case .index: return "[]"
+            }
+        }.joined()
+    }
+
+    /// Values at and just beyond each bound, with whether the schema accepts them.
+    func probes() -> [(Double, Bool)] {
+        let integer = schema["type"] == .string("integer")
+        func step(_ bound: Double) -> Double { integer ? 1 : max(abs(bound) * 1e-9, 1e-9) }
+        var out: [(Double, Bool)] = []
+        if case let .number(m)? = schema["minimum"] { out += [(m, true), (m - step(m), false)] }
+        if case let .number(m)? = schema["exclusiveMinimum"] { out += [(m, false), (m + step(m), true)] }
+        if case let .number(m)? = schema["maximum"] { out += [(m, true), (m + step(m), false)] }
+        if case let .number(m)? = schema["exclusiveMaximum"] { out += [(m, false), (m - step(m), true)] }
+        if integer, let inside = out.first(where: { $0.1 })?.0 { out.append((inside + 0.5, false)) }
+        return out
+    }
+}
+
+/// Walks a scenario and the schema side by side: object keys against `properties` (or a schema
+/// in `additionalProperties`), array elements against `items`, `$ref`s resolved, and `oneOf`
+/// narrowed to the alternatives whose `distribution` and fields fit the object.
+private struct SchemaWalk {
+    let root: JSON
+    var unknown: [String] = []
+    var numbers: [NumberLeaf] = []
+
+    init(root: JSON) { self.root = root }
+
+    func resolved(_ schema: JSON) -> JSON {
+        guard case let .string(ref)? = schema["$ref"], ref.hasPrefix("#/") else { return schema }
+        return root.at(ref.dropFirst(2).split(separator: "/").map(String.init)).map(resolved) ?? .null
+    }
+
+    /// The schema and the `oneOf` alternatives that could describe `object`.
+    func candidates(for object: JSON, in schema: JSON) -> [JSON] {
+        let schema = resolved(schema)
+        guard case let .array(alternatives)? = schema["oneOf"] else { return [schema] }
+        let keys = object.keySet()
+        let fitting = alternatives.map(resolved).filter { alternative in
+            if let kind = alternative.at(["properties", "distribution"])?["const"], kind != object["distribution"] {
+                return false
+            }
+            return keys.isSubset(of: alternative.keySet("properties"))
+        }
+        return [schema] + fitting
+    }
+
+    static func readerPath(_ steps: [JSONStep], additional: Set<Int>) -> String {
+        var out = ""
+        for (i, step) in steps.enumerated() {
+            switch step {
+            case let .index(n): out += "[\(n)]"
+            case let .key(k) where additional.contains(i):
+                out += "[\"" + k.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"]"
+            case let .key(k): out += out.isEmpty ? k : "." + k
+            }
+        }
+        return out
+    }
+
+    mutating func visit(_ value: JSON, schema: JSON, steps: [JSONStep], additional: Set<Int> = []) {
+        let schema = resolved(schema)
+        switch value {
+        case let .object(members):
+            let places = candidates(for: value, in: schema)
+            for (key, member) in members {
+                let path = steps + [.key(key)]
+                if let sub = places.lazy.compactMap({ $0.at(["properties", key]) }).first {
+                    visit(member, schema: sub, steps: path, additional: additional)
+                } else if let sub = places.lazy.compactMap({ $0["additionalProperties"] }).first(where: { $0.isObject }) {
+                    visit(member, schema: sub, steps: path, additional: additional.union([steps.count]))
+                } else {
+                    unknown.append(Self.readerPath(path, additional: additional))
+                }
+            }
+        case let .array(elements):
+            guard let items = schema["items"] else {
+                if !elements.isEmpty { unknown.append(Self.readerPath(steps, additional: additional) + "[]") }
+                return
+            }
+            for (i, element) in elements.enumerated() {
+                visit(element, schema: items, steps: steps + [.index(i)], additional: additional)
+            }
+        case .number:
+            numbers.append(NumberLeaf(steps: steps, readerPath: Self.readerPath(steps, additional: additional), schema: schema))
+        default:
+            break
+        }
+    }
+}
+
+extension JSON {
+    fileprivate subscript(key: String) -> JSON? {
+        guard case let .object(members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    fileprivate func at(_ keys: [String]) -> JSON? {
+        keys.reduce(Optional(self)) { $0?[$1] }
+    }
+
+    fileprivate var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+
+    /// The keys of this object, or of its member `key`.
+    fileprivate func keySet(_ key: String? = nil) -> Set<String> {
+        guard case let .object(members)? = key.map({ self[$0] }) ?? self else { return [] }
+        return Set(members.map(\.key))
+    }
+
+    fileprivate func stringSet(_ key: String) -> Set<String> {
+        guard case let .array(elements)? = self[key] else { return [] }
+        return Set(elements.compactMap { if case let .string(s) = $0 { s } else { nil } })
+    }
+
+    fileprivate func replacing(at steps: ArraySlice<JSONStep>, with new: JSON) -> JSON {
+        guard let first = steps.first else { return new }
+        switch (self, first) {
+        case let (.object(members), .key(k)):
+            return .object(members.map {
+                (key: $0.key, value: $0.key == k ? $0.value.replacing(at: steps.dropFirst(), with: new) : $0.value)
+            })
+        case let (.array(elements), .index(i)):
+            var copy = elements
+            copy[i] = copy[i].replacing(at: steps.dropFirst(), with: new)
+            return .array(copy)
+        default:
+            return self
+        }
+    }
+
+    /// JSON text of the value; numbers keep every digit the reader needs.
+    fileprivate var text: String {
+        switch self {
+        case .null: return "null"
+        case let .bool(b): return b ? "true" : "false"
+        case let .number(x): return x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : String(x)
+        case let .string(s):
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        case let .array(elements): return "[" + elements.map(\.text).joined(separator: ",") + "]"
+        case let .object(members):
+            return "{" + members.map { JSON.string($0.key).text + ":" + $0.value.text }.joined(separator: ",") + "}"
+        }
+    }
+}
