@@ -12,16 +12,7 @@ struct ScenarioCommand: RunnableCommand {
     init(arguments: ParsedArguments) throws {}
 
     func run(context: CommandContext) throws {
-        context.stdout.write(try ScenarioJSON.encode(Scenario.builtInDefault))
+        context.stdout.write(try Scenario.builtInDefault.canonicalJSON())
     }
 }
 
-/// The canonical JSON text of a scenario: sorted keys, two-space indent, trailing newline.
-public enum ScenarioJSON {
-    public static func encode(_ scenario: Scenario) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(scenario)
-        return String(decoding: data, as: UTF8.self) + "\n"
-    }
-}

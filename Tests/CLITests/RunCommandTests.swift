@@ -57,8 +57,8 @@ final class RunCommandTests: RemindersimTestCase {
 
     func testSessionCountDoesNotDependOnThreadCount() throws {
         // The session total sits on the timing line, which the comparison above leaves out.
-        let one = try remindersim("run", "--users", "2000", "--days", "20", "--threads", "1")
-        let three = try remindersim("run", "--users", "2000", "--days", "20", "--threads", "3")
+        let one = try remindersim("run", "--users", "2000", "--days", "30", "--threads", "1")
+        let three = try remindersim("run", "--users", "2000", "--days", "30", "--threads", "3")
         assertExit(one, 0)
         assertExit(three, 0)
         XCTAssertEqual(try Self.sessions(one), try Self.sessions(three))
@@ -82,9 +82,21 @@ final class RunCommandTests: RemindersimTestCase {
     }
 
     func testUsersAndDaysOverrideTheScenario() throws {
-        let result = try remindersim("run", "--users", "700", "--days", "12", "-j", "2")
+        let result = try remindersim("run", "--users", "700", "--days", "45", "-j", "2")
         assertExit(result, 0)
-        assertContains(result.stdoutLines.first ?? "", "700 users, 12 days", "first line")
+        assertContains(result.stdoutLines.first ?? "", "700 users, 45 days", "first line")
+    }
+
+    /// Horizons shorter than the default scenario's 30-day install spread: some users install
+    /// after the horizon ends. Every such run must still finish and report, never crash.
+    func testHorizonShorterThanTheInstallSpread() throws {
+        for days in [1, 5, 10, 15, 20, 25] {
+            let result = try remindersim("run", "--users", "300", "--days", "\(days)", "--threads", "1")
+            assertExit(result, 0)
+            XCTAssertFalse(result.stderr.contains("crashed"), result.description)
+            assertContains(result.stdoutLines.first ?? "", "300 users, \(days) day", "first line")
+            XCTAssertTrue(result.stdoutLines.contains { $0.hasPrefix("holdout ") }, result.description)
+        }
     }
 
     func testRunsAScenarioFile() throws {
@@ -92,8 +104,8 @@ final class RunCommandTests: RemindersimTestCase {
         let printed = try remindersim("scenario")
         assertExit(printed, 0)
         try writeFile("default.json", printed.stdout)
-        let fromFile = try remindersim("run", "default.json", "--users", "1500", "--days", "15", "--threads", "2")
-        let builtIn = try remindersim("run", "--users", "1500", "--days", "15", "--threads", "2")
+        let fromFile = try remindersim("run", "default.json", "--users", "1500", "--days", "30", "--threads", "2")
+        let builtIn = try remindersim("run", "--users", "1500", "--days", "30", "--threads", "2")
         assertExit(fromFile, 0)
         assertExit(builtIn, 0)
         XCTAssertEqual(try Self.withoutTiming(fromFile).kept, try Self.withoutTiming(builtIn).kept)
@@ -101,7 +113,7 @@ final class RunCommandTests: RemindersimTestCase {
 
     func testUnwritableStandardOutputIsAnIOError() throws {
         try XCTSkipUnless(FileManager.default.fileExists(atPath: "/dev/full"), "needs /dev/full (Linux)")
-        for arguments in [["scenario"], ["run", "--users", "200", "--days", "10", "--threads", "1"], ["--help"]] {
+        for arguments in [["scenario"], ["run", "--users", "200", "--days", "30", "--threads", "1"], ["--help"]] {
             let result = try remindersim(arguments: arguments, stdout: .path("/dev/full"))
             assertExit(result, 74)
             assertContains(result.stderr, "cannot write to standard output", "stderr of \(arguments)")

@@ -218,7 +218,7 @@ final class ScenarioFileTests: RemindersimTestCase {
         // unreadable is found by trying, and the expectation follows from that.
         let readable = FileHandle(forReadingAtPath: url.path) != nil
         for command in ["validate", "run"] {
-            let arguments = command == "run" ? ["run", "locked.json", "--users", "100", "--days", "5"] : ["validate", "locked.json"]
+            let arguments = command == "run" ? ["run", "locked.json", "--users", "100", "--days", "30"] : ["validate", "locked.json"]
             let result = try remindersim(arguments: arguments)
             if readable {
                 // Running as root: the permission bits do not stop the read, so the file must be read normally.

@@ -62,9 +62,9 @@ final class UsageErrorTests: RemindersimTestCase {
 
     func testValuesWithEqualsAndShortForms() throws {
         // The accepted spellings of a valid line; a usage failure here would be a parser regression.
-        let result = try remindersim("run", "--users=300", "--days=7", "-j", "1", "--seed", "3")
+        let result = try remindersim("run", "--users=300", "--days=31", "-j", "1", "--seed", "3")
         assertExit(result, 0)
-        assertContains(result.stdoutLines.first ?? "", "300 users, 7 days", "first line")
+        assertContains(result.stdoutLines.first ?? "", "300 users, 31 days", "first line")
         assertContains(result.stdoutLines.first ?? "", "seed 3", "first line")
     }
 }

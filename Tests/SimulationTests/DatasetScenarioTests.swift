@@ -40,12 +40,37 @@ final class DatasetScenarioTests: XCTestCase {
         "empirical": [["distribution", "values", "weights", "unit"]],
     ]
 
-    /// A scenario using the fields the examples leave out, so their ranges are checked too.
-    static let extraScenario = """
-        {"name": "extra", "description": "d",
-         "population": {"segments": [{"name": "s", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1}}]},
-         "configurations": [{"label": "c", "reminders": [{"messages": ["m"], "timePeriods": [2]}]}]}
+    /// A scenario with every field and every `returns` form, so that all ranges are checked
+    /// whatever the examples happen to use.
+    static let everyField = """
+        {"$schema": "scenario.schema.json", "name": "every field", "description": "d", "seed": 3, "users": 10,
+         "horizonDays": 30, "startDate": "2026-01-05",
+         "population": {
+           "utcOffsets": [{"hours": 1, "weight": 1}, {"hours": -5, "weight": 2}], "installSpreadDays": 10,
+           "segments": [
+             {"name": "e", "weight": 1, "returns": {"distribution": "exponential", "mean": 2, "unit": "days"},
+              "dropoutPerSession": 0.1, "sessionLength": {"medianMinutes": 3, "sigma": 0.5}, "coldLaunchAfterMinutes": 20},
+             {"name": "w", "returns": {"distribution": "weibull", "shape": 0.8, "scale": 2, "unit": "hours"}},
+             {"name": "lm", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1, "unit": "minutes"}},
+             {"name": "ld", "returns": {"distribution": "lognormal", "median": 2, "sigma": 1}},
+             {"name": "b", "returns": {"distribution": "bgnbd", "r": 0.24, "alpha": 4.4, "a": 0.79, "b": 2.4, "unit": "weeks"}},
+             {"name": "x", "returns": {"distribution": "empirical", "values": [1, 2], "weights": [1, 1]}}]},
+         "response": {"baseResponse": 0.1, "messageWeights": {"m \\ \"quoted\"": 2}, "fatigue": 0.9,
+           "quietHours": {"start": 22, "end": 7}, "quietFactor": 0.5, "dormantFactor": 0.5, "responseDelayMinutes": 10,
+           "optOutPerDelivery": 0.01, "attributionWindowHours": 24},
+         "configurations": [
+           {"label": "c", "mode": "documented", "cronRules": ["1 1"],
+            "reminders": [{"messages": ["m"], "timePeriods": [2], "unit": "days", "randomMessage": false,
+                           "circularTimePeriod": false, "appDomain": "d"}]}],
+         "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],
+                  "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []}}
         """
+
+    /// The built-in scenario above and every example, by name.
+    func scenarioTexts() throws -> [(name: String, text: String)] {
+        try [("everyField", Self.everyField)]
+            + exampleFiles().map { ($0.lastPathComponent, try String(contentsOf: $0, encoding: .utf8)) }
+    }
 
     func exampleFiles() throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: Self.datasets, includingPropertiesForKeys: nil)
@@ -110,8 +135,8 @@ final class DatasetScenarioTests: XCTestCase {
     /// The one check that the reader itself decides: which top-level fields it reports missing.
     func testSchemaRequiredTopLevelFieldsAreTheOnesTheReaderAsksFor() throws {
         let root = try schema()
-        guard case let .object(members) = try JSON.parse(Self.extraScenario) else { return XCTFail("not an object") }
-        XCTAssertNoThrow(try Scenario.decode(Self.extraScenario), "the extra scenario must be valid")
+        guard case let .object(members) = try JSON.parse(Self.everyField) else { return XCTFail("not an object") }
+        XCTAssertNoThrow(try Scenario.decode(Self.everyField), "everyField must be valid")
         // A field absent from a valid scenario is not required; of the others, the reader names the required.
         var missing: Set<String> = []
         for (key, _) in members {
@@ -129,12 +154,11 @@ final class DatasetScenarioTests: XCTestCase {
 
     func testExampleKeysAppearInTheSchemaAtTheSamePlace() throws {
         let root = try schema()
-        for file in try exampleFiles() {
-            let example = try JSON.parse(String(contentsOf: file, encoding: .utf8))
+        for (name, text) in try scenarioTexts() {
             var walk = SchemaWalk(root: root)
-            walk.visit(example, schema: root, steps: [])
-            XCTAssertEqual(walk.unknown, [], "keys of \(file.lastPathComponent) that the schema does not describe there")
-            XCTAssertFalse(walk.numbers.isEmpty, file.lastPathComponent)
+            walk.visit(try JSON.parse(text), schema: root, steps: [])
+            XCTAssertEqual(walk.unknown, [], "keys of \(name) that the schema does not describe there")
+            XCTAssertFalse(walk.numbers.isEmpty, name)
         }
     }
 
@@ -142,10 +166,8 @@ final class DatasetScenarioTests: XCTestCase {
     /// reader accepts what the schema accepts and refuses, at that field, what the schema refuses.
     func testSchemaNumberRangesMatchTheReader() throws {
         let root = try schema()
-        var texts = [("extra", Self.extraScenario)]
-        for file in try exampleFiles() { texts.append((file.lastPathComponent, try String(contentsOf: file, encoding: .utf8))) }
         var probed = 0
-        for (name, text) in texts {
+        for (name, text) in try scenarioTexts() {
             let example = try JSON.parse(text)
             var walk = SchemaWalk(root: root)
             walk.visit(example, schema: root, steps: [])
@@ -169,7 +191,7 @@ final class DatasetScenarioTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(probed, 50)
+        XCTAssertGreaterThan(probed, 100)
     }
 }
 

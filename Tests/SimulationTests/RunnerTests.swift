@@ -133,4 +133,15 @@ final class RunnerTests: XCTestCase {
         XCTAssertEqual(model.traits(user: 12), model.traits(user: 12))
         XCTAssertNotEqual(model.traits(user: 12), model.traits(user: 13))
     }
+
+    func testLocalDaysWestOfUTCStartTheDayBefore() throws {
+        // Installed at 00:00 UTC = 16:00 the day before at UTC−8; back 30 hours later at 22:00
+        // local time on the next local day: that is day 1 after install.
+        var population = Fixtures.population(.empirical(values: [30], weights: nil, unit: .hours), spread: 0)
+        population.utcOffsets = [UTCOffsetShare(hours: -8, weight: 1)]
+        let s = Fixtures.scenario(users: 200, days: 10, population: population, configurations: [Fixtures.reminder([1])])
+        let holdout = ConfigurationMetrics(label: "h", tally: try CompiledModel(s).run().tallies[0], isHoldout: true)
+        XCTAssertEqual(holdout.retentionD1.count, 200)
+        XCTAssertEqual(holdout.retentionD1.total, 200)
+    }
 }
