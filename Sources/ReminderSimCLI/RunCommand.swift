@@ -19,6 +19,7 @@ struct RunCommand: RunnableCommand {
             .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
             .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
                     default: String(ProcessInfo.processInfo.activeProcessorCount)),
+            .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
         ])
 
     let path: String?
@@ -26,6 +27,7 @@ struct RunCommand: RunnableCommand {
     let days: Int?
     let seed: UInt64?
     let threads: Int
+    let stats: Bool
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
@@ -36,6 +38,7 @@ struct RunCommand: RunnableCommand {
             : nil
         seed = try arguments.optionalValue("--seed")
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+        stats = try arguments.flag("--stats")
     }
 
     func run(context: CommandContext) throws {
@@ -61,5 +64,12 @@ struct RunCommand: RunnableCommand {
         }
         context.stdout.write(
             SummaryText.render(scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads))
+        if stats {
+            let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
+            let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))
+            context.stderr.writeLine(String(
+                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB",
+                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes))
+        }
     }
 }
