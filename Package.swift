@@ -30,6 +30,7 @@ let package = Package(
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
+        .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

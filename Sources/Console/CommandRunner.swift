@@ -16,7 +16,7 @@ public enum CommandRunner {
         do {
             try io.stdout.flush()
         } catch {
-            io.stderr.writeLine("\(tool): error: cannot write to standard output: \(error)")
+            io.stderr.writeLine("\(tool): error: cannot write to standard output: \(systemReason(error))")
             if status == ExitCode.success.rawValue { status = ExitCode.ioError.rawValue }
         }
         try? io.stderr.flush()
@@ -101,5 +101,15 @@ public enum CommandRunner {
             io.stderr.writeLine("\(tool): error: \(message)")
             return ExitCode.failure.rawValue
         }
+    }
+
+    /// The system's short reason for an I/O error ("No space left on device"), not Foundation's dump.
+    static func systemReason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        return ns.localizedDescription
     }
 }

@@ -63,7 +63,9 @@ struct RunCommand: RunnableCommand {
             ConfigurationMetrics(label: model.configurations[i].spec.label, tally: tally, isHoldout: i == 0)
         }
         context.stdout.write(
-            SummaryText.render(scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads))
+            SummaryText.render(
+                scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads,
+                details: model.configurations.indices.dropFirst().map { (model.configurations[$0].spec, result.tallies[$0]) }))
         if stats {
             let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
             let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))

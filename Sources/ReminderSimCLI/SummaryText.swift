@@ -3,7 +3,8 @@ import Simulation
 
 /// The plain-text summary `run` prints: configurations ranked against the holdout.
 enum SummaryText {
-    static func render(scenario: Scenario, metrics: [ConfigurationMetrics], wallSeconds: Double, threads: Int) -> String {
+    static func render(scenario: Scenario, metrics: [ConfigurationMetrics], wallSeconds: Double, threads: Int,
+                       details: [(spec: ConfigurationSpec, tally: Tally)] = []) -> String {
         let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
         var out = """
             Scenario "\(scenario.name)": \(group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
@@ -42,16 +43,70 @@ enum SummaryText {
             Response rate: returns the notification caused (known to the simulator), of notifications delivered.
 
             """
+        for (i, d) in details.enumerated() {
+            out += "\n" + detail(d.spec, d.tally, metrics[i + 1], window: scenario.response.attributionWindowHours)
+        }
         return out
     }
 
-    static func table(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+    /// One configuration's outcomes, messages, periods and cron rules.
+    static func detail(_ spec: ConfigurationSpec, _ tally: Tally, _ m: ConfigurationMetrics, window: Double) -> String {
+        var out = "\(printable(spec.label)) (\(spec.mode.rawValue) mode)\n"
+        out += "  notifications: \(group(m.scheduled)) scheduled, \(group(m.cancelled)) cancelled, "
+            + "\(group(m.delivered)) delivered, \(group(m.foreground)) foreground, \(group(m.suppressed)) suppressed, "
+            + "\(group(m.censored)) censored\n"
+        out += "  returns: \(group(m.responded)) caused by a notification, \(group(m.attributed)) attributed "
+            + "(opens within \(String(format: "%g", window)) h of a delivery), \(group(m.optOuts)) opt-outs, "
+            + "\(group(m.revived)) revived\n"
+        for (title, rows) in [("message", SlotMetrics.messages(spec, tally)), ("period", SlotMetrics.periods(spec, tally))] {
+            var table: [[String]] = [["", title, "scheduled", "trigger rate", "response rate"]]
+            for row in rows {
+                let name = spec.reminders.count > 1 ? "[\(row.reminder)] \(printable(row.name))" : printable(row.name)
+                table.append(["", name, group(row.scheduled), percent(row.triggerRate), percent(row.responseRate)])
+            }
+            out += self.table(table, rightAligned: [2, 3, 4], indented: true)
+        }
+        let rules = CronRuleMetrics.rules(spec, tally)
+        if !rules.isEmpty {
+            var table: [[String]] = [["", "cron rule", "launches", "block runs", "else runs", "users ran", "first run day (median, p90)"]]
+            for r in rules {
+                let days = r.firstRunDayMedian.map { "\($0), \(r.firstRunDayP90!)" } ?? "n/a"
+                table.append(["", "\"\(printable(r.rule))\"", group(r.launchesEvaluated), group(r.blockRuns),
+                              group(r.elseRuns), group(r.usersRan), days])
+            }
+            out += self.table(table, rightAligned: [2, 3, 4, 5, 6], indented: true)
+        }
+        return out
+    }
+
+    /// User text made safe for one terminal line: control characters shown escaped, long text cut.
+    static func printable(_ text: String, limit: Int = 48) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out.count > limit ? String(out.prefix(limit - 1)) + "…" : out
+    }
+
+    /// Rows padded into columns; `indented` keeps the leading spaces an empty first column makes.
+    static func table(_ rows: [[String]], rightAligned: Set<Int>, indented: Bool = false) -> String {
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
         return rows.map { row in
             row.indices.map { c in
                 let pad = String(repeating: " ", count: widths[c] - row[c].count)
                 return rightAligned.contains(c) ? pad + row[c] : row[c] + pad
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "  ").replacingOccurrences(
+                of: indented ? "\\s+$" : "^\\s+|\\s+$", with: "", options: .regularExpression)
         }.joined(separator: "\n") + "\n"
     }
 

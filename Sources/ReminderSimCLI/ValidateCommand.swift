@@ -6,7 +6,10 @@ struct ValidateCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         name: "validate",
         abstract: "Check scenario files and report every problem, with its JSON path.",
-        discussion: "Exits 0 when every file is valid, 65 when any is not, 66 when a file is missing.",
+        discussion: """
+            Every file is checked. Exits 0 when all are valid, 66 when one is missing, 74 when one cannot be \
+            read, otherwise 65 when any is invalid.
+            """,
         arguments: [.variadic("scenario", help: "Scenario JSON files to check.")])
 
     let paths: [String]
@@ -17,17 +20,20 @@ struct ValidateCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        var failures: [String] = []
+        var failures: [CommandError] = []
         for path in paths {
             do {
                 let s = try ScenarioLoading.load(path)
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
                     "\(path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
-            } catch let error as CommandError where error.code == .dataError {
-                failures.append(error.message)
+            } catch let error as CommandError {
+                failures.append(error)
             }
         }
-        if !failures.isEmpty { throw CommandError.dataError(failures.joined(separator: "\n")) }
+        guard !failures.isEmpty else { return }
+        // The most basic failure decides the status: a missing file before an unreadable one before bad data.
+        let code = [ExitCode.noInput, .ioError, .dataError].first { c in failures.contains { $0.code == c } } ?? .dataError
+        throw CommandError(code, failures.map(\.message).joined(separator: "\n"))
     }
 }

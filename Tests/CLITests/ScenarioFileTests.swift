@@ -216,7 +216,9 @@ final class ScenarioFileTests: RemindersimTestCase {
         XCTAssertEqual(chmod(url.path, 0), 0, "chmod failed")
         // Root (as in CI containers) reads files whatever their mode, so whether the file is
         // unreadable is found by trying, and the expectation follows from that.
-        let readable = FileHandle(forReadingAtPath: url.path) != nil
+        let probe = FileHandle(forReadingAtPath: url.path)
+        try? probe?.close()
+        let readable = probe != nil
         for command in ["validate", "run"] {
             let arguments = command == "run" ? ["run", "locked.json", "--users", "100", "--days", "30"] : ["validate", "locked.json"]
             let result = try remindersim(arguments: arguments)

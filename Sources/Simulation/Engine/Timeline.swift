@@ -186,7 +186,8 @@ extension CompiledModel {
                 add(.organicOpens)
                 fatigueFactor = 1
             }
-            let utcDay = Int(openTime / 86_400)
+            // An open at the very end of the horizon counts on its last day.
+            let utcDay = min(Int(openTime / 86_400), layout.days - 1)
             if utcDay != lastDAUDay {
                 lastDAUDay = utcDay
                 add(layout.daily(utcDay))

@@ -20,6 +20,13 @@ extension Scenario {
         return scenario
     }
 
+    static let noConfigurations = "at least one configuration (or a grid) is required"
+
+    static func spreadBeyondHorizon(_ spread: Double, _ horizon: Int) -> String {
+        "installs are spread over \(spread == spread.rounded() ? String(Int(spread)) : String(spread)) days but the run "
+            + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread or lengthen the run"
+    }
+
     /// Checks that only make sense on a whole scenario (sums, uniqueness, parsing rules).
     public func semanticIssues() -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
@@ -30,6 +37,9 @@ extension Scenario {
         if horizonDays < 1 || horizonDays > 3_650 { fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)") }
         if CalendarDate(iso: startDate) == nil { fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"") }
 
+        if population.installSpreadDays > Double(horizonDays) {
+            fail("population.installSpreadDays", Scenario.spreadBeyondHorizon(population.installSpreadDays, horizonDays))
+        }
         if !(population.utcOffsets.map(\.weight).reduce(0, +) > 0) {
             fail("population.utcOffsets", "weights must add up to a positive number")
         }
@@ -53,7 +63,7 @@ extension Scenario {
         }
 
         let all = expandedConfigurations
-        if all.isEmpty { fail("configurations", "at least one configuration (or a grid) is required") }
+        if all.isEmpty { fail("configurations", Scenario.noConfigurations) }
         var seen: [String: String] = [:]
         for (i, c) in all.enumerated() {
             let p = i < configurations.count ? "configurations[\(i)]" : "grid"
@@ -159,6 +169,13 @@ extension JSONFieldReader {
             r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
         }
         let grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
+        // Whole-scenario checks whose inputs were read, so they are reported alongside other problems.
+        if let configurations, let grid, configurations.isEmpty, grid == nil {
+            fail("configurations", Scenario.noConfigurations)
+        }
+        if let horizon, let population, population.installSpreadDays > Double(horizon) {
+            fail("population.installSpreadDays", Scenario.spreadBeyondHorizon(population.installSpreadDays, horizon))
+        }
         guard let name, let description, let seed, let users, let horizon, let start, let population, let response,
             let configurations, let grid
         else { return nil }

@@ -222,7 +222,7 @@ class RemindersimTestCase: XCTestCase {
             executable = url
         case let .failure(error):
             XCTFail(error.description, file: file, line: line)
-            throw error
+            throw NotRun(reason: "the executable was not found")
         }
 
         runCount += 1
@@ -281,7 +281,7 @@ class RemindersimTestCase: XCTestCase {
             }
             let message = "remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s"
             XCTFail(message, file: file, line: line)
-            throw TimeoutError(message: message)
+            throw NotRun(reason: "it timed out")
         }
 
         let output = String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self)
@@ -291,9 +291,10 @@ class RemindersimTestCase: XCTestCase {
             crashed: process.terminationReason == .uncaughtSignal, stdout: output, stderr: errors)
     }
 
-    struct TimeoutError: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+    /// Ends a test whose run could not happen or finish; the reason was already reported with XCTFail.
+    struct NotRun: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "remindersim did not run to completion: \(reason) (see the failure above)" }
     }
 
     // MARK: Assertions

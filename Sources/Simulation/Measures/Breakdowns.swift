@@ -1,0 +1,96 @@
+/// Notification counts of one message or one period of one configuration.
+public struct SlotMetrics: Sendable {
+    /// Which reminder of the configuration, and the message or period index within it.
+    public let reminder: Int
+    public let index: Int
+    /// The message text, or the period written with its unit (e.g. `7 days`).
+    public let name: String
+    public let scheduled: Int64
+    public let cancelled: Int64
+    public let delivered: Int64
+    public let foreground: Int64
+    public let suppressed: Int64
+    public let censored: Int64
+    public let responded: Int64
+
+    public var triggered: Int64 { delivered + foreground + suppressed }
+    public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored) }
+    public var responseRate: Proportion { Proportion(responded, of: delivered) }
+
+    init(reminder: Int, index: Int, name: String, read: (SlotCounter) -> Int64) {
+        self.reminder = reminder
+        self.index = index
+        self.name = name
+        scheduled = read(.scheduled)
+        cancelled = read(.cancelled)
+        delivered = read(.delivered)
+        foreground = read(.foreground)
+        suppressed = read(.suppressed)
+        censored = read(.censored)
+        responded = read(.responded)
+    }
+
+    /// Per-message rows of a configuration, reminder by reminder.
+    public static func messages(_ spec: ConfigurationSpec, _ tally: Tally) -> [SlotMetrics] {
+        var rows: [SlotMetrics] = [], slot = 0
+        for (r, reminder) in spec.reminders.enumerated() {
+            for (i, text) in reminder.messages.enumerated() {
+                let s = slot
+                rows.append(SlotMetrics(reminder: r, index: i, name: text) { tally.message(s, $0) })
+                slot += 1
+            }
+        }
+        return rows
+    }
+
+    /// Per-period rows of a configuration, reminder by reminder.
+    public static func periods(_ spec: ConfigurationSpec, _ tally: Tally) -> [SlotMetrics] {
+        var rows: [SlotMetrics] = [], slot = 0
+        for (r, reminder) in spec.reminders.enumerated() {
+            for (i, value) in reminder.timePeriods.enumerated() {
+                let s = slot
+                let unit = value == 1 ? String(reminder.unit.rawValue.dropLast()) : reminder.unit.rawValue
+                rows.append(SlotMetrics(reminder: r, index: i, name: "\(value) \(unit)") { tally.period(s, $0) })
+                slot += 1
+            }
+        }
+        return rows
+    }
+}
+
+/// What one cron rule did in one configuration.
+public struct CronRuleMetrics: Sendable {
+    public let index: Int
+    public let rule: String
+    public let launchesEvaluated: Int64
+    public let blockRuns: Int64
+    public let elseRuns: Int64
+    /// Users for whom the block ran at least once.
+    public let usersRan: Int64
+    /// Day since install (local days) of each user's first run: median and 90th percentile.
+    public let firstRunDayMedian: Int?
+    public let firstRunDayP90: Int?
+
+    public static func rules(_ spec: ConfigurationSpec, _ tally: Tally) -> [CronRuleMetrics] {
+        spec.cronRules.enumerated().map { r, text in
+            let histogram = (0...tally.layout.days).map { tally.firstRun(r, day: $0) }
+            return CronRuleMetrics(
+                index: r, rule: text, launchesEvaluated: tally.rule(r, .evaluated), blockRuns: tally.rule(r, .blockRuns),
+                elseRuns: tally.rule(r, .elseRuns), usersRan: tally.rule(r, .usersRan),
+                firstRunDayMedian: quantile(histogram, 0.5), firstRunDayP90: quantile(histogram, 0.9))
+        }
+    }
+
+    /// The smallest day d with at least a fraction q of the counts at or below d.
+    public static func quantile(_ histogram: [Int64], _ q: Double) -> Int? {
+        let total = histogram.reduce(0, +)
+        guard total > 0 else { return nil }
+        let needed = Int64((q * Double(total)).rounded(.up))
+        var running: Int64 = 0
+        for (day, count) in histogram.enumerated() {
+            running += count
+            if running >= max(needed, 1) { return day }
+        }
+        return histogram.count - 1
+    }
+}
