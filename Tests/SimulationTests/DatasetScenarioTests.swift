@@ -67,7 +67,7 @@ final class DatasetScenarioTests: XCTestCase {
            "optOutPerDelivery": 0.01, "attributionWindowHours": 24},
          "configurations": [
            {"label": "c", "mode": "documented", "cronRules": ["1 1"],
-            "reminders": [{"messages": ["m"], "timePeriods": [2], "unit": "days", "randomMessage": false,
+            "reminders": [{"messages": ["m", "m \\ \"quoted\""], "timePeriods": [2], "unit": "days", "randomMessage": false,
                            "circularTimePeriod": false, "appDomain": "d"}]}],
          "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],
                   "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []}}

@@ -58,6 +58,7 @@ final class ScenarioDecodingTests: XCTestCase {
     func testMissingFields() {
         XCTAssertEqual(issues("{}"), [
             "name: required field is missing", "population: required field is missing",
+            "configurations: at least one configuration (or a grid) is required",
         ])
         XCTAssertEqual(issues(try edited(["population", "segments", 0, "returns"], nil)), [
             "population.segments[0].returns: required field is missing",
@@ -160,7 +161,11 @@ final class ScenarioDecodingTests: XCTestCase {
             _ = try Scenario.decode("{}", source: "my.json")
             XCTFail("accepted")
         } catch {
-            XCTAssertEqual(error.description, "my.json: name: required field is missing\nmy.json: population: required field is missing")
+            XCTAssertEqual(error.description, """
+                my.json: name: required field is missing
+                my.json: population: required field is missing
+                my.json: configurations: at least one configuration (or a grid) is required
+                """)
         }
     }
 
@@ -212,5 +217,28 @@ final class ScenarioDecodingTests: XCTestCase {
         for d in stride(from: -719_000, to: 2_900_000, by: 997) {
             XCTAssertEqual(CalendarDate(iso: CalendarDate(daysSinceEpoch: d).description)?.daysSinceEpoch, d)
         }
+    }
+
+    func testMessageWeightsMustNameAMessage() throws {
+        let text = try edited(["response"], ["messageWeights": ["hi": 2, "Helo": 1.5]])
+        XCTAssertEqual(issues(text), [
+            "response.messageWeights[\"Helo\"]: matches no message of any configuration",
+        ])
+    }
+
+    func testSegmentNamesAreRequiredAndUnique() throws {
+        let two = try edited(["population", "segments"], [
+            ["name": "a", "returns": ["distribution": "exponential", "mean": 1]],
+            ["name": "a", "returns": ["distribution": "exponential", "mean": 2]],
+            ["name": "", "returns": ["distribution": "exponential", "mean": 2]],
+        ])
+        XCTAssertEqual(issues(two), [
+            "population.segments[1].name: \"a\" is already the name of population.segments[0]",
+            "population.segments[2].name: must not be empty",
+        ])
+    }
+
+    func testHugeWholeNumbersSayTheLimit() throws {
+        XCTAssertEqual(issues(try edited(["seed"], 1e17)), ["seed: must be at most 9007199254740991, got 1e+17"])
     }
 }

@@ -3,8 +3,8 @@ import ReminderEngine
 /// Everything one run simulates: who the users are, how they answer notifications, and the
 /// reminder configurations to compare against a holdout.
 ///
-/// Every default is an assumption to replace with a team's own numbers; the README's scenario
-/// reference lists them.
+/// Every default is an assumption to replace with a team's own numbers; `docs/scenario.md`
+/// lists them.
 public struct Scenario: Encodable, Equatable, Sendable {
     public var name: String
     public var description: String?
@@ -244,7 +244,8 @@ extension ResponseModel {
     }
 }
 
-/// Local hours `[start, end)`, wrapping past midnight when `end <= start` (22–7 is the night).
+/// Local hours `[start, end)`, wrapping past midnight when `end < start` (22–7 is the night);
+/// `start == end` is refused when a scenario is read.
 public struct QuietHours: Encodable, Equatable, Sendable {
     public var start: Int
     public var end: Int

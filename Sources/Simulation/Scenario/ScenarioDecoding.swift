@@ -58,6 +58,20 @@ extension Scenario {
                 }
             }
         }
+        var segmentNames: [String: Int] = [:]
+        for (i, segment) in population.segments.enumerated() {
+            if segment.name.isEmpty {
+                fail("population.segments[\(i)].name", "must not be empty")
+            } else if let first = segmentNames[segment.name] {
+                fail("population.segments[\(i)].name", "\"\(segment.name)\" is already the name of population.segments[\(first)]")
+            } else {
+                segmentNames[segment.name] = i
+            }
+        }
+        let allMessages = Set(expandedConfigurations.flatMap { $0.reminders.flatMap(\.messages) })
+        for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
+            fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
+        }
         if let q = response.quietHours, q.start == q.end {
             fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
         }
@@ -70,7 +84,9 @@ extension Scenario {
             if c.label.isEmpty { fail("\(p).label", "must not be empty") }
             if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
             if let first = seen[c.label] {
-                fail("\(p).label", "\"\(c.label)\" is already the label of \(first)")
+                // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
+                fail(i < configurations.count ? "\(p).label" : "grid",
+                     "\"\(c.label)\" is already the label of \(first)")
             } else {
                 seen[c.label] = p
             }

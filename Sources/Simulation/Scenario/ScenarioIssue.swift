@@ -91,8 +91,13 @@ struct JSONFieldReader {
 
     mutating func integer(_ value: JSON, at path: String, _ check: NumberCheck = .any) -> Int? {
         guard let x = number(value, at: path, check) else { return nil }
-        guard x == x.rounded(), abs(x) < 9.0e15 else {
+        guard x == x.rounded() else {
             fail(path, "must be a whole number, got \(x)")
+            return nil
+        }
+        // Beyond 2^53 a JSON number no longer holds every whole number exactly.
+        guard abs(x) <= 9_007_199_254_740_991 else {
+            fail(path, "must be at most 9007199254740991, got \(x)")
             return nil
         }
         return Int(x)
