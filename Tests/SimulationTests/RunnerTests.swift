@@ -144,4 +144,36 @@ final class RunnerTests: XCTestCase {
         XCTAssertEqual(holdout.retentionD1.count, 200)
         XCTAssertEqual(holdout.retentionD1.total, 200)
     }
+
+    func testRetentionCurveAgreesWithTheHeadlineDays() throws {
+        let result = try CompiledModel(smallDefault(users: 2_000, days: 60)).run()
+        for t in result.tallies {
+            XCTAssertEqual(t.retention(day: 1).retained, t[.retainedD1])
+            XCTAssertEqual(t.retention(day: 1).eligible, t[.eligibleD1])
+            XCTAssertEqual(t.retention(day: 7).retained, t[.retainedD7])
+            XCTAssertEqual(t.retention(day: 7).eligible, t[.eligibleD7])
+            XCTAssertEqual(t.retention(day: 30).retained, t[.retainedD30])
+            XCTAssertEqual(t.retention(day: 30).eligible, t[.eligibleD30])
+            for k in 1..<30 {
+                // Fewer users can show a later day; none is retained without being measurable.
+                XCTAssertGreaterThanOrEqual(t.retention(day: k).eligible, t.retention(day: k + 1).eligible)
+                XCTAssertLessThanOrEqual(t.retention(day: k).retained, t.retention(day: k).eligible)
+            }
+        }
+    }
+
+    func testOnlyOpensAfterLongEnoughAwayAreColdLaunches() throws {
+        func launches(afterMinutes gap: Double) throws -> (opens: Int64, launches: Int64) {
+            var population = Fixtures.population(.empirical(values: [gap], weights: nil, unit: .minutes), spread: 1)
+            population.segments[0].coldLaunchAfterMinutes = 30
+            let s = Fixtures.scenario(users: 50, days: 2, population: population, configurations: [Fixtures.reminder([1])])
+            let t = try CompiledModel(s).run().tallies[0]
+            return (t[.opens], t[.launches])
+        }
+        let warm = try launches(afterMinutes: 10)
+        XCTAssertEqual(warm.launches, 50, "only the installs are launches")
+        XCTAssertGreaterThan(warm.opens, 50 * 50)
+        let cold = try launches(afterMinutes: 45)
+        XCTAssertEqual(cold.launches, cold.opens)
+    }
 }

@@ -33,11 +33,11 @@ public struct RunTallies: Equatable, Sendable {
     }
 }
 
-/// The counters of D1, D7 and D30, in the bit order of `UserOutcome`.
-let retentionCounters: [(Counter, Counter, Counter, Counter)] = [
-    (.retainedD1, .eligibleD1, .gainedD1, .lostD1),
-    (.retainedD7, .eligibleD7, .gainedD7, .lostD7),
-    (.retainedD30, .eligibleD30, .gainedD30, .lostD30),
+/// The counters of D1, D7 and D30 and their days.
+let retentionCounters: [(day: Int, retained: Counter, eligible: Counter, gained: Counter, lost: Counter)] = [
+    (1, .retainedD1, .eligibleD1, .gainedD1, .lostD1),
+    (7, .retainedD7, .eligibleD7, .gainedD7, .lostD7),
+    (30, .retainedD30, .eligibleD30, .gainedD30, .lostD30),
 ]
 
 extension CompiledModel {
@@ -68,19 +68,25 @@ extension CompiledModel {
             let holdout = outcomes[0]
             for i in configurations.indices {
                 let o = outcomes[i]
+                let layout = layouts[i]
                 run.tallies[i].counts.withUnsafeMutableBufferPointer { counts in
                     let lift = o.opens - holdout.opens
                     counts[Counter.opensLiftSum.rawValue] &+= lift
                     counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
-                    for (bit, (retained, eligible, gained, lost)) in retentionCounters.enumerated() {
-                        let mask = UInt8(1) << UInt8(bit)
-                        guard o.eligible & mask != 0 else { continue }
+                    for (day, retained, eligible, gained, lost) in retentionCounters where o.eligible(day: day) {
                         counts[eligible.rawValue] &+= 1
-                        let here = o.retained & mask != 0, there = holdout.retained & mask != 0
+                        let here = o.retained(day: day), there = holdout.retained(day: day)
                         if here { counts[retained.rawValue] &+= 1 }
                         if here && !there { counts[gained.rawValue] &+= 1 }
                         if there && !here { counts[lost.rawValue] &+= 1 }
                     }
+                    // The curve: users retained on each day, and how many days each user can show.
+                    var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)
+                    while days != 0 {
+                        counts[layout.curveRetained(day: days.trailingZeroBitCount + 1)] &+= 1
+                        days &= days &- 1
+                    }
+                    counts[layout.curveEligibleThrough(o.eligibleThrough)] &+= 1
                 }
             }
         }

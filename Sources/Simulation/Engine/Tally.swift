@@ -33,6 +33,10 @@ public struct TallyLayout: Equatable, Sendable {
     public let ruleOffset: Int
     /// Histogram of the day (since install) of each user's first run of each rule, `days + 1` bins.
     public let firstRunOffset: Int
+    /// Users with an open on day k after install, k = 1...30.
+    public let curveRetainedOffset: Int
+    /// Users whose days 1...K lie inside the horizon, K = 0...30 (one bin per user).
+    public let curveEligibleOffset: Int
     public let count: Int
 
     public init(messageSlots: Int, periodSlots: Int, cronRules: Int, days: Int) {
@@ -45,8 +49,13 @@ public struct TallyLayout: Equatable, Sendable {
         dailyOffset = periodOffset + periodSlots * SlotCounter.allCases.count
         ruleOffset = dailyOffset + days
         firstRunOffset = ruleOffset + cronRules * RuleCounter.allCases.count
-        count = firstRunOffset + cronRules * (days + 1)
+        curveRetainedOffset = firstRunOffset + cronRules * (days + 1)
+        curveEligibleOffset = curveRetainedOffset + retentionCurveDays
+        count = curveEligibleOffset + retentionCurveDays + 1
     }
+
+    @inlinable public func curveRetained(day k: Int) -> Int { curveRetainedOffset + k - 1 }
+    @inlinable public func curveEligibleThrough(_ k: Int) -> Int { curveEligibleOffset + k }
 
     @inlinable public func message(_ slot: Int, _ c: SlotCounter) -> Int {
         messageOffset + slot * SlotCounter.allCases.count + c.rawValue
@@ -83,6 +92,12 @@ public struct Tally: Equatable, Sendable {
     public func daily(_ day: Int) -> Int64 { counts[layout.daily(day)] }
     public func rule(_ r: Int, _ c: RuleCounter) -> Int64 { counts[layout.rule(r, c)] }
     public func firstRun(_ r: Int, day: Int) -> Int64 { counts[layout.firstRun(r, day: day)] }
+
+    /// Retention on day k after install (1...30), among users whose day k ends inside the horizon.
+    public func retention(day k: Int) -> (retained: Int64, eligible: Int64) {
+        let eligible = (k...retentionCurveDays).reduce(Int64(0)) { $0 + counts[layout.curveEligibleThrough($1)] }
+        return (counts[layout.curveRetained(day: k)], eligible)
+    }
 
     /// Adds another tally of the same layout.
     public mutating func merge(_ other: Tally) {

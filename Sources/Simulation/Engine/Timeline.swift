@@ -47,10 +47,13 @@ public struct NoTimelineObserver: TimelineObserver {
 /// What a user's run under one configuration tells the paired comparison with the holdout.
 public struct UserOutcome: Equatable, Sendable {
     public var opens: Int64 = 0
-    /// Bit k (0: D1, 1: D7, 2: D30) set when the user opened on that day after install.
-    public var retained: UInt8 = 0
-    /// Bit k set when that whole day lies inside the horizon.
-    public var eligible: UInt8 = 0
+    /// Bit k − 1 set when the user opened on local day k after install, for k in 1...30.
+    public var retainedDays: UInt32 = 0
+    /// The last day k ≤ 30 that ends inside the horizon (0 if none): days 1...k can be measured.
+    public var eligibleThrough: Int = 0
+
+    @inlinable public func retained(day k: Int) -> Bool { k <= eligibleThrough && retainedDays & (1 << UInt32(k - 1)) != 0 }
+    @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
 }
 
 /// Per-worker buffers reused from user to user, so the loop allocates nothing.
@@ -68,7 +71,8 @@ public struct TimelineScratch {
     }
 }
 
-@usableFromInline let retentionDays: (Int, Int, Int) = (1, 7, 30)
+/// The retention curve runs to this day after install.
+public let retentionCurveDays = 30
 
 extension CompiledModel {
     /// Draws a user's traits from the user's own traits stream.
@@ -157,10 +161,8 @@ extension CompiledModel {
         var result = UserOutcome()
         let installDay = localDay(traits.install)
         // Day k counts only if it ends inside the horizon.
-        func eligible(_ k: Int) -> Bool { Double(installDay + k + 1) * 86_400 - offset <= horizon }
-        if eligible(retentionDays.0) { result.eligible |= 1 }
-        if eligible(retentionDays.1) { result.eligible |= 2 }
-        if eligible(retentionDays.2) { result.eligible |= 4 }
+        let lastWholeDay = Int(((horizon + offset) / 86_400).rounded(.down)) - 1 - installDay
+        result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
         add(.users)
 
         var openTime = traits.install
@@ -194,9 +196,9 @@ extension CompiledModel {
             }
             let today = localDay(openTime)
             let sinceInstall = today - installDay
-            if sinceInstall == retentionDays.0 { result.retained |= 1 }
-            else if sinceInstall == retentionDays.1 { result.retained |= 2 }
-            else if sinceInstall == retentionDays.2 { result.retained |= 4 }
+            if sinceInstall >= 1 && sinceInstall <= retentionCurveDays {
+                result.retainedDays |= 1 << UInt32(sinceInstall - 1)
+            }
             if openTime - unclaimedDelivery <= response.attributionSeconds {
                 add(.attributed)
                 unclaimedDelivery = -.infinity
