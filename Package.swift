@@ -19,9 +19,10 @@ let package = Package(
         .target(name: "Randomness"),
         .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness"]),
         .target(name: "Console"),
+        .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
         .target(
             name: "ReminderSimCLI",
-            dependencies: ["Console", "Simulation", "ReminderEngine", "CronEngine"]
+            dependencies: ["Console", "Simulation", "Storage", "ReminderEngine", "CronEngine"]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
 

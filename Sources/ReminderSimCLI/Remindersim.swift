@@ -12,7 +12,9 @@ public enum Remindersim: Command {
             Runs virtual users through faithful ports of ACPReminder and Crontab-IOS under the \
             configurations of a scenario, against a holdout that gets no reminders.
             """,
-        subcommands: [RunCommand.self, ValidateCommand.self, ScenarioCommand.self])
+        subcommands: [
+            RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, CompareCommand.self,
+        ])
 
     /// Runs the tool with the process's arguments and returns the exit status.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()),

@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Simulation
+import Storage
 
 /// `remindersim run`: simulates a scenario and reports every configuration against the holdout.
 struct RunCommand: RunnableCommand {
@@ -20,6 +21,8 @@ struct RunCommand: RunnableCommand {
             .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
                     default: String(ProcessInfo.processInfo.activeProcessorCount)),
             .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
+            StoreAccess.databaseOption,
+            StoreAccess.outputOption,
         ])
 
     let path: String?
@@ -28,6 +31,8 @@ struct RunCommand: RunnableCommand {
     let seed: UInt64?
     let threads: Int
     let stats: Bool
+    let database: String
+    let output: String
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
@@ -39,6 +44,8 @@ struct RunCommand: RunnableCommand {
         seed = try arguments.optionalValue("--seed")
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")
+        database = try arguments.value("--db")
+        output = try arguments.value("--out")
     }
 
     func run(context: CommandContext) throws {
@@ -53,11 +60,21 @@ struct RunCommand: RunnableCommand {
             throw ScenarioLoading.invalid(ScenarioError(source: path, issues: error.issues))
         }
 
+        // The database is opened first: a store that cannot be written stops the run before it starts.
+        let store = try StoreAccess.open(database, create: true)
+
         let progress = ProgressBar(total: scenario.users, label: "simulating", io: context.io)
         let started = DispatchTime.now()
         let result = model.run(options: RunOptions(threads: threads, progress: { progress.advance(by: $0) }))
         progress.finish()
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let wall = Self.seconds(since: started)
+
+        let storing = DispatchTime.now()
+        let record = RunRecord(
+            scenario: scenario, tallies: result, toolVersion: Remindersim.version,
+            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads)
+        let runID = try StoreAccess.perform { try store.save(record) }
+        let storeSeconds = Self.seconds(since: storing)
 
         let metrics = result.tallies.enumerated().map { i, tally in
             ConfigurationMetrics(label: model.configurations[i].spec.label, tally: tally, isHoldout: i == 0)
@@ -66,12 +83,17 @@ struct RunCommand: RunnableCommand {
             SummaryText.render(
                 scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads,
                 details: model.configurations.indices.dropFirst().map { (model.configurations[$0].spec, result.tallies[$0]) }))
+        context.stdout.writeLine("\nSaved as run \(runID) in \(database).")
         if stats {
             let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
             let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
-                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB",
-                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes))
+                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s",
+                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes, storeSeconds))
         }
+    }
+
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 }

@@ -27,6 +27,11 @@ public struct RunTallies: Equatable, Sendable {
     public var tallies: [Tally]
     public var users: Range<Int>
 
+    public init(tallies: [Tally], users: Range<Int>) {
+        self.tallies = tallies
+        self.users = users
+    }
+
     public mutating func merge(_ other: RunTallies) {
         precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
         for i in tallies.indices { tallies[i].merge(other.tallies[i]) }

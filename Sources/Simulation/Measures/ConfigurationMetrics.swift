@@ -4,6 +4,8 @@ public struct ConfigurationMetrics: Sendable {
     public let isHoldout: Bool
     public let users: Int64
     public let opens: Int64
+    public let organicOpens: Int64
+    public let responseOpens: Int64
     public let launches: Int64
     public let scheduled: Int64
     public let cancelled: Int64
@@ -41,6 +43,8 @@ public struct ConfigurationMetrics: Sendable {
         self.isHoldout = isHoldout
         users = t[.users]
         opens = t[.opens]
+        organicOpens = t[.organicOpens]
+        responseOpens = t[.responseOpens]
         launches = t[.launches]
         scheduled = t[.scheduled]
         cancelled = t[.cancelled]

@@ -1,0 +1,63 @@
+import Console
+import Foundation
+import Storage
+
+/// Opening the run database and naming runs, with the tool's exit codes.
+enum StoreAccess {
+    static let defaultDatabase = "Reports/remindersim.sqlite"
+    static let defaultOutput = "Reports"
+
+    static let databaseOption = ArgumentSpec.option(
+        "--db", valueName: "path", help: "The run database.", default: defaultDatabase)
+    static let outputOption = ArgumentSpec.option(
+        "--out", valueName: "dir", help: "Where report folders are written.", default: defaultOutput)
+
+    /// Opens the store; `create` only for commands that write a run.
+    static func open(_ path: String, create: Bool) throws -> RunStore {
+        do {
+            return try RunStore(path: path, create: create)
+        } catch {
+            throw commandError(error)
+        }
+    }
+
+    static func commandError(_ error: StoreError) -> CommandError {
+        switch error.kind {
+        case .notFound: return CommandError.noInput(error.description)
+        case .invalid: return CommandError.dataError(error.description)
+        default: return CommandError.ioError(error.description)
+        }
+    }
+
+    /// Runs `body`, turning store failures into the tool's errors.
+    static func perform<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw commandError(error)
+        }
+    }
+
+    /// A run named on the command line: its number, or `latest`.
+    static func runID(_ text: String, in store: RunStore) throws -> Int64 {
+        if text == "latest" || text == "last" {
+            guard let last = try perform({ try store.list().last }) else {
+                throw CommandError.noInput("\(store.database.path): no runs stored yet")
+            }
+            return last.id
+        }
+        guard let id = Int64(text), id > 0 else {
+            throw UsageError("run: expected a run number (see 'remindersim list') or 'latest', got \"\(text)\"")
+        }
+        return id
+    }
+
+    /// The folder of a run's report: `<out>/<scenario>-<run id>`, with the name made safe for a path.
+    static func reportFolder(out: String, scenarioName: String, runID: Int64) -> String {
+        let safe = String(scenarioName.unicodeScalars.map {
+            CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) ? Character($0) : "-"
+        })
+        let trimmed = safe.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
+        return (out as NSString).appendingPathComponent("\(trimmed.isEmpty ? "run" : trimmed)-\(runID)")
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import ReminderEngine
+import Simulation
+
+/// Writes one run's derived tables from its tallies, with statements prepared once.
+struct RowWriter {
+    let database: Database
+    let runID: Int64
+    let scenario: Scenario
+    let start: CalendarDate
+
+    init(database: Database, runID: Int64, scenario: Scenario) throws(StoreError) {
+        self.database = database
+        self.runID = runID
+        self.scenario = scenario
+        guard let start = CalendarDate(iso: scenario.startDate) else {
+            throw StoreError(.invalid, "start date \(scenario.startDate) is not a date")
+        }
+        self.start = start
+    }
+
+    private func insert(_ table: String, _ columns: [String], _ rows: [[SQLValue]]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        let statement = try database.prepare(
+            "INSERT INTO \(table) (run_id, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))")
+        for row in rows {
+            try statement.bind([.integer(runID)] + row)
+            try statement.step()
+        }
+    }
+
+    func write(index: Int, spec: ConfigurationSpec, tally: Tally) throws(StoreError) {
+        let holdout = index == 0
+        let c = SQLValue.integer(Int64(index))
+        try insert(
+            "configurations", ["config_index", "label", "is_holdout", "mode", "reminders_json", "cron_rules_json"],
+            [[c, .text(spec.label), .integer(holdout ? 1 : 0), .text(spec.mode.rawValue),
+              .text(Self.json(spec.reminders)), .text(Self.json(spec.cronRules))]])
+
+        var blob = [UInt8](repeating: 0, count: tally.counts.count * 8)
+        for (i, v) in tally.counts.enumerated() {
+            let u = UInt64(bitPattern: v)
+            for b in 0..<8 { blob[i * 8 + b] = UInt8(truncatingIfNeeded: u >> (8 * UInt64(b))) }
+        }
+        let l = tally.layout
+        try insert(
+            "tallies", ["config_index", "message_slots", "period_slots", "cron_rules", "days", "counts"],
+            [[c, .integer(Int64(l.messageSlots)), .integer(Int64(l.periodSlots)), .integer(Int64(l.cronRules)),
+              .integer(Int64(l.days)), .blob(blob)]])
+
+        let m = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: holdout)
+        try insert("config_metrics", MetricColumns.names, [[c, .text(spec.label)] + MetricColumns.values(m)])
+
+        let slotColumns = ["scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
+                           "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
+                           "response_rate", "response_rate_low", "response_rate_high"]
+        try insert(
+            "message_stats", ["config_index", "reminder_index", "message_index", "message"] + slotColumns,
+            SlotMetrics.messages(spec, tally).map { row in
+                [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)), .text(row.name)] + Self.slotValues(row)
+            })
+        try insert(
+            "period_stats", ["config_index", "reminder_index", "period_index", "period_value", "period_unit"] + slotColumns,
+            SlotMetrics.periods(spec, tally).map { row in
+                let reminder = spec.reminders[row.reminder]
+                return [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)),
+                        .integer(Int64(reminder.timePeriods[row.index])), .text(reminder.unit.rawValue)]
+                    + Self.slotValues(row)
+            })
+        try insert(
+            "daily_stats", ["config_index", "day", "date", "active_users"],
+            (0..<l.days).map { d in [c, .integer(Int64(d)), .text(start.adding(days: d).description), .integer(tally.daily(d))] })
+        try insert(
+            "retention_curve",
+            ["config_index", "day_since_install", "retained", "eligible", "retention", "retention_low", "retention_high"],
+            (1...retentionCurveDays).map { k in
+                let r = tally.retention(day: k)
+                return [c, .integer(Int64(k)), .integer(r.retained), .integer(r.eligible)]
+                    + MetricColumns.rate(Proportion(r.retained, of: r.eligible))
+            })
+        let rules = CronRuleMetrics.rules(spec, tally)
+        try insert(
+            "cron_rule_stats",
+            ["config_index", "rule_index", "rule", "launches_evaluated", "block_runs", "else_runs", "users_ran",
+             "first_run_day_median", "first_run_day_p90"],
+            rules.map { r in
+                [c, .integer(Int64(r.index)), .text(r.rule), .integer(r.launchesEvaluated), .integer(r.blockRuns),
+                 .integer(r.elseRuns), .integer(r.usersRan), MetricColumns.optional(r.firstRunDayMedian),
+                 MetricColumns.optional(r.firstRunDayP90)]
+            })
+        var histogram: [[SQLValue]] = []
+        for r in rules.indices {
+            for day in 0...l.days where tally.firstRun(r, day: day) > 0 {
+                histogram.append([c, .integer(Int64(r)), .integer(Int64(day)), .integer(tally.firstRun(r, day: day))])
+            }
+        }
+        try insert("cron_first_run_days", ["config_index", "rule_index", "day_since_install", "users"], histogram)
+    }
+
+    static func slotValues(_ row: SlotMetrics) -> [SQLValue] {
+        [.integer(row.scheduled), .integer(row.cancelled), .integer(row.delivered), .integer(row.foreground),
+         .integer(row.suppressed), .integer(row.censored), .integer(row.triggered)]
+            + MetricColumns.rate(row.triggerRate) + [.integer(row.responded)] + MetricColumns.rate(row.responseRate)
+    }
+
+    static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
+
+/// The `config_metrics` columns after `config_index, label`, and their values.
+enum MetricColumns {
+    static let names = [
+        "config_index", "label", "users", "opens", "organic_opens", "response_opens", "launches", "scheduled",
+        "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
+        "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
+        "response_rate", "response_rate_low", "response_rate_high", "attributed", "opt_outs", "revived",
+        "retained_d1", "eligible_d1", "retention_d1", "retention_d1_low", "retention_d1_high",
+        "retained_d7", "eligible_d7", "retention_d7", "retention_d7_low", "retention_d7_high",
+        "retained_d30", "eligible_d30", "retention_d30", "retention_d30_low", "retention_d30_high",
+        "incremental_opens", "opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high",
+        "incremental_retained_d7", "lift_d7", "lift_d7_low", "lift_d7_high",
+        "incremental_retained_d30", "lift_d30", "lift_d30_low", "lift_d30_high",
+        "delivered_per_incremental_open",
+    ]
+
+    static func values(_ m: ConfigurationMetrics) -> [SQLValue] {
+        let holdout = m.isHoldout
+        return [
+            .integer(m.users), .integer(m.opens), .integer(m.organicOpens), .integer(m.responseOpens),
+            .integer(m.launches), .integer(m.scheduled), .integer(m.cancelled), .integer(m.delivered),
+            .integer(m.foreground), .integer(m.suppressed), .integer(m.censored), .integer(m.triggered),
+        ] + rate(m.triggerRate) + [.integer(m.responded)] + rate(m.responseRate)
+            + [.integer(m.attributed), .integer(m.optOuts), .integer(m.revived)]
+            + [.integer(m.retentionD1.count), .integer(m.retentionD1.total)] + rate(m.retentionD1)
+            + [.integer(m.retentionD7.count), .integer(m.retentionD7.total)] + rate(m.retentionD7)
+            + [.integer(m.retentionD30.count), .integer(m.retentionD30.total)] + rate(m.retentionD30)
+            + [holdout ? .null : .integer(m.incrementalOpens)] + estimate(m.opensLiftPerUser)
+            + [holdout ? .null : .integer(m.incrementalRetainedD7)] + estimate(m.liftD7)
+            + [holdout ? .null : .integer(m.incrementalRetainedD30)] + estimate(m.liftD30)
+            + [m.deliveredPerIncrementalOpen.map { .real($0) } ?? .null]
+    }
+
+    /// A rate and its Wilson interval, or three NULLs.
+    static func rate(_ p: Proportion) -> [SQLValue] {
+        guard let r = p.rate, let ci = p.wilson() else { return [.null, .null, .null] }
+        return [.real(r), .real(ci.low), .real(ci.high)]
+    }
+
+    static func estimate(_ e: Estimate?) -> [SQLValue] {
+        guard let e else { return [.null, .null, .null] }
+        return [.real(e.value), .real(e.low), .real(e.high)]
+    }
+
+    static func optional(_ v: Int?) -> SQLValue { v.map { .integer(Int64($0)) } ?? .null }
+}

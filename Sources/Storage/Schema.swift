@@ -1,0 +1,181 @@
+/// The database schema, as forward migrations: migration N brings `user_version` from N − 1 to N.
+///
+/// `docs/schema.md` documents every table, column and view; keep the two in step.
+enum Schema {
+    static let migrations: [String] = [
+        // 1: the first schema.
+        """
+        CREATE TABLE runs (
+            run_id INTEGER PRIMARY KEY,
+            scenario_name TEXT NOT NULL,
+            scenario_json TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            users INTEGER NOT NULL,
+            horizon_days INTEGER NOT NULL,
+            start_date TEXT NOT NULL,
+            tool_version TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('complete', 'shard')),
+            shard_index INTEGER,
+            shard_count INTEGER,
+            first_user INTEGER NOT NULL,
+            end_user INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            wall_seconds REAL NOT NULL,
+            threads INTEGER NOT NULL
+        );
+        CREATE TABLE configurations (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            is_holdout INTEGER NOT NULL,
+            mode TEXT NOT NULL,
+            reminders_json TEXT NOT NULL,
+            cron_rules_json TEXT NOT NULL,
+            PRIMARY KEY (run_id, config_index)
+        );
+        CREATE TABLE tallies (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            message_slots INTEGER NOT NULL,
+            period_slots INTEGER NOT NULL,
+            cron_rules INTEGER NOT NULL,
+            days INTEGER NOT NULL,
+            counts BLOB NOT NULL,
+            PRIMARY KEY (run_id, config_index)
+        );
+        CREATE TABLE config_metrics (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            users INTEGER NOT NULL,
+            opens INTEGER NOT NULL,
+            organic_opens INTEGER NOT NULL,
+            response_opens INTEGER NOT NULL,
+            launches INTEGER NOT NULL,
+            scheduled INTEGER NOT NULL,
+            cancelled INTEGER NOT NULL,
+            delivered INTEGER NOT NULL,
+            foreground INTEGER NOT NULL,
+            suppressed INTEGER NOT NULL,
+            censored INTEGER NOT NULL,
+            triggered INTEGER NOT NULL,
+            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+            responded INTEGER NOT NULL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            attributed INTEGER NOT NULL,
+            opt_outs INTEGER NOT NULL,
+            revived INTEGER NOT NULL,
+            retained_d1 INTEGER NOT NULL, eligible_d1 INTEGER NOT NULL,
+            retention_d1 REAL, retention_d1_low REAL, retention_d1_high REAL,
+            retained_d7 INTEGER NOT NULL, eligible_d7 INTEGER NOT NULL,
+            retention_d7 REAL, retention_d7_low REAL, retention_d7_high REAL,
+            retained_d30 INTEGER NOT NULL, eligible_d30 INTEGER NOT NULL,
+            retention_d30 REAL, retention_d30_low REAL, retention_d30_high REAL,
+            incremental_opens INTEGER,
+            opens_lift_per_user REAL, opens_lift_per_user_low REAL, opens_lift_per_user_high REAL,
+            incremental_retained_d7 INTEGER,
+            lift_d7 REAL, lift_d7_low REAL, lift_d7_high REAL,
+            incremental_retained_d30 INTEGER,
+            lift_d30 REAL, lift_d30_low REAL, lift_d30_high REAL,
+            delivered_per_incremental_open REAL,
+            PRIMARY KEY (run_id, config_index)
+        );
+        CREATE TABLE message_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            reminder_index INTEGER NOT NULL,
+            message_index INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            scheduled INTEGER NOT NULL, cancelled INTEGER NOT NULL, delivered INTEGER NOT NULL,
+            foreground INTEGER NOT NULL, suppressed INTEGER NOT NULL, censored INTEGER NOT NULL,
+            triggered INTEGER NOT NULL,
+            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+            responded INTEGER NOT NULL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            PRIMARY KEY (run_id, config_index, reminder_index, message_index)
+        );
+        CREATE TABLE period_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            reminder_index INTEGER NOT NULL,
+            period_index INTEGER NOT NULL,
+            period_value INTEGER NOT NULL,
+            period_unit TEXT NOT NULL,
+            scheduled INTEGER NOT NULL, cancelled INTEGER NOT NULL, delivered INTEGER NOT NULL,
+            foreground INTEGER NOT NULL, suppressed INTEGER NOT NULL, censored INTEGER NOT NULL,
+            triggered INTEGER NOT NULL,
+            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+            responded INTEGER NOT NULL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            PRIMARY KEY (run_id, config_index, reminder_index, period_index)
+        );
+        CREATE TABLE daily_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            day INTEGER NOT NULL,
+            date TEXT NOT NULL,
+            active_users INTEGER NOT NULL,
+            PRIMARY KEY (run_id, config_index, day)
+        );
+        CREATE TABLE retention_curve (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            day_since_install INTEGER NOT NULL,
+            retained INTEGER NOT NULL,
+            eligible INTEGER NOT NULL,
+            retention REAL, retention_low REAL, retention_high REAL,
+            PRIMARY KEY (run_id, config_index, day_since_install)
+        );
+        CREATE TABLE cron_rule_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            rule_index INTEGER NOT NULL,
+            rule TEXT NOT NULL,
+            launches_evaluated INTEGER NOT NULL,
+            block_runs INTEGER NOT NULL,
+            else_runs INTEGER NOT NULL,
+            users_ran INTEGER NOT NULL,
+            first_run_day_median INTEGER,
+            first_run_day_p90 INTEGER,
+            PRIMARY KEY (run_id, config_index, rule_index)
+        );
+        CREATE TABLE cron_first_run_days (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            rule_index INTEGER NOT NULL,
+            day_since_install INTEGER NOT NULL,
+            users INTEGER NOT NULL,
+            PRIMARY KEY (run_id, config_index, rule_index, day_since_install)
+        );
+        CREATE VIEW configuration_summary AS
+            SELECT m.run_id, m.config_index, m.label, c.mode, c.is_holdout, m.users,
+                   m.trigger_rate, m.trigger_rate_low, m.trigger_rate_high,
+                   m.response_rate, m.response_rate_low, m.response_rate_high,
+                   m.opens_lift_per_user, m.opens_lift_per_user_low, m.opens_lift_per_user_high,
+                   m.retention_d7, m.lift_d7, m.retention_d30, m.lift_d30,
+                   m.opt_outs, m.delivered_per_incremental_open
+            FROM config_metrics m JOIN configurations c USING (run_id, config_index);
+        CREATE VIEW run_overview AS
+            SELECT r.run_id, r.scenario_name, r.seed, r.users, r.horizon_days, r.status, r.created_at,
+                   r.wall_seconds, COUNT(c.config_index) - 1 AS configurations
+            FROM runs r LEFT JOIN configurations c USING (run_id)
+            GROUP BY r.run_id;
+        """,
+    ]
+
+    /// The version this build writes.
+    static var currentVersion: Int { migrations.count }
+
+    /// Tables with one row set per run, in export order.
+    static let exportedTables: [(name: String, order: String)] = [
+        ("runs", "run_id"),
+        ("configurations", "config_index"),
+        ("config_metrics", "config_index"),
+        ("message_stats", "config_index, reminder_index, message_index"),
+        ("period_stats", "config_index, reminder_index, period_index"),
+        ("daily_stats", "config_index, day"),
+        ("retention_curve", "config_index, day_since_install"),
+        ("cron_rule_stats", "config_index, rule_index"),
+        ("cron_first_run_days", "config_index, rule_index, day_since_install"),
+    ]
+}
