@@ -31,6 +31,7 @@ let package = Package(
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,181 @@
+import Foundation
+import ReminderEngine
+import Simulation
+import Storage
+import XCTest
+
+final class RunStoreTests: XCTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    static let hostile = [
+        "It's \"quoted\"; and semicolons;",
+        "'); DROP TABLE runs; --",
+        "line one\nline two\r\nline three",
+        "a | pipe | table",
+        "=HYPERLINK(\"http://example.invalid\",\"click\")",
+        "+1", "-1", "@SUM(A1:A2)",
+        "emoji 🚀🔥 and accents éàü",
+        String(repeating: "long text ", count: 1_024),
+    ]
+
+    func smallScenario(users: Int = 300, messages: [String] = ["A", "B"]) -> Scenario {
+        var s = Scenario.builtInDefault
+        s.users = users
+        s.horizonDays = 35
+        s.response.messageWeights = [:]
+        s.configurations = [
+            ConfigurationSpec(label: "first", reminders: [ReminderSpec(messages: messages, timePeriods: [1, 3])],
+                              cronRules: ["1 1", "1 */7"]),
+            ConfigurationSpec(label: "second ' \" |", mode: .original,
+                              reminders: [ReminderSpec(messages: messages, timePeriods: [2], randomMessage: true)]),
+        ]
+        return s
+    }
+
+    func record(_ s: Scenario) throws -> RunRecord {
+        let tallies = try CompiledModel(s).run(options: RunOptions(threads: 2))
+        return RunRecord(scenario: s, tallies: tallies, toolVersion: "test", createdAt: "2026-12-02T00:00:00Z",
+                         wallSeconds: 1.5, threads: 2)
+    }
+
+    func testARunReadsBackExactly() throws {
+        let store = try RunStore(path: path("a.sqlite"))
+        let r = try record(smallScenario())
+        let id = try store.save(r)
+        let back = try store.load(id)
+        XCTAssertEqual(back.record.tallies, r.tallies)
+        XCTAssertEqual(back.record.scenario, r.scenario)
+        XCTAssertEqual(back.configurations.map(\.label), ["holdout", "first", "second ' \" |"])
+        XCTAssertEqual(try store.list().map(\.id), [id])
+        XCTAssertEqual(try store.list().first?.configurations, 2)
+    }
+
+    func testHostileTextRoundTripsExactly() throws {
+        let store = try RunStore(path: path("h.sqlite"))
+        var s = smallScenario(messages: Self.hostile)
+        s.name = "'); DROP TABLE runs; --"
+        let id = try store.save(try record(s))
+        let back = try store.load(id)
+        XCTAssertEqual(back.record.scenario.name, s.name)
+        let rows = try store.export(table: "message_stats", run: id)
+        let column = try XCTUnwrap(rows.columns.firstIndex(of: "message"))
+        let texts = rows.rows.filter { $0[1] == .integer(1) }.map { $0[column] }
+        XCTAssertEqual(texts, Self.hostile.map { .text($0) })
+        // The tables are all still there.
+        XCTAssertEqual(try store.list().count, 1)
+    }
+
+    func testDerivedTablesAgreeWithTheCounts() throws {
+        let store = try RunStore(path: path("d.sqlite"))
+        let r = try record(smallScenario())
+        let id = try store.save(r)
+        let metrics = try store.export(table: "config_metrics", run: id)
+        let col = { (name: String) in metrics.columns.firstIndex(of: name)! }
+        for (i, row) in metrics.rows.enumerated() {
+            let t = r.tallies.tallies[i]
+            XCTAssertEqual(row[col("opens")], .integer(t[.opens]))
+            XCTAssertEqual(row[col("scheduled")], .integer(t[.scheduled]))
+            XCTAssertEqual(row[col("responded")], .integer(t[.responded]))
+            if i == 0 {
+                XCTAssertEqual(row[col("trigger_rate")], .null, "the holdout has no notifications")
+                XCTAssertEqual(row[col("opens_lift_per_user")], .null)
+            } else {
+                let triggered = t[.delivered] + t[.foreground] + t[.suppressed]
+                XCTAssertEqual(row[col("trigger_rate")], .real(Double(triggered) / Double(t[.scheduled] - t[.censored])))
+            }
+        }
+        let daily = try store.export(table: "daily_stats", run: id)
+        XCTAssertEqual(daily.rows.count, 3 * 35)
+        XCTAssertEqual(daily.rows.first?[daily.columns.firstIndex(of: "date")!], .text("2026-01-05"))
+        let runs = try store.export(table: "runs", run: id)
+        XCTAssertFalse(runs.columns.contains("created_at"), "volatile columns are not exported")
+        XCTAssertTrue(runs.columns.contains("scenario_json"))
+    }
+
+    func testAFailedSaveLeavesNothingBehind() throws {
+        let store = try RunStore(path: path("f.sqlite"))
+        var r = try record(smallScenario())
+        // Tallies that do not match the scenario make the save fail half way through.
+        r.tallies.tallies.removeLast()
+        XCTAssertThrowsError(try store.save(r))
+        XCTAssertEqual(try store.list(), [])
+        for table in RunStore.exportedTables {
+            let count = try store.database.rows("SELECT count(*) FROM \(table)").first?.integer(0)
+            XCTAssertEqual(count, 0, table)
+        }
+        XCTAssertNoThrow(try store.save(try record(smallScenario())))
+    }
+
+    func testSchemaVersionIsRecordedAndANewerOneRefused() throws {
+        let p = path("v.sqlite")
+        do {
+            let store = try RunStore(path: p)
+            XCTAssertEqual(try store.database.userVersion, RunStore.schemaVersion)
+            try store.database.execute("PRAGMA user_version = \(RunStore.schemaVersion + 1)")
+        }
+        XCTAssertThrowsError(try RunStore(path: p)) { error in
+            let e = error as? StoreError
+            XCTAssertEqual(e?.kind, .newerSchema)
+            XCTAssertTrue(e?.message.contains("written by a newer ReminderSim") ?? false, "\(error)")
+        }
+    }
+
+    func testMigratingTwiceIsHarmless() throws {
+        let p = path("m.sqlite")
+        let id = try RunStore(path: p).save(try record(smallScenario()))
+        let again = try RunStore(path: p)
+        XCTAssertEqual(try again.list().map(\.id), [id])
+    }
+
+    func testOtherDatabasesAndFilesAreRefused() throws {
+        let other = path("other.sqlite")
+        do {
+            let db = try Database(path: other)
+            try db.execute("CREATE TABLE notes (x TEXT)")
+        }
+        XCTAssertThrowsError(try RunStore(path: other)) { XCTAssertEqual(($0 as? StoreError)?.kind, .corrupt) }
+
+        let garbage = path("garbage.sqlite")
+        try Data((0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: URL(fileURLWithPath: garbage))
+        let before = try Data(contentsOf: URL(fileURLWithPath: garbage))
+        XCTAssertThrowsError(try RunStore(path: garbage)) { error in
+            XCTAssertEqual((error as? StoreError)?.kind, .corrupt, "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: garbage)), before, "a bad file is not modified")
+
+        XCTAssertThrowsError(try RunStore(path: folder.path)) { error in
+            XCTAssertEqual((error as? StoreError)?.kind, .io)
+            XCTAssertTrue("\(error)".contains("is a directory"))
+        }
+        XCTAssertThrowsError(try RunStore(path: path("missing.sqlite"), create: false)) {
+            XCTAssertEqual(($0 as? StoreError)?.kind, .notFound)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("missing.sqlite")))
+    }
+
+    func testMissingRunIsNotFound() throws {
+        let store = try RunStore(path: path("n.sqlite"))
+        XCTAssertThrowsError(try store.load(42)) { XCTAssertEqual(($0 as? StoreError)?.kind, .notFound) }
+    }
+
+    func testStatementErrorsCarryCodeMessageAndSQL() throws {
+        let db = try Database(path: path("e.sqlite"))
+        XCTAssertThrowsError(try db.run("SELECT * FROM nowhere")) { error in
+            let e = error as? StoreError
+            XCTAssertEqual(e?.sql, "SELECT * FROM nowhere")
+            XCTAssertNotNil(e?.code)
+            XCTAssertTrue(e?.message.contains("no such table") ?? false)
+        }
+    }
+}
