@@ -20,9 +20,11 @@ let package = Package(
         .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness"]),
         .target(name: "Console"),
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
+        .target(name: "Rendering"),
+        .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine"]),
         .target(
             name: "ReminderSimCLI",
-            dependencies: ["Console", "Simulation", "Storage", "ReminderEngine", "CronEngine"]
+            dependencies: ["Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "CronEngine"]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
 

@@ -104,7 +104,7 @@ public enum CommandRunner {
     }
 
     /// The system's short reason for an I/O error ("No space left on device"), not Foundation's dump.
-    static func systemReason(_ error: any Error) -> String {
+    public static func systemReason(_ error: any Error) -> String {
         let ns = error as NSError
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))

@@ -13,7 +13,8 @@ public enum Remindersim: Command {
             configurations of a scenario, against a holdout that gets no reminders.
             """,
         subcommands: [
-            RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, CompareCommand.self,
+            RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
+            ExportCommand.self, CompareCommand.self,
         ])
 
     /// Runs the tool with the process's arguments and returns the exit status.

@@ -83,13 +83,17 @@ struct RunCommand: RunnableCommand {
             SummaryText.render(
                 scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads,
                 details: model.configurations.indices.dropFirst().map { (model.configurations[$0].spec, result.tallies[$0]) }))
-        context.stdout.writeLine("\nSaved as run \(runID) in \(database).")
+        let rendering = DispatchTime.now()
+        let folder = try ReportCommand.render(runID, store: store, output: output)
+        let renderSeconds = Self.seconds(since: rendering)
+        context.stdout.writeLine("\nSaved as run \(runID) in \(database); report: \((folder as NSString).appendingPathComponent("report.md"))")
         if stats {
             let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
             let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
-                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s",
-                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes, storeSeconds))
+                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s",
+                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
+                renderSeconds))
         }
     }
 

@@ -1,0 +1,126 @@
+/// One CSV cell; numbers are typed so that they are never mistaken for formulas or altered.
+public enum CSVField: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case decimal(Double)
+    case null
+}
+
+/// Why `CSVTable.parse` rejected its input; `record` counts from 1 and includes the header.
+public enum CSVParseError: Error, Equatable, Sendable {
+    case unterminatedQuote(record: Int)
+    case quoteInsideUnquotedField(record: Int)
+    case textAfterClosingQuote(record: Int)
+}
+
+/// A header and rows encoded as RFC 4180 CSV: CRLF line endings, UTF-8, every record newline-terminated.
+public struct CSVTable: Sendable, Equatable {
+    public var header: [String]
+    /// Rows are written as given; keeping them as wide as the header is the caller's job.
+    public var rows: [[CSVField]]
+
+    public init(header: [String], rows: [[CSVField]] = []) {
+        self.header = header
+        self.rows = rows
+    }
+
+    public func encoded() -> String {
+        var out = ""
+        out += header.map { Self.encode(.text($0)) }.joined(separator: ",") + "\r\n"
+        for row in rows {
+            out += row.map(Self.encode).joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    /// The text of a single field exactly as it appears between separators.
+    public static func encode(_ field: CSVField) -> String {
+        switch field {
+        case .text(let text): return encodeText(text)
+        case .integer(let value): return String(value)
+        case .decimal(let value): return NumberText.plain(value) ?? ""
+        case .null: return ""
+        }
+    }
+
+    /// Spreadsheets evaluate cells starting with these, so user text could otherwise run as a formula.
+    private static let formulaLeaders: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    private static func encodeText(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        if let first = text.unicodeScalars.first, formulaLeaders.contains(first) {
+            scalars.append("'")
+        }
+        scalars.append(contentsOf: text.unicodeScalars)
+        // Scalars, not Characters: "\r\n" or a quote followed by a combining mark is one Character.
+        let needsQuotes = scalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
+        guard needsQuotes else { return String(scalars) }
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in scalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append("\"") }
+        }
+        quoted.append("\"")
+        return String(quoted)
+    }
+
+    /// Splits RFC 4180 text (CRLF, LF or CR line breaks) into records, header included; a final line break is optional.
+    public static func parse(_ text: String) throws -> [[String]] {
+        var records: [[String]] = []
+        var record: [String] = []
+        var field = String.UnicodeScalarView()
+        var quoted = false
+        var inQuotes = false
+        var closed = false
+        let scalars = Array(text.unicodeScalars)
+
+        func endField() {
+            record.append(String(field))
+            field = String.UnicodeScalarView()
+            quoted = false
+            closed = false
+        }
+
+        var i = 0
+        while i < scalars.count {
+            let scalar = scalars[i]
+            i += 1
+            if inQuotes {
+                if scalar != "\"" {
+                    field.append(scalar)
+                } else if i < scalars.count, scalars[i] == "\"" {
+                    field.append(scalar)
+                    i += 1
+                } else {
+                    inQuotes = false
+                    closed = true
+                }
+                continue
+            }
+            switch scalar {
+            case ",":
+                endField()
+            case "\r", "\n":
+                endField()
+                records.append(record)
+                record = []
+                if scalar == "\r", i < scalars.count, scalars[i] == "\n" { i += 1 }
+            case "\"":
+                if closed { throw CSVParseError.textAfterClosingQuote(record: records.count + 1) }
+                guard field.isEmpty else { throw CSVParseError.quoteInsideUnquotedField(record: records.count + 1) }
+                inQuotes = true
+                quoted = true
+            default:
+                if closed { throw CSVParseError.textAfterClosingQuote(record: records.count + 1) }
+                field.append(scalar)
+            }
+        }
+        if inQuotes { throw CSVParseError.unterminatedQuote(record: records.count + 1) }
+        if !record.isEmpty || !field.isEmpty || quoted {
+            endField()
+            records.append(record)
+        }
+        return records
+    }
+}

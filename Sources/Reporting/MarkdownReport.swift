@@ -1,0 +1,235 @@
+import Foundation
+import Rendering
+import ReminderEngine
+import Simulation
+import Storage
+
+/// The Markdown report of a stored run.
+///
+/// It holds no timestamps or timings, so the report of a run is the same file whenever the run's
+/// results are the same (the wall time and date live in the database and `remindersim list`).
+public enum MarkdownReport {
+    /// The report text; `charts` are the file names of the charts written beside it, by kind.
+    public static func render(_ run: StoredRun, charts: [ChartKind: String] = [:]) -> String {
+        let s = run.record.scenario
+        let metrics = run.configurations.enumerated().map { i, spec in
+            ConfigurationMetrics(label: spec.label, tally: run.record.tallies.tallies[i], isHoldout: i == 0)
+        }
+        var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
+        if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
+
+        out += "## Run\n\n"
+        out += Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
+            ["Run", "\(run.id), tool \(run.record.toolVersion)"],
+            ["Seed", String(s.seed)],
+            ["Users", Text.group(Int64(s.users))],
+            ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
+            ["Configurations", "\(run.configurations.count - 1) and the holdout"],
+            ["Sessions simulated", Text.group(metrics.reduce(0) { $0 + $1.opens })],
+        ]) + "\n"
+        out += assumptions(s)
+
+        out += "## Configurations against the holdout\n\n"
+        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: Wilson score intervals for rates, "
+            + "paired normal intervals for lifts. n/a means there was nothing to measure.\n\n"
+        let holdout = metrics[0]
+        let ranked = metrics.dropFirst().sorted {
+            ($0.opensLiftPerUser?.value ?? -.infinity) > ($1.opensLiftPerUser?.value ?? -.infinity)
+        }
+        var rows: [[String]] = []
+        for (i, m) in ranked.enumerated() {
+            let spec = run.configurations.first { $0.label == m.label }!
+            rows.append([
+                String(i + 1), m.label, spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
+                Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.optOutRate),
+                Text.points(m.liftD7), Text.points(m.liftD30),
+                m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
+            ])
+        }
+        out += Markdown.table(
+            header: ["#", "configuration", "mode", "opens/user vs holdout", "trigger rate", "response rate",
+                     "users opting out", "D7 vs holdout", "D30 vs holdout", "delivered per extra open"],
+            alignments: [.right, .left, .left, .right, .right, .right, .right, .right, .right, .right], rows: rows)
+        out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
+            + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
+            + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
+        for kind in ChartKind.allCases {
+            if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
+        }
+
+        out += "## Notifications and returns\n\n"
+        out += Markdown.table(
+            header: ["configuration", "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored",
+                     "responded (caused)", "attributed (window)", "revived"],
+            alignments: [.left] + Array(repeating: .right, count: 9),
+            rows: metrics.dropFirst().map { m in
+                [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored, m.responded,
+                             m.attributed, m.revived].map(Text.group)
+            })
+        out += "\n*Responded* counts the returns a notification really caused (the simulator knows); *attributed* "
+            + "counts opens within \(String(format: "%g", s.response.attributionWindowHours)) h of a delivery, what "
+            + "an analytics tool would credit. The gap between them is the attribution error.\n\n"
+
+        out += "## Per message\n\n"
+        out += slotTable(run, metrics, title: "message") { SlotMetrics.messages($0, $1) }
+        out += "## Per period\n\n"
+        out += slotTable(run, metrics, title: "period") { SlotMetrics.periods($0, $1) }
+
+        out += "## Cron rules\n\n"
+        var ruleRows: [[String]] = []
+        for (i, spec) in run.configurations.enumerated() where i > 0 {
+            for r in CronRuleMetrics.rules(spec, run.record.tallies.tallies[i]) {
+                let users = metrics[i].users
+                ruleRows.append([
+                    spec.label, spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
+                    Text.group(r.elseRuns), Text.percent(Proportion(r.usersRan, of: users)),
+                    r.firstRunDayMedian.map(String.init) ?? "n/a", r.firstRunDayP90.map(String.init) ?? "n/a",
+                ])
+            }
+        }
+        if ruleRows.isEmpty {
+            out += "No configuration has cron rules.\n\n"
+        } else {
+            out += Markdown.table(
+                header: ["configuration", "mode", "rule", "launches evaluated", "block runs", "else runs",
+                         "users it ran for", "first run: median day", "first run: day p90"],
+                alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .right], rows: ruleRows)
+            out += "\nDays are counted from install, in the user's local days; a rule's first run is counted once per user.\n\n"
+        }
+
+        out += howToRead
+        out += "## Files\n\n"
+        out += "Every table of this run is beside this report as CSV (one file per table, RFC 4180, with a header): "
+        out += RunStore.exportedTables.map { "`\($0).csv`" }.joined(separator: ", ") + ".\n"
+        return out
+    }
+
+    static func slotTable(_ run: StoredRun, _ metrics: [ConfigurationMetrics], title: String,
+                          rows make: (ConfigurationSpec, Tally) -> [SlotMetrics]) -> String {
+        var rows: [[String]] = []
+        for (i, spec) in run.configurations.enumerated() where i > 0 {
+            for row in make(spec, run.record.tallies.tallies[i]) {
+                rows.append([
+                    spec.label, String(row.reminder), String(row.index + 1), row.name, Text.group(row.scheduled),
+                    Text.percent(row.triggerRate), Text.percent(row.responseRate),
+                ])
+            }
+        }
+        return Markdown.table(
+            header: ["configuration", "reminder", "#", title, "scheduled", "trigger rate", "response rate"],
+            alignments: [.left, .right, .right, .left, .right, .right, .right], rows: rows) + "\n"
+    }
+
+    static func assumptions(_ s: Scenario) -> String {
+        var out = "### Assumptions in force\n\n"
+        out += "Every number below is an assumption of the scenario, to be replaced by a team's own measurements.\n\n"
+        let totalWeight = s.population.segments.reduce(0) { $0 + $1.weight }
+        out += Markdown.table(
+            header: ["segment", "share", "returns", "dropout per session", "session median", "cold launch after"],
+            alignments: [.left, .right, .left, .right, .right, .right],
+            rows: s.population.segments.map { seg in
+                [seg.name, String(format: "%.1f%%", seg.weight / totalWeight * 100), describe(seg.returns),
+                 String(format: "%g", seg.dropoutPerSession), String(format: "%g min", seg.sessionLength.medianMinutes),
+                 String(format: "%g min", seg.coldLaunchAfterMinutes)]
+            }) + "\n"
+        let offsets = s.population.utcOffsets.map { String(format: "UTC%+g (weight %g)", $0.hours, $0.weight) }
+        let r = s.response
+        let quiet = r.quietHours.map { "\($0.start):00–\($0.end):00 local, factor \(String(format: "%g", r.quietFactor))" } ?? "none"
+        out += Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
+            ["Time zones", offsets.joined(separator: ", ")],
+            ["Installs", String(format: "spread uniformly over %g days", s.population.installSpreadDays)],
+            ["Base response", String(format: "%g", r.baseResponse)],
+            ["Fatigue", String(format: "×%g per notification delivered since the last organic open", r.fatigue)],
+            ["Quiet hours", quiet],
+            ["Dormant users", String(format: "response ×%g; a response revives them", r.dormantFactor)],
+            ["Response delay", String(format: "exponential, mean %g min", r.responseDelayMinutes)],
+            ["Opt-out", String(format: "%g per delivery", r.optOutPerDelivery)],
+            ["Attribution window", String(format: "%g h", r.attributionWindowHours)],
+            ["Message weights", r.messageWeights.isEmpty ? "all 1"
+                : r.messageWeights.keys.sorted().map { "\($0): \(String(format: "%g", r.messageWeights[$0]!))" }.joined(separator: "; ")],
+        ]) + "\n"
+        return out
+    }
+
+    static func describe(_ p: ReturnProcess) -> String {
+        switch p {
+        case let .exponential(mean, unit): return String(format: "exponential, mean %g \(unit.rawValue)", mean)
+        case let .weibull(shape, scale, unit): return String(format: "Weibull, shape %g, scale %g \(unit.rawValue)", shape, scale)
+        case let .lognormal(mu, sigma, unit):
+            return String(format: "lognormal, median %.3g \(unit.rawValue), sigma %g", exp(mu), sigma)
+        case let .bgnbd(r, alpha, a, b, unit):
+            return String(format: "BG/NBD, r %g, alpha %g (per \(unit.rawValue.dropLast())), a %g, b %g", r, alpha, a, b)
+        case let .empirical(values, _, unit): return "empirical, \(values.count) recorded gaps in \(unit.rawValue)"
+        }
+    }
+
+    static let howToRead = """
+        ## How to read this
+
+        - **Opens/user vs holdout** is the reminder's lift: extra opens per user over the same users \
+        simulated without reminders (common random numbers, so the comparison is paired).
+        - **Trigger rate** is the share of scheduled notifications that fired before the user came back \
+        (delivered, shown in the foreground, or suppressed by an opt-out), leaving out those still pending \
+        when the simulation ended.
+        - **Response rate** is the share of delivered notifications that brought the user back, as the \
+        simulator knows it. Analytics tools see *attributed* opens instead, which include users who would \
+        have come back anyway.
+        - **Delivered per extra open** is the cost side: how many notifications users receive for each \
+        open the reminder adds. Fewer is better.
+        - **D7 / D30 vs holdout** are differences in retention (an open on day 7 / 30 after install), in \
+        percentage points.
+        - Every number is a consequence of the scenario's assumptions above. Replace them with your own \
+        measurements before you act on a ranking.
+
+
+        """
+}
+
+/// The charts a report shows.
+public enum ChartKind: String, CaseIterable, Sendable {
+    case triggerRate = "trigger-rate"
+    case opensLift = "opens-lift"
+    case dailyActiveUsers = "daily-active-users"
+    case retention = "retention"
+    case triggerByPeriod = "trigger-rate-by-period"
+
+    public var title: String {
+        switch self {
+        case .triggerRate: return "Trigger rate per configuration"
+        case .opensLift: return "Opens per user gained over the holdout"
+        case .dailyActiveUsers: return "Daily active users per configuration"
+        case .retention: return "Retention by day since install"
+        case .triggerByPeriod: return "Trigger rate by period"
+        }
+    }
+
+    public var fileName: String { rawValue + ".svg" }
+}
+
+/// Number formats shared by the report and its charts.
+enum Text {
+    static func group(_ n: Int64) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, ch) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    static func percent(_ p: Proportion) -> String {
+        guard let rate = p.rate, let ci = p.wilson() else { return "n/a" }
+        return String(format: "%.1f%% [%.1f, %.1f]", rate * 100, ci.low * 100, ci.high * 100)
+    }
+
+    static func signed(_ e: Estimate?, digits: Int) -> String {
+        guard let e else { return "n/a" }
+        return String(format: "%+.\(digits)f [%.\(digits)f, %.\(digits)f]", e.value, e.low, e.high)
+    }
+
+    static func points(_ e: Estimate?) -> String {
+        guard let e else { return "n/a" }
+        return String(format: "%+.2f pp [%.2f, %.2f]", e.value * 100, e.low * 100, e.high * 100)
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Storage
+
+/// Renders a stored run into a folder: `report.md`, one CSV per table and the charts.
+public enum ReportWriter {
+    /// Writes the report of run `id` from `store` into `folder`; returns the files written.
+    @discardableResult
+    public static func write(run id: Int64, store: RunStore, to folder: String) throws -> [String] {
+        let run = try store.load(id)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var files = try CSVExport.write(run: id, store: store, to: folder)
+        var charts: [ChartKind: String] = [:]
+        for (kind, svg) in ReportCharts.render(run) {
+            try ReportFiles.write(svg, to: (folder as NSString).appendingPathComponent(kind.fileName))
+            charts[kind] = kind.fileName
+            files.append(kind.fileName)
+        }
+        try ReportFiles.write(MarkdownReport.render(run, charts: charts),
+                              to: (folder as NSString).appendingPathComponent("report.md"))
+        files.append("report.md")
+        return files
+    }
+}
