@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
-        .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI"]),
+        .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
     ],
     swiftLanguageModes: [.v6]
 )
