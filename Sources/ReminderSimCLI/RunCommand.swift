@@ -21,6 +21,10 @@ struct RunCommand: RunnableCommand {
             .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
                     default: String(ProcessInfo.processInfo.activeProcessorCount)),
             .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
+            .option("--shard", valueName: "k/n", help: """
+                Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
+                'remindersim merge'. Each shard should have its own --db.
+                """),
             StoreAccess.databaseOption,
             StoreAccess.outputOption,
         ])
@@ -33,6 +37,7 @@ struct RunCommand: RunnableCommand {
     let stats: Bool
     let database: String
     let output: String
+    let shard: Shard?
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
@@ -41,7 +46,10 @@ struct RunCommand: RunnableCommand {
         days = try arguments.isPresent("--days")
             ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
             : nil
-        seed = try arguments.optionalValue("--seed")
+        seed = try arguments.isPresent("--seed")
+            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
+            : nil
+        shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")
         database = try arguments.value("--db")
@@ -63,18 +71,27 @@ struct RunCommand: RunnableCommand {
         // The database is opened first: a store that cannot be written stops the run before it starts.
         let store = try StoreAccess.open(database, create: true)
 
-        let progress = ProgressBar(total: scenario.users, label: "simulating", io: context.io)
         let started = DispatchTime.now()
-        let result = model.run(options: RunOptions(threads: threads, progress: { progress.advance(by: $0) }))
+        let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
+        let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
+        let result = model.run(options: RunOptions(threads: threads, users: users, progress: { progress.advance(by: $0) }))
         progress.finish()
         let wall = Self.seconds(since: started)
 
         let storing = DispatchTime.now()
         let record = RunRecord(
             scenario: scenario, tallies: result, toolVersion: Remindersim.version,
-            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads)
+            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads,
+            shard: shard.map { ($0.index - 1, $0.count) })
         let runID = try StoreAccess.perform { try store.save(record) }
         let storeSeconds = Self.seconds(since: storing)
+        if let shard {
+            // A shard's numbers are a part of the run, not a result: they are reported once merged.
+            context.stdout.writeLine(
+                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(database).")
+            context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")
+            return
+        }
 
         let metrics = result.tallies.enumerated().map { i, tally in
             ConfigurationMetrics(label: model.configurations[i].spec.label, tally: tally, isHoldout: i == 0)
@@ -99,5 +116,17 @@ struct RunCommand: RunnableCommand {
 
     static func seconds(since start: DispatchTime) -> Double {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}
+
+/// `--shard k/n` on the command line.
+struct ShardArgument: ArgumentValue {
+    let shard: Shard
+
+    init(argument: String) throws(ArgumentValueError) {
+        guard let shard = Shard(argument) else {
+            throw ArgumentValueError(expected: "k/n with whole numbers 1 ≤ k ≤ n, such as 2/8")
+        }
+        self.shard = shard
     }
 }
