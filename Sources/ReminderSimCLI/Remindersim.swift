@@ -14,7 +14,7 @@ public enum Remindersim: Command {
             """,
         subcommands: [
             RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
-            ExportCommand.self, CompareCommand.self, MergeCommand.self,
+            ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self,
         ])
 
     /// Runs the tool with the process's arguments and returns the exit status.

@@ -1,0 +1,173 @@
+import Console
+import Foundation
+import ReminderEngine
+import Simulation
+
+/// `remindersim trace`: one virtual user's timeline, step by step.
+struct TraceCommand: RunnableCommand {
+    static let configuration = CommandConfiguration(
+        name: "trace",
+        abstract: "Show one virtual user's full timeline under a configuration and under the holdout.",
+        discussion: """
+            Opens, closes, launches, cron rules, notifications scheduled, cancelled, fired and answered, and \
+            the reminder engine's state after each step, in the user's local time. The trace comes from the \
+            same code as 'run': the user's counts in a run are exactly the events shown here.
+            """,
+        arguments: [
+            .optionalPositional("scenario", help: "Scenario JSON file (default: the built-in scenario)."),
+            .option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true),
+            .option("--config", short: "c", valueName: "label",
+                    help: "The configuration to trace (default: the first one)."),
+            .option("--days", valueName: "n", help: "Days simulated (overrides the scenario)."),
+            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
+        ])
+
+    let path: String?
+    let user: Int
+    let label: String?
+    let days: Int?
+    let seed: UInt64?
+
+    init(arguments: ParsedArguments) throws {
+        path = try arguments.optionalValue("scenario")
+        user = try arguments.value("--user", expected: "a user index ≥ 0", where: { $0 >= 0 })
+        label = try arguments.optionalValue("--config")
+        days = try arguments.isPresent("--days")
+            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
+            : nil
+        seed = try arguments.isPresent("--seed")
+            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
+            : nil
+    }
+
+    func run(context: CommandContext) throws {
+        var scenario = try ScenarioLoading.load(path)
+        if let days { scenario.horizonDays = days }
+        if let seed { scenario.seed = seed }
+        guard user < scenario.users else {
+            throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
+        }
+        let model: CompiledModel
+        do {
+            model = try CompiledModel(scenario)
+        } catch let error as ScenarioError {
+            throw ScenarioLoading.invalid(ScenarioError(source: path, issues: error.issues))
+        }
+        let index: Int
+        if let label {
+            guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
+                let labels = model.configurations.dropFirst().map { "\"\($0.spec.label)\"" }.joined(separator: ", ")
+                throw UsageError("--config: no configuration \"\(label)\"; the scenario has \(labels)")
+            }
+            index = i
+        } else {
+            index = 1
+        }
+        let formatter = TraceText(model: model)
+        context.stdout.write(formatter.header(model.trace(user: user, configuration: 0)))
+        for i in [index, 0] {
+            context.stdout.write("\n" + formatter.timeline(model.trace(user: user, configuration: i)))
+        }
+    }
+}
+
+/// Writes traces as text in the user's local time.
+struct TraceText {
+    let model: CompiledModel
+    let start: CalendarDate
+
+    init(model: CompiledModel) {
+        self.model = model
+        start = CalendarDate(iso: model.scenario.startDate)!
+    }
+
+    func header(_ t: UserTrace) -> String {
+        let segment = model.scenario.population.segments[t.traits.segment]
+        var out = "User \(t.user) of scenario \"\(SummaryText.printable(model.scenario.name))\" (seed \(model.scenario.seed))\n"
+        out += "  segment \"\(SummaryText.printable(segment.name))\", UTC\(offset(t.traits.utcOffsetSeconds)), "
+            + "installs \(time(t.traits.install, t.traits))"
+        if t.traits.gapMeanSeconds > 0 {
+            out += String(format: ", BG/NBD mean gap %.1f days, dropout %.1f%% per repeat session",
+                          t.traits.gapMeanSeconds / 86_400, t.traits.repeatDropout * 100)
+        }
+        return out + "\n"
+    }
+
+    func timeline(_ t: UserTrace) -> String {
+        let c = model.configurations[t.configurationIndex]
+        var out = t.configurationIndex == 0
+            ? "Holdout (no reminders)\n"
+            : "Configuration \"\(SummaryText.printable(c.spec.label))\" (\(c.spec.mode.rawValue) mode)\n"
+        var ran: [String] = [], skipped: [String] = []
+        func flushCron() {
+            guard !ran.isEmpty || !skipped.isEmpty else { return }
+            out += "                    cron: block of \(ran.isEmpty ? "none" : ran.joined(separator: ", "))"
+                + (skipped.isEmpty ? "" : "; else of \(skipped.joined(separator: ", "))") + "\n"
+            ran = []
+            skipped = []
+        }
+        func line(_ at: Double?, _ text: String) {
+            flushCron()
+            let stamp = at.map { time($0, t.traits) } ?? ""
+            out += stamp.padding(toLength: 20, withPad: " ", startingAt: 0) + text + "\n"
+        }
+        for event in t.events {
+            switch event {
+            case let .open(at, cause, cold):
+                line(at, "open (\(cause.rawValue)), \(cold ? "cold launch" : "resume")")
+            case let .cronRule(index, matched):
+                let rule = "\"\(SummaryText.printable(c.spec.cronRules[index]))\""
+                if matched { ran.append(rule) } else { skipped.append(rule) }
+            case let .reminderChecked(r, state):
+                line(nil, "reminder \(r) checked: \(describe(state, r, c))")
+            case let .close(at):
+                line(at, "close")
+            case let .scheduled(r, n, state):
+                line(nil, "reminder \(r) scheduled \(notification(n, r, c)) for \(time(n.fireTime, t.traits)); \(describe(state, r, c))")
+            case let .ended(r, n, outcome):
+                line(outcome == .cancelled || outcome == .censored ? nil : n.fireTime,
+                     "reminder \(r): \(notification(n, r, c)) \(outcome.rawValue)")
+            case let .responseDrawn(_, responds, p, optOut):
+                line(nil, String(format: "response chance %.1f%%: ", p * 100) + (responds ? "answers" : "ignores it")
+                        + (optOut ? "; turns notifications off" : ""))
+            case let .droppedOut(at):
+                line(at, "drops out: no more organic returns")
+            case let .revived(at):
+                line(at, "revived by the notification")
+            case let .horizon(at):
+                line(at, "end of the simulated horizon")
+            }
+        }
+        flushCron()
+        let tally = t.tally
+        out += "  totals: \(tally[.opens]) opens (\(tally[.responseOpens]) caused by a notification), "
+            + "\(tally[.launches]) cold launches, \(tally[.scheduled]) scheduled, \(tally[.delivered]) delivered, "
+            + "\(tally[.foreground]) foreground, \(tally[.suppressed]) suppressed, \(tally[.cancelled]) cancelled, "
+            + "\(tally[.censored]) censored\n"
+        return out
+    }
+
+    func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {
+        let reminder = c.spec.reminders[r]
+        let text = SummaryText.printable(reminder.messages[n.messageIndex], limit: 32)
+        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(reminder.timePeriods[n.periodIndex]) \(reminder.unit.rawValue))"
+    }
+
+    func describe(_ s: ReminderState, _ r: Int, _ c: CompiledConfiguration) -> String {
+        "[period \(s.periodIndex + 1), next message \(s.nextMessageIndex.map { String($0 + 1) } ?? "—"), "
+            + "pending \(s.pending == nil ? "none" : "yes"), last check saw a fire: \(s.lastCheckSawFire ? "yes" : "no")]"
+    }
+
+    func offset(_ seconds: Double) -> String {
+        let hours = seconds / 3_600
+        return hours == hours.rounded() ? String(format: "%+d", Int(hours)) : String(format: "%+.1f", hours)
+    }
+
+    /// Local date and time of a run time, as `YYYY-MM-DD HH:MM`.
+    func time(_ t: Double, _ traits: UserTraits) -> String {
+        let local = t + traits.utcOffsetSeconds
+        let day = Int((local / 86_400).rounded(.down))
+        let seconds = Int((local - Double(day) * 86_400).rounded(.down))
+        return String(format: "%@ %02d:%02d", start.adding(days: day).description, seconds / 3_600, (seconds % 3_600) / 60)
+    }
+}
