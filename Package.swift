@@ -33,6 +33,7 @@ let package = Package(
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
     ],

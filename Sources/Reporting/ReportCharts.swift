@@ -1,6 +1,71 @@
+import Rendering
+import Simulation
 import Storage
 
 /// The report's charts as SVG text, by kind.
 enum ReportCharts {
-    static func render(_ run: StoredRun) -> [(ChartKind, String)] { [] }
+    static func render(_ run: StoredRun) -> [(ChartKind, String)] {
+        let tallies = run.record.tallies.tallies
+        let specs = run.configurations
+        let metrics = specs.enumerated().map { i, spec in
+            ConfigurationMetrics(label: spec.label, tally: tallies[i], isHoldout: i == 0)
+        }
+        let configs = Array(metrics.indices.dropFirst())
+        var charts: [(ChartKind, String)] = []
+
+        charts.append((.triggerRate, IntervalBarChart(
+            title: "Trigger rate per configuration", categoryAxisTitle: "Configuration",
+            valueAxisTitle: "Trigger rate: fired before the user came back (% of scheduled)", valueFormat: .percent,
+            bars: configs.map { i in
+                let p = metrics[i].triggerRate
+                let ci = p.wilson()
+                return IntervalBar(label: specs[i].label, value: p.rate ?? 0, low: ci?.low, high: ci?.high)
+            }).svg()))
+
+        charts.append((.opensLift, IntervalBarChart(
+            title: "Opens per user gained over the holdout", categoryAxisTitle: "Configuration",
+            valueAxisTitle: "Extra opens per user (95% interval)", valueFormat: .number,
+            bars: configs.map { i in
+                let e = metrics[i].opensLiftPerUser
+                return IntervalBar(label: specs[i].label, value: e?.value ?? 0, low: e?.low, high: e?.high)
+            }, reference: ReferenceLine(label: "Holdout", value: 0)).svg()))
+
+        let days = tallies[0].layout.days
+        func dailySeries(_ i: Int) -> LineSeries {
+            LineSeries(name: specs[i].label, points: (0..<days).map { (x: Double($0), y: Double(tallies[i].daily($0))) },
+                       style: i == 0 ? .reference : .solid)
+        }
+        charts.append((.dailyActiveUsers, LineChart(
+            title: "Daily active users", xAxisTitle: "Day of the run (UTC)", yAxisTitle: "Users with an open",
+            series: configs.map(dailySeries) + [dailySeries(0)]).svg()))
+
+        func retentionSeries(_ i: Int) -> LineSeries {
+            let points: [(x: Double, y: Double)] = (1...retentionCurveDays).compactMap { k in
+                let r = tallies[i].retention(day: k)
+                guard r.eligible > 0 else { return nil }
+                return (x: Double(k), y: Double(r.retained) / Double(r.eligible))
+            }
+            return LineSeries(name: specs[i].label, points: points, style: i == 0 ? .reference : .solid, marker: true)
+        }
+        charts.append((.retention, LineChart(
+            title: "Retention by day since install", xAxisTitle: "Days since install (local days)",
+            yAxisTitle: "Users with an open that day", yFormat: .percent,
+            series: configs.map(retentionSeries) + [retentionSeries(0)]).svg()))
+
+        // One group per period position, across every reminder's periods.
+        let periodRows = configs.map { SlotMetrics.periods(specs[$0], tallies[$0]) }
+        let groups = (periodRows.map(\.count).max() ?? 0)
+        charts.append((.triggerByPeriod, GroupedBarChart(
+            title: "Trigger rate by period", groupAxisTitle: "Period (in the order the reminder uses them)",
+            valueAxisTitle: "Trigger rate (% of scheduled)",
+            groups: (0..<groups).map { "period \($0 + 1)" },
+            series: zip(configs, periodRows).map { i, rows in
+                BarSeries(name: specs[i].label, values: (0..<groups).map { g in
+                    guard g < rows.count, let rate = rows[g].triggerRate.rate else { return nil }
+                    let ci = rows[g].triggerRate.wilson()
+                    return BarValue(rate, low: ci?.low, high: ci?.high)
+                })
+            }).svg()))
+        return charts
+    }
 }

@@ -1,0 +1,18 @@
+/// The Okabe–Ito colours in a fixed order, distinguishable under the common colour-vision deficiencies.
+public enum ChartPalette {
+    /// Yellow comes late because it is faint on white.
+    public static let colors = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442"]
+    /// Holdout or reference series: grey and dashed, so they read as a baseline rather than a contender.
+    public static let reference = "#7F7F7F"
+    static let referenceDash = "6 4"
+    static let referenceFill = "#D0D0D0"
+
+    public static func color(_ index: Int) -> String {
+        colors[((index % colors.count) + colors.count) % colors.count]
+    }
+
+    /// Past one cycle of colours, a dash pattern keeps repeated colours apart.
+    static func dash(forSeries index: Int) -> String? {
+        index >= colors.count ? "2 3" : nil
+    }
+}
