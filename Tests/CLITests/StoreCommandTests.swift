@@ -1,0 +1,137 @@
+import Foundation
+import Rendering
+import Storage
+import XCTest
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The stored-run commands as a user chains them: run → list → report → export → compare.
+final class StoreCommandTests: RemindersimTestCase {
+    static let database = "Reports/remindersim.sqlite"
+    static let tables = ["runs", "configurations", "config_metrics", "message_stats", "period_stats", "daily_stats",
+                         "retention_curve", "cron_rule_stats", "cron_first_run_days"]
+
+    func testRunListReportExportCompare() throws {
+        let scenarioSeed = try XCTUnwrap(defaultScenario()["seed"] as? NSNumber).uint64Value
+
+        // Two runs into the default database, the second with another seed.
+        let first = try remindersim("run", "--users", "1500", "--days", "35", "--threads", "2")
+        assertExit(first, 0)
+        let second = try remindersim("run", "--users", "1500", "--days", "35", "--threads", "2", "--seed", "9")
+        assertExit(second, 0)
+        assertContains(first.stdout, "Saved as run 1 in \(Self.database); report: Reports/default-1/report.md")
+        assertContains(second.stdout, "Saved as run 2 in \(Self.database); report: Reports/default-2/report.md")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath(Self.database)), "no database at the default path")
+
+        // list: both runs, each with its seed, users, days and status.
+        let list = try remindersim("list")
+        assertExit(list, 0)
+        XCTAssertEqual(list.stderr, "")
+        let rows = list.stdoutLines.dropFirst().map { $0.split(separator: " ").map(String.init) }
+        XCTAssertEqual(rows.count, 2, "list should show exactly two runs:\n\(list.stdout)")
+        for (id, seed) in [("1", String(scenarioSeed)), ("2", "9")] {
+            let row = rows.first { $0.first == id }
+            XCTAssertEqual(row.map { Array($0.prefix(7)) }, [id, "default", seed, "1,500", "35", "5", "complete"],
+                           "list row of run \(id):\n\(list.stdout)")
+        }
+
+        // report 1 renders the same folder again, byte for byte.
+        let folder1 = workDirectory.appendingPathComponent("Reports/default-1")
+        let before = try Self.files(in: folder1)
+        XCTAssertNotNil(before["report.md"], "the run wrote no report.md; it wrote \(before.keys.sorted())")
+        try FileManager.default.removeItem(at: folder1)
+        let report = try remindersim("report", "1")
+        assertExit(report, 0)
+        XCTAssertEqual(report.stdout, "Report of run 1: Reports/default-1/report.md\n")
+        let after = try Self.files(in: folder1)
+        XCTAssertEqual(after.keys.sorted(), before.keys.sorted(), "report 1 wrote other files than run did")
+        XCTAssertEqual(after["report.md"], before["report.md"], "report 1 rendered a different report.md")
+        for (name, data) in before where name != "report.md" {
+            XCTAssertEqual(after[name], data, "report 1 rendered a different \(name)")
+        }
+
+        // export 2: one CSV per table, equal to the database's rows.
+        let export = try remindersim("export", "2", "--csv", "out/")
+        assertExit(export, 0)
+        let exported = try FileManager.default.contentsOfDirectory(atPath: workPath("out")).sorted()
+        XCTAssertEqual(exported, Self.tables.map { $0 + ".csv" }.sorted())
+        XCTAssertEqual(Set(export.stdoutLines.map { ($0 as NSString).lastPathComponent }), Set(exported),
+                       "export should print the files it wrote:\n\(export)")
+        let store = try RunStore(path: workPath(Self.database), create: false)
+        for table in Self.tables {
+            let csv = try String(contentsOfFile: workPath("out/\(table).csv"), encoding: .utf8)
+            let expected = try store.export(table: table, run: 2)
+            XCTAssertFalse(expected.rows.isEmpty, "the database has no \(table) rows for run 2")
+            StoreCSV.assertMatches(csv, expected, name: "out/\(table).csv")
+            // The CSV files of the report folder are the same export.
+            let inReport = try Data(contentsOf: workDirectory.appendingPathComponent("Reports/default-2/\(table).csv"))
+            XCTAssertEqual(inReport, Data(csv.utf8), "Reports/default-2/\(table).csv differs from out/\(table).csv")
+        }
+        // Run 2 really is the seed-9 run, and run 1 is not.
+        XCTAssertEqual(try store.export(table: "runs", run: 2).rows.first?[2], .integer(9))
+        XCTAssertEqual(try store.export(table: "runs", run: 1).rows.first?[2], .integer(Int64(bitPattern: scenarioSeed)))
+
+        // The labels, as stored.
+        func labels(_ run: Int64) throws -> [String] {
+            try store.database.rows(
+                "SELECT label FROM configurations WHERE run_id = ? ORDER BY config_index", [.integer(run)]
+            ).map { try XCTUnwrap($0.text(0)) }
+        }
+        let labels1 = try labels(1)
+        let labels2 = try labels(2)
+        XCTAssertEqual(labels1.first, "holdout")
+        XCTAssertEqual(labels1.count, 6, "the default scenario has five configurations and the holdout")
+
+        // compare 1 2: one row per configuration, holdout included.
+        let compare = try remindersim("compare", "1", "2")
+        assertExit(compare, 0)
+        XCTAssertEqual(compare.stderr, "")
+        assertContains(compare.stdout, "A = run 1:")
+        assertContains(compare.stdout, "B = run 2:")
+        for label in Set(labels1 + labels2) {
+            XCTAssertEqual(compare.stdoutLines.filter { $0.hasPrefix(label + "  ") }.count, 1,
+                           "compare should show configuration \"\(label)\" on exactly one row:\n\(compare.stdout)")
+        }
+
+        // The report names every configuration: each one in its tables, the holdout in its summary.
+        let markdown = String(decoding: after["report.md"] ?? Data(), as: UTF8.self)
+        for label in labels1.dropFirst() {
+            assertContains(markdown, "| \(Markdown.escapeCell(label)) |", "report.md")
+        }
+        assertContains(markdown, "The holdout (no reminders)", "report.md")
+        MarkdownCheck.assertTablesIntact(markdown)
+
+        // Charts, when there are any, are well-formed SVG, and every image the report shows exists.
+        for (name, data) in after where name.hasSuffix(".svg") {
+            if let problem = XMLCheck.svgProblem(data) { XCTFail("Reports/default-1/\(name): \(problem)") }
+        }
+        let images = markdown.components(separatedBy: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("!["), let open = line.range(of: "]("), line.hasSuffix(")") else { return nil }
+            return String(line[open.upperBound..<line.index(before: line.endIndex)])
+        }
+        for image in images {
+            XCTAssertNotNil(after[image], "report.md shows \(image), which is not in its folder")
+        }
+    }
+
+    func testLatestNamesTheLastRun() throws {
+        assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1"), 0)
+        assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1", "--seed", "3"), 0)
+        let report = try remindersim("report", "latest", "--out", "again")
+        assertExit(report, 0)
+        XCTAssertEqual(report.stdout, "Report of run 2: again/default-2/report.md\n")
+        XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("again/default-2/report.md")),
+                       try Data(contentsOf: workDirectory.appendingPathComponent("Reports/default-2/report.md")))
+    }
+
+    /// Every regular file directly in `folder`, by name.
+    static func files(in folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            out[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+        }
+        return out
+    }
+}

@@ -1,0 +1,345 @@
+import Dispatch
+import Foundation
+import Rendering
+import Simulation
+import Storage
+import XCTest
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `remindersim` process started in the background, so a test can kill it or run several at once.
+final class BackgroundRun {
+    let arguments: [String]
+    let process: Process
+    /// When `run()` returned, on the uptime clock.
+    let started: DispatchTime
+    private let finished = DispatchSemaphore(value: 0)
+    private let stdoutURL: URL
+    private let stderrURL: URL
+    private var handles: [FileHandle]
+    private var result: CommandResult?
+
+    fileprivate init(executable: URL, arguments: [String], environment: [String: String], directory: URL,
+                     spool: URL) throws {
+        self.arguments = arguments
+        let tag = UUID().uuidString
+        stdoutURL = spool.appendingPathComponent("\(tag).stdout")
+        stderrURL = spool.appendingPathComponent("\(tag).stderr")
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        let out = try FileHandle(forWritingTo: stdoutURL)
+        let err = try FileHandle(forWritingTo: stderrURL)
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+        handles = [out, err, input]
+
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        let finished = self.finished
+        process.terminationHandler = { _ in finished.signal() }
+        try process.run()
+        started = .now()
+    }
+
+    /// Seconds since the process was started.
+    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
+
+    /// Sends SIGKILL if the process is still running; true when the signal was sent to a live process.
+    @discardableResult
+    func killNow() -> Bool {
+        guard process.isRunning else { return false }
+        return kill(process.processIdentifier, SIGKILL) == 0
+    }
+
+    /// Waits for the process to end; nil (after killing it) if it takes longer than `timeout`.
+    func wait(timeout: TimeInterval) -> CommandResult? {
+        if let result { return result }
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            _ = finished.wait(timeout: .now() + 10)
+            return nil
+        }
+        // Foundation may call the termination handler a moment before `terminationReason` is final.
+        while process.isRunning { usleep(1000) }
+        for handle in handles { try? handle.close() }
+        handles = []
+        let result = CommandResult(
+            arguments: arguments, status: process.terminationStatus,
+            crashed: process.terminationReason == .uncaughtSignal,
+            stdout: String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self),
+            stderr: String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self))
+        self.result = result
+        return result
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a test's "random" choices are the same on every run.
+struct TestRandom {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+
+    mutating func bytes(_ count: Int) -> Data {
+        Data((0..<count).map { _ in UInt8(truncatingIfNeeded: next()) })
+    }
+}
+
+extension RemindersimTestCase {
+    /// Starts `remindersim` in the working directory without waiting for it, with the same
+    /// environment `remindersim(...)` uses.
+    func startRemindersim(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> BackgroundRun {
+        let executable: URL
+        switch RemindersimExecutable.located {
+        case let .success(url):
+            executable = url
+        case let .failure(error):
+            XCTFail(error.description, file: file, line: line)
+            throw NotRun(reason: "the executable was not found")
+        }
+        // Beside the working directory, inside the folder the test case removes afterwards.
+        let spool = workDirectory.deletingLastPathComponent().appendingPathComponent("background", isDirectory: true)
+        try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+        let inherited = ProcessInfo.processInfo.environment
+        var environment = [
+            "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
+            "HOME": workDirectory.path,
+            "LANG": "C.UTF-8",
+            "NO_COLOR": "1",
+        ]
+        for key in ["LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH"] {
+            if let value = inherited[key] { environment[key] = value }
+        }
+        return try BackgroundRun(executable: executable, arguments: arguments, environment: environment,
+                                 directory: workDirectory, spool: spool)
+    }
+
+    /// `name` inside the working directory.
+    func workPath(_ name: String) -> String { workDirectory.appendingPathComponent(name).path }
+
+    /// Every file and folder below the working directory, as relative paths, sorted.
+    func workTree() -> [String] {
+        let items = FileManager.default.enumerator(atPath: workDirectory.path)?.compactMap { $0 as? String } ?? []
+        return items.sorted()
+    }
+
+    /// Opens a database in the working directory read-write without creating it (so SQLite may
+    /// recover a crashed writer's journal, as the next user of the file would).
+    func openDatabase(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Database {
+        let path = workPath(name)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path), "no database at \(path)", file: file, line: line)
+        return try Database(path: path, create: false)
+    }
+
+    func assertIntegrity(_ database: Database, file: StaticString = #filePath, line: UInt = #line) throws {
+        let rows = try database.rows("PRAGMA integrity_check")
+        XCTAssertEqual(rows.map { $0.text(0) ?? "?" }, ["ok"], "integrity_check of \(database.path)", file: file, line: line)
+        let keys = try database.rows("PRAGMA foreign_key_check")
+        XCTAssertTrue(keys.isEmpty, "foreign_key_check of \(database.path) found \(keys.count) rows", file: file, line: line)
+    }
+
+    /// The runs stored in `database`, oldest first.
+    func runIDs(_ database: Database) throws -> [Int64] {
+        try database.rows("SELECT run_id FROM runs ORDER BY run_id").compactMap { $0.integer(0) }
+    }
+
+    /// Checks that every run in `database` is whole: as many configurations as its scenario has
+    /// (the holdout included), and for each of them a metrics row, a tally and one daily row per day.
+    func assertEveryRunComplete(_ database: Database, file: StaticString = #filePath, line: UInt = #line) throws {
+        for row in try database.rows("SELECT run_id, scenario_json, horizon_days, status FROM runs ORDER BY run_id") {
+            let id = try XCTUnwrap(row.integer(0), file: file, line: line)
+            XCTAssertEqual(row.text(3), "complete", "run \(id) status", file: file, line: line)
+            let scenario = try Scenario.decode(row.text(1) ?? "", source: "run \(id)")
+            let expected = RunStore.configurations(of: scenario).count
+            let days = try XCTUnwrap(row.integer(2), file: file, line: line)
+
+            func perConfiguration(_ table: String) throws -> [Int64: Int64] {
+                var counts: [Int64: Int64] = [:]
+                for r in try database.rows(
+                    "SELECT config_index, count(*) FROM \(table) WHERE run_id = ? GROUP BY config_index", [.integer(id)]) {
+                    counts[r.integer(0) ?? -1] = r.integer(1) ?? 0
+                }
+                return counts
+            }
+            let all = Dictionary(uniqueKeysWithValues: (0..<Int64(expected)).map { ($0, Int64(1)) })
+            for table in ["configurations", "config_metrics", "tallies"] {
+                XCTAssertEqual(try perConfiguration(table), all,
+                               "run \(id): \(table) must hold exactly one row for each of its \(expected) configurations",
+                               file: file, line: line)
+            }
+            XCTAssertEqual(try perConfiguration("daily_stats"), all.mapValues { _ in days },
+                           "run \(id): daily_stats must hold \(days) days for each of its \(expected) configurations",
+                           file: file, line: line)
+        }
+    }
+}
+
+/// Comparing exported CSV files with the database they came from.
+enum StoreCSV {
+    /// Text as the CSV export must write it: a leading `=`, `+`, `-` or `@` (which a spreadsheet
+    /// would evaluate) gets a single quote put before it; anything else is unchanged.
+    static func expectedText(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, ["=", "+", "-", "@"].contains(first) else { return text }
+        return "'" + text
+    }
+
+    /// Checks that `csv` (the text of an exported file) parses and holds exactly `table`: the same
+    /// header, then one record per row with integers as written, reals reading back as the same
+    /// Double, text exactly (see `expectedText`) and NULL as an empty field.
+    static func assertMatches(_ csv: String, _ table: (columns: [String], rows: [[SQLValue]]), name: String,
+                              file: StaticString = #filePath, line: UInt = #line) {
+        let records: [[String]]
+        do {
+            records = try CSVTable.parse(csv)
+        } catch {
+            XCTFail("\(name): does not parse as CSV: \(error)", file: file, line: line)
+            return
+        }
+        XCTAssertEqual(records.first, table.columns, "\(name): header", file: file, line: line)
+        XCTAssertEqual(records.count, table.rows.count + 1, "\(name): number of records (header included)",
+                       file: file, line: line)
+        var failures = 0
+        for (r, row) in table.rows.enumerated() where r + 1 < records.count {
+            let record = records[r + 1]
+            guard record.count == row.count else {
+                XCTFail("\(name): record \(r + 2) has \(record.count) fields, expected \(row.count)", file: file, line: line)
+                failures += 1
+                continue
+            }
+            for (c, value) in row.enumerated() {
+                let field = record[c]
+                let where_ = "\(name): record \(r + 2), column \(table.columns[c])"
+                var ok = true
+                switch value {
+                case .null: ok = field == ""
+                case let .integer(v): ok = field == String(v)
+                case let .real(v): ok = Double(field) == v
+                case let .text(v): ok = field == expectedText(v)
+                case let .blob(v): ok = field == v.map { String(format: "%02x", $0) }.joined()
+                }
+                if !ok {
+                    failures += 1
+                    if failures <= 10 {
+                        XCTFail("\(where_): CSV has \(field.debugDescription.prefix(300)), database has \(String(describing: value).prefix(300))",
+                                file: file, line: line)
+                    }
+                }
+            }
+        }
+        if failures > 10 { XCTFail("\(name): \(failures) mismatching fields in all", file: file, line: line) }
+    }
+}
+
+/// Markdown checks that do not need a Markdown parser.
+enum MarkdownCheck {
+    /// The number of `|` in `line` not escaped by a backslash.
+    static func unescapedPipes(_ line: String) -> Int {
+        var count = 0
+        var backslashes = 0
+        for scalar in line.unicodeScalars {
+            if scalar == "\\" {
+                backslashes += 1
+                continue
+            }
+            if scalar == "|" && backslashes % 2 == 0 { count += 1 }
+            backslashes = 0
+        }
+        return count
+    }
+
+    /// Every table of `text`: each block of consecutive lines starting with `|`, with its first line number (1-based).
+    static func tables(_ text: String) -> [(line: Int, rows: [String])] {
+        var tables: [(Int, [String])] = []
+        var current: [String] = []
+        var start = 0
+        let lines = text.components(separatedBy: "\n")
+        for (i, line) in lines.enumerated() {
+            if line.hasPrefix("|") {
+                if current.isEmpty { start = i + 1 }
+                current.append(line)
+            } else if !current.isEmpty {
+                tables.append((start, current))
+                current = []
+            }
+        }
+        if !current.isEmpty { tables.append((start, current)) }
+        return tables
+    }
+
+    /// Checks that no table of `text` is broken: each has a delimiter row second, every row has as
+    /// many unescaped `|` as the header, and the line after it is blank (a raw line break inside a
+    /// cell would continue the table on a line that does not start with `|`).
+    static func assertTablesIntact(_ text: String, file: StaticString = #filePath, line: UInt = #line) {
+        let lines = text.components(separatedBy: "\n")
+        let tables = tables(text)
+        XCTAssertFalse(tables.isEmpty, "the report has no table", file: file, line: line)
+        for table in tables {
+            let header = table.rows[0]
+            let pipes = unescapedPipes(header)
+            XCTAssertGreaterThanOrEqual(pipes, 2, "table at line \(table.line): header \(header)", file: file, line: line)
+            let delimiter = table.rows.count > 1 ? table.rows[1] : ""
+            XCTAssertNotNil(delimiter.range(of: #"^\|( :?-{3,}:? \|)+$"#, options: .regularExpression),
+                            "table at line \(table.line): the second line is not a delimiter row: \(delimiter.prefix(200))",
+                            file: file, line: line)
+            for (offset, row) in table.rows.enumerated() {
+                XCTAssertEqual(unescapedPipes(row), pipes,
+                               "table at line \(table.line), row at line \(table.line + offset) has another number of cells than its header:\n\(row.prefix(500))",
+                               file: file, line: line)
+            }
+            let after = table.line - 1 + table.rows.count
+            if after < lines.count {
+                XCTAssertEqual(lines[after], "", "line \(after + 1), right after a table, continues it: \(lines[after].prefix(200))",
+                               file: file, line: line)
+            }
+        }
+    }
+}
+
+/// XML well-formedness, for the report's SVG charts.
+enum XMLCheck {
+    final class Delegate: NSObject, XMLParserDelegate {
+        var error: Error?
+        var root: String?
+        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
+            if root == nil { root = elementName }
+        }
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { error = parseError }
+    }
+
+    /// nil when `data` is well-formed XML whose root element is `svg`; otherwise why not.
+    static func svgProblem(_ data: Data) -> String? {
+        let parser = XMLParser(data: data)
+        let delegate = Delegate()
+        parser.delegate = delegate
+        let ok = parser.parse()
+        if !ok || delegate.error != nil {
+            return "not well-formed XML: \(String(describing: delegate.error ?? parser.parserError)) at line \(parser.lineNumber)"
+        }
+        if delegate.root != "svg" { return "root element is \(delegate.root ?? "none"), not svg" }
+        return nil
+    }
+}
