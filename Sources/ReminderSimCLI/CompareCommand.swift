@@ -18,13 +18,13 @@ struct CompareCommand: RunnableCommand {
             StoreAccess.databaseOption,
         ])
 
-    let first: String
-    let second: String
+    let first: RunReference
+    let second: RunReference
     let database: String
 
     init(arguments: ParsedArguments) throws {
-        first = try arguments.value("run-a")
-        second = try arguments.value("run-b")
+        first = try arguments.value("run-a", as: RunReference.self)
+        second = try arguments.value("run-b", as: RunReference.self)
         database = try arguments.value("--db")
     }
 

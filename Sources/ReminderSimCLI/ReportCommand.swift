@@ -15,12 +15,12 @@ struct ReportCommand: RunnableCommand {
             StoreAccess.outputOption,
         ])
 
-    let run: String
+    let run: RunReference
     let database: String
     let output: String
 
     init(arguments: ParsedArguments) throws {
-        run = try arguments.value("run")
+        run = try arguments.value("run", as: RunReference.self)
         database = try arguments.value("--db")
         output = try arguments.value("--out")
     }
@@ -57,12 +57,12 @@ struct ExportCommand: RunnableCommand {
             StoreAccess.databaseOption,
         ])
 
-    let run: String
+    let run: RunReference
     let folder: String
     let database: String
 
     init(arguments: ParsedArguments) throws {
-        run = try arguments.value("run")
+        run = try arguments.value("run", as: RunReference.self)
         folder = try arguments.value("--csv")
         database = try arguments.value("--db")
     }

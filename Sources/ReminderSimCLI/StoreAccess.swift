@@ -38,18 +38,20 @@ enum StoreAccess {
         }
     }
 
-    /// A run named on the command line: its number, or `latest`.
-    static func runID(_ text: String, in store: RunStore) throws -> Int64 {
-        if text == "latest" || text == "last" {
+    /// The id of a run named on the command line, after checking it is stored.
+    static func runID(_ reference: RunReference, in store: RunStore) throws -> Int64 {
+        switch reference {
+        case .latest:
             guard let last = try perform({ try store.list().last }) else {
                 throw CommandError.noInput("\(store.database.path): no runs stored yet")
             }
             return last.id
+        case let .id(id):
+            guard try perform({ try store.list().contains { $0.id == id } }) else {
+                throw CommandError.noInput("\(store.database.path): no run \(id) (see 'remindersim list')")
+            }
+            return id
         }
-        guard let id = Int64(text), id > 0 else {
-            throw UsageError("run: expected a run number (see 'remindersim list') or 'latest', got \"\(text)\"")
-        }
-        return id
     }
 
     /// The folder of a run's report: `<out>/<scenario>-<run id>`, with the name made safe for a path.
@@ -57,7 +59,26 @@ enum StoreAccess {
         let safe = String(scenarioName.unicodeScalars.map {
             CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0) ? Character($0) : "-"
         })
-        let trimmed = safe.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
+        // Long names are cut: a path component has a length limit, and a folder name only needs to be recognisable.
+        let trimmed = String(safe.trimmingCharacters(in: CharacterSet(charactersIn: "-.")).prefix(64))
+            .trimmingCharacters(in: CharacterSet(charactersIn: "-."))
         return (out as NSString).appendingPathComponent("\(trimmed.isEmpty ? "run" : trimmed)-\(runID)")
+    }
+}
+
+
+/// A run as named on the command line: a number, or `latest`.
+enum RunReference: ArgumentValue {
+    case latest
+    case id(Int64)
+
+    init(argument: String) throws(ArgumentValueError) {
+        if argument == "latest" || argument == "last" {
+            self = .latest
+        } else if let id = Int64(argument), id > 0 {
+            self = .id(id)
+        } else {
+            throw ArgumentValueError(expected: "a run number (see 'remindersim list') or 'latest'")
+        }
     }
 }

@@ -7,7 +7,7 @@ enum SummaryText {
                        details: [(spec: ConfigurationSpec, tally: Tally)] = []) -> String {
         let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
         var out = """
-            Scenario "\(scenario.name)": \(group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
+            Scenario "\(printable(scenario.name))": \(group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
             \(scenario.startDate), seed \(scenario.seed)
             \(metrics.count - 1) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
             (\(group(sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
@@ -26,7 +26,7 @@ enum SummaryText {
         ]]
         for (i, m) in ranked.enumerated() {
             rows.append([
-                String(i + 1), m.label, signed(m.opensLiftPerUser, digits: 3), percent(m.triggerRate),
+                String(i + 1), printable(m.label), signed(m.opensLiftPerUser, digits: 3), percent(m.triggerRate),
                 percent(m.responseRate), percent(m.retentionD7, withInterval: false), points(m.liftD7), points(m.liftD30),
                 group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
             ])
@@ -51,7 +51,7 @@ enum SummaryText {
 
     /// One configuration's outcomes, messages, periods and cron rules.
     static func detail(_ spec: ConfigurationSpec, _ tally: Tally, _ m: ConfigurationMetrics, window: Double) -> String {
-        var out = "\(printable(spec.label)) (\(spec.mode.rawValue) mode)\n"
+        var out = "Configuration \"\(printable(spec.label))\" (\(spec.mode.rawValue) mode)\n"
         out += "  notifications: \(group(m.scheduled)) scheduled, \(group(m.cancelled)) cancelled, "
             + "\(group(m.delivered)) delivered, \(group(m.foreground)) foreground, \(group(m.suppressed)) suppressed, "
             + "\(group(m.censored)) censored\n"

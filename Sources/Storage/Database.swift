@@ -55,6 +55,13 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A valid pointer to bind as the empty string.
+private nonisolated(unsafe) let emptyText: UnsafePointer<CChar> = {
+    let p = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    p.initialize(to: 0)
+    return UnsafePointer(p)
+}()
+
 /// A value bound to or read from a statement.
 public enum SQLValue: Equatable, Sendable {
     case null
@@ -175,7 +182,17 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case let .integer(v): code = sqlite3_bind_int64(handle, index, v)
             case let .real(v): code = sqlite3_bind_double(handle, index, v)
-            case let .text(v): code = sqlite3_bind_text(handle, index, v, -1, reminder_sim_sqlite_transient())
+            case let .text(v):
+                // An explicit byte count keeps text after an embedded NUL.
+                var text = v
+                code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        // SQLite reads no bytes for an empty string, but the pointer must not be NULL
+                        // (that would bind NULL instead of '').
+                        sqlite3_bind_text(handle, index, $0.baseAddress ?? emptyText, Int32($0.count),
+                                          reminder_sim_sqlite_transient())
+                    }
+                }
             case let .blob(v):
                 code = v.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), reminder_sim_sqlite_transient())
@@ -201,7 +218,10 @@ public final class Statement {
             switch sqlite3_column_type(handle, i) {
             case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, i))
             case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, i))
-            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, i)))
+            case SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(handle, i))
+                guard count > 0, let bytes = sqlite3_column_text(handle, i) else { return .text("") }
+                return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
             case SQLITE_BLOB:
                 let count = Int(sqlite3_column_bytes(handle, i))
                 guard count > 0, let bytes = sqlite3_column_blob(handle, i) else { return .blob([]) }

@@ -17,17 +17,20 @@ final class BadDatabaseTests: RemindersimTestCase {
         })
         let result = try remindersim(arguments: arguments, file: file, line: line)
         assertExit(result, status, file: file, line: line)
+        let now = workTree()
+        XCTAssertEqual(now, tree, "the working directory changed: added \(now.filter { !tree.contains($0) }), "
+                       + "removed \(tree.filter { !now.contains($0) })", file: file, line: line)
+        for (name, data) in contents {
+            XCTAssertEqual(try? Data(contentsOf: workDirectory.appendingPathComponent(name)), data,
+                           "\(name) changed", file: file, line: line)
+        }
+        guard result.status == status else { return }  // the failures above say it all
         XCTAssertEqual(result.stdout, "", "nothing belongs on stdout:\n\(result)", file: file, line: line)
         XCTAssertEqual(result.stderrLines.count, 1, "expected one error line:\n\(result)", file: file, line: line)
         let message = result.stderrLines.first ?? ""
         XCTAssertTrue(message.hasPrefix("remindersim: error: \(path)"), "the error should start with the path:\n\(result)",
                       file: file, line: line)
         for fragment in mentions { assertContains(message, fragment, "error of \(arguments)", file: file, line: line) }
-        XCTAssertEqual(workTree(), tree, "the working directory changed", file: file, line: line)
-        for (name, data) in contents {
-            XCTAssertEqual(try? Data(contentsOf: workDirectory.appendingPathComponent(name)), data,
-                           "\(name) changed", file: file, line: line)
-        }
     }
 
     func testDirectory() throws {
