@@ -1,0 +1,47 @@
+/// Reasons a fit or prediction cannot produce a meaningful number.
+public enum FittingError: Error, Equatable, Sendable {
+    /// No observations (or customers) were given.
+    case emptyData
+    /// The observation or customer at this index has a non-finite, negative or inconsistent value.
+    case invalidObservation(index: Int)
+    /// Every gap is censored, so the likelihood keeps growing as the event rate goes to zero.
+    case noUncensoredObservations
+    /// The data put the maximum on the boundary of the parameter space (for example a zero spread).
+    case degenerateData(String)
+    /// A model parameter or prediction argument is outside its domain.
+    case invalidParameter(String)
+    /// A series did not reach its tolerance within its term budget.
+    case seriesDidNotConverge
+    /// The optimiser never found a finite objective value.
+    case optimizationFailed
+}
+
+/// One fitted parameter with its asymptotic standard error (nil when the observed information is not positive definite).
+public struct ParameterEstimate: Sendable, Equatable {
+    public let name: String
+    public let value: Double
+    public let standardError: Double?
+
+    public init(name: String, value: Double, standardError: Double?) {
+        self.name = name
+        self.value = value
+        self.standardError = standardError
+    }
+}
+
+extension Array where Element == ParameterEstimate {
+    /// The estimate with this name, if any.
+    public subscript(name: String) -> ParameterEstimate? {
+        first { $0.name == name }
+    }
+}
+
+/// Standard errors and covariance from the Hessian of −logL at the optimum (nil when it is not positive definite).
+func observedInformationSummary(hessian: [[Double]]) -> (standardErrors: [Double?], covariance: [[Double]]?) {
+    guard let covariance = choleskyInverse(hessian),
+          covariance.indices.allSatisfy({ covariance[$0][$0] > 0 && covariance[$0][$0].isFinite })
+    else {
+        return (Array(repeating: nil, count: hessian.count), nil)
+    }
+    return (covariance.indices.map { covariance[$0][$0].squareRoot() }, covariance)
+}
