@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
         .target(name: "Rendering"),
         .target(name: "Fitting"),
+        .target(name: "RecordedData"),
         .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine"]),
         .target(
             name: "ReminderSimCLI",
@@ -36,6 +37,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness"]),
+        .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
     ],

@@ -1,0 +1,51 @@
+/// One row that could not be read: thrown under `.stop`, collected as an example under `.skip`.
+public struct ImportIssue: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 1-based, counting the header and blank lines, so it matches what an editor shows.
+    public let line: Int
+    public let reason: String
+    public let file: String
+    /// The column involved, e.g. `date (field 2)`, when the problem is in one field.
+    public let column: String?
+
+    public init(line: Int, reason: String, file: String = "", column: String? = nil) {
+        self.line = line
+        self.reason = reason
+        self.file = file
+        self.column = column
+    }
+
+    public var description: String {
+        let place = file.isEmpty ? "line \(line)" : "\(file):\(line)"
+        return column.map { "\(place): column \($0): \(reason)" } ?? "\(place): \(reason)"
+    }
+}
+
+/// A problem with the file or the format as a whole, rather than with one row.
+public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    case cannotRead(file: String, reason: String)
+    /// The file has no non-blank line at all.
+    case emptyFile(file: String)
+    /// The file was read but no row became an event (header only, everything skipped or filtered out).
+    case noEvents(file: String, rows: Int, skipped: Int, filtered: Int)
+    case missingColumn(file: String, name: String, header: [String])
+    case columnOutOfRange(file: String, position: Int, fieldCount: Int)
+    /// The format itself is unusable (unknown pattern token, non-ASCII delimiter, named column without header…).
+    case invalidFormat(String)
+
+    public var description: String {
+        switch self {
+        case let .cannotRead(file, reason):
+            return "cannot read \(file): \(reason)"
+        case let .emptyFile(file):
+            return "\(file) is empty: there is not even a header line"
+        case let .noEvents(file, rows, skipped, filtered):
+            return "\(file) holds no usable events (\(rows) data rows, \(skipped) skipped as bad, \(filtered) filtered out by event type)"
+        case let .missingColumn(file, name, header):
+            return "\(file): no column named '\(name)' in the header (columns: \(header.joined(separator: ", ")))"
+        case let .columnOutOfRange(file, position, fieldCount):
+            return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
+        case let .invalidFormat(message):
+            return "invalid log format: \(message)"
+        }
+    }
+}

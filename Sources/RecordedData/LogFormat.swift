@@ -1,0 +1,121 @@
+/// How a visit log file is laid out and how its events become visits.
+public struct LogFormat: Sendable, Equatable {
+    /// What separates fields on a line.
+    public enum Delimiter: Sendable, Equatable {
+        /// RFC 4180 CSV: quoted fields may contain commas and doubled quotes.
+        case comma
+        /// Tab-separated; no quoting.
+        case tab
+        /// Runs of spaces and tabs; leading and trailing blanks are ignored; no quoting.
+        case whitespace
+        /// Any single ASCII character, with the same quoting rules as `comma` (e.g. `;` in European CSV).
+        case character(Character)
+    }
+
+    /// A column picked by its header name or by 0-based position.
+    public enum Column: Sendable, Equatable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+        case name(String)
+        case position(Int)
+
+        public init(stringLiteral value: String) { self = .name(value) }
+        public init(integerLiteral value: Int) { self = .position(value) }
+    }
+
+    public var delimiter: Delimiter
+    public var hasHeader: Bool
+    public var userColumn: Column
+    public var timeColumn: Column
+    public var timestamp: TimestampFormat
+    /// Offset from UTC, in seconds, for timestamps that carry no zone of their own.
+    public var defaultUTCOffsetSeconds: Int
+    /// When set, each distinct session id of a user is one visit, whatever the gaps.
+    public var sessionColumn: Column?
+    public var eventTypeColumn: Column?
+    /// Event types to keep; `nil` keeps every row. Only read when `eventTypeColumn` is set.
+    public var keptEventTypes: Set<String>?
+    /// Events of one user closer than this collapse into one visit (no session column, no day grouping).
+    public var sessionGapMinutes: Double
+    /// Day resolution: all events of one user on one calendar day (in the default offset) are one visit,
+    /// dated at the start of that day. Ignored when `sessionColumn` is set.
+    public var visitsByCalendarDay: Bool
+
+    public init(
+        delimiter: Delimiter = .comma,
+        hasHeader: Bool = true,
+        userColumn: Column,
+        timeColumn: Column,
+        timestamp: TimestampFormat = .iso8601,
+        defaultUTCOffsetSeconds: Int = 0,
+        sessionColumn: Column? = nil,
+        eventTypeColumn: Column? = nil,
+        keptEventTypes: Set<String>? = nil,
+        sessionGapMinutes: Double = 30,
+        visitsByCalendarDay: Bool = false
+    ) {
+        self.delimiter = delimiter
+        self.hasHeader = hasHeader
+        self.userColumn = userColumn
+        self.timeColumn = timeColumn
+        self.timestamp = timestamp
+        self.defaultUTCOffsetSeconds = defaultUTCOffsetSeconds
+        self.sessionColumn = sessionColumn
+        self.eventTypeColumn = eventTypeColumn
+        self.keptEventTypes = keptEventTypes
+        self.sessionGapMinutes = sessionGapMinutes
+        self.visitsByCalendarDay = visitsByCalendarDay
+    }
+
+    /// The CDNOW master purchase log (Fader, Hardie & Lee 2005): `customer_id date number_of_cds dollar_value`,
+    /// dates as `yyyyMMdd`; several purchases on one day are one visit.
+    public static let cdnow = LogFormat(
+        delimiter: .whitespace,
+        hasHeader: true,
+        userColumn: 0,
+        timeColumn: 1,
+        timestamp: .compactDate,
+        visitsByCalendarDay: true
+    )
+}
+
+/// How the time column is written.
+public enum TimestampFormat: Sendable, Equatable {
+    /// ISO 8601 extended format: `2024-03-01`, `2024-03-01T10:00`, `2024-03-01T10:00:00.250+02:00`, `…Z`;
+    /// a space may replace the `T`; without a zone the default UTC offset applies.
+    case iso8601
+    /// `yyyy-MM-dd HH:mm:ss` in the default UTC offset.
+    case dateTime
+    /// `yyyyMMdd` in the default UTC offset.
+    case compactDate
+    /// Seconds since 1970-01-01 UTC, optionally with a fraction.
+    case epochSeconds
+    /// Milliseconds since 1970-01-01 UTC.
+    case epochMilliseconds
+    /// Fixed-width tokens `yyyy MM dd HH mm ss SSS`; any other non-letter, or text in single quotes, is literal.
+    case custom(String)
+
+    /// Parses one timestamp outside an import, e.g. to build an observation end; `nil` if it does not match.
+    public func seconds(from text: String, defaultUTCOffsetSeconds: Int = 0) throws(ImportError) -> Double? {
+        let parser = try TimestampParser(self, defaultUTCOffsetSeconds: defaultUTCOffsetSeconds)
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { parser.parse(UnsafeBufferPointer($0)) }
+    }
+
+    var displayName: String {
+        switch self {
+        case .iso8601: return "ISO 8601"
+        case .dateTime: return "yyyy-MM-dd HH:mm:ss"
+        case .compactDate: return "yyyyMMdd"
+        case .epochSeconds: return "epoch seconds"
+        case .epochMilliseconds: return "epoch milliseconds"
+        case .custom(let pattern): return "'\(pattern)'"
+        }
+    }
+}
+
+/// What to do with a row that cannot be read.
+public enum BadRowPolicy: Sendable, Equatable {
+    /// Throw an `ImportIssue` at the first bad row.
+    case stop
+    /// Count and skip bad rows, keeping the first few as examples.
+    case skip
+}

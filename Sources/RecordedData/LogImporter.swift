@@ -1,0 +1,283 @@
+import Foundation
+
+extension RecordedLog {
+    /// Reads a visit log from disk in 1 MiB chunks; memory grows with users and visits, not rows.
+    ///
+    /// Rows may come in any order, within and across users.
+    /// Throws `ImportIssue` for the first bad row under `.stop`, `ImportError` for file-level problems.
+    /// Rows with a time after `observationEnd` are bad rows. Blank lines are ignored but still counted
+    /// in line numbers.
+    public static func read(
+        file path: String,
+        format: LogFormat,
+        observationEnd: Double? = nil,
+        onBadRow: BadRowPolicy = .stop
+    ) throws -> RecordedLog {
+        try read(file: path, format: format, observationEnd: observationEnd, onBadRow: onBadRow, chunkSize: 1 << 20)
+    }
+
+    static func read(
+        file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy, chunkSize: Int
+    ) throws -> RecordedLog {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+        }
+        defer { try? handle.close() }
+        var importer = try LogImporter(format: format, file: path, observationEnd: observationEnd, policy: onBadRow)
+        while true {
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: chunkSize)
+            } catch {
+                throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            try chunk.withUnsafeBytes { try importer.feed($0) }
+        }
+        return try importer.finish()
+    }
+
+    /// Reads a visit log held in memory, with the same rules as `read(file:…)`; `name` appears in messages.
+    public static func parse(
+        _ text: String,
+        format: LogFormat,
+        observationEnd: Double? = nil,
+        onBadRow: BadRowPolicy = .stop,
+        name: String = "<text>"
+    ) throws -> RecordedLog {
+        var importer = try LogImporter(format: format, file: name, observationEnd: observationEnd, policy: onBadRow)
+        var bytes = Array(text.utf8)
+        try bytes.withUnsafeMutableBytes { try importer.feed(UnsafeRawBufferPointer($0)) }
+        return try importer.finish()
+    }
+}
+
+/// The streaming state of one import: line assembly, column lookup, and per-user visit accumulation.
+struct LogImporter {
+    private static let maxIssueExamples = 10
+
+    private let format: LogFormat
+    private let file: String
+    private let observationEnd: Double?
+    private let policy: BadRowPolicy
+    private let parser: TimestampParser
+    private let rule: VisitRule
+    private var splitter: FieldSplitter
+
+    private var userField = 0, timeField = 0
+    private var sessionField: Int?, typeField: Int?
+    private var expectedFields: Int?
+    private var minimumFields = 0
+    private var headerNames: [String] = []
+    private var needsHeader: Bool
+
+    private var carry: [UInt8] = []
+    private var lineNumber = 0
+    private var sawContent = false
+    /// Set after a line left a quoted field open: under `.skip`, the lines that carry on that field
+    /// must not be read as rows of their own.
+    private var openQuoteLine: Int?
+
+    private var rows = 0, events = 0, duplicates = 0, skipped = 0, filtered = 0
+    private var issues: [ImportIssue] = []
+    private var lastEvent = -Double.infinity
+
+    private var userTable = UserTable()
+    private var accumulators: [VisitAccumulator] = []
+    /// Per user, session id → (first, last) event time; only used with a session column.
+    private var sessions: [[String: (Double, Double)]] = []
+
+    init(format: LogFormat, file: String, observationEnd: Double?, policy: BadRowPolicy) throws(ImportError) {
+        self.format = format
+        self.file = file
+        self.observationEnd = observationEnd
+        self.policy = policy
+        parser = try TimestampParser(format.timestamp, defaultUTCOffsetSeconds: format.defaultUTCOffsetSeconds)
+        splitter = try FieldSplitter(format.delimiter)
+        guard format.sessionGapMinutes >= 0, format.sessionGapMinutes.isFinite else {
+            throw .invalidFormat("sessionGapMinutes must be a finite number ≥ 0, got \(format.sessionGapMinutes)")
+        }
+        rule = format.visitsByCalendarDay
+            ? .calendarDay(offset: Double(format.defaultUTCOffsetSeconds))
+            : .gap(format.sessionGapMinutes * 60)
+        needsHeader = format.hasHeader
+        if !format.hasHeader { try resolveColumns(header: nil) }
+    }
+
+    private mutating func resolveColumns(header: [String]?) throws(ImportError) {
+        func position(_ column: LogFormat.Column) throws(ImportError) -> Int {
+            switch column {
+            case .position(let p):
+                guard p >= 0 else { throw .invalidFormat("column position \(p) is negative") }
+                if let header, p >= header.count {
+                    throw .columnOutOfRange(file: file, position: p, fieldCount: header.count)
+                }
+                return p
+            case .name(let name):
+                guard let header else {
+                    throw .invalidFormat("column '\(name)' is chosen by name but the format has no header")
+                }
+                let wanted = name.trimmingCharacters(in: .whitespaces)
+                if let p = header.firstIndex(of: wanted) { return p }
+                if let p = header.firstIndex(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return p }
+                throw .missingColumn(file: file, name: name, header: header)
+            }
+        }
+        userField = try position(format.userColumn)
+        timeField = try position(format.timeColumn)
+        sessionField = try format.sessionColumn.map { (c) throws(ImportError) in try position(c) }
+        typeField = try format.eventTypeColumn.map { (c) throws(ImportError) in try position(c) }
+        expectedFields = header?.count
+        minimumFields = [userField, timeField, sessionField ?? 0, typeField ?? 0].max()! + 1
+        headerNames = header ?? []
+    }
+
+    private func label(_ field: Int) -> String {
+        field < headerNames.count ? "\(headerNames[field]) (position \(field))" : "position \(field)"
+    }
+
+    mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
+        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        let newline = UInt8(ascii: "\n")
+        var position = 0
+        if !carry.isEmpty {
+            guard let end = bytes.firstIndex(of: newline) else {
+                carry.append(contentsOf: bytes)
+                return
+            }
+            carry.append(contentsOf: bytes[..<end])
+            var line: [UInt8] = []
+            swap(&line, &carry)  // the line must not alias `self` while it is processed
+            try line.withUnsafeBufferPointer { try processLine($0) }
+            swap(&line, &carry)
+            carry.removeAll(keepingCapacity: true)
+            position = end + 1
+        }
+        while position < bytes.count {
+            var end = position
+            while end < bytes.count, bytes[end] != newline { end += 1 }
+            guard end < bytes.count else { break }
+            try processLine(UnsafeBufferPointer(rebasing: bytes[position..<end]))
+            position = end + 1
+        }
+        carry.append(contentsOf: bytes[position...])
+    }
+
+    mutating func finish() throws -> RecordedLog {
+        if !carry.isEmpty {
+            let line = carry
+            carry = []
+            try line.withUnsafeBufferPointer { try processLine($0) }
+        }
+        guard sawContent else { throw ImportError.emptyFile(file: file) }
+        guard events > 0 else {
+            throw ImportError.noEvents(file: file, rows: rows, skipped: skipped, filtered: filtered)
+        }
+        var users: [UserVisits] = []
+        users.reserveCapacity(userTable.count)
+        for u in 0..<userTable.count {
+            let visits: [Double]
+            if sessionField != nil {
+                visits = sessions[u].values.map(\.0).sorted()
+                sessions[u] = [:]
+            } else {
+                let found = accumulators[u].finish(rule: rule)
+                visits = found.visits
+                duplicates += found.duplicates
+            }
+            users.append(UserVisits(id: userTable.id(u), visits: visits))
+        }
+        return RecordedLog(
+            users: users, observationEnd: observationEnd ?? lastEvent,
+            rows: rows, events: events, duplicates: duplicates, skipped: skipped,
+            filtered: filtered, issues: issues, lastEvent: lastEvent)
+    }
+
+    private mutating func processLine(_ raw: UnsafeBufferPointer<UInt8>) throws {
+        lineNumber += 1
+        var line = raw
+        if let last = line.last, last == UInt8(ascii: "\r") {
+            line = UnsafeBufferPointer(rebasing: line.dropLast())
+        }
+        if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
+            line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
+        }
+        guard line.contains(where: { !isBlank($0) }) else { return }
+        sawContent = true
+        if needsHeader {
+            if let failure = splitter.split(line) {
+                throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
+            }
+            try resolveColumns(header: splitter.fields.map { FieldSplitter.string(of: $0, in: line) })
+            needsHeader = false
+            return
+        }
+        rows += 1
+        if let opened = openQuoteLine {
+            if line.reduce(0, { $0 + ($1 == UInt8(ascii: "\"") ? 1 : 0) }) % 2 == 1 { openQuoteLine = nil }
+            return try reject("continues the quoted field left open on line \(opened)")
+        }
+
+        if let failure = splitter.split(line) {
+            if case .unclosedQuote = failure { openQuoteLine = lineNumber }
+            return try reject(failure.reason)
+        }
+        let count = splitter.count
+        if let expected = expectedFields, count != expected {
+            return try reject("expected \(expected) fields, found \(count)")
+        }
+        if count < minimumFields { return try reject("expected at least \(minimumFields) fields, found \(count)") }
+        let fields = splitter.fields
+
+        if let typeField, let kept = format.keptEventTypes,
+           !kept.contains(FieldSplitter.string(of: fields[typeField], in: line)) {
+            filtered += 1
+            return
+        }
+
+        let time = FieldSplitter.withContent(of: fields[timeField], in: line) { parser.parse($0) }
+        guard let time else {
+            let text = FieldSplitter.string(of: fields[timeField], in: line)
+            let shown = text.count > 60 ? text.prefix(60) + "…" : Substring(text)
+            return try reject("cannot read timestamp '\(shown)' as \(format.timestamp.displayName)", field: timeField)
+        }
+        if let observationEnd, time > observationEnd {
+            return try reject(
+                "timestamp \(CivilTime.isoString(time)) is after the end of observation (\(CivilTime.isoString(observationEnd)))",
+                field: timeField)
+        }
+
+        let found = FieldSplitter.withContent(of: fields[userField], in: line) { id -> (index: Int, isNew: Bool)? in
+            id.isEmpty ? nil : userTable.index(of: id)
+        }
+        guard let (user, isNew) = found else { return try reject("empty user id", field: userField) }
+        if isNew {
+            if sessionField == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
+        }
+
+        if let sessionField {
+            let session = FieldSplitter.string(of: fields[sessionField], in: line)
+            guard !session.isEmpty else { return try reject("empty session id", field: sessionField) }
+            if let span = sessions[user][session] {
+                if time == span.0 || time == span.1 { duplicates += 1 }
+                sessions[user][session] = (min(span.0, time), max(span.1, time))
+            } else {
+                sessions[user][session] = (time, time)
+            }
+        } else {
+            duplicates += accumulators[user].add(time, rule: rule)
+        }
+        events += 1
+        lastEvent = max(lastEvent, time)
+    }
+
+    private mutating func reject(_ reason: String, field: Int? = nil) throws {
+        let issue = ImportIssue(line: lineNumber, reason: reason, file: file, column: field.map(label))
+        if policy == .stop { throw issue }
+        skipped += 1
+        if issues.count < Self.maxIssueExamples { issues.append(issue) }
+    }
+}
