@@ -17,16 +17,18 @@ let package = Package(
         .target(name: "ReminderEngine"),
         .target(name: "CronEngine"),
         .target(name: "Randomness"),
-        .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness"]),
+        .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"]),
         .target(name: "Console"),
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
         .target(name: "Rendering"),
         .target(name: "Fitting"),
         .target(name: "RecordedData"),
-        .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine"]),
+        .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"]),
         .target(
             name: "ReminderSimCLI",
-            dependencies: ["Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "CronEngine"]
+            dependencies: [
+                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "CronEngine", "Fitting", "RecordedData",
+            ]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
 

@@ -61,12 +61,7 @@ struct RunCommand: RunnableCommand {
         if let users { scenario.users = users }
         if let days { scenario.horizonDays = days }
         if let seed { scenario.seed = seed }
-        let model: CompiledModel
-        do {
-            model = try CompiledModel(scenario)
-        } catch let error as ScenarioError {
-            throw ScenarioLoading.invalid(ScenarioError(source: path, issues: error.issues))
-        }
+        let model = try ScenarioLoading.compile(scenario, path: path)
 
         // The database is opened first: a store that cannot be written stops the run before it starts.
         let store = try StoreAccess.open(database, create: true)

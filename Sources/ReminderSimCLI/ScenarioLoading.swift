@@ -30,6 +30,22 @@ enum ScenarioLoading {
         return text
     }
 
+    /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
+    static func compile(_ scenario: Scenario, path: String?) throws -> CompiledModel {
+        do {
+            return try CompiledModel(scenario, dataFolder: path.map { ($0 as NSString).deletingLastPathComponent })
+        } catch let error as ScenarioError {
+            throw invalid(ScenarioError(source: path, issues: error.issues))
+        } catch let error as RecordedDataError {
+            let message = (path.map { "\($0): " } ?? "") + error.description
+            switch error.kind {
+            case .missing: throw CommandError.noInput(message)
+            case .unreadable: throw CommandError.ioError(message)
+            case .badData: throw CommandError.dataError(message)
+            }
+        }
+    }
+
     static func invalid(_ error: ScenarioError) -> CommandError {
         let count = error.issues.count
         return CommandError.dataError(

@@ -47,12 +47,7 @@ struct TraceCommand: RunnableCommand {
         guard user < scenario.users else {
             throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
-        let model: CompiledModel
-        do {
-            model = try CompiledModel(scenario)
-        } catch let error as ScenarioError {
-            throw ScenarioLoading.invalid(ScenarioError(source: path, issues: error.issues))
-        }
+        let model = try ScenarioLoading.compile(scenario, path: path)
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {

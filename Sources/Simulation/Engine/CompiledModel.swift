@@ -13,6 +13,10 @@ enum GapSampler: Sendable {
     case bgnbd(rate: GammaDistribution, dropout: BetaDistribution, unitSeconds: Double)
     /// Entries `start..<start + count` of the model's empirical tables.
     case empirical(start: Int, count: Int)
+    /// Kaplan–Meier steps `start..<start + count` of the empirical tables; past the last, no return.
+    case kaplanMeier(start: Int, count: Int)
+    /// Recorded timelines: table `table` of the model's replay tables.
+    case replay(table: Int)
 
     /// Builds a sampler; empirical values go into the shared tables so the sampler itself stays a
     /// plain value that is copied without reference counting.
@@ -38,8 +42,19 @@ enum GapSampler: Sendable {
                 tables.cumulative.append(running / total)
             }
             self = .empirical(start: start, count: values.count)
+        case .recordedGaps, .replay:
+            preconditionFailure("recorded return processes are compiled from their loaded data")
         }
     }
+}
+
+/// Recorded users' visit times relative to their first visit, one user after the other.
+@usableFromInline
+struct ReplayTable: Sendable {
+    @usableFromInline var offsets: [Double] = []
+    @usableFromInline var starts: [Int] = []
+    @usableFromInline var counts: [Int] = []
+    var sourceUsers = 0
 }
 
 /// Recorded gaps of every empirical segment, one after the other: values in seconds and their
@@ -58,6 +73,14 @@ struct EmpiricalTables: Sendable {
             if cumulative[middle] > u { high = middle } else { low = middle + 1 }
         }
         return seconds[low]
+    }
+
+    /// Like `sample`, but the cumulative probabilities may stop short of 1: a draw beyond the
+    /// last one is "never" (+infinity).
+    @inlinable
+    func sampleOrNever(start: Int, count: Int, u: Double) -> Double {
+        guard u < cumulative[start + count - 1] else { return .infinity }
+        return sample(start: start, count: count, u: u)
     }
 }
 
@@ -127,6 +150,7 @@ public struct CompiledModel: Sendable {
     public let configurations: [CompiledConfiguration]
     @usableFromInline let segments: [CompiledSegment]
     @usableFromInline let empirical: EmpiricalTables
+    @usableFromInline let replayTables: [ReplayTable]
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
@@ -137,8 +161,9 @@ public struct CompiledModel: Sendable {
     public let seed: UInt64
 
     /// Builds the model; the scenario must have passed validation (`Scenario.decode` or
-    /// `semanticIssues()` empty), otherwise this throws the first engine error.
-    public init(_ scenario: Scenario) throws {
+    /// `semanticIssues()` empty), otherwise this throws its issues. Recorded logs are read from
+    /// paths relative to `dataFolder` (the scenario file's folder).
+    public init(_ scenario: Scenario, dataFolder: String? = nil) throws {
         let issues = scenario.semanticIssues()
         if !issues.isEmpty { throw ScenarioError(issues: issues) }
         self.scenario = scenario
@@ -147,13 +172,29 @@ public struct CompiledModel: Sendable {
                 try CompiledConfiguration($0, weights: scenario.response.messageWeights)
             })
         var tables = EmpiricalTables()
-        segments = scenario.population.segments.map {
-            CompiledSegment(
-                gaps: GapSampler($0.returns, tables: &tables), dropoutPerSession: $0.dropoutPerSession,
-                session: LogNormalDistribution(median: $0.sessionLength.medianMinutes * 60, sigma: $0.sessionLength.sigma),
-                coldLaunchSeconds: $0.coldLaunchAfterMinutes * 60)
+        var replays: [ReplayTable] = []
+        var loader = RecordedLoader(folder: dataFolder)
+        var compiled: [CompiledSegment] = []
+        for (i, segment) in scenario.population.segments.enumerated() {
+            let gaps: GapSampler
+            let at = "population.segments[\(i)].returns"
+            switch segment.returns {
+            case let .recordedGaps(source):
+                gaps = try loader.kaplanMeier(source, at: at, into: &tables)
+            case let .replay(source):
+                replays.append(try loader.replay(source, at: at, horizonSeconds: Double(scenario.horizonDays) * 86_400))
+                gaps = .replay(table: replays.count - 1)
+            default:
+                gaps = GapSampler(segment.returns, tables: &tables)
+            }
+            compiled.append(CompiledSegment(
+                gaps: gaps, dropoutPerSession: segment.dropoutPerSession,
+                session: LogNormalDistribution(median: segment.sessionLength.medianMinutes * 60, sigma: segment.sessionLength.sigma),
+                coldLaunchSeconds: segment.coldLaunchAfterMinutes * 60))
         }
+        segments = compiled
         empirical = tables
+        replayTables = replays
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))

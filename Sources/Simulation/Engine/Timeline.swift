@@ -12,6 +12,8 @@ public struct UserTraits: Equatable, Sendable {
     /// BG/NBD users: their own exponential gap mean (seconds) and dropout chance; 0 otherwise.
     public var gapMeanSeconds: Double
     public var repeatDropout: Double
+    /// Replay segments: the recorded user this user follows (index into the segment's table); else −1.
+    public var replayUser: Int = -1
 }
 
 /// One step of a user's timeline, for whoever watches it (the trace command); the batch run's
@@ -88,8 +90,12 @@ extension CompiledModel {
             gapMean = unitSeconds / max(rate.sample(&g), .leastNormalMagnitude)
             dropout = p.sample(&g)
         }
+        var replayUser = -1
+        if case let .replay(table) = segments[segment].gaps {
+            replayUser = g.nextIndex(below: replayTables[table].starts.count)
+        }
         return UserTraits(segment: segment, utcOffsetSeconds: offset, install: install,
-                          gapMeanSeconds: gapMean, repeatDropout: dropout)
+                          gapMeanSeconds: gapMean, repeatDropout: dropout, replayUser: replayUser)
     }
 
 
@@ -176,6 +182,13 @@ extension CompiledModel {
         var lastDAUDay = -1
         var sessionIndex = 0
         var counters = LaunchCounters()
+        // A replayed user's recorded visits, as run times; the first is the install.
+        var recorded: ArraySlice<Double> = []
+        var nextRecorded = 1
+        if case let .replay(table) = segment.gaps {
+            let t = replayTables[table]
+            recorded = t.offsets[t.starts[traits.replayUser]..<(t.starts[traits.replayUser] + t.counts[traits.replayUser])]
+        }
 
         while true {
             // The open.
@@ -230,6 +243,16 @@ extension CompiledModel {
             let repeatDropoutDraw = organic.nextUnit()
             let gap = sampleGap(segment.gaps, &organic, gapMean: traits.gapMeanSeconds)
             let close = openTime + length
+            var organicNext = close + gap
+            if !recorded.isEmpty {
+                // Recorded visits that fell inside this session are part of it; a visit a
+                // notification brought in between recorded ones is an extra one.
+                while nextRecorded < recorded.count, traits.install + recorded[recorded.startIndex + nextRecorded] <= close {
+                    nextRecorded += 1
+                }
+                organicNext = nextRecorded < recorded.count
+                    ? traits.install + recorded[recorded.startIndex + nextRecorded] : .infinity
+            }
             if close > horizon {
                 // A session still open at the end never closes; what is pending fires in it or never.
                 for r in 0..<reminderCount {
@@ -255,8 +278,9 @@ extension CompiledModel {
                 observer.record(.scheduled(reminder: r, notification: n, state: states[r]))
             }
             let wasDormant = dormant
+            // An infinite gap is a draw past the longest return ever recorded: a dropout.
             if dropoutDraw < segment.dropoutPerSession
-                || (sessionIndex > 0 && repeatDropoutDraw < traits.repeatDropout)
+                || (sessionIndex > 0 && repeatDropoutDraw < traits.repeatDropout) || gap.isInfinite
             {
                 dormant = true
             }
@@ -264,7 +288,7 @@ extension CompiledModel {
             sessionIndex += 1
 
             // Away: notifications fire in time order until the user opens again.
-            var nextOpen = dormant ? Double.infinity : close + gap
+            var nextOpen = dormant ? Double.infinity : organicNext
             var nextCause = OpenCause.organic
             var responder = -1
             var fired: UInt64 = 0
@@ -345,6 +369,8 @@ extension CompiledModel {
         case let .lognormal(d): return d.sample(&g)
         case .bgnbd: return -gapMean * log(g.nextOpenUnit())
         case let .empirical(start, count): return empirical.sample(start: start, count: count, u: g.nextUnit())
+        case let .kaplanMeier(start, count): return empirical.sampleOrNever(start: start, count: count, u: g.nextUnit())
+        case .replay: return 0
         }
     }
 }

@@ -137,6 +137,11 @@ public enum ReturnProcess: Equatable, Sendable {
     case bgnbd(r: Double, alpha: Double, a: Double, b: Double, unit: GapUnit)
     /// Gaps resampled from recorded values (with optional weights).
     case empirical(values: [Double], weights: [Double]?, unit: GapUnit)
+    /// Gaps resampled from a recorded log's gap distribution, estimated with right-censoring
+    /// (Kaplan–Meier); a draw beyond the longest observed return is a dropout.
+    case recordedGaps(RecordedSource)
+    /// Each user follows a recorded user's real timeline, shifted to the install.
+    case replay(RecordedSource)
 
     public var distributionName: String {
         switch self {
@@ -144,14 +149,16 @@ public enum ReturnProcess: Equatable, Sendable {
         case .weibull: return "weibull"
         case .lognormal: return "lognormal"
         case .bgnbd: return "bgnbd"
-        case .empirical: return "empirical"
+        case .empirical, .recordedGaps: return "empirical"
+        case .replay: return "replay"
         }
     }
 }
 
 extension ReturnProcess: Encodable {
-    private enum Keys: String, CodingKey {
-        case distribution, mean, shape, scale, mu, sigma, r, alpha, a, b, values, weights, unit
+    enum Keys: String, CodingKey {
+        case distribution, mean, shape, scale, mu, sigma, r, alpha, a, b, values, weights, unit, data, format,
+            observationEnd
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -179,6 +186,8 @@ extension ReturnProcess: Encodable {
             try c.encode(values, forKey: .values)
             try c.encodeIfPresent(weights, forKey: .weights)
             try c.encode(unit, forKey: .unit)
+        case let .recordedGaps(source), let .replay(source):
+            try source.encode(into: &c)
         }
     }
 }

@@ -248,7 +248,7 @@ extension JSONFieldReader {
         }
         guard let kindJSON = members.first(where: { $0.key == "distribution" })?.value else {
             fail(JSONFieldReader.join(path, "distribution"),
-                 "required field is missing; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\"")
+                 "required field is missing; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
             return nil
         }
         guard let kind = string(kindJSON, at: JSONFieldReader.join(path, "distribution")) else { return nil }
@@ -297,6 +297,12 @@ extension JSONFieldReader {
             guard let r, let alpha, let a, let b, let unit else { return nil }
             return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
         case "empirical":
+            if members.contains(where: { $0.key == "data" }) {
+                guard let o = object(json, at: path, allowed: ["distribution", "data", "format", "observationEnd"]) else {
+                    return nil
+                }
+                return recordedSource(o).map { .recordedGaps($0) }
+            }
             guard let o = object(json, at: path, allowed: ["distribution", "values", "weights", "unit"]) else {
                 return nil
             }
@@ -309,9 +315,14 @@ extension JSONFieldReader {
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let values, let weights, let unit else { return nil }
             return .empirical(values: values, weights: weights, unit: unit)
+        case "replay":
+            guard let o = object(json, at: path, allowed: ["distribution", "data", "format", "observationEnd"]) else {
+                return nil
+            }
+            return recordedSource(o).map { .replay($0) }
         default:
             fail(JSONFieldReader.join(path, "distribution"),
-                 "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\"")
+                 "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
             return nil
         }
     }

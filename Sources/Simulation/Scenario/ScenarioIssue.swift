@@ -1,6 +1,6 @@
 /// One problem found in a scenario: where (a JSON path such as
 /// `configurations[2].reminders[0].timePeriods[1]`) and why.
-public struct ScenarioIssue: Equatable, Sendable, CustomStringConvertible {
+public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible {
     public let path: String
     public let reason: String
 

@@ -1,0 +1,212 @@
+import Foundation
+import RecordedData
+
+/// A recorded visit log that a segment's returns come from.
+public struct RecordedSource: Equatable, Sendable {
+    /// The log file; a relative path is relative to the scenario file's folder.
+    public var path: String
+    public var format: RecordedFormat
+    /// The last day of observation (`YYYY-MM-DD`, inclusive); default: the day of the last event.
+    public var observationEnd: String?
+
+    public init(path: String, format: RecordedFormat = .cdnow, observationEnd: String? = nil) {
+        self.path = path
+        self.format = format
+        self.observationEnd = observationEnd
+    }
+}
+
+/// How a recorded log is laid out.
+public enum RecordedFormat: Equatable, Sendable {
+    /// The CDNOW master file: whitespace-separated `customer_id date …`, one visit per customer and day.
+    case cdnow
+    case delimited(DelimitedFormat)
+}
+
+/// A delimited event log: one event per line, with a user column and a time column.
+public struct DelimitedFormat: Equatable, Sendable, Encodable {
+    /// `,`, `\t`, `whitespace`, or any other single character.
+    public var delimiter: String
+    public var header: Bool
+    public var user: ColumnReference
+    public var time: ColumnReference
+    /// `iso8601`, `dateTime` (`yyyy-MM-dd HH:mm:ss`), `compactDate` (`yyyyMMdd`), `epochSeconds`,
+    /// `epochMilliseconds`, or a pattern with `yyyy MM dd HH mm ss` (e.g. `dd/MM/yyyy HH:mm`).
+    public var timestamp: String
+    /// Offset of timestamps written without a zone, in hours.
+    public var utcOffsetHours: Double
+    /// A session id column: each distinct id of a user is one visit.
+    public var session: ColumnReference?
+    /// Without a session column, events closer than this are one visit.
+    public var sessionGapMinutes: Double
+    /// All events of one user on one calendar day are one visit.
+    public var byCalendarDay: Bool
+
+    public init(delimiter: String = ",", header: Bool = true, user: ColumnReference, time: ColumnReference,
+                timestamp: String = "iso8601", utcOffsetHours: Double = 0, session: ColumnReference? = nil,
+                sessionGapMinutes: Double = 30, byCalendarDay: Bool = false) {
+        self.delimiter = delimiter
+        self.header = header
+        self.user = user
+        self.time = time
+        self.timestamp = timestamp
+        self.utcOffsetHours = utcOffsetHours
+        self.session = session
+        self.sessionGapMinutes = sessionGapMinutes
+        self.byCalendarDay = byCalendarDay
+    }
+
+    static let namedTimestamps = ["iso8601", "dateTime", "compactDate", "epochSeconds", "epochMilliseconds"]
+
+    /// The format checked: nil when usable, otherwise the field at fault and why.
+    public func validated() -> Result<Void, ScenarioIssue> {
+        logFormat().map { _ in () }
+    }
+
+    /// The importer's format, or why it cannot be built.
+    func logFormat() -> Result<LogFormat, ScenarioIssue> {
+        let d: LogFormat.Delimiter
+        switch delimiter {
+        case ",": d = .comma
+        case "\t", "tab": d = .tab
+        case "whitespace": d = .whitespace
+        default:
+            guard delimiter.count == 1, let c = delimiter.first, c.isASCII else {
+                return .failure(ScenarioIssue(path: "delimiter", reason: "must be \",\", \"\\t\", \"whitespace\" or one ASCII character, got \"\(delimiter)\""))
+            }
+            d = .character(c)
+        }
+        let t: TimestampFormat
+        switch timestamp {
+        case "iso8601": t = .iso8601
+        case "dateTime": t = .dateTime
+        case "compactDate": t = .compactDate
+        case "epochSeconds": t = .epochSeconds
+        case "epochMilliseconds": t = .epochMilliseconds
+        default:
+            guard timestamp.contains("yyyy") else {
+                return .failure(ScenarioIssue(
+                    path: "timestamp",
+                    reason: "must be one of \(Self.namedTimestamps.map { "\"\($0)\"" }.joined(separator: ", ")) or a pattern with yyyy, MM, dd, HH, mm, ss; got \"\(timestamp)\""))
+            }
+            t = .custom(timestamp)
+        }
+        return .success(LogFormat(
+            delimiter: d, hasHeader: header, userColumn: user.column, timeColumn: time.column, timestamp: t,
+            defaultUTCOffsetSeconds: Int((utcOffsetHours * 3_600).rounded()), sessionColumn: session?.column,
+            sessionGapMinutes: sessionGapMinutes, visitsByCalendarDay: byCalendarDay))
+    }
+}
+
+/// A column given by header name (a JSON string) or by 0-based position (a JSON integer).
+public enum ColumnReference: Equatable, Sendable, Encodable {
+    case name(String)
+    case position(Int)
+
+    var column: LogFormat.Column {
+        switch self {
+        case let .name(n): return .name(n)
+        case let .position(p): return .position(p)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case let .name(n): try c.encode(n)
+        case let .position(p): try c.encode(p)
+        }
+    }
+}
+
+extension RecordedSource {
+    var logFormat: LogFormat {
+        switch format {
+        case .cdnow: return .cdnow
+        case let .delimited(d): return (try? d.logFormat().get()) ?? .cdnow
+        }
+    }
+
+    /// The observation end in seconds since 1970: the last second of the given day, so that visits
+    /// dated at the start of the next day fall outside.
+    var observationEndSeconds: Double? {
+        observationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
+    }
+
+    /// The file's path, resolved against `folder` when relative.
+    func resolvedPath(in folder: String?) -> String {
+        guard let folder, !path.hasPrefix("/") else { return path }
+        return (folder as NSString).appendingPathComponent(path)
+    }
+
+    func encode(into c: inout KeyedEncodingContainer<ReturnProcess.Keys>) throws {
+        try c.encode(path, forKey: .data)
+        switch format {
+        case .cdnow: try c.encode("cdnow", forKey: .format)
+        case let .delimited(d): try c.encode(d, forKey: .format)
+        }
+        try c.encodeIfPresent(observationEnd, forKey: .observationEnd)
+    }
+}
+
+extension JSONFieldReader {
+    /// `data`, `format` and `observationEnd` of a return process that reads a recorded log.
+    mutating func recordedSource(_ o: ObjectFields) -> RecordedSource? {
+        let path = field(o, "data", Self.string)
+        if path == "" { fail(o.path("data"), "must not be empty") }
+        let format = field(o, "format", default: RecordedFormat.cdnow) { r, j, p -> RecordedFormat? in
+            if case let .string(s) = j {
+                guard s == "cdnow" else {
+                    r.fail(p, "expected \"cdnow\" or an object describing the columns, got \"\(s)\"")
+                    return nil
+                }
+                return .cdnow
+            }
+            return r.delimitedFormat(j, at: p).map { .delimited($0) }
+        }
+        let end = optionalField(o, "observationEnd", Self.string)
+        if case let .some(.some(day)) = end, CalendarDate(iso: day) == nil {
+            fail(o.path("observationEnd"), "must be a date YYYY-MM-DD, got \"\(day)\"")
+        }
+        guard let path, let format, let end else { return nil }
+        return RecordedSource(path: path, format: format, observationEnd: end)
+    }
+
+    mutating func delimitedFormat(_ json: JSON, at path: String) -> DelimitedFormat? {
+        guard let o = object(json, at: path, allowed: [
+            "delimiter", "header", "user", "time", "timestamp", "utcOffsetHours", "session", "sessionGapMinutes",
+            "byCalendarDay",
+        ]) else { return nil }
+        let column: (inout JSONFieldReader, JSON, String) -> ColumnReference? = { r, j, p in
+            switch j {
+            case let .string(s) where !s.isEmpty: return .name(s)
+            case .number:
+                return r.integer(j, at: p, .within(0...10_000)).map { .position($0) }
+            default:
+                r.fail(p, "expected a column name or a 0-based column number, got \(j.typeName)")
+                return nil
+            }
+        }
+        let delimiter = field(o, "delimiter", default: ",", Self.string)
+        let header = field(o, "header", default: true, Self.bool)
+        let user = field(o, "user", column)
+        let time = field(o, "time", column)
+        let timestamp = field(o, "timestamp", default: "iso8601", Self.string)
+        let offset = field(o, "utcOffsetHours", default: 0, Self.number(.within(-12...14)))
+        let session = optionalField(o, "session", column)
+        let gap = field(o, "sessionGapMinutes", default: 30, Self.number(.positiveUpTo(1e6)))
+        let byDay = field(o, "byCalendarDay", default: false, Self.bool)
+        guard let delimiter, let header, let user, let time, let timestamp, let offset, let session, let gap, let byDay
+        else { return nil }
+        let format = DelimitedFormat(
+            delimiter: delimiter, header: header, user: user, time: time, timestamp: timestamp, utcOffsetHours: offset,
+            session: session, sessionGapMinutes: gap, byCalendarDay: byDay)
+        if case let .failure(issue) = format.logFormat() {
+            fail(o.path(issue.path), issue.reason)
+            return nil
+        }
+        if !header, case .name = user { fail(o.path("user"), "a file without a header needs column numbers") }
+        if !header, case .name = time { fail(o.path("time"), "a file without a header needs column numbers") }
+        return format
+    }
+}
