@@ -20,21 +20,7 @@ struct FitCommand: RunnableCommand {
             """,
         arguments: [
             .positional("data", help: "The visit log."),
-            .option("--format", valueName: "kind", help: "cdnow, csv, tsv, whitespace, or a single delimiter character.",
-                    default: "csv"),
-            .flag("--no-header", help: "The file has no header line (columns are then numbers)."),
-            .option("--user", valueName: "column", help: "User id column: a header name or a 0-based number.", default: "0"),
-            .option("--time", valueName: "column", help: "Timestamp column: a header name or a 0-based number.", default: "1"),
-            .option("--timestamp", valueName: "format", help: """
-                iso8601, dateTime (yyyy-MM-dd HH:mm:ss), compactDate (yyyyMMdd), epochSeconds, \
-                epochMilliseconds, or a pattern such as 'dd/MM/yyyy HH:mm'.
-                """, default: "iso8601"),
-            .option("--utc-offset", valueName: "hours", help: "Offset of timestamps written without a zone.", default: "0"),
-            .option("--session", valueName: "column", help: "Session id column: each session of a user is one visit."),
-            .option("--session-gap", valueName: "minutes", help: "Without sessions, events closer than this are one visit.",
-                    default: "30"),
-            .flag("--by-day", help: "All events of a user on one calendar day are one visit."),
-            .option("--observation-end", valueName: "date", help: "Last day observed (default: the day of the last event)."),
+        ] + LogOptions.arguments + [
             .option("--calibration-end", valueName: "date",
                     help: "Last day of the BG/NBD calibration window (default: half way through the observation)."),
             .option("--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.",
@@ -55,56 +41,19 @@ struct FitCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         data = try arguments.value("data")
-        let kind: String = try arguments.value("--format")
-        if kind == "cdnow" {
-            format = .cdnow
-        } else {
-            func column(_ text: String) -> ColumnReference { Int(text).map { .position($0) } ?? .name(text) }
-            let delimiter: String = switch kind {
-            case "csv": ","
-            case "tsv": "\t"
-            case "whitespace": "whitespace"
-            default: kind
-            }
-            let d = DelimitedFormat(
-                delimiter: delimiter, header: !(try arguments.flag("--no-header")),
-                user: column(try arguments.value("--user")), time: column(try arguments.value("--time")),
-                timestamp: try arguments.value("--timestamp"),
-                utcOffsetHours: try arguments.value("--utc-offset", expected: "hours from -12 to 14", where: { (-12...14).contains($0) }),
-                session: try arguments.optionalValue("--session", as: String.self).map(column),
-                sessionGapMinutes: try arguments.value("--session-gap", expected: "minutes > 0", where: { $0 > 0 }),
-                byCalendarDay: try arguments.flag("--by-day"))
-            if case let .failure(issue) = d.validated() {
-                throw UsageError("--\(issue.path == "delimiter" ? "format" : issue.path): \(issue.reason)")
-            }
-            format = .delimited(d)
-        }
-        func date(_ option: String) throws -> String? {
-            guard let text: String = try arguments.optionalValue(option) else { return nil }
-            guard CalendarDate(iso: text) != nil else { throw UsageError("\(option): expected a date YYYY-MM-DD, got \"\(text)\"") }
-            return text
-        }
-        observationEnd = try date("--observation-end")
-        calibrationEnd = try date("--calibration-end")
+        let logOptions = try LogOptions(arguments: arguments)
+        format = logOptions.format
+        observationEnd = logOptions.observationEnd
+        skipBadRows = logOptions.skipBadRows
+        calibrationEnd = try LogOptions.date("--calibration-end", arguments)
         gapUnit = try arguments.value("--gap-unit", as: GapUnit.self)
         bgnbdUnit = try arguments.value("--bgnbd-unit", as: GapUnit.self)
-        skipBadRows = try arguments.flag("--skip-bad-rows")
         let name = ((data as NSString).lastPathComponent as NSString).deletingPathExtension
         output = try arguments.optionalValue("--out") ?? "Reports/fit-\(name)"
     }
 
     func run(context: CommandContext) throws {
-        let source = RecordedSource(path: data, format: format, observationEnd: observationEnd)
-        let log: RecordedLog
-        do {
-            log = try source.read(onBadRow: skipBadRows ? .skip : .stop)
-        } catch let error as RecordedDataError {
-            switch error.kind {
-            case .missing: throw CommandError.noInput(error.message)
-            case .unreadable: throw CommandError.ioError(error.message)
-            case .badData: throw CommandError.dataError(error.message)
-            }
-        }
+        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows)
         var options = FitAnalysis.Options()
         options.gapUnit = gapUnit
         options.bgnbdUnit = bgnbdUnit

@@ -15,7 +15,7 @@ public enum Remindersim: Command {
         subcommands: [
             RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
             ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self,
-            FitCommand.self,
+            FitCommand.self, ImportCommand.self,
         ])
 
     /// Runs the tool with the process's arguments and returns the exit status.
