@@ -26,7 +26,6 @@ struct FitCommand: RunnableCommand {
             .option("--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.",
                     default: "days"),
             .option("--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks"),
-            .flag("--skip-bad-rows", help: "Skip rows that cannot be read (they are counted) instead of stopping."),
             .option("--out", valueName: "dir", help: "Where the segments and charts go (default: Reports/fit-<name>)."),
         ])
 

@@ -24,6 +24,8 @@ struct ValidateCommand: RunnableCommand {
         for path in paths {
             do {
                 let s = try ScenarioLoading.load(path)
+                // Recorded logs are read too, so a broken log is found before a run.
+                _ = try ScenarioLoading.compile(s, path: path)
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
                     "\(path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")

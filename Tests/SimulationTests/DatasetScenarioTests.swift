@@ -37,7 +37,8 @@ final class DatasetScenarioTests: XCTestCase {
         "weibull": [["distribution", "shape", "scale", "unit"]],
         "lognormal": [["distribution", "mu", "sigma", "unit"], ["distribution", "median", "sigma", "unit"]],
         "bgnbd": [["distribution", "r", "alpha", "a", "b", "unit"]],
-        "empirical": [["distribution", "values", "weights", "unit"]],
+        "empirical": [["distribution", "values", "weights", "unit"], ["distribution", "data", "format", "observationEnd"]],
+        "replay": [["distribution", "data", "format", "observationEnd"]],
     ]
 
     /// Fields whose allowed range depends on another field, with the value that other field is

@@ -136,6 +136,7 @@ extension CompiledModel {
         layout: TallyLayout, counts: UnsafeMutablePointer<Int64>, observer: inout O
     ) -> UserOutcome {
         let segment = segments[traits.segment]
+        // The run covers [0, horizon): an event at the horizon itself is outside it.
         let horizon = horizonSeconds
         let offset = traits.utcOffsetSeconds
         var organic = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
@@ -201,8 +202,7 @@ extension CompiledModel {
                 add(.organicOpens)
                 fatigueFactor = 1
             }
-            // An open at the very end of the horizon counts on its last day.
-            let utcDay = min(Int(openTime / 86_400), layout.days - 1)
+            let utcDay = Int(openTime / 86_400)
             if utcDay != lastDAUDay {
                 lastDAUDay = utcDay
                 add(layout.daily(utcDay))
@@ -253,10 +253,10 @@ extension CompiledModel {
                 organicNext = nextRecorded < recorded.count
                     ? traits.install + recorded[recorded.startIndex + nextRecorded] : .infinity
             }
-            if close > horizon {
+            if close >= horizon {
                 // A session still open at the end never closes; what is pending fires in it or never.
                 for r in 0..<reminderCount {
-                    if let n = states[r].pending { outcome(r, n, n.fireTime > horizon ? .censored : .foreground) }
+                    if let n = states[r].pending { outcome(r, n, n.fireTime >= horizon ? .censored : .foreground) }
                 }
                 observer.record(.horizon(time: horizon))
                 break
@@ -266,7 +266,7 @@ extension CompiledModel {
                 if let end = reminders[r].enteredBackground(at: close, state: &states[r], random: &messageStream) {
                     let n = end.notification
                     switch end {
-                    case .cancelled: outcome(r, n, n.fireTime > horizon ? .censored : .cancelled)
+                    case .cancelled: outcome(r, n, n.fireTime >= horizon ? .censored : .cancelled)
                     case .firedInForeground: outcome(r, n, .foreground)
                     case .firedInBackground: break
                     }
@@ -301,7 +301,7 @@ extension CompiledModel {
                         earliestTime = n.fireTime
                     }
                 }
-                guard earliest >= 0, earliestTime < nextOpen, earliestTime <= horizon else { break }
+                guard earliest >= 0, earliestTime < nextOpen, earliestTime < horizon else { break }
                 fired |= 1 << UInt64(earliest)
                 let n = states[earliest].pending!
                 if optedOut {
@@ -328,16 +328,16 @@ extension CompiledModel {
                 }
                 if responds {
                     let at = n.fireTime + delay
-                    if at < nextOpen && at <= horizon {
+                    if at < nextOpen && at < horizon {
                         nextOpen = at
                         nextCause = .notification
                         responder = earliest
                     }
                 }
             }
-            if nextOpen > horizon {
+            if nextOpen >= horizon {
                 for r in 0..<reminderCount {
-                    if let n = states[r].pending, n.fireTime > horizon { outcome(r, n, .censored) }
+                    if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored) }
                 }
                 observer.record(.horizon(time: horizon))
                 break
