@@ -2,6 +2,9 @@ import Foundation
 import ReminderEngine
 import Simulation
 
+/// SQLite's SQLITE_BUSY, without importing the C module into every file.
+let SQLITE_BUSY_CODE: Int32 = 5
+
 /// A finished simulation, as it is written to the store.
 public struct RunRecord: Sendable {
     public var scenario: Scenario
@@ -77,14 +80,29 @@ public final class RunStore {
         database.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do throws(StoreError) {
             try database.execute("PRAGMA foreign_keys = ON")
-            let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
-            if mode?.lowercased() != "wal" && create {
-                throw StoreError(.io, "\(path): cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
-            }
+            try enableWAL(create: create)
             try migrate()
         } catch let error {
             throw error.kind == .sqlite || error.kind == .corrupt || error.kind == .io
                 ? StoreError(error.kind, "\(path): \(error.message)", code: error.code, sql: error.sql) : error
+        }
+    }
+
+    /// Switches a new database to WAL, so that readers and one writer at a time never block each
+    /// other. The switch needs the database to itself and SQLite does not wait for that with the busy
+    /// timeout, so a process that meets another one mid-switch or mid-write waits and tries again.
+    private func enableWAL(create: Bool) throws(StoreError) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(Self.busyTimeoutMilliseconds) * 1_000_000
+        while true {
+            do throws(StoreError) {
+                if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
+                let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
+                if mode?.lowercased() == "wal" || !create { return }
+                throw StoreError(.io, "\(database.path): cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
+            } catch let error where error.code.map({ $0 & 0xFF }) == SQLITE_BUSY_CODE {
+                guard DispatchTime.now().uptimeNanoseconds < deadline else { throw error }
+                usleep(10_000)
+            }
         }
     }
 
