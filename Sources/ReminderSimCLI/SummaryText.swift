@@ -1,4 +1,5 @@
 import Foundation
+import Reporting
 import Simulation
 
 /// The plain-text summary `run` prints: configurations ranked against the holdout.
@@ -110,32 +111,11 @@ enum SummaryText {
         }.joined(separator: "\n") + "\n"
     }
 
-    static func group(_ n: Int64) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, ch) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(ch)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
+    static func group(_ n: Int64) -> String { Text.group(n) }
 
-    static func percent(_ p: Proportion, withInterval: Bool = true) -> String {
-        guard let rate = p.rate, let ci = p.wilson() else { return "n/a" }
-        let value = String(format: "%.1f%%", rate * 100)
-        return withInterval ? value + String(format: " [%.1f, %.1f]", ci.low * 100, ci.high * 100) : value
-    }
+    static func percent(_ p: Proportion, withInterval: Bool = true) -> String { Text.percent(p, withInterval: withInterval) }
 
-    static func signed(_ e: Estimate?, digits: Int) -> String {
-        guard let e else { return "n/a" }
-        let f = "%+.\(digits)f"
-        return String(format: f, e.value) + " [" + String(format: "%.\(digits)f", e.low) + ", "
-            + String(format: "%.\(digits)f", e.high) + "]"
-    }
+    static func signed(_ e: Estimate?, digits: Int) -> String { Text.signed(e, digits: digits) }
 
-    /// A difference of proportions in percentage points.
-    static func points(_ e: Estimate?) -> String {
-        guard let e else { return "n/a" }
-        return String(format: "%+.2f pp [%.2f, %.2f]", e.value * 100, e.low * 100, e.high * 100)
-    }
+    static func points(_ e: Estimate?) -> String { Text.points(e) }
 }

@@ -1,3 +1,5 @@
+import RecordedData
+
 /// A proleptic Gregorian calendar date, for the run's start and for reporting days.
 public struct CalendarDate: Equatable, Comparable, Sendable, CustomStringConvertible {
     public let year: Int
@@ -30,29 +32,11 @@ public struct CalendarDate: Equatable, Comparable, Sendable, CustomStringConvert
         }
     }
 
-    /// Days since 1970-01-01 (the civil-from-days algorithm of H. Hinnant, run backwards).
-    public var daysSinceEpoch: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
+    /// Days since 1970-01-01.
+    public var daysSinceEpoch: Int { CivilTime.daysFromCivil(year: year, month: month, day: day) }
 
-    public init(daysSinceEpoch z0: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        year = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        month = m
-        day = d
+    public init(daysSinceEpoch: Int) {
+        (year, month, day) = CivilTime.civilFromDays(daysSinceEpoch)
     }
 
     public func adding(days: Int) -> CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch + days) }
