@@ -3,7 +3,7 @@
 /// The app persists `counters` between launches; the blocks run synchronously, in registration order.
 public struct CronJobs {
     public private(set) var counters: LaunchCounters
-    private var texts: [String] = []
+    private var rules: [CronRule] = []
     private var blocks: [(matched: (() -> Void)?, otherwise: (() -> Void)?)] = []
     public let mode: CronMode
 
@@ -16,17 +16,15 @@ public struct CronJobs {
     public mutating func add(
         _ rule: String, block: (() -> Void)? = nil, elseBlock: (() -> Void)? = nil
     ) throws(CronRuleError) {
-        _ = try CronRule(parsing: rule, mode: mode)
-        texts.append(rule)
+        rules.append(try CronRule(parsing: rule, mode: mode))
         blocks.append((block, elseBlock))
     }
 
     /// Counts a cold launch on the given local day and runs each rule's block or else-block.
     public mutating func launch(onDay day: Int) {
-        // Rules were checked when added, so parsing cannot fail here.
-        guard let table = try? CronTable(rules: texts, mode: mode) else { return }
-        table.launch(onDay: day, counters: &counters) { index, matched in
-            (matched ? blocks[index].matched : blocks[index].otherwise)?()
+        counters.recordLaunch(onDay: day)
+        for (rule, block) in zip(rules, blocks) {
+            (rule.matches(counters) ? block.matched : block.otherwise)?()
         }
     }
 }
