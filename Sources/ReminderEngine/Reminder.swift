@@ -111,7 +111,7 @@ public struct Reminder: Sendable {
     ) -> NotificationEnd? {
         var ended: NotificationEnd?
         if let old = state.pending {
-            // The check at the start of this session saw it pending, so a fire time already
+            // The check when the app became active saw it pending, so a fire time already
             // passed means it fired while the app was open.
             ended = old.fireTime > now ? .cancelled(old) : .firedInForeground(old)
         }

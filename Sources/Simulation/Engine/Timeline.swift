@@ -245,7 +245,7 @@ extension CompiledModel {
             let close = openTime + length
             var organicNext = close + gap
             if !recorded.isEmpty {
-                // Recorded visits that fell inside this session are part of it; a visit a
+                // Recorded visits that fell inside the session just closed are part of it; a visit a
                 // notification brought in between recorded ones is an extra one.
                 while nextRecorded < recorded.count, traits.install + recorded[recorded.startIndex + nextRecorded] <= close {
                     nextRecorded += 1
