@@ -74,6 +74,10 @@ public enum MarkdownReport {
         out += slotTable(run, metrics, title: "message") { SlotMetrics.messages($0, $1) }
         out += "## Per period\n\n"
         out += slotTable(run, metrics, title: "period") { SlotMetrics.periods($0, $1) }
+        if run.configurations.contains(where: { $0.mode == .original }) {
+            out += "In `original` mode every delay is one unit (one day), whatever the period says, and the first "
+                + "open already moves to the second period: rows keep the period the engine was on, not the delay used.\n\n"
+        }
 
         out += "## Cron rules\n\n"
         var ruleRows: [[String]] = []
