@@ -165,7 +165,7 @@ public enum MarkdownReport {
             return String(format: "BG/NBD, r %g, alpha %g (per \(unit.rawValue.dropLast())), a %g, b %g", r, alpha, a, b)
         case let .empirical(values, _, unit): return "empirical, \(values.count) recorded gaps in \(unit.rawValue)"
         case let .recordedGaps(source): return "gaps resampled from \(source.path) (Kaplan–Meier, censoring-aware)"
-        case let .replay(source): return "recorded timelines replayed from \(source.path)"
+        case let .replay(source): return "recorded timelines replayed from \(source.path) (a response adds a visit)"
         }
     }
 

@@ -176,4 +176,27 @@ final class RunnerTests: XCTestCase {
         let cold = try launches(afterMinutes: 45)
         XCTAssertEqual(cold.launches, cold.opens)
     }
+
+    /// Gaps equal to the delay make a notification fire at the very instant of the next open; it has
+    /// fired (the engine sees no time left at that open) and must still end exactly once.
+    func testAFireAtTheInstantOfTheNextOpenIsCounted() throws {
+        for mode in EngineMode.allCases {
+            let gaps = ReturnProcess.empirical(values: [mode == .original ? 1 : 7], weights: nil, unit: .days)
+            let s = Fixtures.scenario(users: 100, days: 60, population: Fixtures.population(gaps),
+                                      configurations: [Fixtures.reminder([7], mode: mode)])
+            let t = try CompiledModel(s).run().tallies[1]
+            let ends: [Counter] = [.cancelled, .delivered, .foreground, .suppressed, .censored]
+            XCTAssertEqual(t[.scheduled], ends.map { t[$0] }.reduce(0, +), "\(mode)")
+            XCTAssertGreaterThan(t[.delivered], t[.scheduled] / 2, "\(mode): the fires at the open are deliveries")
+        }
+    }
+
+    func testAtMostSixtyFourRemindersPerConfiguration() {
+        var s = smallDefault(users: 10)
+        s.configurations = [ConfigurationSpec(label: "many", reminders: (0..<65).map {
+            ReminderSpec(messages: ["m"], timePeriods: [1], appDomain: "d\($0)")
+        })]
+        XCTAssertTrue(s.semanticIssues().contains(ScenarioIssue(
+            path: "configurations[0].reminders", reason: "at most 64 reminders per configuration, got 65")))
+    }
 }

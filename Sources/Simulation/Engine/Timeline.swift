@@ -301,7 +301,9 @@ extension CompiledModel {
                         earliestTime = n.fireTime
                     }
                 }
-                guard earliest >= 0, earliestTime < nextOpen, earliestTime < horizon else { break }
+                // A fire at the very instant of the next open has fired: the engine's check at that open
+                // sees no time left, so it is counted here.
+                guard earliest >= 0, earliestTime <= nextOpen, earliestTime < horizon else { break }
                 fired |= 1 << UInt64(earliest)
                 let n = states[earliest].pending!
                 if optedOut {

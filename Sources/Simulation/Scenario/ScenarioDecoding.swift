@@ -100,10 +100,18 @@ extension Scenario {
 }
 
 extension ConfigurationSpec {
+    /// The simulation tracks a configuration's pending notifications in one 64-bit mask.
+    public static let maximumReminders = 64
+
     /// Problems of one configuration on its own: engine settings, domains, cron rules in its mode.
     /// `listed` is false for a grid's configurations, whose problems are reported at `grid`.
     func issues(at p: String, listed: Bool) -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
+        if reminders.count > Self.maximumReminders {
+            issues.append(ScenarioIssue(
+                path: listed ? "\(p).reminders" : p,
+                reason: "at most \(Self.maximumReminders) reminders per configuration, got \(reminders.count)"))
+        }
         var domains: Set<String> = []
         for (j, r) in reminders.enumerated() {
             let rp = listed ? "\(p).reminders[\(j)]" : p
