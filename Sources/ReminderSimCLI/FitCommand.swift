@@ -64,7 +64,9 @@ struct FitCommand: RunnableCommand {
         let analysis = FitAnalysis(log: log, options: options)
         context.stdout.write(FitText.render(analysis, data: data))
 
-        let segments = analysis.segments(dataPath: data, format: format)
+        // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
+        let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
+        let segments = analysis.segments(dataPath: absolute, format: format, observationEnd: observationEnd)
         let json = try JSONSerialization.data(
             withJSONObject: ["segments": segments], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         do {
@@ -119,6 +121,9 @@ enum FitText {
         }
         out += "\n" + SummaryText.table(rows, rightAligned: [2, 3, 4])
         for failure in a.gapFailures { out += "  \(failure.model): not fitted (\(failure.reason))\n" }
+        for fit in a.gapFits {
+            if let problem = a.problem(of: fit) { out += "  \(fit.modelName): not written to segments.json (\(problem))\n" }
+        }
 
         let bu = a.options.bgnbdUnit.rawValue
         out += "\nBG/NBD on \(SummaryText.group(Int64(a.customers.count))) customers, calibration \(day(log.firstVisit)) to \(day(a.calibrationEnd)) (times in \(bu)):\n"
@@ -127,6 +132,10 @@ enum FitText {
         }
         out += "  " + fit.parameters.map { estimate($0) }.joined(separator: ", ")
             + String(format: "; log-likelihood %.1f, AIC %.1f%@\n", fit.logLikelihood, fit.aic, fit.converged ? "" : " (did not converge)")
+        if let problem = a.bgnbdProblem {
+            out += "  This fit is not usable, and not written to segments.json: \(problem).\n"
+            return out
+        }
         let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
         out += "  expected repeat visits of a new user: " + horizons.map { t in
             String(format: "%g %@: %.2f", t, bu, (try? fit.expectedTransactions(t: t)) ?? .nan)
@@ -142,7 +151,10 @@ enum FitText {
         }
         if a.calibrationEnd < log.observationEnd {
             let observed = a.holdoutCounts.reduce(0, +)
-            let predicted = a.holdoutPredictions.filter(\.isFinite).reduce(0, +)
+            guard a.holdoutPredictions.allSatisfy(\.isFinite) else {
+                return out + "\n  Holdout check: n/a (the model gives no prediction for some customers)\n"
+            }
+            let predicted = a.holdoutPredictions.reduce(0, +)
             out += "\n  Holdout check, \(day(a.calibrationEnd + 1)) to \(day(log.observationEnd)): "
                 + String(format: "%@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
                          SummaryText.group(Int64(observed)), predicted,

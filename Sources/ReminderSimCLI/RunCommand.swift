@@ -42,7 +42,8 @@ struct RunCommand: RunnableCommand {
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
         users = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number ≥ 1", where: { $0 >= 1 }) : nil
+            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
+                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
         days = try arguments.isPresent("--days")
             ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
             : nil

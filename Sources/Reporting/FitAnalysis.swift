@@ -88,16 +88,44 @@ public struct FitAnalysis {
         return (observed, predicted)
     }
 
+    /// Why the BG/NBD fit cannot be used in a scenario, or nil when it can: a fit that ran to the edge
+    /// of the parameter space (no standard errors, or values a scenario refuses) describes no population.
+    public var bgnbdProblem: String? {
+        guard let bgnbd else { return bgnbdFailure ?? "not fitted" }
+        if !bgnbd.converged { return "the optimiser did not converge" }
+        if let bad = bgnbd.parameters.first(where: { !($0.value > 0 && $0.value <= 1e6) }) {
+            return String(format: "%@ = %.4g is at the edge of the parameter space", bad.name, bad.value)
+        }
+        if bgnbd.parameters.contains(where: { $0.standardError == nil }) {
+            return "the likelihood is flat at the optimum (no standard errors): the data cannot pin the model down"
+        }
+        return nil
+    }
+
+    /// Why a gap model's fit cannot be used in a scenario, or nil when it can.
+    public func problem(of fit: FitResult) -> String? {
+        for p in fit.parameters {
+            let value = p.name == "rate" ? 1 / p.value : p.value
+            let limit = p.name == "mu" ? 50.0 : 1e6
+            if !(value.isFinite && abs(value) <= limit && (p.name == "mu" || value > 0)) {
+                return String(format: "%@ = %.4g is outside what a scenario accepts", p.name, p.value)
+            }
+        }
+        return fit.converged ? nil : "the optimiser did not converge"
+    }
+
     /// Segment JSON objects a scenario can use as they are: BG/NBD, each gap model, and the data itself.
-    public func segments(dataPath: String, format: RecordedFormat) -> [[String: Any]] {
+    /// Fits that are not usable are left out. `dataPath` should be absolute, so the segments work from
+    /// any scenario folder.
+    public func segments(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [[String: Any]] {
         var out: [[String: Any]] = []
         let name = ((dataPath as NSString).lastPathComponent as NSString).deletingPathExtension
-        if let bgnbd {
+        if let bgnbd, bgnbdProblem == nil {
             var returns: [String: Any] = ["distribution": "bgnbd", "unit": options.bgnbdUnit.rawValue]
             for p in bgnbd.parameters { returns[p.name == "α" ? "alpha" : p.name] = rounded(p.value) }
             out.append(["name": "\(name) BG/NBD", "weight": 1, "returns": returns])
         }
-        for fit in gapFits {
+        for fit in gapFits where problem(of: fit) == nil {
             var returns: [String: Any] = ["unit": options.gapUnit.rawValue]
             switch fit.model {
             case .exponential:
@@ -115,14 +143,17 @@ public struct FitAnalysis {
             out.append(["name": "\(name) \(returns["distribution"]!)", "weight": 1, "returns": returns])
         }
         var source: [String: Any] = ["data": dataPath]
+        if let observationEnd { source["observationEnd"] = observationEnd }
         switch format {
         case .cdnow: source["format"] = "cdnow"
         case let .delimited(d):
             let data = (try? JSONEncoder().encode(d)) ?? Data()
             source["format"] = (try? JSONSerialization.jsonObject(with: data)) ?? [:]
         }
-        out.append(["name": "\(name) resampled", "weight": 1,
-                    "returns": source.merging(["distribution": "empirical"]) { a, _ in a }])
+        if kaplanMeier.steps.contains(where: { $0.events > 0 }) {
+            out.append(["name": "\(name) resampled", "weight": 1,
+                        "returns": source.merging(["distribution": "empirical"]) { a, _ in a }])
+        }
         out.append(["name": "\(name) replayed", "weight": 1,
                     "returns": source.merging(["distribution": "replay"]) { a, _ in a }])
         return out

@@ -80,12 +80,31 @@ public final class RunStore {
         database.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do throws(StoreError) {
             try database.execute("PRAGMA foreign_keys = ON")
+            // Checked before anything is written, so that a file that is not ours stays as it was.
+            try checkOwnership(create: create)
             try enableWAL(create: create)
             try migrate()
         } catch let error {
             throw error.kind == .sqlite || error.kind == .corrupt || error.kind == .io
                 ? StoreError(error.kind, "\(path): \(error.message)", code: error.code, sql: error.sql) : error
         }
+    }
+
+    /// Refuses a database written by a newer version, another program's database, and (for commands
+    /// that only read) an empty file, without changing any of them.
+    private func checkOwnership(create: Bool) throws(StoreError) {
+        let version = try database.userVersion
+        if version > Schema.currentVersion {
+            throw StoreError(
+                .newerSchema,
+                "\(database.path): written by a newer ReminderSim (schema version \(version); this build reads up to \(Schema.currentVersion)); upgrade remindersim to read it")
+        }
+        guard version == 0 else { return }
+        let tables = try database.rows("SELECT count(*) FROM sqlite_master").first?.integer(0) ?? 0
+        if tables > 0 {
+            throw StoreError(.corrupt, "not a ReminderSim database (it has tables but no ReminderSim schema version)")
+        }
+        if !create { throw StoreError(.notFound, "\(database.path): holds no runs (an empty database)") }
     }
 
     /// Switches a new database to WAL, so that readers and one writer at a time never block each
@@ -98,7 +117,7 @@ public final class RunStore {
                 if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
                 let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
                 if mode?.lowercased() == "wal" || !create { return }
-                throw StoreError(.io, "\(database.path): cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
+                throw StoreError(.io, "cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
             } catch let error where error.code.map({ $0 & 0xFF }) == SQLITE_BUSY_CODE {
                 guard DispatchTime.now().uptimeNanoseconds < deadline else { throw error }
                 usleep(10_000)
@@ -121,7 +140,7 @@ public final class RunStore {
                 if version == 0 {
                     let tables = try database.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
                     if tables.first?.integer(0) ?? 0 > 0 {
-                        throw StoreError(.corrupt, "\(database.path): not a ReminderSim database (it has tables but no ReminderSim schema version)")
+                        throw StoreError(.corrupt, "not a ReminderSim database (it has tables but no ReminderSim schema version)")
                     }
                 }
                 for v in version..<Schema.currentVersion {

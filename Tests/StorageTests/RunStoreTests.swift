@@ -178,4 +178,28 @@ final class RunStoreTests: XCTestCase {
             XCTAssertTrue(e?.message.contains("no such table") ?? false)
         }
     }
+
+    func testOpeningSomeoneElsesDatabaseChangesNothing() throws {
+        let other = path("theirs.sqlite")
+        do {
+            let db = try Database(path: other)
+            try db.execute("CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('keep me')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        for create in [false, true] {
+            XCTAssertThrowsError(try RunStore(path: other, create: create)) { error in
+                XCTAssertEqual((error as? StoreError)?.kind, .corrupt)
+                XCTAssertEqual("\(error)".components(separatedBy: other).count, 2, "names the path once: \(error)")
+            }
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before)
+        XCTAssertEqual(try Database(path: other).rows("PRAGMA journal_mode").first?.text(0), "delete")
+
+        let empty = path("empty.sqlite")
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
+        XCTAssertThrowsError(try RunStore(path: empty, create: false)) {
+            XCTAssertEqual(($0 as? StoreError)?.kind, .notFound)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)).count, 0, "a read-only command writes nothing")
+    }
 }

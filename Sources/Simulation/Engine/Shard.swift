@@ -25,9 +25,9 @@ public struct Shard: Equatable, Sendable, CustomStringConvertible {
 
     /// The users of this shard out of `users`.
     public func users(of users: Int) -> Range<Int> {
-        let lower = Int((Int64(index - 1) * Int64(users)) / Int64(count))
-        let upper = Int((Int64(index) * Int64(users)) / Int64(count))
-        return lower..<upper
+        // Full-width products: k·U overflows 64 bits for very large runs split many ways.
+        func bound(_ k: Int) -> Int { count.dividingFullWidth(k.multipliedFullWidth(by: users)).quotient }
+        return bound(index - 1)..<bound(index)
     }
 
     public var description: String { "\(index)/\(count)" }

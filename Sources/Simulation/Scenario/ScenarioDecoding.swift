@@ -285,7 +285,7 @@ extension JSONFieldReader {
             }
             let mu: Double?
             if o["median"] != nil {
-                mu = field(o, "median", Self.number(.positiveUpTo(1e6))).map { log($0) }
+                mu = field(o, "median", Self.number(.within(1e-20...1e6))).map { log($0) }
             } else {
                 mu = field(o, "mu", Self.number(.within(-50...50)))
             }
