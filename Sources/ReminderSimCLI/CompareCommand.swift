@@ -50,6 +50,9 @@ struct CompareCommand: RunnableCommand {
         }
         context.stdout.writeLine("A = \(describe(a))")
         context.stdout.writeLine("B = \(describe(b))")
+        if try a.record.scenario.canonicalJSON() != b.record.scenario.canonicalJSON() {
+            context.stdout.writeLine("Note: the runs come from different scenarios; rows are matched by label only.")
+        }
         context.stdout.writeLine("")
         var rows = [["configuration", "trigger rate A", "trigger rate B", "opens/user lift A", "opens/user lift B",
                      "D7 A", "D7 B", "D30 A", "D30 B"]]

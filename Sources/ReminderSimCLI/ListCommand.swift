@@ -30,6 +30,6 @@ struct ListCommand: RunnableCommand {
                 String(format: "%.2f s", r.wallSeconds),
             ])
         }
-        context.stdout.write(SummaryText.table(rows, rightAligned: [0, 2, 3, 4, 5, 8]))
+        context.stdout.write(SummaryText.table(rows, rightAligned: [2, 3, 4, 5, 8]))
     }
 }

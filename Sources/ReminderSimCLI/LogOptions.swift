@@ -20,7 +20,7 @@ struct LogOptions {
         .option("--session-gap", valueName: "minutes", help: "Without sessions, events closer than this are one visit.",
                 default: "30"),
         .flag("--by-day", help: "All events of a user on one calendar day are one visit."),
-        .option("--observation-end", valueName: "date", help: "Last day observed (default: the day of the last event)."),
+        .option("--observation-end", valueName: "date", help: "Last day observed (default: the time of the last event)."),
         .flag("--skip-bad-rows", help: "Skip rows that cannot be read (they are counted) instead of stopping."),
     ]
 

@@ -32,10 +32,11 @@ enum SummaryText {
                 group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
             ])
         }
+        // The holdout has no rank: its name takes the rank's place, so every line starts at the left.
         rows.append([
-            "", "holdout", "—", "—", "—", percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
+            "holdout", "", "—", "—", "—", percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
         ])
-        out += table(rows, rightAligned: [0, 2, 3, 4, 5, 6, 7, 8, 9])
+        out += table(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
         out += """
 
             Holdout: \(group(holdout.opens)) opens, D1 \(percent(holdout.retentionD1, withInterval: false)), \

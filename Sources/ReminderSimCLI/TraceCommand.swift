@@ -18,6 +18,7 @@ struct TraceCommand: RunnableCommand {
             .option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true),
             .option("--config", short: "c", valueName: "label",
                     help: "The configuration to trace (default: the first one)."),
+            .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
             .option("--days", valueName: "n", help: "Days simulated (overrides the scenario)."),
             .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
         ])
@@ -25,6 +26,7 @@ struct TraceCommand: RunnableCommand {
     let path: String?
     let user: Int
     let label: String?
+    let users: Int?
     let days: Int?
     let seed: UInt64?
 
@@ -32,6 +34,9 @@ struct TraceCommand: RunnableCommand {
         path = try arguments.optionalValue("scenario")
         user = try arguments.value("--user", expected: "a user index ≥ 0", where: { $0 >= 0 })
         label = try arguments.optionalValue("--config")
+        users = try arguments.isPresent("--users")
+            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
+                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
         days = try arguments.isPresent("--days")
             ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
             : nil
@@ -42,6 +47,7 @@ struct TraceCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         var scenario = try ScenarioLoading.load(path)
+        if let users { scenario.users = users }
         if let days { scenario.horizonDays = days }
         if let seed { scenario.seed = seed }
         guard user < scenario.users else {

@@ -22,7 +22,10 @@ public enum MarkdownReport {
         out += Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
             ["Run", "\(run.id), tool \(run.record.toolVersion)"],
             ["Seed", String(s.seed)],
-            ["Users", Text.group(Int64(s.users))],
+            ["Users", run.record.shard.map { shard in
+                "\(Text.group(Int64(run.record.tallies.users.count))) (shard \(shard.index + 1) of \(shard.count): users "
+                    + "\(run.record.tallies.users.lowerBound) to \(run.record.tallies.users.upperBound - 1) of \(Text.group(Int64(s.users))))"
+            } ?? Text.group(Int64(s.users))],
             ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
             ["Configurations", "\(run.configurations.count - 1) and the holdout"],
             ["Sessions simulated", Text.group(metrics.reduce(0) { $0 + $1.opens })],
@@ -75,7 +78,7 @@ public enum MarkdownReport {
         out += "## Per period\n\n"
         out += slotTable(run, metrics, title: "period") { SlotMetrics.periods($0, $1) }
         if run.configurations.contains(where: { $0.mode == .original }) {
-            out += "In `original` mode every delay is one unit (one day), whatever the period says, and the first "
+            out += "In `original` mode every delay is one unit of the reminder's `unit` (one day for days), whatever the period says, and the first "
                 + "open already moves to the second period: rows keep the period the engine was on, not the delay used.\n\n"
         }
 

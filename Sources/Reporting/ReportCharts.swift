@@ -52,17 +52,22 @@ enum ReportCharts {
             yAxisTitle: "Users with an open that day", yFormat: .percent,
             series: configs.map(retentionSeries) + [retentionSeries(0)]).svg()))
 
-        // One group per period position, across every reminder's periods.
+        // One group per (reminder, period position); reminders are named only when some configuration has several.
         let periodRows = configs.map { SlotMetrics.periods(specs[$0], tallies[$0]) }
-        let groups = (periodRows.map(\.count).max() ?? 0)
+        let severalReminders = configs.contains { specs[$0].reminders.count > 1 }
+        var keys: [String] = []
+        func key(_ row: SlotMetrics) -> String {
+            severalReminders ? "reminder \(row.reminder + 1), period \(row.index + 1)" : "period \(row.index + 1)"
+        }
+        for rows in periodRows { for row in rows where !keys.contains(key(row)) { keys.append(key(row)) } }
         charts.append((.triggerByPeriod, GroupedBarChart(
             title: "Trigger rate by period", groupAxisTitle: "Period (in the order the reminder uses them)",
             valueAxisTitle: "Trigger rate (% of scheduled)",
-            groups: (0..<groups).map { "period \($0 + 1)" },
+            groups: keys,
             series: zip(configs, periodRows).map { i, rows in
-                BarSeries(name: specs[i].label, values: (0..<groups).map { g in
-                    guard g < rows.count, let rate = rows[g].triggerRate.rate else { return nil }
-                    let ci = rows[g].triggerRate.wilson()
+                BarSeries(name: specs[i].label, values: keys.map { k in
+                    guard let row = rows.first(where: { key($0) == k }), let rate = row.triggerRate.rate else { return nil }
+                    let ci = row.triggerRate.wilson()
                     return BarValue(rate, low: ci?.low, high: ci?.high)
                 })
             }).svg()))

@@ -81,7 +81,8 @@ struct SVGCanvas {
         return out + "</svg>\n"
     }
 
-    /// XML-escapes text and drops characters XML 1.0 forbids, which would make the whole file unreadable.
+    /// XML-escapes text and drops characters XML 1.0 forbids, which would make the whole file unreadable,
+    /// and the bidirectional controls that would make a label read backwards.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -96,6 +97,7 @@ struct SVGCanvas {
             default:
                 let value = scalar.value
                 if value < 0x20 || value == 0xFFFE || value == 0xFFFF { continue }
+                if (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) { continue }
                 out.unicodeScalars.append(scalar)
             }
         }

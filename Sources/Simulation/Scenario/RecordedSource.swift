@@ -6,7 +6,7 @@ public struct RecordedSource: Equatable, Sendable {
     /// The log file; a relative path is relative to the scenario file's folder.
     public var path: String
     public var format: RecordedFormat
-    /// The last day of observation (`YYYY-MM-DD`, inclusive); default: the day of the last event.
+    /// The last day of observation (`YYYY-MM-DD`, inclusive); default: the time of the last event.
     public var observationEnd: String?
 
     public init(path: String, format: RecordedFormat = .cdnow, observationEnd: String? = nil) {
