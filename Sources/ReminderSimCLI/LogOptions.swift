@@ -69,11 +69,7 @@ struct LogOptions {
             return try RecordedSource(path: path, format: format, observationEnd: observationEnd)
                 .read(onBadRow: skipBadRows ? .skip : .stop)
         } catch let error as RecordedDataError {
-            switch error.kind {
-            case .missing: throw CommandError.noInput(error.message)
-            case .unreadable: throw CommandError.ioError(error.message)
-            case .badData: throw CommandError.dataError(error.message)
-            }
+            throw ScenarioLoading.commandError(error, message: error.message)
         }
     }
 }

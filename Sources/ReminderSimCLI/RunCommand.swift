@@ -41,15 +41,7 @@ struct RunCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
-        users = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
-                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
-        days = try arguments.isPresent("--days")
-            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
-            : nil
-        seed = try arguments.isPresent("--seed")
-            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
-            : nil
+        (users, days, seed) = try ScenarioLoading.overrides(arguments)
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")

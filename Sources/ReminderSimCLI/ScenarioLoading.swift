@@ -37,13 +37,31 @@ enum ScenarioLoading {
         } catch let error as ScenarioError {
             throw invalid(ScenarioError(source: path, issues: error.issues))
         } catch let error as RecordedDataError {
-            let message = (path.map { "\($0): " } ?? "") + error.description
-            switch error.kind {
-            case .missing: throw CommandError.noInput(message)
-            case .unreadable: throw CommandError.ioError(message)
-            case .badData: throw CommandError.dataError(message)
-            }
+            throw commandError(error, message: (path.map { "\($0): " } ?? "") + error.description)
         }
+    }
+
+    /// A recorded log's problem as the tool's exit code: 66 missing, 74 unreadable, 65 bad data.
+    static func commandError(_ error: RecordedDataError, message: String) -> CommandError {
+        switch error.kind {
+        case .missing: return CommandError.noInput(message)
+        case .unreadable: return CommandError.ioError(message)
+        case .badData: return CommandError.dataError(message)
+        }
+    }
+
+    /// `--users`, `--days` and `--seed`, which override a scenario's own values.
+    static func overrides(_ arguments: ParsedArguments) throws -> (users: Int?, days: Int?, seed: UInt64?) {
+        let users: Int? = try arguments.isPresent("--users")
+            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
+                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
+        let days: Int? = try arguments.isPresent("--days")
+            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
+            : nil
+        let seed: UInt64? = try arguments.isPresent("--seed")
+            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
+            : nil
+        return (users, days, seed)
     }
 
     static func invalid(_ error: ScenarioError) -> CommandError {

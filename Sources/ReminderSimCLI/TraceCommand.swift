@@ -34,15 +34,7 @@ struct TraceCommand: RunnableCommand {
         path = try arguments.optionalValue("scenario")
         user = try arguments.value("--user", expected: "a user index ≥ 0", where: { $0 >= 0 })
         label = try arguments.optionalValue("--config")
-        users = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
-                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
-        days = try arguments.isPresent("--days")
-            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
-            : nil
-        seed = try arguments.isPresent("--seed")
-            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
-            : nil
+        (users, days, seed) = try ScenarioLoading.overrides(arguments)
     }
 
     func run(context: CommandContext) throws {
