@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "Console"),
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
         .target(name: "Rendering"),
-        .target(name: "Fitting"),
+        .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"]),
         .target(name: "RecordedData"),
         .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"]),
         .target(
@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
-        .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness"]),
+        .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),

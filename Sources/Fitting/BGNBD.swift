@@ -3,22 +3,8 @@ import Glibc
 #else
 import Foundation
 #endif
-
-/// One customer's calibration-period history in the standard BG/NBD form (x, t_x, T).
-public struct CustomerSummary: Sendable, Hashable {
-    /// x: repeat visits after the first one.
-    public var frequency: Int
-    /// t_x: time of the last repeat visit since the first visit (0 when x = 0).
-    public var recency: Double
-    /// T: time since the first visit at the end of the calibration period.
-    public var age: Double
-
-    public init(frequency: Int, recency: Double, age: Double) {
-        self.frequency = frequency
-        self.recency = recency
-        self.age = age
-    }
-}
+import Randomness
+import RecordedData
 
 /// BG/NBD parameters with the model's likelihood and predictions (Fader, Hardie & Lee 2005).
 public struct BGNBDModel: Sendable, Equatable {
@@ -44,8 +30,8 @@ public struct BGNBDModel: Sendable, Equatable {
     /// ln L(r, α, a, b | x, t_x, T), FHL eq. 6, with the two terms combined by log-sum-exp.
     public func logLikelihood(_ customer: CustomerSummary) -> Double {
         let x = Double(customer.frequency)
-        let shared = lnGamma(r + x) - lnGamma(r) + r * log(alpha)
-            + lnGamma(a + b) + lnGamma(b + x) - lnGamma(b) - lnGamma(a + b + x)
+        let shared = logGamma(r + x) - logGamma(r) + r * log(alpha)
+            + logGamma(a + b) + logGamma(b + x) - logGamma(b) - logGamma(a + b + x)
         return shared + Self.logBracket(
             r: r, a: a, b: b, x: customer.frequency,
             logAlphaT: log(alpha + customer.age), logAlphaTx: log(alpha + customer.recency)
@@ -124,7 +110,7 @@ public struct BGNBDModel: Sendable, Equatable {
         var tail = 1.0
         for x in 0..<count {
             let xd = Double(x)
-            let logNBD = lnGamma(r + xd) - lnGamma(r) - lnGamma(xd + 1) + r * logStay + xd * logGo
+            let logNBD = logGamma(r + xd) - logGamma(r) - logGamma(xd + 1) + r * logStay + xd * logGo
             var p = exp(lnBeta(a, b + xd) - lnBetaAB + logNBD)
             if x > 0 {
                 p += exp(lnBeta(a + 1, b + xd - 1) - lnBetaAB) * max(0, tail)
@@ -299,11 +285,11 @@ private struct GroupedCustomers: Sendable {
 
     func logLikelihood(r: Double, alpha: Double, a: Double, b: Double) -> Double {
         var total = 0.0
-        let lnGammaR = lnGamma(r), lnGammaB = lnGamma(b), lnGammaAB = lnGamma(a + b)
+        let lnGammaR = logGamma(r), lnGammaB = logGamma(b), lnGammaAB = logGamma(a + b)
         let logAlpha = log(alpha)
         for (x, w) in zip(distinctX, distinctXWeight) {
             let xd = Double(x)
-            let shared = lnGamma(r + xd) - lnGammaR + r * logAlpha + lnGammaAB + lnGamma(b + xd) - lnGammaB - lnGamma(a + b + xd)
+            let shared = logGamma(r + xd) - lnGammaR + r * logAlpha + lnGammaAB + logGamma(b + xd) - lnGammaB - logGamma(a + b + xd)
             total += w * shared
         }
         for i in frequencies.indices {

@@ -16,6 +16,21 @@ public enum FittingError: Error, Equatable, Sendable {
     case optimizationFailed
 }
 
+extension FittingError: CustomStringConvertible {
+    /// A sentence for people: what went wrong with the data or the model.
+    public var description: String {
+        switch self {
+        case .emptyData: return "there is nothing to fit"
+        case let .invalidObservation(index): return "observation \(index + 1) is not a usable value"
+        case .noUncensoredObservations: return "no user was seen coming back, so every gap is censored"
+        case let .degenerateData(reason): return reason
+        case let .invalidParameter(reason): return reason
+        case .seriesDidNotConverge: return "a series in the model's formulas did not converge"
+        case .optimizationFailed: return "the optimiser found no finite likelihood"
+        }
+    }
+}
+
 /// One fitted parameter with its asymptotic standard error (nil when the observed information is not positive definite).
 public struct ParameterEstimate: Sendable, Equatable {
     public let name: String

@@ -1,16 +1,5 @@
 import Foundation
-
-/// A gap between visits that either ended (an event) or was still running when observation stopped.
-public struct CensoredObservation: Sendable, Hashable {
-    public var value: Double
-    /// True when the gap was still running at the end of observation (right-censored).
-    public var censored: Bool
-
-    public init(value: Double, censored: Bool) {
-        self.value = value
-        self.censored = censored
-    }
-}
+import RecordedData
 
 /// A fitted gap distribution that can be evaluated, e.g. for survival charts.
 public enum GapDistribution: Sendable, Equatable {
@@ -64,7 +53,7 @@ public enum GapModel: String, Sendable, CaseIterable {
     /// Standard errors come from the inverse observed information (the Hessian of −logL at the
     /// optimum in the natural parameters): analytic for the exponential and Weibull models, central
     /// differences for the lognormal. Censored gaps of length 0 carry no information and are allowed.
-    public func fit(_ observations: [CensoredObservation]) throws(FittingError) -> FitResult {
+    public func fit(_ observations: [CensoredGap]) throws(FittingError) -> FitResult {
         let data = try GapData(observations)
         switch self {
         case .exponential: return fitExponential(data)
@@ -124,18 +113,18 @@ private struct GapData {
     /// Positive censored gaps; zero-length ones contribute ln S(0) = 0.
     let censored: [Double]
 
-    init(_ observations: [CensoredObservation]) throws(FittingError) {
+    init(_ observations: [CensoredGap]) throws(FittingError) {
         guard !observations.isEmpty else { throw .emptyData }
         var events: [Double] = []
         var censored: [Double] = []
         for (index, o) in observations.enumerated() {
-            guard o.value.isFinite, o.censored ? o.value >= 0 : o.value > 0 else {
+            guard o.duration.isFinite, o.censored ? o.duration >= 0 : o.duration > 0 else {
                 throw .invalidObservation(index: index)
             }
             if !o.censored {
-                events.append(o.value)
-            } else if o.value > 0 {
-                censored.append(o.value)
+                events.append(o.duration)
+            } else if o.duration > 0 {
+                censored.append(o.duration)
             }
         }
         guard !events.isEmpty else { throw .noUncensoredObservations }

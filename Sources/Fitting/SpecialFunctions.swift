@@ -3,21 +3,11 @@ import Glibc
 #else
 import Foundation
 #endif
-
-/// ln |Γ(x)|; `lgamma_r` because plain `lgamma` writes the global `signgam`, a data race across threads.
-@inline(__always)
-func lnGamma(_ x: Double) -> Double {
-    #if canImport(Glibc)
-    var sign: Int32 = 0
-    return lgamma_r(x, &sign)
-    #else
-    return lgamma(x)
-    #endif
-}
+import Randomness
 
 @inline(__always)
 func lnBeta(_ a: Double, _ b: Double) -> Double {
-    lnGamma(a) + lnGamma(b) - lnGamma(a + b)
+    logGamma(a) + logGamma(b) - logGamma(a + b)
 }
 
 @inline(__always)

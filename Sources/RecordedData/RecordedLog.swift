@@ -1,5 +1,5 @@
-/// A unit for gaps and customer summaries.
-public enum LogTimeUnit: Sendable, Equatable, CaseIterable {
+/// A unit of time for gaps, their distributions' parameters and customer summaries.
+public enum GapUnit: String, Codable, Sendable, CaseIterable {
     case minutes, hours, days, weeks
 
     public var seconds: Double {
@@ -34,17 +34,26 @@ public struct UserVisits: Sendable, Equatable {
     }
 }
 
-/// The BG/NBD and Pareto/NBD inputs of one customer (Fader, Hardie & Lee 2005).
-public struct CustomerSummary: Sendable, Equatable {
-    /// Index into `RecordedLog.users`.
-    public let user: Int
-    public let id: String
+/// One customer's calibration-window history in the standard BG/NBD form (x, t_x, T) of Fader, Hardie
+/// & Lee (2005).
+public struct CustomerSummary: Sendable, Hashable {
     /// x: repeat visits in the calibration window (visits after the first, up to the calibration end).
-    public let frequency: Int
-    /// t_x: last visit in the window minus the first visit.
-    public let recency: Double
+    public var frequency: Int
+    /// t_x: last visit in the window minus the first visit (0 when x = 0).
+    public var recency: Double
     /// T: calibration end minus the first visit.
-    public let age: Double
+    public var age: Double
+    /// The customer's index into `RecordedLog.users` and id, for a summary taken from a log.
+    public var user: Int?
+    public var id: String?
+
+    public init(frequency: Int, recency: Double, age: Double, user: Int? = nil, id: String? = nil) {
+        self.frequency = frequency
+        self.recency = recency
+        self.age = age
+        self.user = user
+        self.id = id
+    }
 }
 
 /// Users and their visits as recorded in a log, with what the import saw on the way.
@@ -106,7 +115,7 @@ public struct RecordedLog: Sendable {
     /// last visit to the observation end: that user had not come back yet when observation stopped, which
     /// is what a Kaplan–Meier estimate needs to count dropouts instead of ignoring them. A user whose
     /// last visit is at the observation end contributes a censored gap of 0, which only leaves the risk set.
-    public func gaps(unit: LogTimeUnit = .days) -> [CensoredGap] {
+    public func gaps(unit: GapUnit = .days) -> [CensoredGap] {
         let scale = unit.seconds
         var result: [CensoredGap] = []
         result.reserveCapacity(visitCount)
@@ -122,16 +131,15 @@ public struct RecordedLog: Sendable {
 
     /// Frequency, recency and age per user over the calibration window that ends at `calibrationEnd`
     /// (inclusive); users whose first visit is later are left out.
-    public func customerSummaries(calibrationEnd: Double, unit: LogTimeUnit = .weeks) -> [CustomerSummary] {
+    public func customerSummaries(calibrationEnd: Double, unit: GapUnit = .weeks) -> [CustomerSummary] {
         let scale = unit.seconds
         var result: [CustomerSummary] = []
         for (index, user) in users.enumerated() {
             guard let first = user.visits.first, first <= calibrationEnd else { continue }
             let inWindow = Self.countAtOrBefore(calibrationEnd, in: user.visits)
             result.append(CustomerSummary(
-                user: index, id: user.id, frequency: inWindow - 1,
-                recency: (user.visits[inWindow - 1] - first) / scale,
-                age: (calibrationEnd - first) / scale))
+                frequency: inWindow - 1, recency: (user.visits[inWindow - 1] - first) / scale,
+                age: (calibrationEnd - first) / scale, user: index, id: user.id))
         }
         return result
     }

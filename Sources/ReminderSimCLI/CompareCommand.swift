@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import Simulation
 import Storage
 
@@ -45,7 +46,7 @@ struct CompareCommand: RunnableCommand {
 
         func describe(_ run: StoredRun) -> String {
             let s = run.record.scenario
-            return "run \(run.id): \"\(SummaryText.printable(s.name))\", seed \(s.seed), \(SummaryText.group(Int64(s.users))) users, "
+            return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(Text.group(Int64(s.users))) users, "
                 + "\(s.horizonDays) days from \(s.startDate)"
         }
         context.stdout.writeLine("A = \(describe(a))")
@@ -59,17 +60,17 @@ struct CompareCommand: RunnableCommand {
         for label in labels {
             let x = ma[label], y = mb[label]
             func pct(_ m: ConfigurationMetrics?, _ p: (ConfigurationMetrics) -> Proportion) -> String {
-                m.map { SummaryText.percent(p($0), withInterval: false) } ?? "n/a"
+                m.map { Text.percent(p($0), withInterval: false) } ?? "n/a"
             }
             func lift(_ m: ConfigurationMetrics?) -> String {
                 guard let m, !m.isHoldout else { return m == nil ? "n/a" : "—" }
-                return SummaryText.signed(m.opensLiftPerUser, digits: 3)
+                return Text.signed(m.opensLiftPerUser, digits: 3)
             }
             rows.append([
-                SummaryText.printable(label), pct(x, \.triggerRate), pct(y, \.triggerRate), lift(x), lift(y),
+                TerminalText.printable(label), pct(x, \.triggerRate), pct(y, \.triggerRate), lift(x), lift(y),
                 pct(x, \.retentionD7), pct(y, \.retentionD7), pct(x, \.retentionD30), pct(y, \.retentionD30),
             ])
         }
-        context.stdout.write(SummaryText.table(rows, rightAligned: Set(1...8)))
+        context.stdout.write(TerminalText.table(rows, rightAligned: Set(1...8)))
     }
 }

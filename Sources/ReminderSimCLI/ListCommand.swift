@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import Storage
 
 /// `remindersim list`: the runs stored in a database.
@@ -25,11 +26,11 @@ struct ListCommand: RunnableCommand {
         var rows = [["run", "scenario", "seed", "users", "days", "configurations", "status", "finished (UTC)", "wall"]]
         for r in runs {
             rows.append([
-                String(r.id), SummaryText.printable(r.scenarioName, limit: 32), String(r.seed), SummaryText.group(r.users),
+                String(r.id), TerminalText.printable(r.scenarioName, limit: 32), String(r.seed), Text.group(r.users),
                 String(r.horizonDays), String(r.configurations), r.status, r.createdAt,
                 String(format: "%.2f s", r.wallSeconds),
             ])
         }
-        context.stdout.write(SummaryText.table(rows, rightAligned: [2, 3, 4, 5, 8]))
+        context.stdout.write(TerminalText.table(rows, rightAligned: [2, 3, 4, 5, 8]))
     }
 }

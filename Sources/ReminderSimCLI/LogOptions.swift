@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import RecordedData
 import Simulation
 
@@ -106,12 +107,12 @@ struct ImportCommand: RunnableCommand {
         let peak = ResourceUsage.peakResidentMegabytes
         func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
         let out = context.stdout
-        out.writeLine("\(data): \(SummaryText.group(Int64(log.rows))) rows, \(SummaryText.group(Int64(log.events))) events kept")
-        out.writeLine("  users: \(SummaryText.group(Int64(log.users.count))), visits: \(SummaryText.group(Int64(log.visitCount)))"
+        out.writeLine("\(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
+        out.writeLine("  users: \(Text.group(Int64(log.users.count))), visits: \(Text.group(Int64(log.visitCount)))"
             + String(format: " (%.2f per user)", Double(log.visitCount) / Double(max(log.users.count, 1))))
         out.writeLine("  first visit \(day(log.firstVisit)), observation end \(day(log.observationEnd))")
-        out.writeLine("  duplicate events: \(SummaryText.group(Int64(log.duplicates))), rows filtered out: "
-            + "\(SummaryText.group(Int64(log.filtered))), bad rows skipped: \(SummaryText.group(Int64(log.skipped)))")
+        out.writeLine("  duplicate events: \(Text.group(Int64(log.duplicates))), rows filtered out: "
+            + "\(Text.group(Int64(log.filtered))), bad rows skipped: \(Text.group(Int64(log.skipped)))")
         for issue in log.issues.prefix(10) { out.writeLine("  skipped: \(issue)") }
         let km = KaplanMeier(log.gaps(unit: .days))
         out.writeLine(String(

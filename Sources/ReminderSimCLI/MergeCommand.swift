@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import Simulation
 import Storage
 
@@ -51,7 +52,7 @@ struct MergeCommand: RunnableCommand {
         let id = try StoreAccess.perform { try store.save(record) }
         let folder = try ReportCommand.render(id, store: store, output: output)
         context.stdout.writeLine(
-            "Merged \(shards.count) shards of \"\(SummaryText.printable(merged.scenario.name))\" into run \(id) in \(into); "
+            "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
                 + "report: \((folder as NSString).appendingPathComponent("report.md"))")
     }
 

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import Simulation
 import Storage
 

@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import ReminderEngine
 import Simulation
 
@@ -76,8 +77,8 @@ struct TraceText {
 
     func header(_ t: UserTrace) -> String {
         let segment = model.scenario.population.segments[t.traits.segment]
-        var out = "User \(t.user) of scenario \"\(SummaryText.printable(model.scenario.name))\" (seed \(model.scenario.seed))\n"
-        out += "  segment \"\(SummaryText.printable(segment.name))\", UTC\(offset(t.traits.utcOffsetSeconds)), "
+        var out = "User \(t.user) of scenario \"\(TerminalText.printable(model.scenario.name))\" (seed \(model.scenario.seed))\n"
+        out += "  segment \"\(TerminalText.printable(segment.name))\", UTC\(offset(t.traits.utcOffsetSeconds)), "
             + "installs \(time(t.traits.install, t.traits))"
         if t.traits.gapMeanSeconds > 0 {
             out += String(format: ", BG/NBD mean gap %.1f days, dropout %.1f%% per repeat session",
@@ -90,7 +91,7 @@ struct TraceText {
         let c = model.configurations[t.configurationIndex]
         var out = t.configurationIndex == 0
             ? "Holdout (no reminders)\n"
-            : "Configuration \"\(SummaryText.printable(c.spec.label))\" (\(c.spec.mode.rawValue) mode)\n"
+            : "Configuration \"\(TerminalText.printable(c.spec.label))\" (\(c.spec.mode.rawValue) mode)\n"
         var ran: [String] = [], skipped: [String] = []
         func flushCron() {
             guard !ran.isEmpty || !skipped.isEmpty else { return }
@@ -109,7 +110,7 @@ struct TraceText {
             case let .open(at, cause, cold):
                 line(at, "open (\(cause.rawValue)), \(cold ? "cold launch" : "resume")")
             case let .cronRule(index, matched):
-                let rule = "\"\(SummaryText.printable(c.spec.cronRules[index]))\""
+                let rule = "\"\(TerminalText.printable(c.spec.cronRules[index]))\""
                 if matched { ran.append(rule) } else { skipped.append(rule) }
             case let .reminderChecked(r, state):
                 line(nil, "reminder \(r) checked: \(describe(state, r, c))")
@@ -142,7 +143,7 @@ struct TraceText {
 
     func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {
         let reminder = c.spec.reminders[r]
-        let text = SummaryText.printable(reminder.messages[n.messageIndex], limit: 32)
+        let text = TerminalText.printable(reminder.messages[n.messageIndex], limit: 32)
         return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(reminder.timePeriods[n.periodIndex]) \(reminder.unit.rawValue))"
     }
 

@@ -1,7 +1,7 @@
 /// Locale-independent number text, so exported files are byte-identical everywhere.
-enum NumberText {
+public enum NumberText {
     /// The shortest digits that read back as `value`, laid out without an exponent; nil for NaN and infinities.
-    static func plain(_ value: Double) -> String? {
+    public static func plain(_ value: Double) -> String? {
         guard value.isFinite else { return nil }
         if value == 0 { return "0" }
         // Swift's description already holds the shortest round-tripping digits; only their layout changes here.
@@ -33,7 +33,7 @@ enum NumberText {
     }
 
     /// `value` rounded half away from zero to `decimals` places, optionally with comma thousands separators.
-    static func fixed(_ value: Double, decimals: Int, grouping: Bool = false) -> String {
+    public static func fixed(_ value: Double, decimals: Int, grouping: Bool = false) -> String {
         guard value.isFinite else { return "0" }
         let places = max(0, min(decimals, 15))
         var scale = 1.0
@@ -64,6 +64,11 @@ enum NumberText {
             if text.last == "." { text.removeLast() }
         }
         return text == "-0" ? "0" : text
+    }
+
+    /// A whole number with comma thousands separators: `1,234,567`.
+    public static func grouped(_ n: Int64) -> String {
+        (n < 0 ? "-" : "") + grouped(String(n.magnitude))
     }
 
     private static func grouped(_ digits: String) -> String {

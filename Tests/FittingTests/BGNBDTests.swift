@@ -1,6 +1,7 @@
 import Fitting
 import Foundation
 import Randomness
+import RecordedData
 import XCTest
 
 /// FHL 2005's CDNOW estimates (weeks), used as the first set of true parameters in simulations.

@@ -1,6 +1,7 @@
 import Fitting
 import Foundation
 import Randomness
+import RecordedData
 import XCTest
 
 // Why 4 standard errors: an MLE is asymptotically normal, so a correct fit misses a 4-SE band with
@@ -12,8 +13,8 @@ import XCTest
 
 final class GapModelTests: XCTestCase {
     /// Σ ln f + Σ ln S through the public density/survival, independent of the fitting code paths.
-    private func logLikelihood(_ distribution: GapDistribution, _ data: [CensoredObservation]) -> Double {
-        data.reduce(0) { $0 + ($1.censored ? log(distribution.survival($1.value)) : log(distribution.density($1.value))) }
+    private func logLikelihood(_ distribution: GapDistribution, _ data: [CensoredGap]) -> Double {
+        data.reduce(0) { $0 + ($1.censored ? log(distribution.survival($1.duration)) : log(distribution.density($1.duration))) }
     }
 
     private func report(_ fit: FitResult, truth: [Double], censoredShare: Double) {
@@ -23,7 +24,7 @@ final class GapModelTests: XCTestCase {
         print("\(fit.modelName): \(pairs.joined(separator: "; ")); censored \(String(format: "%.0f", 100 * censoredShare)) %, n = \(fit.n), iterations \(fit.iterations)")
     }
 
-    private func censoredShare(_ data: [CensoredObservation]) -> Double {
+    private func censoredShare(_ data: [CensoredGap]) -> Double {
         Double(data.filter(\.censored).count) / Double(data.count)
     }
 
@@ -34,7 +35,7 @@ final class GapModelTests: XCTestCase {
         report(fit, truth: [0.2], censoredShare: censoredShare(data))
         assertWithinStandardErrors(fit.parameters["rate"], truth: 0.2)
         let events = Double(fit.uncensoredCount)
-        XCTAssertEqual(fit.parameters[0].value, events / data.reduce(0) { $0 + $1.value }, accuracy: 1e-15)
+        XCTAssertEqual(fit.parameters[0].value, events / data.reduce(0) { $0 + $1.duration }, accuracy: 1e-15)
         XCTAssertEqual(fit.logLikelihood, logLikelihood(fit.distribution, data), accuracy: 1e-8 * abs(fit.logLikelihood))
         XCTAssertEqual(fit.aic, 2 - 2 * fit.logLikelihood, accuracy: 1e-9)
         XCTAssertEqual(fit.survival(5), exp(-fit.parameters[0].value * 5), accuracy: 1e-15)
@@ -148,13 +149,13 @@ final class GapModelTests: XCTestCase {
 
     func testErrors() {
         XCTAssertThrowsError(try GapModel.weibull.fit([])) { XCTAssertEqual($0 as? FittingError, .emptyData) }
-        XCTAssertThrowsError(try GapModel.exponential.fit([CensoredObservation(value: 3, censored: true)])) {
+        XCTAssertThrowsError(try GapModel.exponential.fit([CensoredGap(duration: 3, censored: true)])) {
             XCTAssertEqual($0 as? FittingError, .noUncensoredObservations)
         }
-        XCTAssertThrowsError(try GapModel.logNormal.fit([CensoredObservation(value: -1, censored: false)])) {
+        XCTAssertThrowsError(try GapModel.logNormal.fit([CensoredGap(duration: -1, censored: false)])) {
             XCTAssertEqual($0 as? FittingError, .invalidObservation(index: 0))
         }
-        let identical = Array(repeating: CensoredObservation(value: 2, censored: false), count: 5)
+        let identical = Array(repeating: CensoredGap(duration: 2, censored: false), count: 5)
         for model in [GapModel.weibull, .logNormal] {
             XCTAssertThrowsError(try model.fit(identical)) { error in
                 guard case .degenerateData = error as? FittingError else { return XCTFail("\(model): \(error)") }
@@ -163,7 +164,7 @@ final class GapModelTests: XCTestCase {
     }
 
     func testDescriptionNamesEverything() throws {
-        let data = [1.0, 2, 3, 5, 8].map { CensoredObservation(value: $0, censored: false) } + [CensoredObservation(value: 4, censored: true)]
+        let data = [1.0, 2, 3, 5, 8].map { CensoredGap(duration: $0, censored: false) } + [CensoredGap(duration: 4, censored: true)]
         let text = try GapModel.weibull.fit(data).description
         for word in ["Weibull", "shape", "scale", "logL", "AIC", "converged"] {
             XCTAssertTrue(text.contains(word), text)

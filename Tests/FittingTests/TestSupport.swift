@@ -1,6 +1,7 @@
 import Fitting
 import Foundation
 import Randomness
+import RecordedData
 import XCTest
 
 /// Renewal gaps observed from an event at time 0 until `window` closes: every full gap is an event and
@@ -8,17 +9,17 @@ import XCTest
 /// is Σ ln f(events) + Σ ln S(censored).
 func simulateGaps<D: ContinuousDistribution>(
     _ distribution: D, subjects: Int, window: Double, generator: inout Xoshiro256
-) -> [CensoredObservation] {
-    var observations: [CensoredObservation] = []
+) -> [CensoredGap] {
+    var observations: [CensoredGap] = []
     for _ in 0..<subjects {
         var elapsed = 0.0
         while true {
             let gap = distribution.sample(&generator)
             if elapsed + gap > window {
-                observations.append(CensoredObservation(value: window - elapsed, censored: true))
+                observations.append(CensoredGap(duration: window - elapsed, censored: true))
                 break
             }
-            observations.append(CensoredObservation(value: gap, censored: false))
+            observations.append(CensoredGap(duration: gap, censored: false))
             elapsed += gap
         }
     }

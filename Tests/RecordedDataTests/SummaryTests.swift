@@ -19,8 +19,8 @@ final class SummaryTests: XCTestCase {
         let summaries = log.customerSummaries(calibrationEnd: base + 12 * day, unit: .days)
         XCTAssertEqual(summaries.map(\.id), ["a", "c"], "b first visits after the calibration end")
         // a: repeat visits on days 3 and 10 → x = 2, t_x = 10, T = 12.
-        XCTAssertEqual(summaries[0], CustomerSummary(user: 0, id: "a", frequency: 2, recency: 10, age: 12))
-        XCTAssertEqual(summaries[1], CustomerSummary(user: 2, id: "c", frequency: 0, recency: 0, age: 7))
+        XCTAssertEqual(summaries[0], CustomerSummary(frequency: 2, recency: 10, age: 12, user: 0, id: "a"))
+        XCTAssertEqual(summaries[1], CustomerSummary(frequency: 0, recency: 0, age: 7, user: 2, id: "c"))
         let weeks = log.customerSummaries(calibrationEnd: base + 12 * day, unit: .weeks)
         XCTAssertEqual(weeks[0].recency, 10.0 / 7, accuracy: 1e-12)
         XCTAssertEqual(weeks[0].age, 12.0 / 7, accuracy: 1e-12)

@@ -1,3 +1,5 @@
+import RecordedData
+
 extension Scenario {
     /// The scenario `remindersim run` uses when given none: a mixed mobile audience and the
     /// configurations a team would first ask about, including both seed README examples.

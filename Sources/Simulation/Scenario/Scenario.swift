@@ -1,3 +1,4 @@
+import RecordedData
 import ReminderEngine
 
 /// Everything one run simulates: who the users are, how they answer notifications, and the
@@ -110,20 +111,6 @@ public struct SessionLength: Encodable, Equatable, Sendable {
     public init(medianMinutes: Double = SessionLength.defaultMedianMinutes, sigma: Double = SessionLength.defaultSigma) {
         self.medianMinutes = medianMinutes
         self.sigma = sigma
-    }
-}
-
-/// The unit of a gap distribution's parameters.
-public enum GapUnit: String, Codable, Sendable, CaseIterable {
-    case minutes, hours, days, weeks
-
-    public var seconds: Double {
-        switch self {
-        case .minutes: return 60
-        case .hours: return 3_600
-        case .days: return 86_400
-        case .weeks: return 604_800
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import RecordedData
 import Foundation
 import CronEngine
 import ReminderEngine

@@ -1,0 +1,111 @@
+import Foundation
+import RecordedData
+
+/// What `remindersim fit` computes from a recorded log: the gap models, BG/NBD, and their checks.
+public struct FitAnalysis {
+    public struct Options: Sendable {
+        /// Time unit of the gap models' parameters.
+        public var gapUnit: GapUnit = .days
+        /// Time unit of BG/NBD's α and of t, t_x, T (published fits use weeks).
+        public var bgnbdUnit: GapUnit = .weeks
+        /// End of the calibration window (seconds since 1970); default: half way through the observation.
+        public var calibrationEnd: Double?
+
+        public init() {}
+    }
+
+    public let log: RecordedLog
+    public let options: Options
+    public let kaplanMeier: KaplanMeier
+    /// Gap models by AIC, best first; a model that could not be fitted is left out with its reason.
+    public let gapFits: [FitResult]
+    public let gapFailures: [(model: String, reason: String)]
+    public let calibrationEnd: Double
+    public let customers: [CustomerSummary]
+    public let bgnbd: BGNBDFit?
+    public let bgnbdFailure: String?
+    /// Repeat visits after the calibration window, per customer (same order as `customers`).
+    public let holdoutCounts: [Int]
+    public let holdoutPredictions: [Double]
+
+    public init(log: RecordedLog, options: Options = Options()) {
+        self.log = log
+        self.options = options
+        let gapSeconds = options.gapUnit.seconds
+        let gaps = log.gaps(unit: .minutes).map { CensoredGap(duration: $0.duration * 60 / gapSeconds, censored: $0.censored) }
+        kaplanMeier = KaplanMeier(gaps)
+        // A gap of length zero carries no information about a continuous model and breaks its log density.
+        let observations = gaps.filter { $0.duration > 0 }
+        var fits: [FitResult] = [], failures: [(String, String)] = []
+        for model in GapModel.allCases {
+            do {
+                fits.append(try model.fit(observations))
+            } catch {
+                failures.append((model.rawValue, error.description))
+            }
+        }
+        gapFits = fits.sorted { $0.aic < $1.aic }
+        gapFailures = failures
+
+        let end = options.calibrationEnd ?? (log.firstVisit + (log.observationEnd - log.firstVisit) / 2)
+        calibrationEnd = end
+        customers = log.customerSummaries(calibrationEnd: end, unit: options.bgnbdUnit)
+        holdoutCounts = log.holdoutCounts(calibrationEnd: end, holdoutEnd: log.observationEnd)
+        var fit: BGNBDFit?, failure: String?
+        do {
+            fit = try BGNBD.fit(customers)
+        } catch {
+            failure = error.description
+        }
+        bgnbd = fit
+        bgnbdFailure = failure
+        let holdoutLength = (log.observationEnd - end) / options.bgnbdUnit.seconds
+        holdoutPredictions = customers.map { c in
+            (try? fit?.conditionalExpectedTransactions(t: holdoutLength, x: c.frequency, tx: c.recency, T: c.age)) ?? .nan
+        }
+    }
+
+    /// Observed and predicted numbers of customers with x = 0, 1, …, `last`+ repeat visits in the calibration window.
+    public func repeatHistogram(last: Int = 7) -> (observed: [Double], predicted: [Double])? {
+        guard let bgnbd else { return nil }
+        var observed = Array(repeating: 0.0, count: last + 1)
+        var predicted = Array(repeating: 0.0, count: last + 1)
+        var byAge: [Double: Int] = [:]
+        for c in customers {
+            observed[min(c.frequency, last)] += 1
+            byAge[c.age, default: 0] += 1
+        }
+        for (age, count) in byAge {
+            guard let p = try? bgnbd.repeatCountProbabilities(t: age, count: last) else { return nil }
+            for x in 0..<last { predicted[x] += Double(count) * p[x] }
+            predicted[last] += Double(count) * max(0, 1 - p.reduce(0, +))
+        }
+        return (observed, predicted)
+    }
+
+    /// Why the BG/NBD fit cannot be used in a scenario, or nil when it can: a fit that ran to the edge
+    /// of the parameter space (no standard errors, or values a scenario refuses) describes no population.
+    public var bgnbdProblem: String? {
+        guard let bgnbd else { return bgnbdFailure ?? "not fitted" }
+        if !bgnbd.converged { return "the optimiser did not converge" }
+        if let bad = bgnbd.parameters.first(where: { !($0.value > 0 && $0.value <= 1e6) }) {
+            return String(format: "%@ = %.4g is at the edge of the parameter space", bad.name, bad.value)
+        }
+        if bgnbd.parameters.contains(where: { $0.standardError == nil }) {
+            return "the likelihood is flat at the optimum (no standard errors): the data cannot pin the model down"
+        }
+        return nil
+    }
+
+    /// Why a gap model's fit cannot be used in a scenario, or nil when it can.
+    public func problem(of fit: FitResult) -> String? {
+        for p in fit.parameters {
+            let value = p.name == "rate" ? 1 / p.value : p.value
+            let limit = p.name == "mu" ? 50.0 : 1e6
+            if !(value.isFinite && abs(value) <= limit && (p.name == "mu" || value > 0)) {
+                return String(format: "%@ = %.4g is outside what a scenario accepts", p.name, p.value)
+            }
+        }
+        return fit.converged ? nil : "the optimiser did not converge"
+    }
+}

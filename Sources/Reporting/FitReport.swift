@@ -1,0 +1,210 @@
+import Fitting
+import Foundation
+import RecordedData
+import Rendering
+import Simulation
+
+/// The text `fit` prints.
+public enum FitText {
+    public static func render(_ a: FitAnalysis, data: String) -> String {
+        logSection(a, data: data) + gapSection(a) + bgnbdSection(a)
+    }
+
+    static func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
+
+    static func logSection(_ a: FitAnalysis, data: String) -> String {
+        let log = a.log
+        var out = "Recorded log \(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.users.count))) users, "
+            + "\(Text.group(Int64(log.visitCount))) visits (\(Text.group(Int64(log.duplicates))) duplicate events"
+            + (log.skipped > 0 ? ", \(Text.group(Int64(log.skipped))) bad rows skipped" : "") + ")\n"
+        out += "Observed \(day(log.firstVisit)) to \(day(log.observationEnd)).\n"
+        for issue in log.issues.prefix(5) { out += "  skipped: \(issue)\n" }
+        return out
+    }
+
+    static func gapSection(_ a: FitAnalysis) -> String {
+        var out = ""
+        let unit = a.options.gapUnit.rawValue
+        out += "\nGaps between visits (\(unit)), the last one of each user censored at the end of observation:\n"
+        let km = a.kaplanMeier
+        let probes: [Double] = [1, 7, 30, 90, 365].map { $0 * 86_400 / a.options.gapUnit.seconds }
+        out += "  still away after " + probes.map { t in
+            String(format: "%g %@: %.1f%%", t, unit, km.survival(at: t) * 100)
+        }.joined(separator: ", ") + "\n"
+        out += String(format: "  never seen back (Kaplan–Meier plateau): %.1f%%\n", km.plateau * 100)
+
+        var rows = [["model", "parameters (± standard error)", "log-likelihood", "AIC", "ΔAIC"]]
+        let best = a.gapFits.first?.aic ?? 0
+        for fit in a.gapFits {
+            rows.append([
+                fit.modelName, fit.parameters.map { estimate($0) }.joined(separator: ", "),
+                String(format: "%.1f", fit.logLikelihood), String(format: "%.1f", fit.aic), String(format: "%.1f", fit.aic - best),
+            ])
+        }
+        out += "\n" + TerminalText.table(rows, rightAligned: [2, 3, 4])
+        for failure in a.gapFailures { out += "  \(failure.model): not fitted (\(failure.reason))\n" }
+        for fit in a.gapFits {
+            if let problem = a.problem(of: fit) { out += "  \(fit.modelName): not written to segments.json (\(problem))\n" }
+        }
+        return out
+    }
+
+    static func bgnbdSection(_ a: FitAnalysis) -> String {
+        let log = a.log
+        var out = ""
+        let bu = a.options.bgnbdUnit.rawValue
+        out += "\nBG/NBD on \(Text.group(Int64(a.customers.count))) customers, calibration \(day(log.firstVisit)) to \(day(a.calibrationEnd)) (times in \(bu)):\n"
+        guard let fit = a.bgnbd else {
+            return out + "  not fitted: \(a.bgnbdFailure ?? "unknown reason")\n"
+        }
+        out += "  " + fit.parameters.map { estimate($0) }.joined(separator: ", ")
+            + String(format: "; log-likelihood %.1f, AIC %.1f%@\n", fit.logLikelihood, fit.aic, fit.converged ? "" : " (did not converge)")
+        if let problem = a.bgnbdProblem {
+            out += "  This fit is not usable, and not written to segments.json: \(problem).\n"
+            return out
+        }
+        let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
+        out += "  expected repeat visits of a new user: " + horizons.map { t in
+            String(format: "%g %@: %.2f", t, bu, (try? fit.expectedTransactions(t: t)) ?? .nan)
+        }.joined(separator: ", ") + "\n"
+
+        if let h = a.repeatHistogram() {
+            var table = [["repeat visits"] + (0..<h.observed.count).map { $0 == h.observed.count - 1 ? "\($0)+" : String($0) }]
+            table.append(["observed"] + h.observed.map { Text.group(Int64($0)) })
+            table.append(["BG/NBD"] + h.predicted.map { Text.group(Int64($0.rounded())) })
+            out += "\n  Customers by repeat visits in the calibration window:\n"
+            out += TerminalText.table(table, rightAligned: Set(1..<table[0].count)).split(separator: "\n").map { "  " + $0 }
+                .joined(separator: "\n") + "\n"
+        }
+        if a.calibrationEnd < log.observationEnd { out += holdoutSection(a) }
+        return out
+    }
+
+    static func holdoutSection(_ a: FitAnalysis) -> String {
+        let log = a.log
+        var out = ""
+        do {
+            let observed = a.holdoutCounts.reduce(0, +)
+            guard a.holdoutPredictions.allSatisfy(\.isFinite) else {
+                return "\n  Holdout check: n/a (the model gives no prediction for some customers)\n"
+            }
+            let predicted = a.holdoutPredictions.reduce(0, +)
+            out += "\n  Holdout check, \(day(a.calibrationEnd + 1)) to \(day(log.observationEnd)): "
+                + String(format: "%@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
+                         Text.group(Int64(observed)), predicted,
+                         observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
+            var byX: [Int: (observed: Double, predicted: Double, n: Double)] = [:]
+            for (i, c) in a.customers.enumerated() {
+                let x = min(c.frequency, 7)
+                var e = byX[x, default: (0, 0, 0)]
+                e.observed += Double(a.holdoutCounts[i])
+                e.predicted += a.holdoutPredictions[i].isFinite ? a.holdoutPredictions[i] : 0
+                e.n += 1
+                byX[x] = e
+            }
+            var table = [["calibration repeats", "customers", "holdout visits per customer: observed", "predicted"]]
+            for x in byX.keys.sorted() {
+                let e = byX[x]!
+                table.append([x == 7 ? "7+" : String(x), Text.group(Int64(e.n)),
+                              String(format: "%.2f", e.observed / e.n), String(format: "%.2f", e.predicted / e.n)])
+            }
+            out += TerminalText.table(table, rightAligned: [1, 2, 3]).split(separator: "\n").map { "  " + $0 }
+                .joined(separator: "\n") + "\n"
+        }
+        return out
+    }
+
+    static func estimate(_ p: ParameterEstimate) -> String {
+        String(format: "%@ %.4g", p.name, p.value) + (p.standardError.map { String(format: " ± %.2g", $0) } ?? " (SE n/a)")
+    }
+}
+
+/// What a fit becomes outside the terminal: scenario segments and charts.
+extension FitAnalysis {
+    /// Segment JSON objects a scenario can use as they are: BG/NBD, each gap model, and the data itself.
+    /// Fits that are not usable are left out. `dataPath` should be absolute, so the segments work from
+    /// any scenario folder.
+    public func segments(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [[String: Any]] {
+        var out: [[String: Any]] = []
+        let name = ((dataPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        if let bgnbd, bgnbdProblem == nil {
+            var returns: [String: Any] = ["distribution": "bgnbd", "unit": options.bgnbdUnit.rawValue]
+            for p in bgnbd.parameters { returns[p.name == "α" ? "alpha" : p.name] = rounded(p.value) }
+            out.append(["name": "\(name) BG/NBD", "weight": 1, "returns": returns])
+        }
+        for fit in gapFits where problem(of: fit) == nil {
+            var returns: [String: Any] = ["unit": options.gapUnit.rawValue]
+            switch fit.model {
+            case .exponential:
+                returns["distribution"] = "exponential"
+                returns["mean"] = rounded(1 / (fit.parameters["rate"]?.value ?? .nan))
+            case .weibull:
+                returns["distribution"] = "weibull"
+                returns["shape"] = rounded(fit.parameters["shape"]?.value ?? .nan)
+                returns["scale"] = rounded(fit.parameters["scale"]?.value ?? .nan)
+            case .logNormal:
+                returns["distribution"] = "lognormal"
+                returns["mu"] = rounded(fit.parameters["mu"]?.value ?? .nan)
+                returns["sigma"] = rounded(fit.parameters["sigma"]?.value ?? .nan)
+            }
+            out.append(["name": "\(name) \(returns["distribution"]!)", "weight": 1, "returns": returns])
+        }
+        var source: [String: Any] = ["data": dataPath]
+        if let observationEnd { source["observationEnd"] = observationEnd }
+        switch format {
+        case .cdnow: source["format"] = "cdnow"
+        case let .delimited(d):
+            let data = (try? JSONEncoder().encode(d)) ?? Data()
+            source["format"] = (try? JSONSerialization.jsonObject(with: data)) ?? [:]
+        }
+        if kaplanMeier.steps.contains(where: { $0.events > 0 }) {
+            out.append(["name": "\(name) resampled", "weight": 1,
+                        "returns": source.merging(["distribution": "empirical"]) { a, _ in a }])
+        }
+        out.append(["name": "\(name) replayed", "weight": 1,
+                    "returns": source.merging(["distribution": "replay"]) { a, _ in a }])
+        return out
+    }
+
+    /// Six significant digits: enough for a simulation, and a file a person can read.
+    func rounded(_ x: Double) -> Double {
+        guard x.isFinite, x != 0 else { return x }
+        let digits = 6 - Int((log10(abs(x))).rounded(.up))
+        let scale = pow(10, Double(digits))
+        return (x * scale).rounded() / scale
+    }
+
+    // MARK: charts
+
+    /// Kaplan–Meier survival of the gaps against each fitted model's survival.
+    public func survivalChart() -> String {
+        let steps = kaplanMeier.steps
+        let maxTime = min(steps.last?.time ?? 1, kaplanMeier.steps.map(\.time).max() ?? 1)
+        var empirical: [(x: Double, y: Double)] = [(x: 0, y: 1)]
+        for step in steps where step.events > 0 {
+            empirical.append((x: step.time, y: empirical.last!.y))
+            empirical.append((x: step.time, y: step.survival))
+        }
+        let grid = (0...120).map { maxTime * Double($0) / 120 }
+        let series = [LineSeries(name: "recorded (Kaplan–Meier)", points: empirical, style: .solid)]
+            + gapFits.map { fit in
+                LineSeries(name: "\(fit.modelName) fit", points: grid.map { (x: $0, y: fit.survival($0)) }, style: .dashed)
+            }
+        return LineChart(
+            title: "Time to the next visit: recorded vs fitted", xAxisTitle: "Gap since the last visit (\(options.gapUnit.rawValue))",
+            yAxisTitle: "Share not yet back", yFormat: .percent, series: series).svg()
+    }
+
+    /// Customers by repeat visits in the calibration window: observed and BG/NBD-predicted.
+    public func repeatChart(last: Int = 7) -> String? {
+        guard let histogram = repeatHistogram(last: last) else { return nil }
+        let groups = (0...last).map { $0 == last ? "\($0)+" : String($0) }
+        return GroupedBarChart(
+            title: "Repeat visits in the calibration window", groupAxisTitle: "Repeat visits",
+            valueAxisTitle: "Customers", valueFormat: .number, groups: groups,
+            series: [
+                BarSeries(name: "observed", values: histogram.observed.map { BarValue($0) }),
+                BarSeries(name: "BG/NBD predicted", values: histogram.predicted.map { BarValue($0) }),
+            ]).svg()
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Simulation
+
+/// The plain-text summary `run` prints: configurations ranked against the holdout.
+public enum SummaryText {
+    public static func render(scenario: Scenario, metrics: [ConfigurationMetrics], wallSeconds: Double, threads: Int,
+                       details: [(spec: ConfigurationSpec, tally: Tally)] = []) -> String {
+        let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
+        var out = """
+            Scenario "\(TerminalText.printable(scenario.name))": \(Text.group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
+            \(scenario.startDate), seed \(scenario.seed)
+            \(metrics.count - 1) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
+            (\(Text.group(sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
+
+            Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
+
+
+            """
+        let holdout = metrics[0]
+        let ranked = metrics.dropFirst().sorted {
+            ($0.opensLiftPerUser?.value ?? -.infinity) > ($1.opensLiftPerUser?.value ?? -.infinity)
+        }
+        var rows: [[String]] = [[
+            "#", "configuration", "opens/user vs holdout", "trigger rate", "response rate", "D7", "D7 vs holdout",
+            "D30 vs holdout", "opt-outs", "delivered per extra open",
+        ]]
+        for (i, m) in ranked.enumerated() {
+            rows.append([
+                String(i + 1), TerminalText.printable(m.label), Text.signed(m.opensLiftPerUser, digits: 3), Text.percent(m.triggerRate),
+                Text.percent(m.responseRate), Text.percent(m.retentionD7, withInterval: false), Text.points(m.liftD7), Text.points(m.liftD30),
+                Text.group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
+            ])
+        }
+        // The holdout has no rank: its name takes the rank's place, so every line starts at the left.
+        rows.append([
+            "holdout", "", "—", "—", "—", Text.percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
+        ])
+        out += TerminalText.table(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
+        out += """
+
+            Holdout: \(Text.group(holdout.opens)) opens, D1 \(Text.percent(holdout.retentionD1, withInterval: false)), \
+            D7 \(Text.percent(holdout.retentionD7, withInterval: false)), D30 \(Text.percent(holdout.retentionD30, withInterval: false)).
+            Trigger rate: notifications that fired before the user came back, of those not censored by the horizon.
+            Response rate: returns the notification caused (known to the simulator), of notifications delivered.
+
+            """
+        for (i, d) in details.enumerated() {
+            out += "\n" + detail(d.spec, d.tally, metrics[i + 1], window: scenario.response.attributionWindowHours)
+        }
+        return out
+    }
+
+    /// One configuration's outcomes, messages, periods and cron rules.
+    static func detail(_ spec: ConfigurationSpec, _ tally: Tally, _ m: ConfigurationMetrics, window: Double) -> String {
+        var out = "Configuration \"\(TerminalText.printable(spec.label))\" (\(spec.mode.rawValue) mode)\n"
+        out += "  notifications: \(Text.group(m.scheduled)) scheduled, \(Text.group(m.cancelled)) cancelled, "
+            + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
+            + "\(Text.group(m.censored)) censored\n"
+        out += "  returns: \(Text.group(m.responded)) caused by a notification, \(Text.group(m.attributed)) attributed "
+            + "(opens within \(String(format: "%g", window)) h of a delivery), \(Text.group(m.optOuts)) opt-outs, "
+            + "\(Text.group(m.revived)) revived\n"
+        for (title, rows) in [("message", SlotMetrics.messages(spec, tally)), ("period", SlotMetrics.periods(spec, tally))] {
+            var table: [[String]] = [["", title, "scheduled", "trigger rate", "response rate"]]
+            for row in rows {
+                let name = spec.reminders.count > 1 ? "[\(row.reminder)] \(TerminalText.printable(row.name))" : TerminalText.printable(row.name)
+                table.append(["", name, Text.group(row.scheduled), Text.percent(row.triggerRate), Text.percent(row.responseRate)])
+            }
+            out += TerminalText.table(table, rightAligned: [2, 3, 4], indented: true)
+        }
+        let rules = CronRuleMetrics.rules(spec, tally)
+        if !rules.isEmpty {
+            var table: [[String]] = [["", "cron rule", "launches", "block runs", "else runs", "users ran", "first run day (median, p90)"]]
+            for r in rules {
+                let days = r.firstRunDayMedian.map { "\($0), \(r.firstRunDayP90!)" } ?? "n/a"
+                table.append(["", "\"\(TerminalText.printable(r.rule))\"", Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
+                              Text.group(r.elseRuns), Text.group(r.usersRan), days])
+            }
+            out += TerminalText.table(table, rightAligned: [2, 3, 4, 5, 6], indented: true)
+        }
+        return out
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Text for a terminal: user text made safe for one line, and rows laid out in columns.
+public enum TerminalText {
+    /// User text made safe for one terminal line: control characters shown escaped, long text cut.
+    public static func printable(_ text: String, limit: Int = 48) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out.count > limit ? String(out.prefix(limit - 1)) + "…" : out
+    }
+
+    /// Rows padded into columns; `indented` keeps the leading spaces an empty first column makes.
+    public static func table(_ rows: [[String]], rightAligned: Set<Int>, indented: Bool = false) -> String {
+        let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
+        return rows.map { row in
+            row.indices.map { c in
+                let pad = String(repeating: " ", count: widths[c] - row[c].count)
+                return rightAligned.contains(c) ? pad + row[c] : row[c] + pad
+            }.joined(separator: "  ").replacingOccurrences(
+                of: indented ? "\\s+$" : "^\\s+|\\s+$", with: "", options: .regularExpression)
+        }.joined(separator: "\n") + "\n"
+    }
+}
