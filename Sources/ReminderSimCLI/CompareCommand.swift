@@ -34,15 +34,11 @@ struct CompareCommand: RunnableCommand {
         let a = try StoreAccess.perform { try store.load(StoreAccess.runID(first, in: store)) }
         let b = try StoreAccess.perform { try store.load(StoreAccess.runID(second, in: store)) }
         func metrics(_ run: StoredRun) -> [String: ConfigurationMetrics] {
-            var out: [String: ConfigurationMetrics] = [:]
-            for (i, spec) in run.configurations.enumerated() {
-                out[spec.label] = ConfigurationMetrics(label: spec.label, tally: run.record.tallies.tallies[i], isHoldout: i == 0)
-            }
-            return out
+            Dictionary(run.results.all.map { ($0.label, $0.metrics) }, uniquingKeysWith: { first, _ in first })
         }
         let ma = metrics(a), mb = metrics(b)
-        var labels = a.configurations.map(\.label)
-        for spec in b.configurations where !labels.contains(spec.label) { labels.append(spec.label) }
+        var labels = a.results.all.map(\.label)
+        for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
 
         func describe(_ run: StoredRun) -> String {
             let s = run.record.scenario

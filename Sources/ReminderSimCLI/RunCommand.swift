@@ -68,10 +68,10 @@ struct RunCommand: RunnableCommand {
         let wall = Self.seconds(since: started)
 
         let storing = DispatchTime.now()
+        let results = RunResults(scenario: scenario, tallies: result)
         let record = RunRecord(
-            scenario: scenario, tallies: result, toolVersion: Remindersim.version,
-            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads,
-            shard: shard.map { ($0.index - 1, $0.count) })
+            results: results, toolVersion: Remindersim.version,
+            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads, shard: shard)
         let runID = try StoreAccess.perform { try store.save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {
@@ -82,19 +82,13 @@ struct RunCommand: RunnableCommand {
             return
         }
 
-        let metrics = result.tallies.enumerated().map { i, tally in
-            ConfigurationMetrics(label: model.configurations[i].spec.label, tally: tally, isHoldout: i == 0)
-        }
-        context.stdout.write(
-            SummaryText.render(
-                scenario: scenario, metrics: metrics, wallSeconds: wall, threads: threads,
-                details: model.configurations.indices.dropFirst().map { (model.configurations[$0].spec, result.tallies[$0]) }))
+        context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: threads))
         let rendering = DispatchTime.now()
         let folder = try ReportCommand.render(runID, store: store, output: output)
         let renderSeconds = Self.seconds(since: rendering)
         context.stdout.writeLine("\nSaved as run \(runID) in \(database); report: \((folder as NSString).appendingPathComponent("report.md"))")
         if stats {
-            let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
+            let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
                 format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s",

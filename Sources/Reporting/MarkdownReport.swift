@@ -11,99 +11,23 @@ import Storage
 public enum MarkdownReport {
     /// The report text; `charts` are the file names of the charts written beside it, by kind.
     public static func render(_ run: StoredRun, charts: [ChartKind: String] = [:]) -> String {
-        let s = run.record.scenario
-        let metrics = run.configurations.enumerated().map { i, spec in
-            ConfigurationMetrics(label: spec.label, tally: run.record.tallies.tallies[i], isHoldout: i == 0)
-        }
+        let results = run.results
+        let s = results.scenario
         var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
-
-        out += "## Run\n\n"
-        out += Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
-            ["Run", "\(run.id), tool \(run.record.toolVersion)"],
-            ["Seed", String(s.seed)],
-            ["Users", run.record.shard.map { shard in
-                "\(Text.group(Int64(run.record.tallies.users.count))) (shard \(shard.index + 1) of \(shard.count): users "
-                    + "\(run.record.tallies.users.lowerBound) to \(run.record.tallies.users.upperBound - 1) of \(Text.group(Int64(s.users))))"
-            } ?? Text.group(Int64(s.users))],
-            ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
-            ["Configurations", "\(run.configurations.count - 1) and the holdout"],
-            ["Sessions simulated", Text.group(metrics.reduce(0) { $0 + $1.opens })],
-        ]) + "\n"
+        out += runSection(run)
         out += assumptions(s)
-
-        out += "## Configurations against the holdout\n\n"
-        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: Wilson score intervals for rates, "
-            + "paired normal intervals for lifts. n/a means there was nothing to measure.\n\n"
-        let holdout = metrics[0]
-        let ranked = metrics.dropFirst().sorted {
-            ($0.opensLiftPerUser?.value ?? -.infinity) > ($1.opensLiftPerUser?.value ?? -.infinity)
-        }
-        var rows: [[String]] = []
-        for (i, m) in ranked.enumerated() {
-            let spec = run.configurations.first { $0.label == m.label }!
-            rows.append([
-                String(i + 1), m.label, spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
-                Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.optOutRate),
-                Text.points(m.liftD7), Text.points(m.liftD30),
-                m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
-            ])
-        }
-        out += Markdown.table(
-            header: ["#", "configuration", "mode", "opens/user vs holdout", "trigger rate", "response rate",
-                     "users opting out", "D7 vs holdout", "D30 vs holdout", "delivered per extra open"],
-            alignments: [.right, .left, .left, .right, .right, .right, .right, .right, .right, .right], rows: rows)
-        out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
-            + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
-            + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
-        for kind in ChartKind.allCases {
-            if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
-        }
-
-        out += "## Notifications and returns\n\n"
-        out += Markdown.table(
-            header: ["configuration", "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored",
-                     "responded (caused)", "attributed (window)", "revived"],
-            alignments: [.left] + Array(repeating: .right, count: 9),
-            rows: metrics.dropFirst().map { m in
-                [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored, m.responded,
-                             m.attributed, m.revived].map(Text.group)
-            })
-        out += "\n*Responded* counts the returns a notification really caused (the simulator knows); *attributed* "
-            + "counts opens within \(String(format: "%g", s.response.attributionWindowHours)) h of a delivery, what "
-            + "an analytics tool would credit. The gap between them is the attribution error.\n\n"
-
+        out += rankingSection(results, charts: charts)
+        out += notificationSection(results)
         out += "## Per message\n\n"
-        out += slotTable(run, metrics, title: "message") { SlotMetrics.messages($0, $1) }
+        out += slotTable(results, title: "message", rows: \.messages)
         out += "## Per period\n\n"
-        out += slotTable(run, metrics, title: "period") { SlotMetrics.periods($0, $1) }
-        if run.configurations.contains(where: { $0.mode == .original }) {
+        out += slotTable(results, title: "period", rows: \.periods)
+        if results.configurations.contains(where: { $0.spec.mode == .original }) {
             out += "In `original` mode every delay is one unit of the reminder's `unit` (one day for days), whatever the period says, and the first "
                 + "open already moves to the second period: rows keep the period the engine was on, not the delay used.\n\n"
         }
-
-        out += "## Cron rules\n\n"
-        var ruleRows: [[String]] = []
-        for (i, spec) in run.configurations.enumerated() where i > 0 {
-            for r in CronRuleMetrics.rules(spec, run.record.tallies.tallies[i]) {
-                let users = metrics[i].users
-                ruleRows.append([
-                    spec.label, spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
-                    Text.group(r.elseRuns), Text.percent(Proportion(r.usersRan, of: users)),
-                    r.firstRunDayMedian.map(String.init) ?? "n/a", r.firstRunDayP90.map(String.init) ?? "n/a",
-                ])
-            }
-        }
-        if ruleRows.isEmpty {
-            out += "No configuration has cron rules.\n\n"
-        } else {
-            out += Markdown.table(
-                header: ["configuration", "mode", "rule", "launches evaluated", "block runs", "else runs",
-                         "users it ran for", "first run: median day", "first run: day p90"],
-                alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .right], rows: ruleRows)
-            out += "\nDays are counted from install, in the user's local days; a rule's first run is counted once per user.\n\n"
-        }
-
+        out += cronSection(results)
         out += howToRead
         out += "## Files\n\n"
         out += "Every table of this run is beside this report as CSV (one file per table, RFC 4180, with a header): "
@@ -111,20 +35,105 @@ public enum MarkdownReport {
         return out
     }
 
-    static func slotTable(_ run: StoredRun, _ metrics: [ConfigurationMetrics], title: String,
-                          rows make: (ConfigurationSpec, Tally) -> [SlotMetrics]) -> String {
-        var rows: [[String]] = []
-        for (i, spec) in run.configurations.enumerated() where i > 0 {
-            for row in make(spec, run.record.tallies.tallies[i]) {
-                rows.append([
-                    spec.label, String(row.reminder), String(row.index + 1), row.name, Text.group(row.scheduled),
+    static func runSection(_ run: StoredRun) -> String {
+        let results = run.results
+        let s = results.scenario
+        let users = results.users
+        let userText: String
+        if let shard = run.record.shard {
+            userText = "\(Text.group(Int64(users.count))) (shard \(shard.index) of \(shard.count): users "
+                + "\(users.lowerBound) to \(users.upperBound - 1) of \(Text.group(Int64(s.users))))"
+        } else {
+            userText = Text.group(Int64(s.users))
+        }
+        return "## Run\n\n" + Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
+            ["Run", "\(run.id), tool \(run.record.toolVersion)"],
+            ["Seed", String(s.seed)],
+            ["Users", userText],
+            ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
+            ["Configurations", "\(results.configurations.count) and the holdout"],
+            ["Sessions simulated", Text.group(results.sessions)],
+        ]) + "\n"
+    }
+
+    static func rankingSection(_ results: RunResults, charts: [ChartKind: String]) -> String {
+        var out = "## Configurations against the holdout\n\n"
+        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: Wilson score intervals for rates, "
+            + "paired normal intervals for lifts. n/a means there was nothing to measure.\n\n"
+        let rows: [[String]] = results.rankedByOpensLift.enumerated().map { i, c in
+            let m = c.metrics
+            let perOpen = m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a"
+            return [
+                String(i + 1), m.label, c.spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
+                Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.optOutRate),
+                Text.points(m.liftD7), Text.points(m.liftD30), perOpen,
+            ]
+        }
+        out += Markdown.table(
+            header: ["#", "configuration", "mode", "opens/user vs holdout", "trigger rate", "response rate",
+                     "users opting out", "D7 vs holdout", "D30 vs holdout", "delivered per extra open"],
+            alignments: [.right, .left, .left, .right, .right, .right, .right, .right, .right, .right], rows: rows)
+        let holdout = results.holdout.metrics
+        out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
+            + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
+            + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
+        for kind in ChartKind.allCases {
+            if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
+        }
+        return out
+    }
+
+    static func notificationSection(_ results: RunResults) -> String {
+        var out = "## Notifications and returns\n\n"
+        out += Markdown.table(
+            header: ["configuration", "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored",
+                     "responded (caused)", "attributed (window)", "revived"],
+            alignments: [.left] + Array(repeating: .right, count: 9),
+            rows: results.configurations.map { c in
+                let m = c.metrics
+                return [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored,
+                                    m.responded, m.attributed, m.revived].map(Text.group)
+            })
+        out += "\n*Responded* counts the returns a notification really caused (the simulator knows); *attributed* "
+            + "counts opens within \(String(format: "%g", results.scenario.response.attributionWindowHours)) h of a delivery, what "
+            + "an analytics tool would credit. The gap between them is the attribution error.\n\n"
+        return out
+    }
+
+    static func cronSection(_ results: RunResults) -> String {
+        var out = "## Cron rules\n\n"
+        var ruleRows: [[String]] = []
+        for c in results.configurations {
+            for r in c.cronRules {
+                ruleRows.append([
+                    c.spec.label, c.spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
+                    Text.group(r.elseRuns), Text.percent(Proportion(r.usersRan, of: c.metrics.users)),
+                    r.firstRunDayMedian.map(String.init) ?? "n/a", r.firstRunDayP90.map(String.init) ?? "n/a",
+                ])
+            }
+        }
+        if ruleRows.isEmpty { return out + "No configuration has cron rules.\n\n" }
+        out += Markdown.table(
+            header: ["configuration", "mode", "rule", "launches evaluated", "block runs", "else runs",
+                     "users it ran for", "first run: median day", "first run: day p90"],
+            alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .right], rows: ruleRows)
+        out += "\nDays are counted from install, in the user's local days; a rule's first run is counted once per user.\n\n"
+        return out
+    }
+
+    static func slotTable(_ results: RunResults, title: String, rows: KeyPath<ConfigurationResult, [SlotMetrics]>) -> String {
+        var table: [[String]] = []
+        for c in results.configurations {
+            for row in c[keyPath: rows] {
+                table.append([
+                    c.spec.label, String(row.reminder), String(row.index + 1), row.name, Text.group(row.scheduled),
                     Text.percent(row.triggerRate), Text.percent(row.responseRate),
                 ])
             }
         }
         return Markdown.table(
             header: ["configuration", "reminder", "#", title, "scheduled", "trigger rate", "response rate"],
-            alignments: [.left, .right, .right, .left, .right, .right, .right], rows: rows) + "\n"
+            alignments: [.left, .right, .right, .left, .right, .right, .right], rows: table) + "\n"
     }
 
     static func assumptions(_ s: Scenario) -> String {

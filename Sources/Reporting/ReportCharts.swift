@@ -4,13 +4,12 @@ import Storage
 
 /// The report's charts as SVG text, by kind.
 enum ReportCharts {
-    static func render(_ run: StoredRun) -> [(ChartKind, String)] {
-        let tallies = run.record.tallies.tallies
-        let specs = run.configurations
-        let metrics = specs.enumerated().map { i, spec in
-            ConfigurationMetrics(label: spec.label, tally: tallies[i], isHoldout: i == 0)
-        }
-        let configs = Array(metrics.indices.dropFirst())
+    static func render(_ results: RunResults) -> [(ChartKind, String)] {
+        let all = results.all
+        let tallies = all.map(\.tally)
+        let specs = all.map(\.spec)
+        let metrics = all.map(\.metrics)
+        let configs = Array(all.indices.dropFirst())
         var charts: [(ChartKind, String)] = []
 
         charts.append((.triggerRate, IntervalBarChart(
@@ -53,7 +52,7 @@ enum ReportCharts {
             series: configs.map(retentionSeries) + [retentionSeries(0)]).svg()))
 
         // One group per (reminder, period position); reminders are named only when some configuration has several.
-        let periodRows = configs.map { SlotMetrics.periods(specs[$0], tallies[$0]) }
+        let periodRows = configs.map { all[$0].periods }
         let severalReminders = configs.contains { specs[$0].reminders.count > 1 }
         var keys: [String] = []
         func key(_ row: SlotMetrics) -> String {

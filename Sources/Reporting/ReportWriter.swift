@@ -10,7 +10,7 @@ public enum ReportWriter {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var files = try CSVExport.write(run: id, store: store, to: folder)
         var charts: [ChartKind: String] = [:]
-        for (kind, svg) in ReportCharts.render(run) {
+        for (kind, svg) in ReportCharts.render(run.results) {
             try ReportFiles.write(svg, to: (folder as NSString).appendingPathComponent(kind.fileName))
             charts[kind] = kind.fileName
             files.append(kind.fileName)

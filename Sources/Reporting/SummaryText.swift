@@ -3,23 +3,20 @@ import Simulation
 
 /// The plain-text summary `run` prints: configurations ranked against the holdout.
 public enum SummaryText {
-    public static func render(scenario: Scenario, metrics: [ConfigurationMetrics], wallSeconds: Double, threads: Int,
-                       details: [(spec: ConfigurationSpec, tally: Tally)] = []) -> String {
-        let sessions = metrics.reduce(Int64(0)) { $0 + $1.opens }
+    public static func render(_ results: RunResults, wallSeconds: Double, threads: Int) -> String {
+        let scenario = results.scenario
         var out = """
             Scenario "\(TerminalText.printable(scenario.name))": \(Text.group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
             \(scenario.startDate), seed \(scenario.seed)
-            \(metrics.count - 1) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
-            (\(Text.group(sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
+            \(results.configurations.count) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
+            (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 
 
             """
-        let holdout = metrics[0]
-        let ranked = metrics.dropFirst().sorted {
-            ($0.opensLiftPerUser?.value ?? -.infinity) > ($1.opensLiftPerUser?.value ?? -.infinity)
-        }
+        let holdout = results.holdout.metrics
+        let ranked = results.rankedByOpensLift.map(\.metrics)
         var rows: [[String]] = [[
             "#", "configuration", "opens/user vs holdout", "trigger rate", "response rate", "D7", "D7 vs holdout",
             "D30 vs holdout", "opt-outs", "delivered per extra open",
@@ -44,14 +41,15 @@ public enum SummaryText {
             Response rate: returns the notification caused (known to the simulator), of notifications delivered.
 
             """
-        for (i, d) in details.enumerated() {
-            out += "\n" + detail(d.spec, d.tally, metrics[i + 1], window: scenario.response.attributionWindowHours)
+        for c in results.configurations {
+            out += "\n" + detail(c, window: scenario.response.attributionWindowHours)
         }
         return out
     }
 
     /// One configuration's outcomes, messages, periods and cron rules.
-    static func detail(_ spec: ConfigurationSpec, _ tally: Tally, _ m: ConfigurationMetrics, window: Double) -> String {
+    static func detail(_ c: ConfigurationResult, window: Double) -> String {
+        let spec = c.spec, m = c.metrics
         var out = "Configuration \"\(TerminalText.printable(spec.label))\" (\(spec.mode.rawValue) mode)\n"
         out += "  notifications: \(Text.group(m.scheduled)) scheduled, \(Text.group(m.cancelled)) cancelled, "
             + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
@@ -59,7 +57,7 @@ public enum SummaryText {
         out += "  returns: \(Text.group(m.responded)) caused by a notification, \(Text.group(m.attributed)) attributed "
             + "(opens within \(String(format: "%g", window)) h of a delivery), \(Text.group(m.optOuts)) opt-outs, "
             + "\(Text.group(m.revived)) revived\n"
-        for (title, rows) in [("message", SlotMetrics.messages(spec, tally)), ("period", SlotMetrics.periods(spec, tally))] {
+        for (title, rows) in [("message", c.messages), ("period", c.periods)] {
             var table: [[String]] = [["", title, "scheduled", "trigger rate", "response rate"]]
             for row in rows {
                 let name = spec.reminders.count > 1 ? "[\(row.reminder)] \(TerminalText.printable(row.name))" : TerminalText.printable(row.name)
@@ -67,7 +65,7 @@ public enum SummaryText {
             }
             out += TerminalText.table(table, rightAligned: [2, 3, 4], indented: true)
         }
-        let rules = CronRuleMetrics.rules(spec, tally)
+        let rules = c.cronRules
         if !rules.isEmpty {
             var table: [[String]] = [["", "cron rule", "launches", "block runs", "else runs", "users ran", "first run day (median, p90)"]]
             for r in rules {

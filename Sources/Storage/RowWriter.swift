@@ -29,47 +29,54 @@ struct RowWriter {
         }
     }
 
-    func write(index: Int, spec: ConfigurationSpec, tally: Tally) throws(StoreError) {
-        let holdout = index == 0
-        let c = SQLValue.integer(Int64(index))
+    /// Writes every table's rows of one configuration.
+    func write(_ result: ConfigurationResult) throws(StoreError) {
+        let c = SQLValue.integer(Int64(result.index))
+        let spec = result.spec
         try insert(
             "configurations", ["config_index", "label", "is_holdout", "mode", "reminders_json", "cron_rules_json"],
-            [[c, .text(spec.label), .integer(holdout ? 1 : 0), .text(spec.mode.rawValue),
+            [[c, .text(spec.label), .integer(result.isHoldout ? 1 : 0), .text(spec.mode.rawValue),
               .text(Self.json(spec.reminders)), .text(Self.json(spec.cronRules))]])
-
-        var blob = [UInt8](repeating: 0, count: tally.counts.count * 8)
-        for (i, v) in tally.counts.enumerated() {
-            let u = UInt64(bitPattern: v)
-            for b in 0..<8 { blob[i * 8 + b] = UInt8(truncatingIfNeeded: u >> (8 * UInt64(b))) }
-        }
-        let l = tally.layout
+        let l = result.tally.layout
         try insert(
             "tallies", ["config_index", "message_slots", "period_slots", "cron_rules", "days", "counts"],
             [[c, .integer(Int64(l.messageSlots)), .integer(Int64(l.periodSlots)), .integer(Int64(l.cronRules)),
-              .integer(Int64(l.days)), .blob(blob)]])
+              .integer(Int64(l.days)), .blob(result.tally.encodedCounts())]])
+        try insert("config_metrics", MetricColumns.names, [[c, .text(spec.label)] + MetricColumns.values(result.metrics)])
+        try writeSlots(result, c)
+        try writeDays(result, c)
+        try writeCronRules(result, c)
+    }
 
-        let m = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: holdout)
-        try insert("config_metrics", MetricColumns.names, [[c, .text(spec.label)] + MetricColumns.values(m)])
+    private static let slotColumns = [
+        "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
+        "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
+        "response_rate", "response_rate_low", "response_rate_high",
+    ]
 
-        let slotColumns = ["scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
-                           "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
-                           "response_rate", "response_rate_low", "response_rate_high"]
+    private func writeSlots(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
         try insert(
-            "message_stats", ["config_index", "reminder_index", "message_index", "message"] + slotColumns,
-            SlotMetrics.messages(spec, tally).map { row in
+            "message_stats", ["config_index", "reminder_index", "message_index", "message"] + Self.slotColumns,
+            result.messages.map { row in
                 [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)), .text(row.name)] + Self.slotValues(row)
             })
         try insert(
-            "period_stats", ["config_index", "reminder_index", "period_index", "period_value", "period_unit"] + slotColumns,
-            SlotMetrics.periods(spec, tally).map { row in
-                let reminder = spec.reminders[row.reminder]
+            "period_stats", ["config_index", "reminder_index", "period_index", "period_value", "period_unit"] + Self.slotColumns,
+            result.periods.map { row in
+                let reminder = result.spec.reminders[row.reminder]
                 return [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)),
                         .integer(Int64(reminder.timePeriods[row.index])), .text(reminder.unit.rawValue)]
                     + Self.slotValues(row)
             })
+    }
+
+    private func writeDays(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
+        let tally = result.tally
         try insert(
             "daily_stats", ["config_index", "day", "date", "active_users"],
-            (0..<l.days).map { d in [c, .integer(Int64(d)), .text(start.adding(days: d).description), .integer(tally.daily(d))] })
+            (0..<tally.layout.days).map { d in
+                [c, .integer(Int64(d)), .text(start.adding(days: d).description), .integer(tally.daily(d))]
+            })
         try insert(
             "retention_curve",
             ["config_index", "day_since_install", "retained", "eligible", "retention", "retention_low", "retention_high"],
@@ -78,19 +85,22 @@ struct RowWriter {
                 return [c, .integer(Int64(k)), .integer(r.retained), .integer(r.eligible)]
                     + MetricColumns.rate(Proportion(r.retained, of: r.eligible))
             })
-        let rules = CronRuleMetrics.rules(spec, tally)
+    }
+
+    private func writeCronRules(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
         try insert(
             "cron_rule_stats",
             ["config_index", "rule_index", "rule", "launches_evaluated", "block_runs", "else_runs", "users_ran",
              "first_run_day_median", "first_run_day_p90"],
-            rules.map { r in
+            result.cronRules.map { r in
                 [c, .integer(Int64(r.index)), .text(r.rule), .integer(r.launchesEvaluated), .integer(r.blockRuns),
                  .integer(r.elseRuns), .integer(r.usersRan), MetricColumns.optional(r.firstRunDayMedian),
                  MetricColumns.optional(r.firstRunDayP90)]
             })
+        let tally = result.tally
         var histogram: [[SQLValue]] = []
-        for r in rules.indices {
-            for day in 0...l.days where tally.firstRun(r, day: day) > 0 {
+        for r in result.cronRules.indices {
+            for day in 0...tally.layout.days where tally.firstRun(r, day: day) > 0 {
                 histogram.append([c, .integer(Int64(r)), .integer(Int64(day)), .integer(tally.firstRun(r, day: day))])
             }
         }

@@ -7,34 +7,34 @@ let SQLITE_BUSY_CODE: Int32 = 5
 
 /// A finished simulation, as it is written to the store.
 public struct RunRecord: Sendable {
-    public var scenario: Scenario
-    public var tallies: RunTallies
+    public var results: RunResults
     public var toolVersion: String
     /// ISO 8601 UTC time the run finished.
     public var createdAt: String
     public var wallSeconds: Double
     public var threads: Int
-    /// Set for a shard of a split run: its index (0-based) and the number of shards.
-    public var shard: (index: Int, count: Int)?
+    /// Set for one shard of a split run.
+    public var shard: Shard?
 
-    public init(scenario: Scenario, tallies: RunTallies, toolVersion: String, createdAt: String, wallSeconds: Double,
-                threads: Int, shard: (index: Int, count: Int)? = nil) {
-        self.scenario = scenario
-        self.tallies = tallies
+    public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
+                shard: Shard? = nil) {
+        self.results = results
         self.toolVersion = toolVersion
         self.createdAt = createdAt
         self.wallSeconds = wallSeconds
         self.threads = threads
         self.shard = shard
     }
+
+    public var scenario: Scenario { results.scenario }
 }
 
 /// A run read back from the store.
 public struct StoredRun: Sendable {
     public let id: Int64
     public let record: RunRecord
-    /// The configurations in tally order: the holdout first.
-    public let configurations: [ConfigurationSpec]
+
+    public var results: RunResults { record.results }
 }
 
 /// One line of `list`.
@@ -169,6 +169,7 @@ public final class RunStore {
     private func insert(_ run: RunRecord) throws -> Int64 {
         let s = run.scenario
         let json = try s.canonicalJSON()
+        let users = run.results.users
         try database.run(
             """
             INSERT INTO runs (scenario_name, scenario_json, seed, users, horizon_days, start_date, tool_version, status,
@@ -179,25 +180,17 @@ public final class RunStore {
                 .text(s.name), .text(json), .integer(Int64(bitPattern: s.seed)), .integer(Int64(s.users)),
                 .integer(Int64(s.horizonDays)), .text(s.startDate), .text(run.toolVersion),
                 .text(run.shard == nil ? "complete" : "shard"),
-                run.shard.map { .integer(Int64($0.index)) } ?? .null, run.shard.map { .integer(Int64($0.count)) } ?? .null,
-                .integer(Int64(run.tallies.users.lowerBound)), .integer(Int64(run.tallies.users.upperBound)),
+                // The schema counts shards from 0.
+                run.shard.map { .integer(Int64($0.index - 1)) } ?? .null, run.shard.map { .integer(Int64($0.count)) } ?? .null,
+                .integer(Int64(users.lowerBound)), .integer(Int64(users.upperBound)),
                 .text(run.createdAt), .real(run.wallSeconds), .integer(Int64(run.threads)),
             ])
         let id = database.lastInsertedRowID
-        let specs = Self.configurations(of: s)
-        guard specs.count == run.tallies.tallies.count else {
-            throw StoreError(.invalid, "the run has \(run.tallies.tallies.count) tallies for \(specs.count) configurations")
-        }
         let writer = try RowWriter(database: database, runID: id, scenario: s)
-        for (index, spec) in specs.enumerated() {
-            try writer.write(index: index, spec: spec, tally: run.tallies.tallies[index])
+        for configuration in run.results.all {
+            try writer.write(configuration)
         }
         return id
-    }
-
-    /// The holdout followed by the scenario's configurations: the order of a run's tallies.
-    public static func configurations(of scenario: Scenario) -> [ConfigurationSpec] {
-        [ConfigurationSpec(label: "holdout", reminders: [])] + scenario.expandedConfigurations
     }
 
     /// Every stored run, oldest first.
@@ -215,7 +208,7 @@ public final class RunStore {
         }
     }
 
-    /// Reads a run back: its scenario, metadata and the exact counts.
+    /// Reads a run back: its scenario, metadata and the exact counts, from which its results are rebuilt.
     public func load(_ id: Int64) throws(StoreError) -> StoredRun {
         let rows = try database.rows(
             """
@@ -230,35 +223,39 @@ public final class RunStore {
         } catch {
             throw StoreError(.corrupt, "\(database.path): the scenario stored with run \(id) cannot be read: \(error)")
         }
-        let specs = Self.configurations(of: scenario)
         var tallies: [Tally] = []
-        for (index, _) in specs.enumerated() {
-            let t = try database.rows(
-                "SELECT message_slots, period_slots, cron_rules, days, counts FROM tallies WHERE run_id = ? AND config_index = ?",
-                [.integer(id), .integer(Int64(index))])
-            guard let t = t.first, let blob = t.blob(4) else {
-                throw StoreError(.corrupt, "\(database.path): run \(id) has no counts for configuration \(index)")
-            }
-            let layout = TallyLayout(
-                messageSlots: Int(t.integer(0) ?? 0), periodSlots: Int(t.integer(1) ?? 0),
-                cronRules: Int(t.integer(2) ?? 0), days: Int(t.integer(3) ?? 0))
-            guard blob.count == layout.count * 8 else {
-                throw StoreError(.corrupt, "\(database.path): run \(id), configuration \(index): counts have the wrong size")
-            }
-            var tally = Tally(layout: layout)
-            for i in 0..<layout.count {
-                var v: UInt64 = 0
-                for b in 0..<8 { v |= UInt64(blob[i * 8 + b]) << (8 * UInt64(b)) }
-                tally.counts[i] = Int64(bitPattern: v)
-            }
-            tallies.append(tally)
+        for index in 0...scenario.expandedConfigurations.count {
+            tallies.append(try loadTally(run: id, configuration: index))
         }
-        let shard: (Int, Int)? = row.integer(5).flatMap { i in row.integer(6).map { (Int(i), Int(exactly: $0)!) } }
+        var shard: Shard?
+        if let index = row.integer(5) {
+            guard let count = row.integer(6), let s = Shard(index: Int(index) + 1, count: Int(count)) else {
+                throw StoreError(.corrupt, "\(database.path): run \(id) has an impossible shard number")
+            }
+            shard = s
+        }
         let users = Int(row.integer(7) ?? 0)..<Int(row.integer(8) ?? 0)
         let record = RunRecord(
-            scenario: scenario, tallies: RunTallies(tallies: tallies, users: users), toolVersion: row.text(1) ?? "",
-            createdAt: row.text(2) ?? "", wallSeconds: row.real(3) ?? 0, threads: Int(row.integer(4) ?? 0), shard: shard)
-        return StoredRun(id: id, record: record, configurations: specs)
+            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: users)),
+            toolVersion: row.text(1) ?? "", createdAt: row.text(2) ?? "", wallSeconds: row.real(3) ?? 0,
+            threads: Int(row.integer(4) ?? 0), shard: shard)
+        return StoredRun(id: id, record: record)
+    }
+
+    private func loadTally(run id: Int64, configuration index: Int) throws(StoreError) -> Tally {
+        let rows = try database.rows(
+            "SELECT message_slots, period_slots, cron_rules, days, counts FROM tallies WHERE run_id = ? AND config_index = ?",
+            [.integer(id), .integer(Int64(index))])
+        guard let t = rows.first, let blob = t.blob(4) else {
+            throw StoreError(.corrupt, "\(database.path): run \(id) has no counts for configuration \(index)")
+        }
+        let layout = TallyLayout(
+            messageSlots: Int(t.integer(0) ?? 0), periodSlots: Int(t.integer(1) ?? 0),
+            cronRules: Int(t.integer(2) ?? 0), days: Int(t.integer(3) ?? 0))
+        guard let tally = Tally(layout: layout, encodedCounts: blob) else {
+            throw StoreError(.corrupt, "\(database.path): run \(id), configuration \(index): counts have the wrong size")
+        }
+        return tally
     }
 
     /// A table's rows for one run, in a fixed order, with its column names: what CSV export writes.

@@ -44,9 +44,47 @@ final class RunStoreTests: XCTestCase {
     }
 
     func record(_ s: Scenario) throws -> RunRecord {
-        let tallies = try CompiledModel(s).run(options: RunOptions(threads: 2))
-        return RunRecord(scenario: s, tallies: tallies, toolVersion: "test", createdAt: "2026-12-02T00:00:00Z",
-                         wallSeconds: 1.5, threads: 2)
+        RunRecord(results: RunResults(scenario: s, tallies: Self.tallies(for: s)), toolVersion: "test",
+                  createdAt: "2026-12-02T00:00:00Z", wallSeconds: 1.5, threads: 2)
+    }
+
+    /// Made-up but consistent counts for every configuration of `s` and the holdout: storage only stores
+    /// them, so they need not come from a simulation. Each configuration's numbers differ.
+    static func tallies(for s: Scenario) -> RunTallies {
+        let specs = [ConfigurationSpec.holdout] + s.expandedConfigurations
+        let tallies = specs.enumerated().map { i, spec in
+            var t = Tally(layout: TallyLayout(
+                messageSlots: spec.reminders.reduce(0) { $0 + $1.messages.count },
+                periodSlots: spec.reminders.reduce(0) { $0 + $1.timePeriods.count },
+                cronRules: spec.cronRules.count, days: s.horizonDays))
+            let k = Int64(i)
+            let outcomes: [Counter: Int64] = spec.reminders.isEmpty ? [:] : [
+                .scheduled: 200 + k, .cancelled: 50, .delivered: 80 + k, .foreground: 10, .suppressed: 5, .censored: 55,
+                .responded: 20 + k, .attributed: 30, .optOuts: 3, .revived: 1,
+            ]
+            let base: [Counter: Int64] = [
+                .users: Int64(s.users), .opens: 900 + 10 * k, .organicOpens: 880, .responseOpens: 20 + 10 * k,
+                .launches: 700, .retainedD1: 120, .eligibleD1: 290, .retainedD7: 60 + k, .eligibleD7: 250,
+                .retainedD30: 20, .eligibleD30: 100, .opensLiftSum: 10 * k, .opensLiftSquares: 40 * k,
+                .gainedD7: 2 * k, .lostD7: k, .gainedD30: k, .lostD30: 0,
+            ]
+            for (counter, value) in base.merging(outcomes, uniquingKeysWith: { a, _ in a }) { t.counts[counter.rawValue] = value }
+            for slot in 0..<(t.layout.messageSlots + t.layout.periodSlots) {
+                let offset = t.layout.messageOffset + slot * SlotCounter.allCases.count
+                for (c, v) in [SlotCounter.scheduled: 40, .cancelled: 10, .delivered: 16, .foreground: 2, .suppressed: 1,
+                               .censored: 11, .responded: 4] as [SlotCounter: Int64] {
+                    t.counts[offset + c.rawValue] = v + Int64(slot)
+                }
+            }
+            for d in 0..<s.horizonDays { t.counts[t.layout.daily(d)] = Int64(100 + d) }
+            for r in 0..<t.layout.cronRules {
+                t.counts[t.layout.rule(r, .evaluated)] = 700
+                t.counts[t.layout.rule(r, .blockRuns)] = 100 + Int64(r)
+                t.counts[t.layout.firstRun(r, day: r + 1)] = 90
+            }
+            return t
+        }
+        return RunTallies(tallies: tallies, users: 0..<s.users)
     }
 
     func testARunReadsBackExactly() throws {
@@ -54,9 +92,9 @@ final class RunStoreTests: XCTestCase {
         let r = try record(smallScenario())
         let id = try store.save(r)
         let back = try store.load(id)
-        XCTAssertEqual(back.record.tallies, r.tallies)
+        XCTAssertEqual(back.results.tallies, r.results.tallies)
         XCTAssertEqual(back.record.scenario, r.scenario)
-        XCTAssertEqual(back.configurations.map(\.label), ["holdout", "first", "second ' \" |"])
+        XCTAssertEqual(back.results.all.map(\.label), ["holdout", "first", "second ' \" |"])
         XCTAssertEqual(try store.list().map(\.id), [id])
         XCTAssertEqual(try store.list().first?.configurations, 2)
     }
@@ -83,7 +121,7 @@ final class RunStoreTests: XCTestCase {
         let metrics = try store.export(table: "config_metrics", run: id)
         let col = { (name: String) in metrics.columns.firstIndex(of: name)! }
         for (i, row) in metrics.rows.enumerated() {
-            let t = r.tallies.tallies[i]
+            let t = r.results.tallies.tallies[i]
             XCTAssertEqual(row[col("opens")], .integer(t[.opens]))
             XCTAssertEqual(row[col("scheduled")], .integer(t[.scheduled]))
             XCTAssertEqual(row[col("responded")], .integer(t[.responded]))
@@ -105,10 +143,11 @@ final class RunStoreTests: XCTestCase {
 
     func testAFailedSaveLeavesNothingBehind() throws {
         let store = try RunStore(path: path("f.sqlite"))
-        var r = try record(smallScenario())
-        // Tallies that do not match the scenario make the save fail half way through.
-        r.tallies.tallies.removeLast()
-        XCTAssertThrowsError(try store.save(r))
+        // A failure on the first period row comes after the run and the holdout's rows are written.
+        try store.database.execute(
+            "CREATE TEMP TRIGGER fail BEFORE INSERT ON main.period_stats BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        XCTAssertThrowsError(try store.save(try record(smallScenario()))) { XCTAssertTrue("\($0)".contains("disk on fire")) }
+        try store.database.execute("DROP TRIGGER temp.fail")
         XCTAssertEqual(try store.list(), [])
         for table in RunStore.exportedTables {
             let count = try store.database.rows("SELECT count(*) FROM \(table)").first?.integer(0)

@@ -173,7 +173,7 @@ extension RemindersimTestCase {
             let id = try XCTUnwrap(row.integer(0), file: file, line: line)
             XCTAssertEqual(row.text(3), "complete", "run \(id) status", file: file, line: line)
             let scenario = try Scenario.decode(row.text(1) ?? "", source: "run \(id)")
-            let expected = RunStore.configurations(of: scenario).count
+            let expected = scenario.expandedConfigurations.count + 1
             let days = try XCTUnwrap(row.integer(2), file: file, line: line)
 
             func perConfiguration(_ table: String) throws -> [Int64: Int64] {

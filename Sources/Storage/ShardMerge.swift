@@ -1,0 +1,62 @@
+import Simulation
+
+/// Combining the shards of a split run into the whole run.
+public enum ShardMerge {
+    /// The whole run's results from its shards, after checking that they come from one scenario, seed
+    /// and user count and cover every user exactly once. `source` names each shard in messages.
+    ///
+    /// - Throws: `.invalid` listing every problem found.
+    public static func merge(_ shards: [(source: String, run: StoredRun)]) throws(StoreError) -> RunResults {
+        guard let first = shards.first else { throw StoreError(.invalid, "no shards to merge") }
+        guard let count = first.run.record.shard?.count else { throw StoreError(.invalid, "\(first.source): not a shard") }
+        var problems: [String] = []
+        var byIndex: [Int: (source: String, run: StoredRun)] = [:]
+        for shard in shards {
+            problems += Self.problems(of: shard, against: first, count: count)
+            guard let k = shard.run.record.shard, k.count == count else { continue }
+            if let other = byIndex[k.index] {
+                problems.append("shard \(k) appears twice: \(other.source) and \(shard.source)")
+            } else {
+                byIndex[k.index] = shard
+            }
+        }
+        if problems.isEmpty {
+            for k in 1...count where byIndex[k] == nil { problems.append("shard \(k)/\(count) is missing") }
+        }
+        if !problems.isEmpty {
+            throw StoreError(.invalid, "cannot merge these shards:\n" + problems.joined(separator: "\n"))
+        }
+        let reference = first.run.results
+        var total = RunTallies(
+            tallies: reference.tallies.tallies.map { Tally(layout: $0.layout) }, users: 0..<reference.scenario.users)
+        for k in 1...count {
+            if let shard = byIndex[k] { total.merge(shard.run.results.tallies) }
+        }
+        return RunResults(scenario: reference.scenario, tallies: total)
+    }
+
+    /// Why one shard does not belong with the reference shard, if it does not.
+    private static func problems(
+        of shard: (source: String, run: StoredRun), against reference: (source: String, run: StoredRun), count: Int
+    ) -> [String] {
+        let (source, r) = (shard.source, shard.run.record)
+        let ref = reference.run.record.scenario
+        guard let k = r.shard else { return ["\(source): not a shard"] }
+        var problems: [String] = []
+        if r.scenario.seed != ref.seed {
+            problems.append("\(source): seed \(r.scenario.seed), but \(reference.source) has seed \(ref.seed)")
+        } else if r.scenario.users != ref.users {
+            problems.append("\(source): \(r.scenario.users) users, but \(reference.source) has \(ref.users)")
+        } else if (try? r.scenario.canonicalJSON()) != (try? ref.canonicalJSON()) {
+            problems.append("\(source): a different scenario from \(reference.source) (\"\(r.scenario.name)\")")
+        }
+        guard k.count == count else {
+            return problems + ["\(source): shard \(k), but \(reference.source) is one of \(count)"]
+        }
+        let expected = k.users(of: r.scenario.users)
+        if r.results.users != expected {
+            problems.append("\(source): covers users \(r.results.users), expected \(expected) for shard \(k)")
+        }
+        return problems
+    }
+}
