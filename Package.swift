@@ -27,7 +27,7 @@ let package = Package(
         .target(
             name: "ReminderSimCLI",
             dependencies: [
-                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "CronEngine", "Fitting", "RecordedData",
+                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData",
             ]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),

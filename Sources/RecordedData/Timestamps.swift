@@ -49,7 +49,8 @@ public enum CivilTime {
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(rest / 3_600, 2)):\(pad(rest % 3_600 / 60, 2)):\(pad(rest % 60, 2))Z"
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    /// Days in a month of the proleptic Gregorian calendar.
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -44,38 +44,3 @@ struct ReportCommand: RunnableCommand {
         return folder
     }
 }
-
-/// `remindersim export`: a stored run's tables as CSV files.
-struct ExportCommand: RunnableCommand {
-    static let configuration = CommandConfiguration(
-        name: "export",
-        abstract: "Write a stored run's tables as CSV files (RFC 4180, one per table, with a header).",
-        discussion: "Example: remindersim export latest --csv exports/",
-        arguments: [
-            .positional("run", help: "The run (a number from 'remindersim list', or 'latest')."),
-            .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
-            StoreAccess.databaseOption,
-        ])
-
-    let run: RunReference
-    let folder: String
-    let database: String
-
-    init(arguments: ParsedArguments) throws {
-        run = try arguments.value("run", as: RunReference.self)
-        folder = try arguments.value("--csv")
-        database = try arguments.value("--db")
-    }
-
-    func run(context: CommandContext) throws {
-        let store = try StoreAccess.open(database, create: false)
-        let id = try StoreAccess.runID(run, in: store)
-        let files: [String]
-        do {
-            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder) }
-        } catch let error as CocoaError {
-            throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
-        }
-        for f in files { context.stdout.writeLine((folder as NSString).appendingPathComponent(f)) }
-    }
-}

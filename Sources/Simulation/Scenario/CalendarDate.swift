@@ -8,7 +8,7 @@ public struct CalendarDate: Equatable, Comparable, Sendable, CustomStringConvert
 
     public init?(year: Int, month: Int, day: Int) {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-              day <= CalendarDate.daysIn(month: month, year: year) else { return nil }
+              day <= CivilTime.daysInMonth(year: year, month: month) else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -22,14 +22,6 @@ public struct CalendarDate: Equatable, Comparable, Sendable, CustomStringConvert
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
         else { return nil }
         self.init(year: y, month: m, day: d)
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 
     /// Days since 1970-01-01.

@@ -173,10 +173,8 @@ extension JSONFieldReader {
     }
 
     mutating func delimitedFormat(_ json: JSON, at path: String) -> DelimitedFormat? {
-        guard let o = object(json, at: path, allowed: [
-            "delimiter", "header", "user", "time", "timestamp", "utcOffsetHours", "session", "sessionGapMinutes",
-            "byCalendarDay",
-        ]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let column: (inout JSONFieldReader, JSON, String) -> ColumnReference? = { r, j, p in
             switch j {
             case let .string(s) where !s.isEmpty: return .name(s)

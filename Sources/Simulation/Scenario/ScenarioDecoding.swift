@@ -14,89 +14,12 @@ extension Scenario {
             throw ScenarioError(source: source, issues: [ScenarioIssue(path: "", reason: "not valid JSON: \(error)")])
         }
         var reader = JSONFieldReader()
-        let scenario = reader.scenario(json)
-        var issues = reader.issues
-        for issue in scenario?.semanticIssues() ?? [] where !issues.contains(issue) { issues.append(issue) }
+        // Fields are checked as they are read, and the rules over several fields on whatever could be read,
+        // so that one pass reports every problem.
+        let (scenario, parts) = reader.scenario(json)
+        let issues = reader.issues + parts.issues()
         guard let scenario, issues.isEmpty else { throw ScenarioError(source: source, issues: issues) }
         return scenario
-    }
-
-    static let noConfigurations = "at least one configuration (or a grid) is required"
-
-    static func spreadBeyondHorizon(_ spread: Double, _ horizon: Int) -> String {
-        "installs are spread over \(spread == spread.rounded() ? String(Int(spread)) : String(spread)) days but the run "
-            + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread or lengthen the run"
-    }
-
-    /// Checks that only make sense on a whole scenario (sums, uniqueness, parsing rules).
-    public func semanticIssues() -> [ScenarioIssue] {
-        var issues: [ScenarioIssue] = []
-        func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
-
-        if name.isEmpty { fail("name", "must not be empty") }
-        if users < 1 { fail("users", "must be ≥ 1, got \(users)") }
-        if horizonDays < 1 || horizonDays > 3_650 { fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)") }
-        if CalendarDate(iso: startDate) == nil { fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"") }
-
-        if population.installSpreadDays > Double(horizonDays) {
-            fail("population.installSpreadDays", Scenario.spreadBeyondHorizon(population.installSpreadDays, horizonDays))
-        }
-        if !(population.utcOffsets.map(\.weight).reduce(0, +) > 0) {
-            fail("population.utcOffsets", "weights must add up to a positive number")
-        }
-        if !(population.segments.map(\.weight).reduce(0, +) > 0) {
-            fail("population.segments", "weights must add up to a positive number")
-        }
-        for (i, s) in population.segments.enumerated() {
-            if case let .empirical(values, weights, _) = s.returns {
-                let p = "population.segments[\(i)].returns"
-                if let weights {
-                    if weights.count != values.count {
-                        fail("\(p).weights", "must have one weight per value (\(values.count)), got \(weights.count)")
-                    } else if !(weights.reduce(0, +) > 0) {
-                        fail("\(p).weights", "must add up to a positive number")
-                    }
-                }
-            }
-        }
-        var segmentNames: [String: Int] = [:]
-        for (i, segment) in population.segments.enumerated() {
-            if segment.name.isEmpty {
-                fail("population.segments[\(i)].name", "must not be empty")
-            } else if let first = segmentNames[segment.name] {
-                fail("population.segments[\(i)].name", "\"\(segment.name)\" is already the name of population.segments[\(first)]")
-            } else {
-                segmentNames[segment.name] = i
-            }
-        }
-        let allMessages = Set(expandedConfigurations.flatMap { $0.reminders.flatMap(\.messages) })
-        for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
-            fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
-        }
-        if let q = response.quietHours, q.start == q.end {
-            fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
-        }
-
-        let all = expandedConfigurations
-        if all.isEmpty { fail("configurations", Scenario.noConfigurations) }
-        var seen: [String: String] = [:]
-        for (i, c) in all.enumerated() {
-            let p = i < configurations.count ? "configurations[\(i)]" : "grid"
-            if c.label.isEmpty { fail("\(p).label", "must not be empty") }
-            if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
-            if let first = seen[c.label] {
-                // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
-                fail(i < configurations.count ? "\(p).label" : "grid",
-                     "\"\(c.label)\" is already the label of \(first)")
-            } else {
-                seen[c.label] = p
-            }
-            issues += c.issues(at: p, listed: i < configurations.count)
-        }
-        // A grid reports each problem once, not once per combination.
-        var unique: [ScenarioIssue] = []
-        for issue in issues where !unique.contains(issue) { unique.append(issue) }
-        return unique
     }
 }
 
@@ -170,50 +93,44 @@ extension JSONFieldReader {
     static func string(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> String? { r.string(j, at: p) }
     static func bool(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> Bool? { r.bool(j, at: p) }
 
-    mutating func scenario(_ json: JSON) -> Scenario? {
-        guard let o = object(json, at: "", allowed: [
-            "$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
-            "configurations", "grid",
-        ]) else { return nil }
-        let name = field(o, "name", Self.string)
-        if name == "" { fail(o.path("name"), "must not be empty") }
+    mutating func scenario(_ json: JSON) -> (Scenario?, ScenarioParts) {
+        guard let o = object(json, at: "") else { return (nil, ScenarioParts()) }
+        defer { self.finish(o) }
+        // Editors' schema reference: allowed, and not used.
+        _ = o["$schema"]
+        var parts = ScenarioParts()
+        parts.name = field(o, "name", Self.string)
         let description = optionalField(o, "description", Self.string)
         let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
             guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
             return UInt64(x)
         }
-        let users = field(o, "users", default: 10_000, Self.integer(.positive))
-        let horizon = field(o, "horizonDays", default: 90, Self.integer(.positive))
-        let start = field(o, "startDate", default: "2026-01-05", Self.string)
-        if let start, CalendarDate(iso: start) == nil {
-            fail(o.path("startDate"), "must be a date YYYY-MM-DD, got \"\(start)\"")
-        }
-        let population = field(o, "population") { r, j, p in r.population(j, at: p) }
-        let response = field(o, "response", default: ResponseModel.defaults) { r, j, p in r.response(j, at: p) }
-        let configurations = field(o, "configurations", default: []) { r, j, p in
+        parts.users = field(o, "users", default: 10_000, Self.integer(.positive))
+        parts.horizonDays = field(o, "horizonDays", default: 90, Self.integer(.positive))
+        parts.startDate = field(o, "startDate", default: "2026-01-05", Self.string)
+        parts.population = field(o, "population") { r, j, p in r.population(j, at: p) }
+        parts.response = field(o, "response", default: ResponseModel.defaults) { r, j, p in r.response(j, at: p) }
+        parts.configurations = field(o, "configurations", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
         }
-        let grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
-        // Whole-scenario checks whose inputs were read, so they are reported alongside other problems.
-        if let configurations, let grid, configurations.isEmpty, grid == nil {
-            fail("configurations", Scenario.noConfigurations)
-        }
-        if let horizon, let population, population.installSpreadDays > Double(horizon) {
-            fail("population.installSpreadDays", Scenario.spreadBeyondHorizon(population.installSpreadDays, horizon))
-        }
-        guard let name, let description, let seed, let users, let horizon, let start, let population, let response,
-            let configurations, let grid
-        else { return nil }
-        return Scenario(
+        parts.grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
+        guard let name = parts.name, let description, let seed, let users = parts.users,
+              let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population,
+              let response = parts.response, let configurations = parts.configurations, let grid = parts.grid
+        else { return (nil, parts) }
+        let scenario = Scenario(
             name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
             population: population, response: response, configurations: configurations, grid: grid)
+        return (scenario, parts)
     }
 
     mutating func population(_ json: JSON, at path: String) -> Population? {
-        guard let o = object(json, at: path, allowed: ["utcOffsets", "installSpreadDays", "segments"]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let offsets = field(o, "utcOffsets", default: [UTCOffsetShare(hours: 0, weight: 1)]) { r, j, p in
             r.list(j, at: p, nonEmpty: true) { r, j, p -> UTCOffsetShare? in
-                guard let e = r.object(j, at: p, allowed: ["hours", "weight"]) else { return nil }
+                guard let e = r.object(j, at: p) else { return nil }
+                defer { r.finish(e) }
                 let hours = r.field(e, "hours", Self.number(.within(-12...14)))
                 let weight = r.field(e, "weight", default: 1, Self.number(.within(0...1e6)))
                 guard let hours, let weight else { return nil }
@@ -229,15 +146,15 @@ extension JSONFieldReader {
     }
 
     mutating func segment(_ json: JSON, at path: String) -> Segment? {
-        guard let o = object(json, at: path, allowed: [
-            "name", "weight", "returns", "dropoutPerSession", "sessionLength", "coldLaunchAfterMinutes",
-        ]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let name = field(o, "name", Self.string)
         let weight = field(o, "weight", default: 1, Self.number(.within(0...1e6)))
         let returns = field(o, "returns") { r, j, p in r.returnProcess(j, at: p) }
         let dropout = field(o, "dropoutPerSession", default: Segment.defaultDropoutPerSession, Self.number(.probability))
         let session = field(o, "sessionLength", default: SessionLength()) { r, j, p -> SessionLength? in
-            guard let s = r.object(j, at: p, allowed: ["medianMinutes", "sigma"]) else { return nil }
+            guard let s = r.object(j, at: p) else { return nil }
+            defer { r.finish(s) }
             let median = r.field(s, "medianMinutes", default: SessionLength.defaultMedianMinutes, Self.number(.positiveUpTo(1e6)))
             let sigma = r.field(s, "sigma", default: SessionLength.defaultSigma, Self.number(.positiveUpTo(5)))
             guard let median, let sigma else { return nil }
@@ -264,28 +181,32 @@ extension JSONFieldReader {
         let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
         switch kind {
         case "exponential":
-            guard let o = object(json, at: path, allowed: ["distribution", "mean", "unit"]) else { return nil }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
             let mean = field(o, "mean", Self.number(.positiveUpTo(1e6)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let mean, let unit else { return nil }
             return .exponential(mean: mean, unit: unit)
         case "weibull":
-            guard let o = object(json, at: path, allowed: ["distribution", "shape", "scale", "unit"]) else { return nil }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
             let shape = field(o, "shape", Self.number(.within(0.05...50)))
             let scale = field(o, "scale", Self.number(.positiveUpTo(1e6)))
             let unit = field(o, "unit", default: GapUnit.days, units)
             guard let shape, let scale, let unit else { return nil }
             return .weibull(shape: shape, scale: scale, unit: unit)
         case "lognormal":
-            guard let o = object(json, at: path, allowed: ["distribution", "mu", "median", "sigma", "unit"]) else {
-                return nil
-            }
-            if o["mu"] != nil && o["median"] != nil {
-                fail(path, "give either mu or median, not both")
-                return nil
-            }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
+            let both = o["mu"] != nil && o["median"] != nil
+            if both { fail(path, "give either mu or median, not both") }
             let mu: Double?
-            if o["median"] != nil {
+            if both {
+                mu = nil
+            } else if o["median"] != nil {
                 mu = field(o, "median", Self.number(.within(1e-20...1e6))).map { log($0) }
             } else {
                 mu = field(o, "mu", Self.number(.within(-50...50)))
@@ -295,9 +216,9 @@ extension JSONFieldReader {
             guard let mu, let sigma, let unit else { return nil }
             return .lognormal(mu: mu, sigma: sigma, unit: unit)
         case "bgnbd":
-            guard let o = object(json, at: path, allowed: ["distribution", "r", "alpha", "a", "b", "unit"]) else {
-                return nil
-            }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
             let r = field(o, "r", Self.number(.positiveUpTo(1e6)))
             let alpha = field(o, "alpha", Self.number(.positiveUpTo(1e6)))
             let a = field(o, "a", Self.number(.positiveUpTo(1e6)))
@@ -307,14 +228,14 @@ extension JSONFieldReader {
             return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
         case "empirical":
             if members.contains(where: { $0.key == "data" }) {
-                guard let o = object(json, at: path, allowed: ["distribution", "data", "format", "observationEnd"]) else {
-                    return nil
-                }
+                guard let o = object(json, at: path) else { return nil }
+                defer { self.finish(o) }
+                _ = o["distribution"]
                 return recordedSource(o).map { .recordedGaps($0) }
             }
-            guard let o = object(json, at: path, allowed: ["distribution", "values", "weights", "unit"]) else {
-                return nil
-            }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
             let values = field(o, "values") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positiveUpTo(1e6)) }
             }
@@ -325,9 +246,9 @@ extension JSONFieldReader {
             guard let values, let weights, let unit else { return nil }
             return .empirical(values: values, weights: weights, unit: unit)
         case "replay":
-            guard let o = object(json, at: path, allowed: ["distribution", "data", "format", "observationEnd"]) else {
-                return nil
-            }
+            guard let o = object(json, at: path) else { return nil }
+            defer { self.finish(o) }
+            _ = o["distribution"]
             return recordedSource(o).map { .replay($0) }
         default:
             fail(JSONFieldReader.join(path, "distribution"),
@@ -337,10 +258,8 @@ extension JSONFieldReader {
     }
 
     mutating func response(_ json: JSON, at path: String) -> ResponseModel? {
-        guard let o = object(json, at: path, allowed: [
-            "baseResponse", "messageWeights", "fatigue", "quietHours", "quietFactor", "dormantFactor",
-            "responseDelayMinutes", "optOutPerDelivery", "attributionWindowHours",
-        ]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let d = ResponseModel.defaults
         let base = field(o, "baseResponse", default: d.baseResponse, Self.number(.probability))
         let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p -> [String: Double]? in
@@ -358,7 +277,8 @@ extension JSONFieldReader {
         let fatigue = field(o, "fatigue", default: d.fatigue, Self.number(.probability))
         let quiet = field(o, "quietHours", default: d.quietHours) { r, j, p -> QuietHours?? in
             if case .null = j { return .some(nil) }
-            guard let q = r.object(j, at: p, allowed: ["start", "end"]) else { return nil }
+            guard let q = r.object(j, at: p) else { return nil }
+            defer { r.finish(q) }
             let start = r.field(q, "start", Self.integer(.within(0...23)))
             let end = r.field(q, "end", Self.integer(.within(0...23)))
             guard let start, let end else { return nil }
@@ -383,7 +303,8 @@ extension JSONFieldReader {
     }
 
     mutating func configuration(_ json: JSON, at path: String) -> ConfigurationSpec? {
-        guard let o = object(json, at: path, allowed: ["label", "mode", "reminders", "cronRules"]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let label = field(o, "label", Self.string)
         let mode = field(o, "mode", default: EngineMode.documented) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
         let reminders = field(o, "reminders", default: []) { r, j, p in
@@ -402,9 +323,8 @@ extension JSONFieldReader {
     }
 
     mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {
-        guard let o = object(json, at: path, allowed: [
-            "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "appDomain",
-        ]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
         let periods = field(o, "timePeriods") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
         let unit = field(o, "unit", default: PeriodUnit.days) { r, j, p in r.enumeration(j, at: p, as: PeriodUnit.self) }
@@ -417,9 +337,8 @@ extension JSONFieldReader {
     }
 
     mutating func grid(_ json: JSON, at path: String) -> GridSpec? {
-        guard let o = object(json, at: path, allowed: [
-            "labelPrefix", "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "mode", "cronRules",
-        ]) else { return nil }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
         let prefix = field(o, "labelPrefix", default: "", Self.string)
         let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
         let periods = field(o, "timePeriods") { r, j, p in

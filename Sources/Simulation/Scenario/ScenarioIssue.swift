@@ -39,17 +39,22 @@ struct JSONFieldReader {
 
     static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    /// The members of an object at `path`, after reporting keys not in `allowed`.
-    mutating func object(_ value: JSON, at path: String, allowed: [String]) -> ObjectFields? {
+    /// The members of an object at `path`. The keys it may have are the keys read from it: call
+    /// `finish` once every field is read, to report the others as unknown.
+    mutating func object(_ value: JSON, at path: String) -> ObjectFields? {
         guard case let .object(members) = value else {
             fail(path, "expected an object, got \(value.typeName)")
             return nil
         }
-        for (key, _) in members where !allowed.contains(key) {
-            let hint = allowed.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" } ?? ""
-            fail(Self.join(path, key), "unknown field\(hint)")
-        }
         return ObjectFields(members: members, path: path)
+    }
+
+    /// Reports every key of `object` that was never read.
+    mutating func finish(_ object: ObjectFields) {
+        for (key, _) in object.members where !object.read.contains(key) {
+            let hint = object.read.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" } ?? ""
+            fail(Self.join(object.path, key), "unknown field\(hint)")
+        }
     }
 
     mutating func array(_ value: JSON, at path: String) -> [JSON]? {
@@ -129,12 +134,22 @@ struct JSONFieldReader {
     }
 }
 
-/// The members of one JSON object and its path.
-struct ObjectFields {
+/// The members of one JSON object and its path, remembering which keys were read.
+final class ObjectFields {
     let members: [(key: String, value: JSON)]
     let path: String
+    /// The keys looked up so far, in order: the object's known fields.
+    private(set) var read: [String] = []
 
-    subscript(key: String) -> JSON? { members.first { $0.key == key }?.value }
+    init(members: [(key: String, value: JSON)], path: String) {
+        self.members = members
+        self.path = path
+    }
+
+    subscript(key: String) -> JSON? {
+        if !read.contains(key) { read.append(key) }
+        return members.first { $0.key == key }?.value
+    }
 
     func path(_ key: String) -> String { JSONFieldReader.join(path, key) }
 }

@@ -1,0 +1,57 @@
+import Console
+import Foundation
+import Reporting
+import RecordedData
+import Simulation
+
+/// `remindersim import`: reads a recorded log as `fit` and scenarios would, and summarises it.
+struct ImportCommand: RunnableCommand {
+    static let configuration = CommandConfiguration(
+        name: "import",
+        abstract: "Read a recorded visit log and summarise it: users, visits, gaps, bad rows.",
+        discussion: """
+            Checks that a log reads the way a scenario or 'fit' will read it. The log is streamed: memory \
+            grows with the visits kept, not with the rows read. Example: \
+            remindersim import events.csv --user user_id --time timestamp --skip-bad-rows
+            """,
+        arguments: [.positional("data", help: "The visit log.")] + LogOptions.arguments + [
+            .flag("--stats", help: "Print the time taken, rows per second and peak memory to stderr."),
+        ])
+
+    let data: String
+    let options: LogOptions
+    let stats: Bool
+
+    init(arguments: ParsedArguments) throws {
+        data = try arguments.value("data")
+        options = try LogOptions(arguments: arguments)
+        stats = try arguments.flag("--stats")
+    }
+
+    func run(context: CommandContext) throws {
+        let started = DispatchTime.now()
+        let log = try LogOptions.read(data, format: options.format, observationEnd: options.observationEnd,
+                                      skipBadRows: options.skipBadRows)
+        let seconds = RunCommand.seconds(since: started)
+        let peak = ResourceUsage.peakResidentMegabytes
+        func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
+        let out = context.stdout
+        out.writeLine("\(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
+        out.writeLine("  users: \(Text.group(Int64(log.users.count))), visits: \(Text.group(Int64(log.visitCount)))"
+            + String(format: " (%.2f per user)", Double(log.visitCount) / Double(max(log.users.count, 1))))
+        out.writeLine("  first visit \(day(log.firstVisit)), observation end \(day(log.observationEnd))")
+        out.writeLine("  duplicate events: \(Text.group(Int64(log.duplicates))), rows filtered out: "
+            + "\(Text.group(Int64(log.filtered))), bad rows skipped: \(Text.group(Int64(log.skipped)))")
+        for issue in log.issues.prefix(10) { out.writeLine("  skipped: \(issue)") }
+        let km = KaplanMeier(log.gaps(unit: .days))
+        out.writeLine(String(
+            format: "  gaps: median %@ days; still away after 7 days %.1f%%, 30 days %.1f%%; never seen back %.1f%%",
+            (km.quantile(u: 0.5)).map { String(format: "%.1f", $0) } ?? "n/a",
+            km.survival(at: 7) * 100, km.survival(at: 30) * 100, km.plateau * 100))
+        if stats {
+            context.stderr.writeLine(String(
+                format: "stats: %d rows in %.2f s, %.0f rows/s, peak RSS %.1f MB", log.rows, seconds,
+                Double(log.rows) / max(seconds, 1e-9), peak))
+        }
+    }
+}
