@@ -217,6 +217,17 @@ private func fitWeibull(_ data: GapData) throws(FittingError) -> FitResult {
     }
 
     let logScale = (moments(k).logSum - log(d)) / k
+    return weibullResult(data, shape: k, logScale: logScale, sumEventLogs: sumEventLogs, logs: logs,
+                         converged: converged, iterations: iterations)
+}
+
+/// The Weibull fit at shape `k` and scale e^`logScale`, the profile likelihood's maximum, with its
+/// standard errors.
+private func weibullResult(
+    _ data: GapData, shape k: Double, logScale: Double, sumEventLogs: Double, logs: [Double], converged: Bool,
+    iterations: Int
+) -> FitResult {
+    let d = data.d
     let scale = exp(logScale)
     let logLikelihood = d * log(k) - d * k * logScale + (k - 1) * sumEventLogs - d
 

@@ -198,23 +198,7 @@ extension JSONFieldReader {
             guard let shape, let scale, let unit else { return nil }
             return .weibull(shape: shape, scale: scale, unit: unit)
         case "lognormal":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
-            let both = o["mu"] != nil && o["median"] != nil
-            if both { fail(path, "give either mu or median, not both") }
-            let mu: Double?
-            if both {
-                mu = nil
-            } else if o["median"] != nil {
-                mu = field(o, "median", Self.number(.within(1e-20...1e6))).map { log($0) }
-            } else {
-                mu = field(o, "mu", Self.number(.within(-50...50)))
-            }
-            let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
-            guard let mu, let sigma, let unit else { return nil }
-            return .lognormal(mu: mu, sigma: sigma, unit: unit)
+            return lognormal(json, at: path)
         case "bgnbd":
             guard let o = object(json, at: path) else { return nil }
             defer { self.finish(o) }
@@ -255,6 +239,27 @@ extension JSONFieldReader {
                  "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
             return nil
         }
+    }
+
+    mutating func lognormal(_ json: JSON, at path: String) -> ReturnProcess? {
+        let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        _ = o["distribution"]
+        let both = o["mu"] != nil && o["median"] != nil
+        if both { fail(path, "give either mu or median, not both") }
+        let mu: Double?
+        if both {
+            mu = nil
+        } else if o["median"] != nil {
+            mu = field(o, "median", Self.number(.within(1e-20...1e6))).map { log($0) }
+        } else {
+            mu = field(o, "mu", Self.number(.within(-50...50)))
+        }
+        let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
+        let unit = field(o, "unit", default: GapUnit.days, units)
+        guard let mu, let sigma, let unit else { return nil }
+        return .lognormal(mu: mu, sigma: sigma, unit: unit)
     }
 
     mutating func response(_ json: JSON, at path: String) -> ResponseModel? {
