@@ -32,16 +32,22 @@ let package = Package(
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
 
-        .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine"]),
+        // Helpers shared by the test targets: a seeded generator, a process launcher, an SVG checker.
+        .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport"),
+        .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
-        .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport"]),
+        .testTarget(
+            name: "ReportingTests", dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport"]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,6 +34,11 @@ public struct StoredRun: Sendable {
     public let id: Int64
     public let record: RunRecord
 
+    public init(id: Int64, record: RunRecord) {
+        self.id = id
+        self.record = record
+    }
+
     public var results: RunResults { record.results }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import ReminderSimTestSupport
 import XCTest
 
 /// `--db` pointing somewhere a database cannot be: exit 74 (66 for a database that is simply not

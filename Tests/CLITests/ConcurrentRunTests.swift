@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import ReminderSimTestSupport
 import XCTest
 
 /// Several `run` processes writing to one database at the same time.

@@ -1,5 +1,6 @@
 import Foundation
 import ReminderSimCLI
+import ReminderSimTestSupport
 import XCTest
 
 /// `--help`, `help <subcommand>` and `--version`: exit 0, text on stdout, nothing on stderr.
@@ -8,7 +9,7 @@ final class HelpAndVersionTests: RemindersimTestCase {
 
     func testRootHelpListsEverySubcommand() throws {
         for flag in ["--help", "-h"] {
-            let result = try remindersim(flag)
+            let result = inProcess(flag)
             assertExit(result, 0)
             XCTAssertEqual(result.stderr, "", "\(flag) wrote to stderr")
             assertNoEscapes(result)
@@ -23,13 +24,13 @@ final class HelpAndVersionTests: RemindersimTestCase {
     }
 
     func testEverySubcommandHasHelp() throws {
-        let root = try remindersim("--help")
+        let root = inProcess("--help")
         assertExit(root, 0)
         // The three required ones, plus any the help lists that this test does not know yet.
         let names = Self.subcommands + Self.listedSubcommands(root.stdout).filter { !Self.subcommands.contains($0) }
         for name in names {
             for flag in ["--help", "-h"] {
-                let result = try remindersim(name, flag)
+                let result = inProcess(name, flag)
                 assertExit(result, 0)
                 XCTAssertEqual(result.stderr, "", "\(name) \(flag) wrote to stderr")
                 XCTAssertTrue(result.stdout.hasPrefix("OVERVIEW: "), result.description)
@@ -37,26 +38,26 @@ final class HelpAndVersionTests: RemindersimTestCase {
                 assertContains(result.stdout, "-h, --help")
             }
             // `help <name>` is the same text.
-            let viaHelp = try remindersim("help", name)
+            let viaHelp = inProcess("help", name)
             assertExit(viaHelp, 0)
-            XCTAssertEqual(viaHelp.stdout, try remindersim(name, "--help").stdout, "'help \(name)' differs from '\(name) --help'")
+            XCTAssertEqual(viaHelp.stdout, inProcess(name, "--help").stdout, "'help \(name)' differs from '\(name) --help'")
         }
     }
 
     func testSubcommandHelpDescribesItsArguments() throws {
-        let run = try remindersim("run", "--help")
+        let run = inProcess("run", "--help")
         for option in ["[<scenario>]", "--users <n>", "--days <n>", "--seed <n>", "--threads <n>"] {
             assertContains(run.stdout, option, "run --help")
         }
-        let validate = try remindersim("validate", "--help")
+        let validate = inProcess("validate", "--help")
         assertContains(validate.stdout, "<scenario>", "validate --help")
-        let scenario = try remindersim("scenario", "--help")
+        let scenario = inProcess("scenario", "--help")
         assertContains(scenario.stdout, "JSON", "scenario --help")
     }
 
     func testHelpWinsOverOtherwiseInvalidArguments() throws {
         // Asking for help must work even when the rest of the line would be a usage error.
-        let result = try remindersim("run", "--users", "0", "--help")
+        let result = inProcess("run", "--users", "0", "--help")
         assertExit(result, 0)
         XCTAssertEqual(result.stderr, "")
         assertContains(result.stdout, "USAGE: remindersim run")

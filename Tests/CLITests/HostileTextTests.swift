@@ -1,6 +1,7 @@
 import Foundation
 import Rendering
 import Storage
+import ReminderSimTestSupport
 import XCTest
 
 /// User text that tries to break SQL, CSV, Markdown, spreadsheets and paths goes through untouched
@@ -138,7 +139,7 @@ final class HostileTextTests: RemindersimTestCase {
         let svgs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }
         for name in svgs {
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
-            if let problem = XMLCheck.svgProblem(data) { XCTFail("\(name): \(problem)") }
+            if let problem = SVGInspection.svgProblem(data) { XCTFail("\(name): \(problem)") }
             XCTAssertNil(String(decoding: data, as: UTF8.self).range(of: "<script", options: .caseInsensitive),
                          "\(name) holds a raw <script")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Recorded logs from a user's point of view: import, fit, and scenarios built on them.

@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// `remindersim run` on the built-in scenario, as a user sees it.

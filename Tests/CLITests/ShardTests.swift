@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Split runs merged back must be the whole run, to the byte.
@@ -77,22 +78,18 @@ final class ShardTests: RemindersimTestCase {
     func testTheLocalShardingScriptRuns() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/sharded-local.sh").path
+        let scriptPath = root.appendingPathComponent("scripts/sharded-local.sh").path
         let scenario = root.appendingPathComponent("Datasets/default-scenario.json").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script, scenario, "out"]
-        process.currentDirectoryURL = workDirectory
-        var environment = ProcessInfo.processInfo.environment
+        var environment = self.environment([:])
         environment["REMINDERSIM"] = try RemindersimExecutable.located.get().path
         environment["SHARDS"] = "3"
         environment["PARALLEL"] = "2"
         environment["USERS"] = "900"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let script = try ChildProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: [scriptPath, scenario, "out"],
+            environment: environment, directory: workDirectory, spool: spoolDirectory)
+        let done = try XCTUnwrap(script.wait(timeout: Self.defaultTimeout), "the sharding script did not finish")
+        XCTAssertEqual(done.status, 0, done.description)
         let whole = try remindersim("run", scenario, "--users", "900", "--db", "whole.sqlite", "--out", "whole")
         assertExit(whole, 0)
         let merged = try files(in: workDirectory.appendingPathComponent("out/default-1"))

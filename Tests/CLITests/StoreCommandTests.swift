@@ -1,6 +1,7 @@
 import Foundation
 import Rendering
 import Storage
+import ReminderSimTestSupport
 import XCTest
 
 #if canImport(FoundationXML)
@@ -109,7 +110,7 @@ final class StoreCommandTests: RemindersimTestCase {
 
         // Charts, when there are any, are well-formed SVG, and every image the report shows exists.
         for (name, data) in after where name.hasSuffix(".svg") {
-            if let problem = XMLCheck.svgProblem(data) { XCTFail("Reports/default-1/\(name): \(problem)") }
+            if let problem = SVGInspection.svgProblem(data) { XCTFail("Reports/default-1/\(name): \(problem)") }
         }
         let images = markdown.components(separatedBy: "\n").compactMap { line -> String? in
             guard line.hasPrefix("!["), let open = line.range(of: "]("), line.hasSuffix(")") else { return nil }

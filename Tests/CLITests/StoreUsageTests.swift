@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Malformed command lines of the stored-run commands: exit 64, a message and a hint, nothing touched.

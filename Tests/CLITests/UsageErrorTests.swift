@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Malformed command lines: exit 64, a message naming what is wrong, a hint pointing at the help.
@@ -35,7 +36,7 @@ final class UsageErrorTests: RemindersimTestCase {
 
     func testUsageErrors() throws {
         for usage in Self.cases {
-            let result = try remindersim(arguments: usage.arguments)
+            let result = inProcess(arguments: usage.arguments)
             assertExit(result, 64)
             XCTAssertEqual(result.stdout, "", "usage error wrote to stdout:\n\(result)")
             assertNoEscapes(result)
@@ -54,7 +55,7 @@ final class UsageErrorTests: RemindersimTestCase {
     func testHintsPointAtWorkingHelp() throws {
         for helpFor in Set(Self.cases.map(\.helpFor)) {
             let words = helpFor.split(separator: " ").dropFirst().map(String.init)
-            let result = try remindersim(arguments: words + ["--help"])
+            let result = inProcess(arguments: words + ["--help"])
             assertExit(result, 0)
             assertContains(result.stdout, "USAGE: \(helpFor)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ReminderEngine
+import ReminderSimTestSupport
 import XCTest
 
 /// A generator that replays given values, so random choices in tests are exact.
@@ -9,18 +10,6 @@ struct ScriptedGenerator: RandomNumberGenerator {
     mutating func next() -> UInt64 {
         defer { position += 1 }
         return values[position % values.count]
-    }
-}
-
-/// SplitMix64, a tiny seeded source for tests that need many draws.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -104,7 +93,7 @@ final class ConfigurationTests: XCTestCase {
 }
 
 final class SchedulingTests: XCTestCase {
-    var rng = SplitMix(state: 1)
+    var rng = TestRandom(seed: 1)
 
     func testDelayIsThePeriodTimesTheUnitWithNoCalendar() throws {
         for (unit, length) in [(PeriodUnit.days, day), (.hours, hour), (.minutes, minute), (.seconds, 1.0)] {
@@ -245,7 +234,7 @@ final class SchedulingTests: XCTestCase {
 }
 
 final class MessageChoiceTests: XCTestCase {
-    var rng = SplitMix(state: 7)
+    var rng = TestRandom(seed: 7)
 
     func testSequentialStartsAtZeroAndStoresNext() throws {
         let r = try reminder()
@@ -292,7 +281,7 @@ final class MessageChoiceTests: XCTestCase {
     func testRandomChoiceIsUniformAndReproducible() throws {
         let r = try reminder(random: true)
         func draws(seed: UInt64) -> [Int] {
-            var g = SplitMix(state: seed)
+            var g = TestRandom(seed: seed)
             var s = ReminderState()
             return (0..<30_000).map { i in
                 r.enteredBackground(at: Double(i), state: &s, random: &g)
@@ -338,7 +327,7 @@ final class WorkedExampleTests: XCTestCase {
     /// ENGINES.md §1 worked example, documented mode, step by step.
     func testWorkedExample() throws {
         let r = try reminder(["A", "B", "C"], [1, 3])
-        var rng = SplitMix(state: 3)
+        var rng = TestRandom(seed: 3)
         var s = ReminderState()
         let d0 = 0.0
 
@@ -377,7 +366,7 @@ final class WorkedExampleTests: XCTestCase {
                     "Hey - This potion's really odd. Come and See", "Your Village miss you",
                     "Did you know our new features?",
                 ], timePeriods: [7, 10], appDomain: "com.mydomain.appName"))
-        var rng = SplitMix(state: 5)
+        var rng = TestRandom(seed: 5)
         var s = ReminderState()
         r.becameActive(at: 0, state: &s)
         r.enteredBackground(at: 100, state: &s, random: &rng)
@@ -391,7 +380,7 @@ final class WorkedExampleTests: XCTestCase {
     }
 
     func testNewUserFirstNotificationPeriodIndexByMode() throws {
-        var rng = SplitMix(state: 9)
+        var rng = TestRandom(seed: 9)
         let documented = try reminder(["a"], [7, 10])
         var s = ReminderState()
         documented.becameActive(at: 0, state: &s)
@@ -411,7 +400,7 @@ final class WorkedExampleTests: XCTestCase {
 final class PersistenceTests: XCTestCase {
     func testStateSurvivesACodableRoundTripMidSequence() throws {
         let r = try reminder(["A", "B", "C"], [1, 3], random: false)
-        var rng = SplitMix(state: 21)
+        var rng = TestRandom(seed: 21)
         func step(_ s: inout ReminderState, _ k: Int) -> PendingNotification {
             let t = Double(k) * 5 * day
             r.becameActive(at: t, state: &s)

@@ -1,4 +1,5 @@
 import Rendering
+import ReminderSimTestSupport
 import XCTest
 
 final class CSVTests: XCTestCase {
@@ -81,7 +82,7 @@ final class CSVTests: XCTestCase {
     }
 
     func testDecimalsReadBackExactlyForRandomBitPatterns() {
-        var random = SplitMix(seed: 7)
+        var random = TestRandom(seed: 7)
         var checked = 0
         while checked < 3000 {
             let value = Double(bitPattern: random.next())
@@ -120,7 +121,7 @@ final class CSVTests: XCTestCase {
     }
 
     func testRandomTablesRoundTrip() throws {
-        var random = SplitMix(seed: 2024)
+        var random = TestRandom(seed: 2024)
         let pieces = ["a", "Z", " ", ",", "\"", "\r", "\n", "\r\n", "=", "+", "-", "@", "\t", "'", "é", "😀", "👩‍💻", "日"]
         for _ in 0..<200 {
             let columns = Int(random.next() % 6) + 1
@@ -160,19 +161,3 @@ final class CSVTests: XCTestCase {
     }
 }
 
-/// A small fixed-seed generator so "random" tests check the same cases on every run.
-struct SplitMix {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import Rendering
+import ReminderSimTestSupport
 import XCTest
 
 final class ChartTests: XCTestCase {

@@ -1,4 +1,5 @@
 import Rendering
+import ReminderSimTestSupport
 import XCTest
 
 final class TickScaleTests: XCTestCase {
@@ -48,7 +49,7 @@ final class TickScaleTests: XCTestCase {
     }
 
     func testStepsAreOneTwoFiveAndCoverTheRange() {
-        var random = SplitMix(seed: 11)
+        var random = TestRandom(seed: 11)
         for _ in 0..<2000 {
             let magnitude = pow(10, Double(Int(random.next() % 24)) - 12)
             let a = (Double(random.next() % 2_000_001) / 1_000_000 - 1) * magnitude

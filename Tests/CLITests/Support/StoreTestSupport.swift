@@ -3,11 +3,8 @@ import Foundation
 import Rendering
 import Simulation
 import Storage
+import ReminderSimTestSupport
 import XCTest
-
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -15,128 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A `remindersim` process started in the background, so a test can kill it or run several at once.
-final class BackgroundRun {
-    let arguments: [String]
-    let process: Process
-    /// When `run()` returned, on the uptime clock.
-    let started: DispatchTime
-    private let finished = DispatchSemaphore(value: 0)
-    private let stdoutURL: URL
-    private let stderrURL: URL
-    private var handles: [FileHandle]
-    private var result: CommandResult?
-
-    fileprivate init(executable: URL, arguments: [String], environment: [String: String], directory: URL,
-                     spool: URL) throws {
-        self.arguments = arguments
-        let tag = UUID().uuidString
-        stdoutURL = spool.appendingPathComponent("\(tag).stdout")
-        stderrURL = spool.appendingPathComponent("\(tag).stderr")
-        try Data().write(to: stdoutURL)
-        try Data().write(to: stderrURL)
-        let out = try FileHandle(forWritingTo: stdoutURL)
-        let err = try FileHandle(forWritingTo: stderrURL)
-        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
-        handles = [out, err, input]
-
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = directory
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        let finished = self.finished
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-        started = .now()
-    }
-
-    /// Seconds since the process was started.
-    var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
-
-    /// Sends SIGKILL if the process is still running; true when the signal was sent to a live process.
-    @discardableResult
-    func killNow() -> Bool {
-        guard process.isRunning else { return false }
-        return kill(process.processIdentifier, SIGKILL) == 0
-    }
-
-    /// Waits for the process to end; nil (after killing it) if it takes longer than `timeout`.
-    func wait(timeout: TimeInterval) -> CommandResult? {
-        if let result { return result }
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            _ = finished.wait(timeout: .now() + 10)
-            return nil
-        }
-        // Foundation may call the termination handler a moment before `terminationReason` is final.
-        while process.isRunning { usleep(1000) }
-        for handle in handles { try? handle.close() }
-        handles = []
-        let result = CommandResult(
-            arguments: arguments, status: process.terminationStatus,
-            crashed: process.terminationReason == .uncaughtSignal,
-            stdout: String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self),
-            stderr: String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self))
-        self.result = result
-        return result
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a test's "random" choices are the same on every run.
-struct TestRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func bytes(_ count: Int) -> Data {
-        Data((0..<count).map { _ in UInt8(truncatingIfNeeded: next()) })
-    }
-}
-
 extension RemindersimTestCase {
-    /// Starts `remindersim` in the working directory without waiting for it, with the same
-    /// environment `remindersim(...)` uses.
-    func startRemindersim(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> BackgroundRun {
-        let executable: URL
-        switch RemindersimExecutable.located {
-        case let .success(url):
-            executable = url
-        case let .failure(error):
-            XCTFail(error.description, file: file, line: line)
-            throw NotRun(reason: "the executable was not found")
-        }
-        // Beside the working directory, inside the folder the test case removes afterwards.
-        let spool = workDirectory.deletingLastPathComponent().appendingPathComponent("background", isDirectory: true)
-        try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
-        let inherited = ProcessInfo.processInfo.environment
-        var environment = [
-            "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
-            "HOME": workDirectory.path,
-            "LANG": "C.UTF-8",
-            "NO_COLOR": "1",
-        ]
-        for key in ["LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH"] {
-            if let value = inherited[key] { environment[key] = value }
-        }
-        return try BackgroundRun(executable: executable, arguments: arguments, environment: environment,
-                                 directory: workDirectory, spool: spool)
-    }
-
     /// `name` inside the working directory.
     func workPath(_ name: String) -> String { workDirectory.appendingPathComponent(name).path }
 
@@ -315,31 +191,5 @@ enum MarkdownCheck {
                                file: file, line: line)
             }
         }
-    }
-}
-
-/// XML well-formedness, for the report's SVG charts.
-enum XMLCheck {
-    final class Delegate: NSObject, XMLParserDelegate {
-        var error: Error?
-        var root: String?
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                    qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]) {
-            if root == nil { root = elementName }
-        }
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) { error = parseError }
-    }
-
-    /// nil when `data` is well-formed XML whose root element is `svg`; otherwise why not.
-    static func svgProblem(_ data: Data) -> String? {
-        let parser = XMLParser(data: data)
-        let delegate = Delegate()
-        parser.delegate = delegate
-        let ok = parser.parse()
-        if !ok || delegate.error != nil {
-            return "not well-formed XML: \(String(describing: delegate.error ?? parser.parserError)) at line \(parser.lineNumber)"
-        }
-        if delegate.root != "svg" { return "root element is \(delegate.root ?? "none"), not svg" }
-        return nil
     }
 }

@@ -13,18 +13,18 @@ import Darwin
 /// The tests must exercise the binary built alongside them, not some older copy, so the products
 /// directory of the running test bundle (which follows `--scratch-path`) is searched first and the
 /// package's default `.build/debug` only after it.
-enum RemindersimExecutable {
-    static let name = "remindersim"
+public enum RemindersimExecutable {
+    public static let name = "remindersim"
     /// Set to a path to test a particular binary (for example an installed or release build).
-    static let overrideVariable = "REMINDERSIM_EXECUTABLE"
+    public static let overrideVariable = "REMINDERSIM_EXECUTABLE"
 
     /// The binary, or why none was found (every place looked at, so a failure explains itself).
-    static let located: Result<URL, LocateError> = locate()
+    public static let located: Result<URL, LocateError> = locate()
 
-    struct LocateError: Error, CustomStringConvertible {
-        let searched: [String]
+    public struct LocateError: Error, CustomStringConvertible {
+        public let searched: [String]
 
-        var description: String {
+        public var description: String {
             """
             cannot find the built '\(RemindersimExecutable.name)' executable. Looked in:
             \(searched.map { "  - " + $0 }.joined(separator: "\n"))
@@ -104,57 +104,17 @@ enum RemindersimExecutable {
     }
 }
 
-/// What one run of the executable did.
-struct CommandResult: CustomStringConvertible {
-    let arguments: [String]
-    /// The exit status, or the signal number when `crashed`.
-    let status: Int32
-    /// True when the process was killed by a signal instead of exiting.
-    let crashed: Bool
-    let stdout: String
-    let stderr: String
-
-    var stdoutLines: [String] { lines(stdout) }
-    var stderrLines: [String] { lines(stderr) }
-
-    private func lines(_ text: String) -> [String] {
-        var lines = text.components(separatedBy: "\n")
-        if lines.last == "" { lines.removeLast() }
-        return lines
-    }
-
-    var description: String {
-        let how = crashed ? "killed by signal \(status)" : "exit \(status)"
-        return """
-            remindersim \(arguments.joined(separator: " ")) → \(how)
-            --- stdout ---
-            \(stdout.count > 4000 ? String(stdout.prefix(4000)) + "…" : stdout)
-            --- stderr ---
-            \(stderr.count > 4000 ? String(stderr.prefix(4000)) + "…" : stderr)
-            """
-    }
-}
-
-/// Where the child's standard output goes.
-enum StandardOutputTarget {
-    /// Captured into `CommandResult.stdout`.
-    case captured
-    /// An existing file or device, such as `/dev/full`; `CommandResult.stdout` is then empty.
-    case path(String)
-}
-
 /// A test case that runs the built executable in a fresh, private working directory.
-class RemindersimTestCase: XCTestCase {
+open class RemindersimTestCase: XCTestCase {
     /// The working directory of every run of this test; removed afterwards.
-    private(set) var workDirectory: URL!
+    public private(set) var workDirectory: URL!
     /// Where captured output is spooled, outside the working directory so it never shows in it.
-    private var spoolDirectory: URL!
-    private var runCount = 0
+    public private(set) var spoolDirectory: URL!
 
     /// Generous for a debug build on a slow machine; the runs themselves take well under a second.
-    static let defaultTimeout: TimeInterval = 60
+    public static let defaultTimeout: TimeInterval = 60
 
-    override func setUpWithError() throws {
+    override open func setUpWithError() throws {
         try super.setUpWithError()
         let base = FileManager.default.temporaryDirectory
             .appendingPathComponent("remindersim-cli-\(UUID().uuidString)", isDirectory: true)
@@ -164,7 +124,7 @@ class RemindersimTestCase: XCTestCase {
         try FileManager.default.createDirectory(at: spoolDirectory, withIntermediateDirectories: true)
     }
 
-    override func tearDownWithError() throws {
+    override open func tearDownWithError() throws {
         if let base = workDirectory?.deletingLastPathComponent() {
             // Undo any permission experiments so the folder can always be removed.
             if let items = FileManager.default.enumerator(atPath: base.path) {
@@ -179,12 +139,12 @@ class RemindersimTestCase: XCTestCase {
 
     /// Writes `text` to `name` in the working directory and returns its URL.
     @discardableResult
-    func writeFile(_ name: String, _ text: String) throws -> URL {
+    public func writeFile(_ name: String, _ text: String) throws -> URL {
         try writeFile(name, Data(text.utf8))
     }
 
     @discardableResult
-    func writeFile(_ name: String, _ data: Data) throws -> URL {
+    public func writeFile(_ name: String, _ data: Data) throws -> URL {
         let url = workDirectory.appendingPathComponent(name)
         try data.write(to: url)
         return url
@@ -196,7 +156,7 @@ class RemindersimTestCase: XCTestCase {
     /// here (no terminal, no colour); stdout and stderr are spooled to files so that no amount of
     /// output can block the child. Fails the test, and throws, if the binary is missing or the run
     /// exceeds `timeout`.
-    func remindersim(
+    public func remindersim(
         _ arguments: String...,
         stdin: String? = nil,
         stdout target: StandardOutputTarget = .captured,
@@ -208,7 +168,7 @@ class RemindersimTestCase: XCTestCase {
                         timeout: timeout, file: file, line: line)
     }
 
-    func remindersim(
+    public func remindersim(
         arguments: [String],
         stdin: String? = nil,
         stdout target: StandardOutputTarget = .captured,
@@ -216,38 +176,27 @@ class RemindersimTestCase: XCTestCase {
         timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> CommandResult {
-        let executable: URL
-        switch RemindersimExecutable.located {
-        case let .success(url):
-            executable = url
-        case let .failure(error):
-            XCTFail(error.description, file: file, line: line)
-            throw NotRun(reason: "the executable was not found")
+        let executable = try executableURL(file: file, line: line)
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: environment(extra), directory: workDirectory,
+            spool: spoolDirectory, stdin: stdin, stdout: target)
+        guard let result = child.wait(timeout: timeout) else {
+            XCTFail("remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s",
+                    file: file, line: line)
+            throw NotRun(reason: "it timed out")
         }
+        return result
+    }
 
-        runCount += 1
-        let stdoutURL = spoolDirectory.appendingPathComponent("\(runCount).stdout")
-        let stderrURL = spoolDirectory.appendingPathComponent("\(runCount).stderr")
-        let stdinURL = spoolDirectory.appendingPathComponent("\(runCount).stdin")
-        try Data().write(to: stdoutURL)
-        try Data().write(to: stderrURL)
-        try Data((stdin ?? "").utf8).write(to: stdinURL)
+    /// Starts `remindersim` in the working directory without waiting for it, with the same
+    /// environment `remindersim(...)` uses.
+    public func startRemindersim(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ChildProcess {
+        try ChildProcess(executable: try executableURL(file: file, line: line), arguments: arguments,
+                         environment: environment([:]), directory: workDirectory, spool: spoolDirectory)
+    }
 
-        let stdoutHandle: FileHandle
-        switch target {
-        case .captured: stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
-        case let .path(path): stdoutHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        }
-        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
-        let stdinHandle = stdin == nil
-            ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
-            : try FileHandle(forReadingFrom: stdinURL)
-        defer {
-            try? stdoutHandle.close()
-            try? stderrHandle.close()
-            try? stdinHandle.close()
-        }
-
+    /// The environment of every run: only what is set here (no terminal, no colour), and `extra`.
+    public func environment(_ extra: [String: String]) -> [String: String] {
         let inherited = ProcessInfo.processInfo.environment
         var environment = [
             "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
@@ -260,65 +209,48 @@ class RemindersimTestCase: XCTestCase {
             if let value = inherited[key] { environment[key] = value }
         }
         environment.merge(extra) { $1 }
+        return environment
+    }
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = workDirectory
-        process.standardInput = stdinHandle
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
-
-        if finished.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            if finished.wait(timeout: .now() + 5) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                _ = finished.wait(timeout: .now() + 5)
-            }
-            let message = "remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s"
-            XCTFail(message, file: file, line: line)
-            throw NotRun(reason: "it timed out")
+    /// The built binary; fails the test when it is missing.
+    public func executableURL(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        switch RemindersimExecutable.located {
+        case let .success(url):
+            return url
+        case let .failure(error):
+            XCTFail(error.description, file: file, line: line)
+            throw NotRun(reason: "the executable was not found")
         }
-
-        let output = String(decoding: (try? Data(contentsOf: stdoutURL)) ?? Data(), as: UTF8.self)
-        let errors = String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self)
-        return CommandResult(
-            arguments: arguments, status: process.terminationStatus,
-            crashed: process.terminationReason == .uncaughtSignal, stdout: output, stderr: errors)
     }
 
     /// Ends a test whose run could not happen or finish; the reason was already reported with XCTFail.
-    struct NotRun: Error, CustomStringConvertible {
-        let reason: String
-        var description: String { "remindersim did not run to completion: \(reason) (see the failure above)" }
+    public struct NotRun: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { "remindersim did not run to completion: \(reason) (see the failure above)" }
     }
 
     // MARK: Assertions
 
     /// Checks the exit status, showing the whole run when it is wrong.
-    func assertExit(_ result: CommandResult, _ expected: Int32, file: StaticString = #filePath, line: UInt = #line) {
+    public func assertExit(_ result: CommandResult, _ expected: Int32, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertFalse(result.crashed, "crashed:\n\(result)", file: file, line: line)
         XCTAssertEqual(result.status, expected, "wrong exit status:\n\(result)", file: file, line: line)
     }
 
     /// Neither stream holds an escape sequence: output that is not a terminal gets no colour or redraws.
-    func assertNoEscapes(_ result: CommandResult, file: StaticString = #filePath, line: UInt = #line) {
+    public func assertNoEscapes(_ result: CommandResult, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertFalse(result.stdout.contains("\u{1B}"), "escape sequence in stdout:\n\(result)", file: file, line: line)
         XCTAssertFalse(result.stderr.contains("\u{1B}"), "escape sequence in stderr:\n\(result)", file: file, line: line)
         XCTAssertFalse(result.stderr.contains("\r"), "carriage return in stderr:\n\(result)", file: file, line: line)
     }
 
-    func assertContains(_ text: String, _ fragment: String, _ what: String = "output",
+    public func assertContains(_ text: String, _ fragment: String, _ what: String = "output",
                         file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(text.contains(fragment), "\(what) lacks \"\(fragment)\":\n\(text)", file: file, line: line)
     }
 
     /// The default scenario, as `remindersim scenario` prints it, parsed with Foundation.
-    func defaultScenario(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    public func defaultScenario(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         let result = try remindersim("scenario", file: file, line: line)
         assertExit(result, 0, file: file, line: line)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))

@@ -1,0 +1,96 @@
+import Foundation
+import ReminderSimTestSupport
+import Reporting
+import Simulation
+import Storage
+import XCTest
+
+/// Number formats and the terminal's text.
+final class TextTests: XCTestCase {
+    func testGroupingPutsCommasEveryThreeDigits() {
+        XCTAssertEqual(Text.group(0), "0")
+        XCTAssertEqual(Text.group(999), "999")
+        XCTAssertEqual(Text.group(1_000), "1,000")
+        XCTAssertEqual(Text.group(-1_234_567), "-1,234,567")
+        XCTAssertEqual(Text.group(Int64.min), "-9,223,372,036,854,775,808")
+    }
+
+    func testPercentShowsTheWilsonIntervalOrNA() {
+        XCTAssertEqual(Text.percent(Proportion(0, of: 0)), "n/a")
+        // 1 of 4: Wilson 95% interval (Wilson 1927) is [0.0456, 0.6994].
+        XCTAssertEqual(Text.percent(Proportion(1, of: 4)), "25.0% [4.6, 69.9]")
+        XCTAssertEqual(Text.percent(Proportion(1, of: 4), withInterval: false), "25.0%")
+    }
+
+    func testSignedEstimatesAndPoints() {
+        XCTAssertEqual(Text.signed(Estimate(value: 0.1234, low: -0.01, high: 0.25), digits: 3), "+0.123 [-0.010, 0.250]")
+        XCTAssertEqual(Text.signed(nil, digits: 2), "n/a")
+        XCTAssertEqual(Text.points(Estimate(value: 0.012, low: 0.005, high: 0.019)), "+1.20 pp [0.50, 1.90]")
+    }
+
+    func testPrintableEscapesControlsAndCutsLongText() {
+        XCTAssertEqual(TerminalText.printable("a\tb\nc\u{1B}[31m"), "a\\tb\\nc\\u{1b}[31m")
+        XCTAssertEqual(TerminalText.printable("bidi \u{202E}x"), "bidi \\u{202e}x")
+        let long = TerminalText.printable(String(repeating: "x", count: 100), limit: 10)
+        XCTAssertEqual(long, String(repeating: "x", count: 9) + "…")
+    }
+
+    func testTablesAlignColumns() {
+        let text = TerminalText.table([["name", "n"], ["a", "1,000"], ["longer", "7"]], rightAligned: [1])
+        XCTAssertEqual(text, "name        n\na       1,000\nlonger      7\n")
+    }
+}
+
+/// Reports rendered from results made by hand.
+final class RunReportTests: XCTestCase {
+    func scenario() -> Scenario {
+        var s = Scenario.builtInDefault
+        s.users = 1_000
+        s.horizonDays = 35
+        s.response.messageWeights = [:]
+        s.configurations = [
+            ConfigurationSpec(label: "slow", reminders: [ReminderSpec(messages: ["A", "B"], timePeriods: [7])],
+                              cronRules: ["1 1"]),
+            ConfigurationSpec(label: "fast | piped", reminders: [ReminderSpec(messages: ["A"], timePeriods: [1, 3])]),
+        ]
+        return s
+    }
+
+    func run() -> StoredRun {
+        let s = scenario()
+        let results = RunResults(scenario: s, tallies: HandMadeTallies.tallies(for: s))
+        return StoredRun(id: 7, record: RunRecord(results: results, toolVersion: "test", createdAt: "", wallSeconds: 1,
+                                                  threads: 1))
+    }
+
+    func testResultsKeepTheHoldoutApartAndRankByLift() {
+        let results = run().results
+        XCTAssertTrue(results.holdout.isHoldout)
+        XCTAssertNil(results.holdout.metrics.opensLiftPerUser)
+        XCTAssertEqual(results.configurations.map(\.label), ["slow", "fast | piped"])
+        XCTAssertEqual(results.configurations.map(\.index), [1, 2])
+        // The hand-made counts give configuration k a lift of 10·k opens: the later one ranks first.
+        XCTAssertEqual(results.rankedByOpensLift.map(\.label), ["fast | piped", "slow"])
+        XCTAssertEqual(results.sessions, 900 + 910 + 920)
+        XCTAssertEqual(results.configurations[1].periods.map(\.name), ["1 day", "3 days"])
+    }
+
+    func testMarkdownRanksEscapesAndNamesEveryTable() throws {
+        let text = MarkdownReport.render(run())
+        let ranking = try XCTUnwrap(text.range(of: "## Configurations against the holdout"))
+        let after = text[ranking.upperBound...]
+        let fast = try XCTUnwrap(after.range(of: "fast \\| piped"), "a pipe in a label is escaped in tables")
+        let slow = try XCTUnwrap(after.range(of: "| slow |"))
+        XCTAssertLessThan(fast.lowerBound, slow.lowerBound, "the larger lift ranks first")
+        XCTAssertTrue(text.contains("| Users | 1,000 |"), text)
+        for table in RunStore.exportedTables { XCTAssertTrue(text.contains("`\(table).csv`"), table) }
+    }
+
+    func testSummaryTextListsEachConfigurationOnce() {
+        let text = SummaryText.render(run().results, wallSeconds: 1.25, threads: 2)
+        XCTAssertTrue(text.contains("2 configurations and the holdout in 1.25 s (2,730 sessions, 2 threads)"), text)
+        XCTAssertEqual(text.components(separatedBy: "Configuration \"slow\"").count, 2)
+        XCTAssertEqual(text.components(separatedBy: "Configuration \"fast | piped\"").count, 2)
+        XCTAssertTrue(text.contains("cron rule"), "the configuration with a rule shows it")
+    }
+}
