@@ -1,4 +1,5 @@
 import Foundation
+import ReminderEngine
 import Reporting
 import Simulation
 
@@ -51,9 +52,16 @@ enum SummaryText {
         return out
     }
 
+    /// The engines' mode, with the released versions and the wiring in the original modes.
+    static func modeText(_ spec: ConfigurationSpec) -> String {
+        spec.mode.isOriginal
+            ? "\(spec.mode.rawValue) mode: \(spec.mode.releasedVersions), \(spec.effectiveWiring.rawValue) wiring"
+            : "\(spec.mode.rawValue) mode"
+    }
+
     /// One configuration's outcomes, messages, periods and cron rules.
     static func detail(_ spec: ConfigurationSpec, _ tally: Tally, _ m: ConfigurationMetrics, window: Double) -> String {
-        var out = "Configuration \"\(printable(spec.label))\" (\(spec.mode.rawValue) mode)\n"
+        var out = "Configuration \"\(printable(spec.label))\" (\(modeText(spec)))\n"
         out += "  notifications: \(group(m.scheduled)) scheduled, \(group(m.cancelled)) cancelled, "
             + "\(group(m.delivered)) delivered, \(group(m.foreground)) foreground, \(group(m.suppressed)) suppressed, "
             + "\(group(m.censored)) censored\n"

@@ -90,7 +90,7 @@ struct TraceText {
         let c = model.configurations[t.configurationIndex]
         var out = t.configurationIndex == 0
             ? "Holdout (no reminders)\n"
-            : "Configuration \"\(SummaryText.printable(c.spec.label))\" (\(c.spec.mode.rawValue) mode)\n"
+            : "Configuration \"\(SummaryText.printable(c.spec.label))\" (\(SummaryText.modeText(c.spec)))\n"
         var ran: [String] = [], skipped: [String] = []
         func flushCron() {
             guard !ran.isEmpty || !skipped.isEmpty else { return }
@@ -143,7 +143,8 @@ struct TraceText {
     func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {
         let reminder = c.spec.reminders[r]
         let text = SummaryText.printable(reminder.messages[n.messageIndex], limit: 32)
-        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(reminder.timePeriods[n.periodIndex]) \(reminder.unit.rawValue))"
+        let delay = SlotMetrics.periodText(c.spec.periodValue(reminder: r, index: n.periodIndex), reminder.unit)
+        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(delay))"
     }
 
     func describe(_ s: ReminderState, _ r: Int, _ c: CompiledConfiguration) -> String {
