@@ -92,6 +92,9 @@ struct TraceText {
             ? "Holdout (no reminders)\n"
             : "Configuration \"\(SummaryText.printable(c.spec.label))\" (\(SummaryText.modeText(c.spec)))\n"
         var ran: [String] = [], skipped: [String] = []
+        // Under the README wiring the check at a cold launch runs before the app configures the reminder.
+        let unconfiguredAtColdLaunch = c.spec.effectiveWiring == .readme
+        var coldOpen = false
         func flushCron() {
             guard !ran.isEmpty || !skipped.isEmpty else { return }
             out += "                    cron: block of \(ran.isEmpty ? "none" : ran.joined(separator: ", "))"
@@ -107,12 +110,14 @@ struct TraceText {
         for event in t.events {
             switch event {
             case let .open(at, cause, cold):
+                coldOpen = cold
                 line(at, "open (\(cause.rawValue)), \(cold ? "cold launch" : "resume")")
             case let .cronRule(index, matched):
                 let rule = "\"\(SummaryText.printable(c.spec.cronRules[index]))\""
                 if matched { ran.append(rule) } else { skipped.append(rule) }
             case let .reminderChecked(r, state):
-                line(nil, "reminder \(r) checked: \(describe(state, r, c))")
+                let how = coldOpen && unconfiguredAtColdLaunch ? " unconfigured (README wiring)" : ""
+                line(nil, "reminder \(r) checked\(how): \(describe(state, r, c))")
             case let .close(at):
                 line(at, "close")
             case let .scheduled(r, n, state):

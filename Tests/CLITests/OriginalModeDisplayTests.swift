@@ -55,5 +55,13 @@ final class OriginalModeDisplayTests: RemindersimTestCase {
             sawOneDay = trace.stdout.contains("(period 1: 1 day)")
         }
         XCTAssertTrue(sawOneDay, "no user of 20 wrapped back to index 0")
+
+        let readme = try remindersim("trace", "released.json", "--user", "0", "--config", "v102")
+        assertExit(readme, 0)
+        assertContains(readme.stdout, "(original mode: ACPReminder 1.0.2, Crontab-IOS 1.0 pod, readme wiring)")
+        assertContains(readme.stdout, "open (install), cold launch\n                    reminder 0 checked unconfigured (README wiring): ")
+        // Every open after a fire is a cold launch, which keeps the index: 7 days every time.
+        XCTAssertFalse(readme.stdout.contains("(period 2: 10 days)"), "a README-wired [7, 10] stays on 7 days")
+        assertContains(readme.stdout, "(period 1: 7 days)")
     }
 }
