@@ -14,26 +14,31 @@ let package = Package(
             path: "Sources/ReminderSimSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "ReminderEngine"),
-        .target(name: "CronEngine"),
-        .target(name: "Randomness"),
-        .target(name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"]),
-        .target(name: "Console"),
-        .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
-        .target(name: "Rendering"),
-        .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"]),
-        .target(name: "RecordedData"),
-        .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"]),
+        .target(name: "ReminderEngine", exclude: ["README.md"]),
+        .target(name: "CronEngine", exclude: ["README.md"]),
+        .target(name: "Randomness", exclude: ["README.md"]),
+        .target(
+            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
+            exclude: ["README.md"]),
+        .target(name: "Console", exclude: ["README.md"]),
+        .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"], exclude: ["README.md"]),
+        .target(name: "Rendering", exclude: ["README.md"]),
+        .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"]),
+        .target(name: "RecordedData", exclude: ["README.md"]),
+        .target(
+            name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"],
+            exclude: ["README.md"]),
         .target(
             name: "ReminderSimCLI",
             dependencies: [
                 "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData",
-            ]
+            ],
+            exclude: ["README.md"]
         ),
-        .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
+        .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"], exclude: ["README.md"]),
 
         // Helpers shared by the test targets: a seeded generator, a process launcher, an SVG checker.
-        .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport"),
+        .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport", exclude: ["README.md"]),
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),

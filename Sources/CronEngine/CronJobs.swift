@@ -12,7 +12,8 @@ public struct CronJobs {
         self.counters = counters
     }
 
-    /// Registers a rule; in documented mode a malformed rule is refused here.
+    /// Registers a rule; in documented mode a malformed rule is refused here. In original mode a rule
+    /// registered without a block runs its else-block at every launch, as the pod does.
     public mutating func add(
         _ rule: String, block: (() -> Void)? = nil, elseBlock: (() -> Void)? = nil
     ) throws(CronRuleError) {
@@ -24,7 +25,10 @@ public struct CronJobs {
     public mutating func launch(onDay day: Int) {
         counters.recordLaunch(onDay: day)
         for (rule, block) in zip(rules, blocks) {
-            (rule.matches(counters) ? block.matched : block.otherwise)?()
+            // The pod decides `shouldExecute` only for a rule that has a block: without one, its
+            // else-block runs at every launch.
+            let runs = mode == .original && block.matched == nil ? false : rule.matches(counters)
+            (runs ? block.matched : block.otherwise)?()
         }
     }
 }

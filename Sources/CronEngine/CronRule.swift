@@ -33,7 +33,7 @@ public enum CronField: Equatable, Sendable {
 public enum CronRule: Equatable, Sendable {
     /// Never matches: the else-block runs at every launch.
     case never
-    /// A one-field rule on `totalLaunches`.
+    /// A one-field rule on `totalLaunches` (documented mode only: the released pod has none).
     case total(CronField)
     /// A two-field rule: `times` on `launchesToday`, `day` on `activeDays`.
     case daily(times: CronField, day: CronField)
@@ -109,24 +109,22 @@ public enum CronRule: Equatable, Sendable {
     // MARK: original mode
 
     static func parseOriginal(_ text: String) -> CronRule {
+        // The pod's parser has a two-field branch only: one field, three, or the empty string never match.
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 1:
-            let field = parts[0]
-            return .total(field == "*" ? .any : .equals(integerValue(field)))
-        case 2:
-            let times = parts[0], day = parts[1]
-            let dayNumber = integerValue(day)
-            // The v1.0 code takes the times field's divisor from the day field's number...
-            let timesField: CronField =
-                isEvery(times) ? (times == "*" ? .any : .multipleOf(dayNumber)) : .equals(integerValue(times))
-            // ...and the day field's divisor from the number read from its whole text, 0 for `*/7`.
-            let dayField: CronField =
-                isEvery(day) ? (day == "*" ? .any : .multipleOf(dayNumber)) : .equals(dayNumber)
-            return .daily(times: timesField, day: dayField)
-        default:
-            return .never
-        }
+        guard parts.count == 2 else { return .never }
+        let times = parts[0], day = parts[1]
+        let dayNumber = integerValue(day)
+        // The 1.0 code takes the times field's divisor from the day field's number...
+        let timesField: CronField =
+            isEvery(times) ? (times == "*" ? .any : .multipleOf(dayNumber)) : .equals(integerValue(times))
+        // ...and the day field's divisor from the number read from its whole text, 0 for `*/7`.
+        let dayField: CronField =
+            isEvery(day) ? (day == "*" ? .any : .multipleOf(dayNumber)) : .equals(dayNumber)
+        // Numbers are kept in an `NSUInteger`: a negative one wraps to at least 2^63, which equals no
+        // counter and divides none, so the rule can never match.
+        for case let .equals(n) in [timesField, dayField] where n < 0 { return .never }
+        for case let .multipleOf(n) in [timesField, dayField] where n < 0 { return .never }
+        return .daily(times: timesField, day: dayField)
     }
 
     private static func isEvery(_ field: Substring) -> Bool {

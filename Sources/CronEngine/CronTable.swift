@@ -2,7 +2,8 @@
 public enum CronMode: String, Codable, Sendable, CaseIterable {
     /// The README's grammar; a malformed rule is a configuration error.
     case documented
-    /// The v1.0 Objective-C parser, `*/N` divisor bugs included.
+    /// The released pod's parser (`class/CronTabCenter.m` at tag 1.0): two-field rules only, the
+    /// `*/N` divisor bugs included.
     case original
 }
 

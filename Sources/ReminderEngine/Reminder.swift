@@ -89,17 +89,36 @@ public struct Reminder: Sendable {
     @usableFromInline let messageCount: Int
     @usableFromInline let random: Bool
     @usableFromInline let circular: Bool
-    @usableFromInline let original: Bool
-    @usableFromInline let unitSeconds: Double
+    /// The released code also advances the period when nothing was pending (a new user's first open).
+    @usableFromInline let advancesWithNothingPending: Bool
+    /// The README wiring: a cold launch's check runs on the singleton's defaults.
+    @usableFromInline let unconfiguredAtColdLaunch: Bool
+    /// Under the README wiring, whether that check finds a notification tagged with this `appDomain`.
+    @usableFromInline let coldCheckSeesDomain: Bool
 
     public init(_ configuration: ReminderConfiguration) {
         self.configuration = configuration
-        periodSeconds = configuration.timePeriods.map { Double($0) * configuration.unit.seconds }
+        periodSeconds = configuration.timePeriods.indices.map {
+            Double(Reminder.periodValue(configuration.timePeriods, mode: configuration.mode, at: $0))
+                * configuration.unit.seconds
+        }
         messageCount = configuration.messages.count
         random = configuration.randomMessage
         circular = configuration.circularTimePeriod
-        original = configuration.mode == .original
-        unitSeconds = configuration.unit.seconds
+        advancesWithNothingPending = configuration.mode.isOriginal
+        unconfiguredAtColdLaunch = configuration.wiring == .readme
+        coldCheckSeesDomain = configuration.appDomain == ReminderConfiguration.defaultAppDomain
+    }
+
+    /// The delay, in units, of a notification scheduled at period index `index`: `timePeriods[index]`,
+    /// except at index 0 in ACPReminder 1.0.0, which returns 1 (`if(!index || …) return @(1)`).
+    public static func periodValue(_ timePeriods: [Int], mode: EngineMode, at index: Int) -> Int {
+        mode == .original100 && index == 0 ? 1 : timePeriods[index]
+    }
+
+    /// The delay, in `unit`s, this reminder uses at period index `index`.
+    public func periodValue(at index: Int) -> Int {
+        Reminder.periodValue(configuration.timePeriods, mode: configuration.mode, at: index)
     }
 
     /// The app goes to the background (the original's `createLocalNotification`): the pending
@@ -111,8 +130,8 @@ public struct Reminder: Sendable {
     ) -> NotificationEnd? {
         var ended: NotificationEnd?
         if let old = state.pending {
-            // The check when the app became active saw it pending, so a fire time already
-            // passed means it fired while the app was open.
+            // Still pending at the last check (or not found by it, under the README wiring), so a
+            // fire time already passed means it fired while the app was open.
             ended = old.fireTime > now ? .cancelled(old) : .firedInForeground(old)
         }
 
@@ -127,7 +146,6 @@ public struct Reminder: Sendable {
         if message >= messageCount || message < 0 { message = 0 }
         state.nextMessageIndex = message + 1
 
-        // v1.0 passes an object pointer where an index is expected and falls back to 1 unit.
         let delay = nextDelay(for: state)
         state.pending = PendingNotification(
             fireTime: now + delay, messageIndex: message, periodIndex: state.periodIndex)
@@ -135,10 +153,13 @@ public struct Reminder: Sendable {
     }
 
     /// The app becomes active (the original's `checkIfLocalNotificationHasBeenTriggered`).
+    /// `coldLaunch` says whether this open started a new process; it matters only under the README
+    /// wiring, where such a check runs before the app has configured the reminder.
     /// Returns the pending notification if it fired while the app was away.
     @inlinable
     @discardableResult
-    public func becameActive(at now: Double, state: inout ReminderState) -> NotificationEnd? {
+    public func becameActive(at now: Double, state: inout ReminderState, coldLaunch: Bool = false) -> NotificationEnd? {
+        if coldLaunch && unconfiguredAtColdLaunch { return unconfiguredCheck(at: now, state: &state) }
         if let pending = state.pending, pending.fireTime > now {
             state.lastCheckSawFire = false
             return nil
@@ -146,18 +167,38 @@ public struct Reminder: Sendable {
         state.lastCheckSawFire = true
         let fired = state.pending
         state.pending = nil
-        if fired != nil || original {
+        if fired != nil || advancesWithNothingPending {
             let next = state.periodIndex + 1
             state.periodIndex = circular ? next % periodSeconds.count : min(next, periodSeconds.count - 1)
         }
         return fired.map { .firedInBackground($0) }
     }
 
+    /// The check on a singleton that still has its defaults: domain `com.company.ACPReminder`, no
+    /// periods. It looks for the pending notification under the default domain only, and "advances"
+    /// over zero periods: `last + 1 >= 0` keeps the index of a non-circular reminder and wraps a
+    /// circular one to 0 (ENGINES.md; an app that also sets `circularTimePeriod` late would keep it).
+    @inlinable
+    func unconfiguredCheck(at now: Double, state: inout ReminderState) -> NotificationEnd? {
+        if coldCheckSeesDomain, let pending = state.pending, pending.fireTime > now {
+            state.lastCheckSawFire = false
+            return nil
+        }
+        state.lastCheckSawFire = true
+        if circular { state.periodIndex = 0 }
+        guard let pending = state.pending, pending.fireTime <= now else {
+            // Not found under the default domain but still scheduled: it stays until the next
+            // background replaces it.
+            return nil
+        }
+        state.pending = nil
+        return .firedInBackground(pending)
+    }
+
     /// The delay, in seconds, the next schedule would use from `state`.
     @inlinable
     public func nextDelay(for state: ReminderState) -> Double {
-        if original { return unitSeconds }
         // A state restored after the app shipped fewer periods keeps to the last one.
-        return periodSeconds[max(0, min(state.periodIndex, periodSeconds.count - 1))]
+        periodSeconds[max(0, min(state.periodIndex, periodSeconds.count - 1))]
     }
 }

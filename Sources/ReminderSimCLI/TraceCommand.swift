@@ -91,8 +91,11 @@ struct TraceText {
         let c = model.configurations[t.configurationIndex]
         var out = t.configurationIndex == 0
             ? "Holdout (no reminders)\n"
-            : "Configuration \"\(TerminalText.printable(c.spec.label))\" (\(c.spec.mode.rawValue) mode)\n"
+            : "Configuration \"\(TerminalText.printable(c.spec.label))\" (\(SummaryText.modeText(c.spec)))\n"
         var ran: [String] = [], skipped: [String] = []
+        // Under the README wiring the check at a cold launch runs before the app configures the reminder.
+        let unconfiguredAtColdLaunch = c.spec.effectiveWiring == .readme
+        var coldOpen = false
         func flushCron() {
             guard !ran.isEmpty || !skipped.isEmpty else { return }
             out += "                    cron: block of \(ran.isEmpty ? "none" : ran.joined(separator: ", "))"
@@ -108,12 +111,14 @@ struct TraceText {
         for event in t.events {
             switch event {
             case let .open(at, cause, cold):
+                coldOpen = cold
                 line(at, "open (\(cause.rawValue)), \(cold ? "cold launch" : "resume")")
             case let .cronRule(index, matched):
                 let rule = "\"\(TerminalText.printable(c.spec.cronRules[index]))\""
                 if matched { ran.append(rule) } else { skipped.append(rule) }
             case let .reminderChecked(r, state):
-                line(nil, "reminder \(r) checked: \(describe(state, r, c))")
+                let how = coldOpen && unconfiguredAtColdLaunch ? " unconfigured (README wiring)" : ""
+                line(nil, "reminder \(r) checked\(how): \(describe(state, r, c))")
             case let .close(at):
                 line(at, "close")
             case let .scheduled(r, n, state):
@@ -144,7 +149,8 @@ struct TraceText {
     func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {
         let reminder = c.spec.reminders[r]
         let text = TerminalText.printable(reminder.messages[n.messageIndex], limit: 32)
-        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(reminder.timePeriods[n.periodIndex]) \(reminder.unit.rawValue))"
+        let delay = SlotMetrics.periodText(c.spec.periodValue(reminder: r, index: n.periodIndex), reminder.unit)
+        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(delay))"
     }
 
     func describe(_ s: ReminderState, _ r: Int, _ c: CompiledConfiguration) -> String {

@@ -17,15 +17,18 @@ public enum MarkdownReport {
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
         out += runSection(run)
         out += assumptions(s)
+        out += configurationsTable(results)
         out += rankingSection(results, charts: charts)
         out += notificationSection(results)
         out += "## Per message\n\n"
         out += slotTable(results, title: "message", rows: \.messages)
         out += "## Per period\n\n"
         out += slotTable(results, title: "period", rows: \.periods)
-        if results.configurations.contains(where: { $0.spec.mode == .original }) {
-            out += "In `original` mode every delay is one unit of the reminder's `unit` (one day for days), whatever the period says, and the first "
-                + "open already moves to the second period: rows keep the period the engine was on, not the delay used.\n\n"
+        if results.configurations.contains(where: { $0.spec.mode.isOriginal }) {
+            out += "Each row is a period index and the delay its notifications really used. In the original modes a new "
+                + "user's first open already moves to the second period (with the early wiring), so a non-circular "
+                + "reminder may never use its first period; `original-1.0.0` uses 1 unit at index 0 whatever "
+                + "`timePeriods[0]` says.\n\n"
         }
         out += cronSection(results)
         out += howToRead
@@ -134,6 +137,56 @@ public enum MarkdownReport {
         return Markdown.table(
             header: ["configuration", "reminder", "#", title, "scheduled", "trigger rate", "response rate"],
             alignments: [.left, .right, .right, .left, .right, .right, .right], rows: table) + "\n"
+    }
+
+    /// What each configuration runs: engine versions, wiring, reminder settings and the delays really used.
+    static func configurationsTable(_ results: RunResults) -> String {
+        var out = "### Configurations\n\n"
+        var rows: [[String]] = []
+        for c in results.configurations {
+            let spec = c.spec
+            let periods = c.periods
+            let several = spec.reminders.count > 1
+            var settings: [String] = [], used: [String] = []
+            for (r, reminder) in spec.reminders.enumerated() {
+                let prefix = several ? "\(r): " : ""
+                let configured = reminder.timePeriods.map(String.init).joined(separator: ", ")
+                settings.append(prefix + "\(reminder.messages.count) message\(reminder.messages.count == 1 ? "" : "s") "
+                    + "\(reminder.randomMessage ? "at random" : "in turn"), timePeriods \(configured) \(reminder.unit.rawValue), "
+                    + (reminder.circularTimePeriod ? "circular" : "stays on the last"))
+                let rows = periods.filter { $0.reminder == r }
+                let scheduled = rows.reduce(Int64(0)) { $0 + $1.scheduled }
+                // Index order, and one entry per delay: two indices may share one.
+                var shares: [(name: String, count: Int64)] = []
+                for row in rows where row.scheduled > 0 {
+                    let name = SlotMetrics.periodText(row.periodValue ?? 0, reminder.unit)
+                    if let k = shares.firstIndex(where: { $0.name == name }) { shares[k].count += row.scheduled }
+                    else { shares.append((name, row.scheduled)) }
+                }
+                used.append(prefix + (scheduled == 0 ? "none scheduled" : shares.map {
+                    "\($0.name) (\(Text.percent(Proportion($0.count, of: scheduled), withInterval: false)))"
+                }.joined(separator: ", ")))
+            }
+            rows.append([
+                spec.label, spec.mode.rawValue + (spec.mode.isOriginal ? " (\(spec.mode.releasedVersions))" : ""),
+                spec.reminders.isEmpty ? "—" : spec.effectiveWiring.rawValue,
+                settings.isEmpty ? "no reminder" : settings.joined(separator: "; "),
+                used.isEmpty ? "—" : used.joined(separator: "; "),
+                String(spec.cronRules.count),
+            ])
+        }
+        out += Markdown.table(
+            header: ["configuration", "mode", "wiring", "reminder", "delays used (share of scheduled)", "cron rules"],
+            alignments: [.left, .left, .left, .left, .left, .right], rows: rows) + "\n"
+        if results.configurations.contains(where: { $0.spec.mode.isOriginal && !$0.spec.reminders.isEmpty }) {
+            out += "*Wiring* says where the app sets the reminder's settings. `early`: before the first check of every "
+                + "launch, as an app should. `readme`: only when the app goes to the background, as the ACPReminder "
+                + "README and its sample app do; the check at a cold launch then runs unconfigured, so a notification "
+                + "scheduled under another `appDomain` counts as fired (the next message advances) and the period "
+                + "index stays where it was (a circular reminder goes back to its first period). The index then moves only at a warm resume after a fire, which periods "
+                + "of days almost never allow: a README-wired `[7, 10]` waits 7 days every time.\n\n"
+        }
+        return out
     }
 
     static func assumptions(_ s: Scenario) -> String {

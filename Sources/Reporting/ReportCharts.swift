@@ -51,14 +51,17 @@ enum ReportCharts {
             yAxisTitle: "Users with an open that day", yFormat: .percent,
             series: configs.map(retentionSeries) + [retentionSeries(0)]).svg()))
 
-        // One group per (reminder, period position); reminders are named only when some configuration has several.
+        // One group per (reminder, period position, delay really used), for the periods that were used;
+        // reminders are named only when some configuration has several.
         let periodRows = configs.map { all[$0].periods }
         let severalReminders = configs.contains { specs[$0].reminders.count > 1 }
         var keys: [String] = []
         func key(_ row: SlotMetrics) -> String {
-            severalReminders ? "reminder \(row.reminder + 1), period \(row.index + 1)" : "period \(row.index + 1)"
+            (severalReminders ? "reminder \(row.reminder + 1), " : "") + "period \(row.index + 1): \(row.name)"
         }
-        for rows in periodRows { for row in rows where !keys.contains(key(row)) { keys.append(key(row)) } }
+        for rows in periodRows {
+            for row in rows where row.triggerRate.rate != nil && !keys.contains(key(row)) { keys.append(key(row)) }
+        }
         charts.append((.triggerByPeriod, GroupedBarChart(
             title: "Trigger rate by period", groupAxisTitle: "Period (in the order the reminder uses them)",
             valueAxisTitle: "Trigger rate (% of scheduled)",

@@ -1,4 +1,5 @@
 import Foundation
+import ReminderEngine
 import Simulation
 
 /// The plain-text summary `run` prints: configurations ranked against the holdout.
@@ -47,10 +48,17 @@ public enum SummaryText {
         return out
     }
 
+    /// The engines' mode, with the released versions and the wiring in the original modes.
+    public static func modeText(_ spec: ConfigurationSpec) -> String {
+        spec.mode.isOriginal
+            ? "\(spec.mode.rawValue) mode: \(spec.mode.releasedVersions), \(spec.effectiveWiring.rawValue) wiring"
+            : "\(spec.mode.rawValue) mode"
+    }
+
     /// One configuration's outcomes, messages, periods and cron rules.
     static func detail(_ c: ConfigurationResult, window: Double) -> String {
         let spec = c.spec, m = c.metrics
-        var out = "Configuration \"\(TerminalText.printable(spec.label))\" (\(spec.mode.rawValue) mode)\n"
+        var out = "Configuration \"\(TerminalText.printable(spec.label))\" (\(modeText(spec)))\n"
         out += "  notifications: \(Text.group(m.scheduled)) scheduled, \(Text.group(m.cancelled)) cancelled, "
             + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
             + "\(Text.group(m.censored)) censored\n"

@@ -63,9 +63,9 @@ struct RowWriter {
         try insert(
             "period_stats", ["config_index", "reminder_index", "period_index", "period_value", "period_unit"] + Self.slotColumns,
             result.periods.map { row in
-                let reminder = result.spec.reminders[row.reminder]
-                return [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)),
-                        .integer(Int64(reminder.timePeriods[row.index])), .text(reminder.unit.rawValue)]
+                // The delay really used at this index, which is not always the configured period.
+                [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)), .integer(Int64(row.periodValue ?? 0)),
+                 .text(result.spec.reminders[row.reminder].unit.rawValue)]
                     + Self.slotValues(row)
             })
     }

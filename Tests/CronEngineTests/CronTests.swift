@@ -112,17 +112,31 @@ final class DocumentedRuleTests: XCTestCase {
 
 final class OriginalRuleTests: XCTestCase {
     func testIntegerValueReadsLikeNSString() throws {
-        XCTAssertTrue(try matches("\t12abc", .original, total: 12))
-        XCTAssertTrue(try matches("+5", .original, total: 5))
-        XCTAssertTrue(try matches("abc", .original, total: 1) == false)
-        XCTAssertEqual(try CronRule(parsing: "abc", mode: .original), .total(.equals(0)))
-        XCTAssertEqual(try CronRule(parsing: "-3", mode: .original), .total(.equals(-3)))
-        XCTAssertEqual(try CronRule(parsing: "99999999999999999999", mode: .original), .total(.equals(Int.max)))
+        XCTAssertTrue(try matches("\t12abc 1", .original, today: 12, active: 1))
+        XCTAssertTrue(try matches("+5 1", .original, today: 5, active: 1))
+        XCTAssertFalse(try matches("abc 1", .original, today: 1, active: 1))
+        XCTAssertEqual(try CronRule(parsing: "abc 2x", mode: .original), .daily(times: .equals(0), day: .equals(2)))
+        XCTAssertEqual(try CronRule(parsing: "99999999999999999999 1", mode: .original),
+                       .daily(times: .equals(Int.max), day: .equals(1)))
     }
 
+    /// The pod stores numbers in an `NSUInteger`: a negative one wraps to a huge value that equals no
+    /// counter and, as a divisor, divides none.
     func testNegativeNumbersNeverMatch() throws {
-        for total in 1...5 { XCTAssertFalse(try matches("-3", .original, total: total)) }
-        XCTAssertFalse(try matches("-1 *", .original, today: 1))
+        for rule in ["-1 *", "1 -1", "-3 -3", "*/2 -2", "-99999999999999999999 1"] {
+            XCTAssertEqual(try CronRule(parsing: rule, mode: .original), .never, rule)
+            for today in 1...6 {
+                for active in [1, 2, 3, 6] {
+                    XCTAssertFalse(try matches(rule, .original, today: today, active: active), rule)
+                }
+            }
+        }
+        // In Swift −2 divides 6; wrapped to 2^64 − 2 it does not.
+        XCTAssertTrue(try matches("*/2 2", .original, today: 6, active: 2))
+        XCTAssertFalse(try matches("*/2 -2", .original, today: 6, active: 2))
+        // `*/-3` as a day field is read whole, as 0 (not negative): every day.
+        XCTAssertEqual(try CronRule(parsing: "1 */-3", mode: .original), .daily(times: .equals(1), day: .multipleOf(0)))
+        XCTAssertTrue(try matches("1 */-3", .original, today: 1, active: 5))
     }
 
     func testSplittingOnSingleSpaces() throws {
@@ -133,6 +147,7 @@ final class OriginalRuleTests: XCTestCase {
     }
 
     func testEmptyRuleNeverMatches() throws {
+        XCTAssertEqual(try CronRule(parsing: "", mode: .original), .never)
         for total in 1...3 { XCTAssertFalse(try matches("", .original, total: total)) }
     }
 
@@ -163,10 +178,32 @@ final class OriginalRuleTests: XCTestCase {
         XCTAssertEqual(try CronRule(parsing: "1 */2/3", mode: .original), .daily(times: .equals(1), day: .equals(0)))
     }
 
-    func testOneFieldRules() throws {
-        XCTAssertTrue(try matches("*", .original, total: 9))
-        XCTAssertTrue(try matches("3", .original, total: 3))
-        for total in 1...12 { XCTAssertFalse(try matches("*/3", .original, total: total), "\(total)") }
+    /// The pod's `shouldExecuteCronJob` has no one-field branch (only the demo app's copy has one).
+    func testOneFieldRulesNeverMatchInThePod() throws {
+        for rule in ["*", "3", "1", "*/3", "abc"] {
+            XCTAssertEqual(try CronRule(parsing: rule, mode: .original), .never, rule)
+            for total in 1...12 {
+                XCTAssertFalse(try matches(rule, .original, total: total, today: total, active: 1), "\(rule) at \(total)")
+            }
+        }
+        // Documented mode reads them as the README says.
+        XCTAssertTrue(try matches("*", .documented, total: 9))
+        XCTAssertTrue(try matches("3", .documented, total: 3))
+        XCTAssertFalse(try matches("3", .documented, total: 4))
+    }
+
+    /// `shouldExecuteCronJob` returns NO for a rule without a block, so its else-block runs at every launch.
+    func testABlocklessRuleRunsItsElseBlockAtEveryLaunch() throws {
+        for mode in CronMode.allCases {
+            var elseRuns = 0
+            var jobs = CronJobs(mode: mode)
+            try jobs.add("1 *", elseBlock: { elseRuns += 1 })
+            for day in 1...3 {
+                for _ in 0..<2 { jobs.launch(onDay: day) }
+            }
+            // Six launches on three days; "1 *" matches the first of each day.
+            XCTAssertEqual(elseRuns, mode == .original ? 6 : 3, "\(mode)")
+        }
     }
 
     func testOriginalModeNeverRefusesARule() throws {
@@ -175,7 +212,8 @@ final class OriginalRuleTests: XCTestCase {
 }
 
 final class ReadmeTableTests: XCTestCase {
-    /// The Crontab-IOS README example: five rules, four launches on one day; both modes agree.
+    /// The Crontab-IOS README example: five rules, four launches on one day. Documented mode gives the
+    /// README's table; the pod never runs the one-field rule `3`, so the original mode has no `3` at launch 3.
     func testReadmeTableInBothModes() throws {
         for mode in CronMode.allCases {
             var log: [String] = []
@@ -191,9 +229,9 @@ final class ReadmeTableTests: XCTestCase {
                 jobs.launch(onDay: 20_240_301)
                 launches.append(log)
             }
+            let third = mode == .documented ? ["else 2 *", "3"] : ["else 2 *"]
             XCTAssertEqual(
-                launches,
-                [["1 1", "1 *", "else 2 *"], ["2 1", "2 *"], ["else 2 *", "3"], ["else 2 *"]], "\(mode)")
+                launches, [["1 1", "1 *", "else 2 *"], ["2 1", "2 *"], third, ["else 2 *"]], "\(mode)")
             XCTAssertEqual(jobs.counters.totalLaunches, 4)
         }
     }

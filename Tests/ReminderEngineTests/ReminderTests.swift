@@ -181,20 +181,6 @@ final class SchedulingTests: XCTestCase {
         XCTAssertEqual(indices, [0, 1, 2, 0, 1, 2, 0])
     }
 
-    func testOriginalModeDelayIsAlwaysOneUnit() throws {
-        for (unit, length) in [(PeriodUnit.days, day), (.seconds, 1.0)] {
-            let r = try reminder(["a"], [7, 10], unit: unit, mode: .original)
-            var s = ReminderState()
-            var now = 0.0
-            for _ in 0..<4 {
-                r.becameActive(at: now, state: &s)
-                r.enteredBackground(at: now + 60, state: &s, random: &rng)
-                XCTAssertEqual(s.pending!.fireTime - (now + 60), length)
-                now = s.pending!.fireTime + 5
-            }
-        }
-    }
-
     func testForegroundFireRepeatsMessageAndPeriodInBothModes() throws {
         for mode in EngineMode.allCases {
             let r = try reminder(["A", "B", "C"], [1, 3], mode: mode)
@@ -393,7 +379,7 @@ final class WorkedExampleTests: XCTestCase {
         original.becameActive(at: 0, state: &t)
         original.enteredBackground(at: 60, state: &t, random: &rng)
         XCTAssertEqual(t.pending?.periodIndex, 1)
-        XCTAssertEqual(t.pending?.fireTime, 60 + day, "one unit whatever timePeriods holds")
+        XCTAssertEqual(t.pending?.fireTime, 60 + 10 * day, "1.0.2 uses timePeriods[1]")
     }
 }
 

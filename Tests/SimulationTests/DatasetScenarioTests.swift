@@ -24,7 +24,7 @@ final class DatasetScenarioTests: XCTestCase {
         (["$defs", "response"], ["baseResponse", "messageWeights", "fatigue", "quietHours", "quietFactor", "dormantFactor",
                                  "responseDelayMinutes", "optOutPerDelivery", "attributionWindowHours"], []),
         (["$defs", "response", "properties", "quietHours"], ["start", "end"], ["start", "end"]),
-        (["$defs", "configuration"], ["label", "mode", "reminders", "cronRules"], ["label"]),
+        (["$defs", "configuration"], ["label", "mode", "wiring", "reminders", "cronRules"], ["label"]),
         (["$defs", "reminder"], ["messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "appDomain"],
          ["messages", "timePeriods"]),
         (["$defs", "grid"], ["labelPrefix", "messages", "timePeriods", "unit", "randomMessage", "circularTimePeriod", "mode",
@@ -67,7 +67,7 @@ final class DatasetScenarioTests: XCTestCase {
            "quietHours": {"start": 22, "end": 7}, "quietFactor": 0.5, "dormantFactor": 0.5, "responseDelayMinutes": 10,
            "optOutPerDelivery": 0.01, "attributionWindowHours": 24},
          "configurations": [
-           {"label": "c", "mode": "documented", "cronRules": ["1 1"],
+           {"label": "c", "mode": "documented", "wiring": "early", "cronRules": ["1 1"],
             "reminders": [{"messages": ["m", "m \\ \"quoted\""], "timePeriods": [2], "unit": "days", "randomMessage": false,
                            "circularTimePeriod": false, "appDomain": "d"}]}],
          "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],

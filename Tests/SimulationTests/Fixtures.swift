@@ -28,8 +28,9 @@ enum Fixtures {
     }
 
     static func reminder(_ periods: [Int], unit: PeriodUnit = .days, label: String = "r",
-                         mode: EngineMode = .documented, rules: [String] = []) -> ConfigurationSpec {
-        ConfigurationSpec(label: label, mode: mode,
+                         mode: EngineMode = .documented, wiring: ReminderWiring? = nil,
+                         rules: [String] = []) -> ConfigurationSpec {
+        ConfigurationSpec(label: label, mode: mode, wiring: wiring,
                           reminders: [ReminderSpec(messages: messages, timePeriods: periods, unit: unit)],
                           cronRules: rules)
     }

@@ -112,20 +112,18 @@ final class RunnerTests: XCTestCase {
         XCTAssertGreaterThan(original.rule(1, .blockRuns), 5 * documented.rule(1, .blockRuns))
     }
 
-    func testOriginalModeDelaysAreOneDay() throws {
+    func testOnlyOriginal100UsesOneUnitAtIndexZero() throws {
         // Gaps of exactly 36 hours: a 1-day delay always fires, a 2-day delay never does.
         let gaps = ReturnProcess.empirical(values: [36], weights: nil, unit: .hours)
         let s = Fixtures.scenario(
             users: 500, days: 30, population: Fixtures.population(gaps),
-            configurations: [
-                Fixtures.reminder([2], label: "documented", mode: .documented),
-                Fixtures.reminder([2], label: "original", mode: .original),
-            ])
+            configurations: EngineMode.allCases.map { Fixtures.reminder([2], label: $0.rawValue, mode: $0) })
         let result = try CompiledModel(s).run()
-        let documented = ConfigurationMetrics(label: "d", tally: result.tallies[1], isHoldout: false)
-        let original = ConfigurationMetrics(label: "o", tally: result.tallies[2], isHoldout: false)
-        XCTAssertEqual(documented.triggerRate.count, 0)
-        XCTAssertEqual(original.triggerRate.count, original.triggerRate.total)
+        let triggers = (1...3).map { ConfigurationMetrics(label: "", tally: result.tallies[$0], isHoldout: false).triggerRate }
+        XCTAssertEqual(triggers[0].count, 0, "documented: 2 days")
+        XCTAssertEqual(triggers[1].count, 0, "original (1.0.2): 2 days")
+        XCTAssertGreaterThan(triggers[2].total, 0)
+        XCTAssertEqual(triggers[2].count, triggers[2].total, "original-1.0.0: 1 day at index 0")
     }
 
     func testTraitsAreSharedAcrossRunsAndDifferBetweenUsers() throws {
@@ -181,7 +179,7 @@ final class RunnerTests: XCTestCase {
     /// fired (the engine sees no time left at that open) and must still end exactly once.
     func testAFireAtTheInstantOfTheNextOpenIsCounted() throws {
         for mode in EngineMode.allCases {
-            let gaps = ReturnProcess.empirical(values: [mode == .original ? 1 : 7], weights: nil, unit: .days)
+            let gaps = ReturnProcess.empirical(values: [mode == .original100 ? 1 : 7], weights: nil, unit: .days)
             let s = Fixtures.scenario(users: 100, days: 60, population: Fixtures.population(gaps),
                                       configurations: [Fixtures.reminder([7], mode: mode)])
             let t = try CompiledModel(s).run().tallies[1]

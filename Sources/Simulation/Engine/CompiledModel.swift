@@ -107,13 +107,8 @@ public struct CompiledConfiguration: Sendable {
 
     init(_ spec: ConfigurationSpec, weights: [String: Double]) throws {
         self.spec = spec
-        reminders = try spec.reminders.map {
-            Reminder(
-                try ReminderConfiguration(
-                    messages: $0.messages, timePeriods: $0.timePeriods, unit: $0.unit, randomMessage: $0.randomMessage,
-                    circularTimePeriod: $0.circularTimePeriod, appDomain: $0.appDomain, mode: spec.mode))
-        }
-        cron = try CronTable(rules: spec.cronRules, mode: CronMode(rawValue: spec.mode.rawValue)!)
+        reminders = try spec.reminders.indices.map { Reminder(try spec.reminderConfiguration($0)) }
+        cron = try CronTable(rules: spec.cronRules, mode: spec.cronMode)
         var mb: [Int] = [], pb: [Int] = [], w: [Double] = []
         var m = 0, p = 0
         for r in spec.reminders {

@@ -233,7 +233,7 @@ extension CompiledModel {
             }
             for r in 0..<reminderCount {
                 // A notification that fired while the user was away was counted when it fired.
-                reminders[r].becameActive(at: openTime, state: &states[r])
+                reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
                 observer.record(.reminderChecked(reminder: r, state: states[r]))
             }
 

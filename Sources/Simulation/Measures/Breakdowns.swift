@@ -1,10 +1,15 @@
+import ReminderEngine
+
 /// Notification counts of one message or one period of one configuration.
 public struct SlotMetrics: Sendable {
     /// Which reminder of the configuration, and the message or period index within it.
     public let reminder: Int
     public let index: Int
-    /// The message text, or the period written with its unit (e.g. `7 days`).
+    /// The message text, or the delay really used at the period written with its unit (e.g. `7 days`).
     public let name: String
+    /// Periods only: the delay really used, in the reminder's unit (it differs from `timePeriods` at
+    /// index 0 in `original-1.0.0`); nil for messages.
+    public let periodValue: Int?
     public let scheduled: Int64
     public let cancelled: Int64
     public let delivered: Int64
@@ -17,10 +22,11 @@ public struct SlotMetrics: Sendable {
     public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored) }
     public var responseRate: Proportion { Proportion(responded, of: delivered) }
 
-    init(reminder: Int, index: Int, name: String, read: (SlotCounter) -> Int64) {
+    init(reminder: Int, index: Int, name: String, periodValue: Int? = nil, read: (SlotCounter) -> Int64) {
         self.reminder = reminder
         self.index = index
         self.name = name
+        self.periodValue = periodValue
         scheduled = read(.scheduled)
         cancelled = read(.cancelled)
         delivered = read(.delivered)
@@ -43,18 +49,26 @@ public struct SlotMetrics: Sendable {
         return rows
     }
 
-    /// Per-period rows of a configuration, reminder by reminder.
+    /// Per-period rows of a configuration, reminder by reminder, each named by the delay its
+    /// notifications really used (which says so where it is not the configured period).
     public static func periods(_ spec: ConfigurationSpec, _ tally: Tally) -> [SlotMetrics] {
         var rows: [SlotMetrics] = [], slot = 0
         for (r, reminder) in spec.reminders.enumerated() {
-            for (i, value) in reminder.timePeriods.enumerated() {
+            for (i, configured) in reminder.timePeriods.enumerated() {
                 let s = slot
-                let unit = value == 1 ? String(reminder.unit.rawValue.dropLast()) : reminder.unit.rawValue
-                rows.append(SlotMetrics(reminder: r, index: i, name: "\(value) \(unit)") { tally.period(s, $0) })
+                let used = spec.periodValue(reminder: r, index: i)
+                var name = periodText(used, reminder.unit)
+                if used != configured { name += " (timePeriods says \(periodText(configured, reminder.unit)))" }
+                rows.append(SlotMetrics(reminder: r, index: i, name: name, periodValue: used) { tally.period(s, $0) })
                 slot += 1
             }
         }
         return rows
+    }
+
+    /// A delay with its unit, singular for 1: `1 day`, `10 days`.
+    public static func periodText(_ value: Int, _ unit: PeriodUnit) -> String {
+        "\(value) \(value == 1 ? String(unit.rawValue.dropLast()) : unit.rawValue)"
     }
 }
 

@@ -15,8 +15,10 @@ extension Scenario {
             name: "default",
             description: """
                 A mixed audience (daily, weekly and fading users across six time zones) under the \
-                ACPReminder README configuration in both engine modes and three alternatives, with the \
-                Crontab-IOS README rules. Every number here is an assumption to replace with your own.
+                ACPReminder README configuration as documented and as released (ACPReminder 1.0.2 and the \
+                Crontab-IOS 1.0 pod, configured only when the app goes to the background, as the README \
+                shows), and three alternatives, with the Crontab-IOS README rules. Every number here is an \
+                assumption to replace with your own.
                 """,
             seed: 20_261_202,
             users: 100_000,
@@ -44,7 +46,7 @@ extension Scenario {
                     reminders: [ReminderSpec(messages: messages, timePeriods: [7, 10], appDomain: "com.mydomain.appName")],
                     cronRules: rules),
                 ConfigurationSpec(
-                    label: "README 7/10d original", mode: .original,
+                    label: "README 7/10d released 1.0.2", mode: .original,
                     reminders: [ReminderSpec(messages: messages, timePeriods: [7, 10], appDomain: "com.mydomain.appName")],
                     cronRules: rules),
                 ConfigurationSpec(

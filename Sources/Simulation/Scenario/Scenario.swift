@@ -1,3 +1,4 @@
+import CronEngine
 import RecordedData
 import ReminderEngine
 
@@ -261,14 +262,37 @@ public struct QuietHours: Encodable, Equatable, Sendable {
 public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     public var label: String
     public var mode: EngineMode
+    /// Where the app sets the reminder's configuration; nil for the mode's default (`wiring`).
+    public var wiring: ReminderWiring?
     public var reminders: [ReminderSpec]
     public var cronRules: [String]
 
-    public init(label: String, mode: EngineMode = .documented, reminders: [ReminderSpec], cronRules: [String] = []) {
+    public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
+                cronRules: [String] = []) {
         self.label = label
         self.mode = mode
+        self.wiring = wiring
         self.reminders = reminders
         self.cronRules = cronRules
+    }
+
+    /// The wiring in force: the one given, or the mode's default (`readme` in the original modes).
+    public var effectiveWiring: ReminderWiring { wiring ?? .default(for: mode) }
+
+    /// The cron engine's mode: every original mode uses the Crontab-IOS 1.0 pod.
+    public var cronMode: CronMode { mode.isOriginal ? .original : .documented }
+
+    /// The delay, in its unit, that reminder `reminder` really uses at period index `index` in this mode.
+    public func periodValue(reminder: Int, index: Int) -> Int {
+        Reminder.periodValue(reminders[reminder].timePeriods, mode: mode, at: index)
+    }
+
+    /// The engine configuration of reminder `index`, with this configuration's mode and wiring.
+    public func reminderConfiguration(_ index: Int) throws(ReminderConfigurationError) -> ReminderConfiguration {
+        let r = reminders[index]
+        return try ReminderConfiguration(
+            messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, randomMessage: r.randomMessage,
+            circularTimePeriod: r.circularTimePeriod, appDomain: r.appDomain, mode: mode, wiring: effectiveWiring)
     }
 }
 

@@ -36,12 +36,24 @@ extension ConfigurationSpec {
                 path: listed ? "\(p).reminders" : p,
                 reason: "at most \(Self.maximumReminders) reminders per configuration, got \(reminders.count)"))
         }
+        if mode.isOriginal && reminders.count > 1 {
+            issues.append(ScenarioIssue(
+                path: listed ? "\(p).reminders" : p,
+                reason: "\(mode.rawValue) mode allows one reminder, got \(reminders.count): the released ACPReminder "
+                    + "is a singleton whose stored state does not depend on appDomain"))
+        }
+        if wiring == .readme && !mode.isOriginal {
+            issues.append(ScenarioIssue(
+                path: "\(p).wiring",
+                reason: "\"readme\" reproduces the released code's wiring and needs mode \"original\" or "
+                    + "\"original-1.0.0\"; documented mode is always \"early\""))
+        }
         var domains: Set<String> = []
         for (j, r) in reminders.enumerated() {
             let rp = listed ? "\(p).reminders[\(j)]" : p
             do {
                 _ = try ReminderConfiguration(
-                    messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain)
+                    messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain, mode: mode)
             } catch {
                 issues.append(ScenarioIssue(path: rp, reason: error.description))
             }
@@ -52,7 +64,7 @@ extension ConfigurationSpec {
         }
         for (j, rule) in cronRules.enumerated() {
             do {
-                _ = try CronRule(parsing: rule, mode: CronMode(rawValue: mode.rawValue) ?? .documented)
+                _ = try CronRule(parsing: rule, mode: cronMode)
             } catch {
                 issues.append(ScenarioIssue(path: "\(p).cronRules[\(j)]", reason: "\(error.reason) (rule \"\(rule)\")"))
             }
@@ -312,11 +324,12 @@ extension JSONFieldReader {
         defer { self.finish(o) }
         let label = field(o, "label", Self.string)
         let mode = field(o, "mode", default: EngineMode.documented) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
+        let wiring = optionalField(o, "wiring") { r, j, p in r.enumeration(j, at: p, as: ReminderWiring.self) }
         let reminders = field(o, "reminders", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
         let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
-        guard let label, let mode, let reminders, let rules else {
+        guard let label, let mode, let wiring, let reminders, let rules else {
             // Still check the rules in the mode given, so one run of `validate` reports them too.
             if let rules {
                 issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
@@ -324,7 +337,7 @@ extension JSONFieldReader {
             }
             return nil
         }
-        return ConfigurationSpec(label: label, mode: mode, reminders: reminders, cronRules: rules)
+        return ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
     }
 
     mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {
