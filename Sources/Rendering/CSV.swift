@@ -24,31 +24,46 @@ public struct CSVTable: Sendable, Equatable {
         self.rows = rows
     }
 
-    public func encoded() -> String {
+    /// The table as CSV text. `neutralizeFormulas` (the default) prefixes `'` to the text cells a
+    /// spreadsheet would run as a formula (see `readsAsFormula`); false writes every text as it is,
+    /// for pipelines that never open a spreadsheet.
+    public func encoded(neutralizeFormulas: Bool = true) -> String {
         var out = ""
-        out += header.map { Self.encode(.text($0)) }.joined(separator: ",") + "\r\n"
+        out += header.map { Self.encode(.text($0), neutralizeFormulas: neutralizeFormulas) }.joined(separator: ",") + "\r\n"
         for row in rows {
-            out += row.map(Self.encode).joined(separator: ",") + "\r\n"
+            out += row.map { Self.encode($0, neutralizeFormulas: neutralizeFormulas) }.joined(separator: ",") + "\r\n"
         }
         return out
     }
 
     /// The text of a single field exactly as it appears between separators.
-    public static func encode(_ field: CSVField) -> String {
+    public static func encode(_ field: CSVField, neutralizeFormulas: Bool = true) -> String {
         switch field {
-        case .text(let text): return encodeText(text)
+        case .text(let text): return encodeText(text, neutralizeFormulas: neutralizeFormulas)
         case .integer(let value): return String(value)
         case .decimal(let value): return NumberText.plain(value) ?? ""
         case .null: return ""
         }
     }
 
-    /// Spreadsheets evaluate cells starting with these, so user text could otherwise run as a formula.
-    private static let formulaLeaders: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+    /// Spreadsheets start a formula at these whatever follows.
+    private static let formulaLeaders: Set<Unicode.Scalar> = ["=", "@", "\t", "\r"]
+    /// What a formula needs beyond arithmetic: calls, references, operators on text, DDE.
+    private static let formulaParts: Set<Unicode.Scalar> = ["(", ")", "!", "|", "=", "@", "&", ";", ":", "\t", "\r", "\n"]
 
-    private static func encodeText(_ text: String) -> String {
+    /// Whether a spreadsheet would run `text` as a formula: it starts with `=`, `@`, a tab or a
+    /// carriage return, or with `+` or `-` and holds a call, reference or pipe (`-2+3+cmd|' /C calc'!A0`).
+    /// Plain signed numbers and text such as `-3 days` stay as they are, so they still join with the database.
+    public static func readsAsFormula(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first else { return false }
+        if formulaLeaders.contains(first) { return true }
+        guard first == "+" || first == "-" else { return false }
+        return text.unicodeScalars.dropFirst().contains { formulaParts.contains($0) }
+    }
+
+    private static func encodeText(_ text: String, neutralizeFormulas: Bool) -> String {
         var scalars = String.UnicodeScalarView()
-        if let first = text.unicodeScalars.first, formulaLeaders.contains(first) {
+        if neutralizeFormulas && readsAsFormula(text) {
             scalars.append("'")
         }
         scalars.append(contentsOf: text.unicodeScalars)

@@ -17,7 +17,7 @@ enum ReportCharts {
             valueAxisTitle: "Trigger rate: fired before the user came back (% of scheduled)", valueFormat: .percent,
             bars: configs.map { i in
                 let p = metrics[i].triggerRate
-                let ci = p.wilson()
+                let ci = p.interval
                 return IntervalBar(label: specs[i].label, value: p.rate ?? 0, low: ci?.low, high: ci?.high)
             }).svg()))
 
@@ -69,7 +69,7 @@ enum ReportCharts {
             series: zip(configs, periodRows).map { i, rows in
                 BarSeries(name: specs[i].label, values: keys.map { k in
                     guard let row = rows.first(where: { key($0) == k }), let rate = row.triggerRate.rate else { return nil }
-                    let ci = row.triggerRate.wilson()
+                    let ci = row.triggerRate.interval
                     return BarValue(rate, low: ci?.low, high: ci?.high)
                 })
             }).svg()))

@@ -9,7 +9,7 @@ public enum Text {
 
     /// A rate in percent, with its Wilson interval unless `withInterval` is false; `n/a` without data.
     public static func percent(_ p: Proportion, withInterval: Bool = true) -> String {
-        guard let rate = p.rate, let ci = p.wilson() else { return "n/a" }
+        guard let rate = p.rate, let ci = p.interval else { return "n/a" }
         return withInterval
             ? String(format: "%.1f%% [%.1f, %.1f]", rate * 100, ci.low * 100, ci.high * 100)
             : String(format: "%.1f%%", rate * 100)

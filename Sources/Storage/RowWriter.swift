@@ -39,9 +39,10 @@ struct RowWriter {
               .text(Self.json(spec.reminders)), .text(Self.json(spec.cronRules))]])
         let l = result.tally.layout
         try insert(
-            "tallies", ["config_index", "message_slots", "period_slots", "cron_rules", "days", "counts"],
-            [[c, .integer(Int64(l.messageSlots)), .integer(Int64(l.periodSlots)), .integer(Int64(l.cronRules)),
-              .integer(Int64(l.days)), .blob(result.tally.encodedCounts())]])
+            "tallies", ["config_index", "label", "message_slots", "period_slots", "cron_rules", "days", "counts"],
+            [[c, .text(spec.label), .integer(Int64(l.messageSlots)), .integer(Int64(l.periodSlots)),
+              .integer(Int64(l.cronRules)), .integer(Int64(l.days)), .blob(result.tally.encodedCounts())]])
+        try writeReminders(result, c)
         try insert("config_metrics", MetricColumns.names, [[c, .text(spec.label)] + MetricColumns.values(result.metrics)])
         try writeSlots(result, c)
         try writeDays(result, c)
@@ -56,15 +57,16 @@ struct RowWriter {
 
     private func writeSlots(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
         try insert(
-            "message_stats", ["config_index", "reminder_index", "message_index", "message"] + Self.slotColumns,
+            "message_stats", ["config_index", "label", "reminder_index", "message_index", "message"] + Self.slotColumns,
             result.messages.map { row in
-                [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)), .text(row.name)] + Self.slotValues(row)
+                [c, .text(result.label), .integer(Int64(row.reminder)), .integer(Int64(row.index)), .text(row.name)] + Self.slotValues(row)
             })
         try insert(
-            "period_stats", ["config_index", "reminder_index", "period_index", "period_value", "period_unit"] + Self.slotColumns,
+            "period_stats", ["config_index", "label", "reminder_index", "period_index", "period_value", "period_unit"]
+                + Self.slotColumns,
             result.periods.map { row in
                 // The delay really used at this index, which is not always the configured period.
-                [c, .integer(Int64(row.reminder)), .integer(Int64(row.index)), .integer(Int64(row.periodValue ?? 0)),
+                [c, .text(result.label), .integer(Int64(row.reminder)), .integer(Int64(row.index)), .integer(Int64(row.periodValue ?? 0)),
                  .text(result.spec.reminders[row.reminder].unit.rawValue)]
                     + Self.slotValues(row)
             })
@@ -73,16 +75,17 @@ struct RowWriter {
     private func writeDays(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
         let tally = result.tally
         try insert(
-            "daily_stats", ["config_index", "day", "date", "active_users"],
+            "daily_stats", ["config_index", "label", "day", "date", "active_users"],
             (0..<tally.layout.days).map { d in
-                [c, .integer(Int64(d)), .text(start.adding(days: d).description), .integer(tally.daily(d))]
+                [c, .text(result.label), .integer(Int64(d)), .text(start.adding(days: d).description), .integer(tally.daily(d))]
             })
         try insert(
             "retention_curve",
-            ["config_index", "day_since_install", "retained", "eligible", "retention", "retention_low", "retention_high"],
+            ["config_index", "label", "day_since_install", "retained", "eligible", "retention", "retention_low",
+             "retention_high"],
             (1...retentionCurveDays).map { k in
                 let r = tally.retention(day: k)
-                return [c, .integer(Int64(k)), .integer(r.retained), .integer(r.eligible)]
+                return [c, .text(result.label), .integer(Int64(k)), .integer(r.retained), .integer(r.eligible)]
                     + MetricColumns.rate(Proportion(r.retained, of: r.eligible))
             })
     }
@@ -90,10 +93,10 @@ struct RowWriter {
     private func writeCronRules(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
         try insert(
             "cron_rule_stats",
-            ["config_index", "rule_index", "rule", "launches_evaluated", "block_runs", "else_runs", "users_ran",
+            ["config_index", "label", "rule_index", "rule", "launches_evaluated", "block_runs", "else_runs", "users_ran",
              "first_run_day_median", "first_run_day_p90"],
             result.cronRules.map { r in
-                [c, .integer(Int64(r.index)), .text(r.rule), .integer(r.launchesEvaluated), .integer(r.blockRuns),
+                [c, .text(result.label), .integer(Int64(r.index)), .text(r.rule), .integer(r.launchesEvaluated), .integer(r.blockRuns),
                  .integer(r.elseRuns), .integer(r.usersRan), MetricColumns.optional(r.firstRunDayMedian),
                  MetricColumns.optional(r.firstRunDayP90)]
             })
@@ -101,10 +104,67 @@ struct RowWriter {
         var histogram: [[SQLValue]] = []
         for r in result.cronRules.indices {
             for day in 0...tally.layout.days where tally.firstRun(r, day: day) > 0 {
-                histogram.append([c, .integer(Int64(r)), .integer(Int64(day)), .integer(tally.firstRun(r, day: day))])
+                histogram.append([c, .text(result.label), .integer(Int64(r)), .integer(Int64(day)),
+                                  .integer(tally.firstRun(r, day: day))])
             }
         }
-        try insert("cron_first_run_days", ["config_index", "rule_index", "day_since_install", "users"], histogram)
+        try insert("cron_first_run_days", ["config_index", "label", "rule_index", "day_since_install", "users"], histogram)
+    }
+
+    /// One row per reminder and period position, so a configuration's periods need no JSON parsing.
+    private func writeReminders(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
+        var rows: [[SQLValue]] = []
+        let spec = result.spec
+        for (r, reminder) in spec.reminders.enumerated() {
+            for (i, value) in reminder.timePeriods.enumerated() {
+                let used = spec.periodValue(reminder: r, index: i)
+                let seconds = Double(used) * reminder.unit.seconds
+                rows.append([
+                    c, .text(spec.label), .integer(Int64(r)), .integer(Int64(i)), .integer(Int64(value)), .integer(Int64(used)),
+                    .text(reminder.unit.rawValue), .real(seconds), .real(seconds / 86_400),
+                    .integer(reminder.circularTimePeriod ? 1 : 0), .integer(reminder.randomMessage ? 1 : 0),
+                    .text(reminder.appDomain), .text(Self.json(reminder.messages)),
+                ])
+            }
+        }
+        try insert(
+            "reminders",
+            ["config_index", "label", "reminder_index", "position", "period_value", "period_used", "period_unit",
+             "period_seconds", "period_days", "circular", "random_message", "app_domain", "messages_json"], rows)
+    }
+
+    /// The run-wide tables: sums over users, paired comparisons and per-segment measures.
+    func writeRunTables(_ results: RunResults) throws(StoreError) {
+        guard let sums = results.tallies.sums else { return }
+        try insert("user_sums", ["segments", "counts"],
+                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts))]])
+        let all = results.all
+        try insert(
+            "pairwise_stats",
+            ["config_index", "label", "reference_index", "reference_label", "reference_is_baseline", "measure",
+             "difference", "difference_low", "difference_high", "pairs", "users_to_separate"],
+            results.pairwise.map { p in
+                [.integer(Int64(p.configuration)), .text(all[p.configuration].label), .integer(Int64(p.reference)),
+                 .text(all[p.reference].label), .integer(p.reference == results.baselineIndex ? 1 : 0), .text(p.measure.rawValue)]
+                    + MetricColumns.estimate(p.difference) + [.integer(p.pairs), p.usersToSeparate.map { .integer($0) } ?? .null]
+            })
+        try insert(
+            "segment_metrics",
+            ["config_index", "label", "segment_index", "segment", "users", "opens", "delivered",
+             "opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high",
+             "trigger_rate", "trigger_rate_low", "trigger_rate_high", "response_rate", "response_rate_low", "response_rate_high",
+             "retention_d7", "retention_d7_low", "retention_d7_high", "lift_d7", "lift_d7_low", "lift_d7_high",
+             "retention_d30", "retention_d30_low", "retention_d30_high", "lift_d30", "lift_d30_low", "lift_d30_high",
+             "opt_outs", "opt_out_rate", "opt_out_rate_low", "opt_out_rate_high", "delivered_per_incremental_open"],
+            results.segments.map { m in
+                [.integer(Int64(m.configuration)), .text(all[m.configuration].label), .integer(Int64(m.segment)),
+                 .text(m.segmentName), .integer(m.users), .integer(m.opens), .integer(m.delivered)]
+                    + MetricColumns.estimate(m.opensLiftPerUser) + MetricColumns.rate(m.triggerRate)
+                    + MetricColumns.rate(m.responseRate) + MetricColumns.rate(m.retentionD7) + MetricColumns.estimate(m.liftD7)
+                    + MetricColumns.rate(m.retentionD30) + MetricColumns.estimate(m.liftD30)
+                    + [.integer(m.optOutRate.count)] + MetricColumns.rate(m.optOutRate)
+                    + [m.deliveredPerIncrementalOpen.map { .real($0) } ?? .null]
+            })
     }
 
     static func slotValues(_ row: SlotMetrics) -> [SQLValue] {
@@ -134,6 +194,11 @@ enum MetricColumns {
         "incremental_retained_d7", "lift_d7", "lift_d7_low", "lift_d7_high",
         "incremental_retained_d30", "lift_d30", "lift_d30_low", "lift_d30_high",
         "delivered_per_incremental_open",
+        "opt_out_rate", "opt_out_rate_low", "opt_out_rate_high",
+        "delivered_per_user", "delivered_per_user_low", "delivered_per_user_high",
+        "opt_outs_per_delivered", "opt_outs_per_delivered_low", "opt_outs_per_delivered_high",
+        "attributed_per_delivered", "attributed_per_delivered_low", "attributed_per_delivered_high",
+        "rate_interval",
     ]
 
     static func values(_ m: ConfigurationMetrics) -> [SQLValue] {
@@ -151,11 +216,13 @@ enum MetricColumns {
             + [holdout ? .null : .integer(m.incrementalRetainedD7)] + estimate(m.liftD7)
             + [holdout ? .null : .integer(m.incrementalRetainedD30)] + estimate(m.liftD30)
             + [m.deliveredPerIncrementalOpen.map { .real($0) } ?? .null]
+            + rate(m.optOutRate) + estimate(m.deliveredPerUser) + rate(m.optOutsPerDelivered) + rate(m.attributedPerDelivered)
+            + [m.triggerRate.clustered != nil ? .text("clustered") : .text("wilson")]
     }
 
     /// A rate and its Wilson interval, or three NULLs.
     static func rate(_ p: Proportion) -> [SQLValue] {
-        guard let r = p.rate, let ci = p.wilson() else { return [.null, .null, .null] }
+        guard let r = p.rate, let ci = p.interval else { return [.null, .null, .null] }
         return [.real(r), .real(ci.low), .real(ci.high)]
     }
 

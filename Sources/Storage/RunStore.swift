@@ -195,6 +195,7 @@ public final class RunStore {
         for configuration in run.results.all {
             try writer.write(configuration)
         }
+        try writer.writeRunTables(run.results)
         return id
     }
 
@@ -240,11 +241,27 @@ public final class RunStore {
             shard = s
         }
         let users = Int(row.integer(7) ?? 0)..<Int(row.integer(8) ?? 0)
+        let sums = try loadUserSums(run: id, scenario: scenario, tallies: tallies)
         let record = RunRecord(
-            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: users)),
+            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: users, sums: sums)),
             toolVersion: row.text(1) ?? "", createdAt: row.text(2) ?? "", wallSeconds: row.real(3) ?? 0,
             threads: Int(row.integer(4) ?? 0), shard: shard)
         return StoredRun(id: id, record: record)
+    }
+
+    /// The run's sums over users; nil for a run stored before they were kept (schema version 1).
+    private func loadUserSums(run id: Int64, scenario: Scenario, tallies: [Tally]) throws(StoreError) -> UserSums? {
+        let rows = try database.rows("SELECT segments, counts FROM user_sums WHERE run_id = ?", [.integer(id)])
+        guard let row = rows.first else { return nil }
+        let layout = UserSumsLayout(
+            segments: Int(row.integer(0) ?? 0), messageSlots: tallies.map(\.layout.messageSlots),
+            periodSlots: tallies.map(\.layout.periodSlots))
+        guard layout.segments == scenario.population.segments.count, let blob = row.blob(1), blob.count == layout.count * 8,
+              let sums = UserSums(layout: layout, counts: Tally.decode(blob))
+        else {
+            throw StoreError(.corrupt, "\(database.path): run \(id): the sums over users have the wrong size")
+        }
+        return sums
     }
 
     private func loadTally(run id: Int64, configuration index: Int) throws(StoreError) -> Tally {
@@ -269,9 +286,14 @@ public final class RunStore {
         guard let order = Schema.exportedTables.first(where: { $0.name == table })?.order else {
             throw StoreError(.invalid, "no table \(table)")
         }
-        let columns = try database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        var columns = try database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
             .compactMap { $0.text(0) }
             .filter { !Self.volatileColumns.contains($0) }
+        // A database migrated from version 1 has `label` last: it is exported next to `config_index`.
+        if let c = columns.firstIndex(of: "config_index"), let l = columns.firstIndex(of: "label"), l != c + 1 {
+            columns.remove(at: l)
+            columns.insert("label", at: columns.firstIndex(of: "config_index")! + 1)
+        }
         let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
         let rows = try database.rows("SELECT \(list) FROM \(table) WHERE run_id = ? ORDER BY \(order)", [.integer(id)])
         return (columns, rows.map(\.values))

@@ -161,6 +161,105 @@ enum Schema {
             FROM runs r LEFT JOIN configurations c USING (run_id)
             GROUP BY r.run_id;
         """,
+        // 2: sums over users (clustered intervals, pairs, segments), paired comparisons, per-segment
+        // measures, a tidy reminders table, `label` beside every `config_index`, opt-out rates with intervals.
+        """
+        CREATE TABLE user_sums (
+            run_id INTEGER PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+            segments INTEGER NOT NULL,
+            counts BLOB NOT NULL
+        );
+        CREATE TABLE reminders (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            reminder_index INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            period_value INTEGER NOT NULL,
+            period_used INTEGER NOT NULL,
+            period_unit TEXT NOT NULL,
+            period_seconds REAL NOT NULL,
+            period_days REAL NOT NULL,
+            circular INTEGER NOT NULL,
+            random_message INTEGER NOT NULL,
+            app_domain TEXT NOT NULL,
+            messages_json TEXT NOT NULL,
+            PRIMARY KEY (run_id, config_index, reminder_index, position)
+        );
+        CREATE TABLE pairwise_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            reference_index INTEGER NOT NULL,
+            reference_label TEXT NOT NULL,
+            reference_is_baseline INTEGER NOT NULL,
+            measure TEXT NOT NULL,
+            difference REAL, difference_low REAL, difference_high REAL,
+            pairs INTEGER NOT NULL,
+            users_to_separate INTEGER,
+            PRIMARY KEY (run_id, config_index, reference_index, measure)
+        );
+        CREATE TABLE segment_metrics (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            segment_index INTEGER NOT NULL,
+            segment TEXT NOT NULL,
+            users INTEGER NOT NULL,
+            opens INTEGER NOT NULL,
+            delivered INTEGER NOT NULL,
+            opens_lift_per_user REAL, opens_lift_per_user_low REAL, opens_lift_per_user_high REAL,
+            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            retention_d7 REAL, retention_d7_low REAL, retention_d7_high REAL,
+            lift_d7 REAL, lift_d7_low REAL, lift_d7_high REAL,
+            retention_d30 REAL, retention_d30_low REAL, retention_d30_high REAL,
+            lift_d30 REAL, lift_d30_low REAL, lift_d30_high REAL,
+            opt_outs INTEGER NOT NULL,
+            opt_out_rate REAL, opt_out_rate_low REAL, opt_out_rate_high REAL,
+            delivered_per_incremental_open REAL,
+            PRIMARY KEY (run_id, config_index, segment_index)
+        );
+        ALTER TABLE config_metrics ADD COLUMN opt_out_rate REAL;
+        ALTER TABLE config_metrics ADD COLUMN opt_out_rate_low REAL;
+        ALTER TABLE config_metrics ADD COLUMN opt_out_rate_high REAL;
+        ALTER TABLE config_metrics ADD COLUMN delivered_per_user REAL;
+        ALTER TABLE config_metrics ADD COLUMN delivered_per_user_low REAL;
+        ALTER TABLE config_metrics ADD COLUMN delivered_per_user_high REAL;
+        ALTER TABLE config_metrics ADD COLUMN opt_outs_per_delivered REAL;
+        ALTER TABLE config_metrics ADD COLUMN opt_outs_per_delivered_low REAL;
+        ALTER TABLE config_metrics ADD COLUMN opt_outs_per_delivered_high REAL;
+        ALTER TABLE config_metrics ADD COLUMN attributed_per_delivered REAL;
+        ALTER TABLE config_metrics ADD COLUMN attributed_per_delivered_low REAL;
+        ALTER TABLE config_metrics ADD COLUMN attributed_per_delivered_high REAL;
+        ALTER TABLE config_metrics ADD COLUMN rate_interval TEXT;
+        UPDATE config_metrics SET opt_out_rate = CAST(opt_outs AS REAL) / users WHERE users > 0;
+        UPDATE config_metrics SET rate_interval = 'wilson';
+        ALTER TABLE message_stats ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE period_stats ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE daily_stats ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE retention_curve ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE cron_rule_stats ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE cron_first_run_days ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        ALTER TABLE tallies ADD COLUMN label TEXT NOT NULL DEFAULT '';
+        UPDATE message_stats SET label = (SELECT c.label FROM configurations c WHERE c.run_id = message_stats.run_id AND c.config_index = message_stats.config_index);
+        UPDATE period_stats SET label = (SELECT c.label FROM configurations c WHERE c.run_id = period_stats.run_id AND c.config_index = period_stats.config_index);
+        UPDATE daily_stats SET label = (SELECT c.label FROM configurations c WHERE c.run_id = daily_stats.run_id AND c.config_index = daily_stats.config_index);
+        UPDATE retention_curve SET label = (SELECT c.label FROM configurations c WHERE c.run_id = retention_curve.run_id AND c.config_index = retention_curve.config_index);
+        UPDATE cron_rule_stats SET label = (SELECT c.label FROM configurations c WHERE c.run_id = cron_rule_stats.run_id AND c.config_index = cron_rule_stats.config_index);
+        UPDATE cron_first_run_days SET label = (SELECT c.label FROM configurations c WHERE c.run_id = cron_first_run_days.run_id AND c.config_index = cron_first_run_days.config_index);
+        UPDATE tallies SET label = (SELECT c.label FROM configurations c WHERE c.run_id = tallies.run_id AND c.config_index = tallies.config_index);
+        DROP VIEW configuration_summary;
+        CREATE VIEW configuration_summary AS
+            SELECT m.run_id, m.config_index, m.label, c.mode, c.is_holdout, m.users,
+                   m.trigger_rate, m.trigger_rate_low, m.trigger_rate_high,
+                   m.response_rate, m.response_rate_low, m.response_rate_high,
+                   m.opens_lift_per_user, m.opens_lift_per_user_low, m.opens_lift_per_user_high,
+                   m.retention_d7, m.lift_d7, m.retention_d30, m.lift_d30,
+                   m.opt_outs, m.opt_out_rate, m.opt_out_rate_low, m.opt_out_rate_high,
+                   m.delivered_per_user, m.delivered_per_incremental_open
+            FROM config_metrics m JOIN configurations c USING (run_id, config_index);
+        """,
     ]
 
     /// The version this build writes.
@@ -170,7 +269,10 @@ enum Schema {
     static let exportedTables: [(name: String, order: String)] = [
         ("runs", "run_id"),
         ("configurations", "config_index"),
+        ("reminders", "config_index, reminder_index, position"),
         ("config_metrics", "config_index"),
+        ("pairwise_stats", "config_index, reference_index, measure"),
+        ("segment_metrics", "config_index, segment_index"),
         ("message_stats", "config_index, reminder_index, message_index"),
         ("period_stats", "config_index, reminder_index, period_index"),
         ("daily_stats", "config_index, day"),

@@ -28,7 +28,8 @@ public enum ShardMerge {
         }
         let reference = first.run.results
         var total = RunTallies(
-            tallies: reference.tallies.tallies.map { Tally(layout: $0.layout) }, users: 0..<reference.scenario.users)
+            tallies: reference.tallies.tallies.map { Tally(layout: $0.layout) }, users: 0..<reference.scenario.users,
+            sums: reference.tallies.sums.map { UserSums(layout: $0.layout) })
         for k in 1...count {
             if let shard = byIndex[k] { total.merge(shard.run.results.tallies) }
         }

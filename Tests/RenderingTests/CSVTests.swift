@@ -46,8 +46,14 @@ final class CSVTests: XCTestCase {
 
     func testFormulaLeadersInTextArePrefixed() {
         XCTAssertEqual(field(.text("=HYPERLINK(\"x\")")), "\"'=HYPERLINK(\"\"x\"\")\"")
-        XCTAssertEqual(field(.text("+1")), "'+1")
-        XCTAssertEqual(field(.text("-1")), "'-1")
+        // Signed numbers and harmless text keep their value, so they join with the database.
+        XCTAssertEqual(field(.text("+1")), "+1")
+        XCTAssertEqual(field(.text("-1")), "-1")
+        XCTAssertEqual(field(.text("-3 days")), "-3 days")
+        XCTAssertEqual(field(.text("-2+3+cmd|' /C calc'!A0")), "'-2+3+cmd|' /C calc'!A0")
+        XCTAssertEqual(field(.text("+SUM(A1:A2)")), "'+SUM(A1:A2)")
+        XCTAssertEqual(CSVTable.encode(.text("=1"), neutralizeFormulas: false), "=1")
+        XCTAssertEqual(CSVTable(header: ["=cmd"]).encoded(neutralizeFormulas: false), "=cmd\r\n")
         XCTAssertEqual(field(.text("@SUM(A1:A2)")), "'@SUM(A1:A2)")
         XCTAssertEqual(field(.text("\tcmd")), "'\tcmd")
         XCTAssertEqual(field(.text("\rcmd")), "\"'\rcmd\"")
@@ -136,7 +142,7 @@ final class CSVTests: XCTestCase {
                     case 0:
                         let text = (0..<Int(random.next() % 12)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
                         row.append(.text(text))
-                        let leader = text.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } ?? false
+                        let leader = CSVTable.readsAsFormula(text)
                         texts.append(leader ? "'" + text : text)
                     case 1:
                         let value = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)

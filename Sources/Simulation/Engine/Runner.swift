@@ -22,19 +22,24 @@ public struct RunOptions: Sendable {
     }
 }
 
-/// The counts a run produced: one tally per configuration, the holdout first.
+/// The counts a run produced: one tally per configuration, the holdout first, and the sums over
+/// users that clustered intervals, paired comparisons and segments need (nil for a run stored
+/// before they were kept).
 public struct RunTallies: Equatable, Sendable {
     public var tallies: [Tally]
     public var users: Range<Int>
+    public var sums: UserSums?
 
-    public init(tallies: [Tally], users: Range<Int>) {
+    public init(tallies: [Tally], users: Range<Int>, sums: UserSums? = nil) {
         self.tallies = tallies
         self.users = users
+        self.sums = sums
     }
 
     public mutating func merge(_ other: RunTallies) {
         precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
         for i in tallies.indices { tallies[i].merge(other.tallies[i]) }
+        if let theirs = other.sums, sums != nil { sums!.merge(theirs) } else { sums = nil }
     }
 }
 
@@ -53,8 +58,16 @@ extension CompiledModel {
                            days: horizonDays)
     }
 
+    /// The layout of the run's sums over users.
+    public var userSumsLayout: UserSumsLayout {
+        let layouts = configurations.indices.map { layout($0) }
+        return UserSumsLayout(segments: segments.count, messageSlots: layouts.map(\.messageSlots),
+                              periodSlots: layouts.map(\.periodSlots))
+    }
+
     func emptyTallies(users: Range<Int>) -> RunTallies {
-        RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users)
+        RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users,
+                   sums: UserSums(layout: userSumsLayout))
     }
 
     /// Simulates users `range` under every configuration and the holdout, adding into `run`.
@@ -62,9 +75,12 @@ extension CompiledModel {
         let layouts = configurations.indices.map { layout($0) }
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
+        var recorder = UserSumsRecorder(layouts: layouts)
         for user in range {
             let t = traits(user: user)
             for i in configurations.indices {
+                recorder.begin(i, run.tallies[i].counts)
+                defer { recorder.end(i, run.tallies[i].counts, into: &run.sums!) }
                 outcomes[i] = run.tallies[i].counts.withUnsafeMutableBufferPointer { buffer in
                     simulate(user: user, traits: t, configuration: configurations[i], layout: layouts[i],
                              counts: buffer.baseAddress!, scratch: &scratch, observer: &observer)
@@ -94,6 +110,7 @@ extension CompiledModel {
                     counts[layout.curveEligibleThrough(o.eligibleThrough)] &+= 1
                 }
             }
+            recorder.finish(segment: t.segment, outcomes: outcomes, into: &run.sums!)
         }
     }
 

@@ -17,12 +17,18 @@ public struct SlotMetrics: Sendable {
     public let suppressed: Int64
     public let censored: Int64
     public let responded: Int64
+    /// Per-user sums of the trigger and response ratios, for their clustered intervals.
+    let triggerSums: RatioSums?
+    let responseSums: RatioSums?
 
     public var triggered: Int64 { delivered + foreground + suppressed }
-    public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored) }
-    public var responseRate: Proportion { Proportion(responded, of: delivered) }
+    public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored, clustered: triggerSums) }
+    public var responseRate: Proportion { Proportion(responded, of: delivered, clustered: responseSums) }
 
-    init(reminder: Int, index: Int, name: String, periodValue: Int? = nil, read: (SlotCounter) -> Int64) {
+    init(reminder: Int, index: Int, name: String, periodValue: Int? = nil, sums: (trigger: RatioSums, response: RatioSums)?,
+         read: (SlotCounter) -> Int64) {
+        triggerSums = sums?.trigger
+        responseSums = sums?.response
         self.reminder = reminder
         self.index = index
         self.name = name
@@ -37,12 +43,16 @@ public struct SlotMetrics: Sendable {
     }
 
     /// Per-message rows of a configuration, reminder by reminder.
-    public static func messages(_ spec: ConfigurationSpec, _ tally: Tally) -> [SlotMetrics] {
+    public static func messages(_ spec: ConfigurationSpec, _ tally: Tally, sums: UserSums? = nil, index c: Int = 0) -> [SlotMetrics] {
         var rows: [SlotMetrics] = [], slot = 0
         for (r, reminder) in spec.reminders.enumerated() {
             for (i, text) in reminder.messages.enumerated() {
                 let s = slot
-                rows.append(SlotMetrics(reminder: r, index: i, name: text) { tally.message(s, $0) })
+                let users = tally[.users]
+                let clustered = sums.map {
+                    ($0.message(c, s, response: false, users: users), $0.message(c, s, response: true, users: users))
+                }
+                rows.append(SlotMetrics(reminder: r, index: i, name: text, sums: clustered) { tally.message(s, $0) })
                 slot += 1
             }
         }
@@ -51,7 +61,7 @@ public struct SlotMetrics: Sendable {
 
     /// Per-period rows of a configuration, reminder by reminder, each named by the delay its
     /// notifications really used (which says so where it is not the configured period).
-    public static func periods(_ spec: ConfigurationSpec, _ tally: Tally) -> [SlotMetrics] {
+    public static func periods(_ spec: ConfigurationSpec, _ tally: Tally, sums: UserSums? = nil, index c: Int = 0) -> [SlotMetrics] {
         var rows: [SlotMetrics] = [], slot = 0
         for (r, reminder) in spec.reminders.enumerated() {
             for (i, configured) in reminder.timePeriods.enumerated() {
@@ -59,7 +69,13 @@ public struct SlotMetrics: Sendable {
                 let used = spec.periodValue(reminder: r, index: i)
                 var name = periodText(used, reminder.unit)
                 if used != configured { name += " (timePeriods says \(periodText(configured, reminder.unit)))" }
-                rows.append(SlotMetrics(reminder: r, index: i, name: name, periodValue: used) { tally.period(s, $0) })
+                let users = tally[.users]
+                let clustered = sums.map {
+                    ($0.period(c, s, response: false, users: users), $0.period(c, s, response: true, users: users))
+                }
+                rows.append(SlotMetrics(reminder: r, index: i, name: name, periodValue: used, sums: clustered) {
+                    tally.period(s, $0)
+                })
                 slot += 1
             }
         }

@@ -35,10 +35,18 @@ public struct ConfigurationMetrics: Sendable {
     public let incrementalRetainedD30: Int64
     /// Notifications delivered per open gained over the holdout; nil when nothing was gained.
     public let deliveredPerIncrementalOpen: Double?
+    /// Notifications delivered per user, with its interval (nil for a run stored without sums over users).
+    public let deliveredPerUser: Estimate?
+    /// Opt-outs per delivered notification and attributed opens per delivered notification (clustered).
+    public let optOutsPerDelivered: Proportion
+    public let attributedPerDelivered: Proportion
 
     public var triggered: Int64 { delivered + foreground + suppressed }
 
-    public init(label: String, tally t: Tally, isHoldout: Bool) {
+    /// - Parameters: `sums` and `index`: the run's sums over users and this configuration's place in
+    ///   them, for the user-clustered intervals; without them rates carry Wilson intervals.
+    public init(label: String, tally t: Tally, isHoldout: Bool, sums: UserSums? = nil, index: Int = 0) {
+        func clustered(_ r: ClusteredRatio) -> RatioSums? { sums?.ratio(index, r, users: t[.users]) }
         self.label = label
         self.isHoldout = isHoldout
         users = t[.users]
@@ -56,8 +64,20 @@ public struct ConfigurationMetrics: Sendable {
         attributed = t[.attributed]
         optOuts = t[.optOuts]
         revived = t[.revived]
-        triggerRate = Proportion(t[.delivered] + t[.foreground] + t[.suppressed], of: t[.scheduled] - t[.censored])
-        responseRate = Proportion(t[.responded], of: t[.delivered])
+        triggerRate = Proportion(t[.delivered] + t[.foreground] + t[.suppressed], of: t[.scheduled] - t[.censored],
+                                 clustered: clustered(.trigger))
+        responseRate = Proportion(t[.responded], of: t[.delivered], clustered: clustered(.response))
+        optOutsPerDelivered = Proportion(t[.optOuts], of: t[.delivered], clustered: clustered(.optOut))
+        attributedPerDelivered = Proportion(t[.attributed], of: t[.delivered], clustered: clustered(.attributed))
+        if isHoldout {
+            deliveredPerUser = t[.users] > 0 ? Estimate(value: 0, low: 0, high: 0) : nil
+        } else if let sums, index > 0 {
+            // Against the holdout, which delivers nothing, the pair's squared differences are Σ delivered².
+            deliveredPerUser = Estimate.mean(sum: t[.delivered], squares: sums.pair(0, index, .deliveredDiffSquares),
+                                             count: t[.users])
+        } else {
+            deliveredPerUser = nil
+        }
         optOutRate = Proportion(t[.optOuts], of: t[.users])
         retentionD1 = Proportion(t[.retainedD1], of: t[.eligibleD1])
         retentionD7 = Proportion(t[.retainedD7], of: t[.eligibleD7])

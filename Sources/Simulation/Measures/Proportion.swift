@@ -3,18 +3,35 @@ import Foundation
 /// The two-sided 95% normal quantile.
 public let z95 = 1.959_963_984_540_054
 
-/// A count out of a total, with its Wilson score interval. No rate is ever NaN: with a total of
-/// zero there is no rate and no interval.
+/// A count out of a total, with its 95% interval. No rate is ever NaN: with a total of zero there
+/// is no rate and no interval.
+///
+/// Where every user contributes at most one trial (retention, users opting out) the interval is
+/// Wilson's; where one user contributes many (notifications), `clustered` holds the per-user sums
+/// and the interval is the user-clustered delta-method one.
 public struct Proportion: Equatable, Sendable {
     public let count: Int64
     public let total: Int64
+    public let clustered: RatioSums?
 
-    public init(_ count: Int64, of total: Int64) {
+    public init(_ count: Int64, of total: Int64, clustered: RatioSums? = nil) {
         self.count = count
         self.total = total
+        self.clustered = clustered
     }
 
     public var rate: Double? { total > 0 ? Double(count) / Double(total) : nil }
+
+    /// The interval reports show: clustered by user when the sums are known, Wilson's otherwise.
+    public var interval: (low: Double, high: Double)? {
+        clustered?.interval() ?? wilson()
+    }
+
+    /// How `interval` was worked out, for tables: `clustered` or `wilson`; nil without an interval.
+    public var intervalMethod: String? {
+        guard total > 0 else { return nil }
+        return clustered?.interval() != nil ? "clustered" : "wilson"
+    }
 
     /// Wilson score interval (Wilson 1927) at the given normal quantile.
     public func wilson(z: Double = z95) -> (low: Double, high: Double)? {

@@ -11,18 +11,24 @@ public struct ConfigurationResult: Sendable {
     public let periods: [SlotMetrics]
     public let cronRules: [CronRuleMetrics]
 
-    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool) {
+    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?) {
         self.index = index
         self.spec = spec
         self.isHoldout = isHoldout
         self.tally = tally
-        metrics = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: isHoldout)
-        messages = SlotMetrics.messages(spec, tally)
-        periods = SlotMetrics.periods(spec, tally)
+        metrics = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: isHoldout, sums: sums, index: index)
+        messages = SlotMetrics.messages(spec, tally, sums: sums, index: index)
+        periods = SlotMetrics.periods(spec, tally, sums: sums, index: index)
         cronRules = CronRuleMetrics.rules(spec, tally)
     }
 
     public var label: String { spec.label }
+
+    /// The retention lift at day k (7 or 30) unless it is zero by construction.
+    public func lift(day k: Int) -> Estimate? {
+        if case .zeroByConstruction = spec.liftNote(day: k) { return nil }
+        return k == 7 ? metrics.liftD7 : k == 30 ? metrics.liftD30 : nil
+    }
 }
 
 /// The results of a run, or of one shard of a run: its scenario, its exact counts, and the measures
@@ -35,6 +41,15 @@ public struct RunResults: Sendable {
     public let holdout: ConfigurationResult
     /// The scenario's configurations, in its order (grids expanded).
     public let configurations: [ConfigurationResult]
+    /// Every configuration (and the holdout) against every other on the same users, in the order
+    /// (configuration, reference, measure); empty for a run stored without sums over users.
+    public let pairwise: [PairwiseComparison]
+    /// Every configuration's headline measures per segment, in the order (configuration, segment).
+    public let segments: [SegmentMetrics]
+    /// The index of the configuration others are compared with first (0: the holdout).
+    public let baselineIndex: Int
+    /// The recommendation the scenario's decision rule makes.
+    public let decision: DecisionOutcome
 
     /// - Precondition: `tallies` holds the holdout's tally followed by one per configuration of `scenario`.
     public init(scenario: Scenario, tallies: RunTallies) {
@@ -42,11 +57,46 @@ public struct RunResults: Sendable {
         precondition(tallies.tallies.count == specs.count + 1, "RunResults: one tally per configuration and the holdout")
         self.scenario = scenario
         self.tallies = tallies
-        holdout = ConfigurationResult(index: 0, spec: .holdout, tally: tallies.tallies[0], isHoldout: true)
+        let sums = tallies.sums
+        holdout = ConfigurationResult(index: 0, spec: .holdout, tally: tallies.tallies[0], isHoldout: true, sums: sums)
         configurations = specs.enumerated().map { i, spec in
-            ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false)
+            ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false, sums: sums)
         }
+        let all = [holdout] + configurations
+        let users = holdout.metrics.users
+        if let sums {
+            pairwise = all.indices.flatMap { a in
+                all.indices.filter { $0 != a }.flatMap { b in PairwiseComparison.all(a, b, sums: sums, users: users) }
+            }
+            segments = all.indices.flatMap { c in
+                scenario.population.segments.enumerated().map { s, segment in
+                    SegmentMetrics(configuration: c, segment: s, name: segment.name, sums: sums, isHoldout: c == 0)
+                }
+            }
+        } else {
+            pairwise = []
+            segments = []
+        }
+        baselineIndex = scenario.baseline.flatMap { label in specs.firstIndex { $0.label == label }.map { $0 + 1 } } ?? 0
+        decision = Self.decide(rule: scenario.effectiveDecision, baseline: baselineIndex, all: all, sums: sums)
     }
+
+    /// The comparisons of configuration `a` against `reference`, every measure.
+    public func comparisons(_ a: Int, against reference: Int) -> [PairwiseComparison] {
+        pairwise.filter { $0.configuration == a && $0.reference == reference }
+    }
+
+    /// One paired comparison, if the run has them.
+    public func comparison(_ a: Int, against reference: Int, _ m: PairMeasure) -> PairwiseComparison? {
+        let k = all.count, measures = PairMeasure.allCases.count
+        guard !pairwise.isEmpty, a != reference, a < k, reference < k else { return nil }
+        // Rows run (a, every b ≠ a, every measure).
+        let row = (a * (k - 1) + (reference < a ? reference : reference - 1)) * measures + PairMeasure.allCases.firstIndex(of: m)!
+        return pairwise[row]
+    }
+
+    /// The baseline's result.
+    public var baseline: ConfigurationResult { all[baselineIndex] }
 
     /// The holdout, then every configuration: the order of the run's tables.
     public var all: [ConfigurationResult] { [holdout] + configurations }

@@ -1,6 +1,9 @@
 extension Tally {
     /// The counts as little-endian 64-bit integers, one after another: the stored form of a tally.
-    public func encodedCounts() -> [UInt8] {
+    public func encodedCounts() -> [UInt8] { Self.encode(counts) }
+
+    /// Integers as little-endian 64-bit values, one after another.
+    public static func encode(_ counts: [Int64]) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: counts.count * 8)
         for (i, value) in counts.enumerated() {
             let bits = UInt64(bitPattern: value)
@@ -13,10 +16,15 @@ extension Tally {
     public init?(layout: TallyLayout, encodedCounts bytes: [UInt8]) {
         guard bytes.count == layout.count * 8 else { return nil }
         self.init(layout: layout)
-        for i in 0..<layout.count {
+        counts = Self.decode(bytes)
+    }
+
+    /// The integers `encode` wrote (a trailing partial value is ignored).
+    public static func decode(_ bytes: [UInt8]) -> [Int64] {
+        (0..<(bytes.count / 8)).map { i in
             var bits: UInt64 = 0
             for b in 0..<8 { bits |= UInt64(bytes[i * 8 + b]) << (8 * UInt64(b)) }
-            counts[i] = Int64(bitPattern: bits)
+            return Int64(bitPattern: bits)
         }
     }
 }

@@ -21,10 +21,16 @@ public struct Scenario: Encodable, Equatable, Sendable {
     public var configurations: [ConfigurationSpec]
     /// Configurations generated as every combination of the listed choices.
     public var grid: GridSpec?
+    /// The label of the configuration the others are compared with first ("what we ship today");
+    /// nil for the holdout.
+    public var baseline: String?
+    /// How the report picks a configuration; nil for `DecisionRule.defaultRule`.
+    public var decision: DecisionRule?
 
     public init(
         name: String, description: String? = nil, seed: UInt64, users: Int, horizonDays: Int, startDate: String,
-        population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil
+        population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil,
+        baseline: String? = nil, decision: DecisionRule? = nil
     ) {
         self.name = name
         self.description = description
@@ -36,6 +42,8 @@ public struct Scenario: Encodable, Equatable, Sendable {
         self.response = response
         self.configurations = configurations
         self.grid = grid
+        self.baseline = baseline
+        self.decision = decision
     }
 
     /// The configurations a run compares, listed ones first, then the grid's in its order.

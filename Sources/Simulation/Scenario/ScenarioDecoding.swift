@@ -126,13 +126,17 @@ extension JSONFieldReader {
             r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
         }
         parts.grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
+        parts.baseline = optionalField(o, "baseline", Self.string)
+        let decision = optionalField(o, "decision") { r, j, p in r.decisionRule(j, at: p) }
         guard let name = parts.name, let description, let seed, let users = parts.users,
               let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population,
-              let response = parts.response, let configurations = parts.configurations, let grid = parts.grid
+              let response = parts.response, let configurations = parts.configurations, let grid = parts.grid,
+              let baseline = parts.baseline, let decision
         else { return (nil, parts) }
         let scenario = Scenario(
             name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
-            population: population, response: response, configurations: configurations, grid: grid)
+            population: population, response: response, configurations: configurations, grid: grid,
+            baseline: baseline, decision: decision)
         return (scenario, parts)
     }
 

@@ -9,6 +9,8 @@ struct ScenarioParts {
     var configurations: [ConfigurationSpec]?
     /// `.some(nil)`: read, and there is no grid.
     var grid: GridSpec??
+    /// `.some(nil)`: read, and the baseline is the holdout.
+    var baseline: String??
 
     init() {}
 
@@ -21,6 +23,7 @@ struct ScenarioParts {
         response = s.response
         configurations = s.configurations
         grid = .some(s.grid)
+        baseline = .some(s.baseline)
     }
 
     /// Every rule whose inputs are there; a rule whose input could not be read is left to that input's own issue.
@@ -44,6 +47,9 @@ struct ScenarioParts {
         if let configurations, let grid {
             let all = configurations + (grid?.expanded() ?? [])
             issues += Self.issues(of: all, listed: configurations.count)
+            if let baseline, let label = baseline, label.lowercased() != "holdout", !all.contains(where: { $0.label == label }) {
+                fail("baseline", "\"\(label)\" is the label of no configuration (nor \"holdout\")")
+            }
             if let response {
                 let allMessages = Set(all.flatMap { $0.reminders.flatMap(\.messages) })
                 for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {

@@ -1,0 +1,163 @@
+import Foundation
+
+/// The measures compared between two configurations on the same users.
+public enum PairMeasure: String, CaseIterable, Sendable {
+    case opensPerUser = "opens_per_user"
+    case retentionD7 = "retention_d7"
+    case retentionD30 = "retention_d30"
+    case optOutRate = "opt_out_rate"
+    case deliveredPerUser = "delivered_per_user"
+
+    public var title: String {
+        switch self {
+        case .opensPerUser: return "opens per user"
+        case .retentionD7: return "D7 retention"
+        case .retentionD30: return "D30 retention"
+        case .optOutRate: return "opt-out rate"
+        case .deliveredPerUser: return "delivered per user"
+        }
+    }
+
+    /// A difference of proportions (shown in percentage points) rather than of counts per user.
+    public var isFraction: Bool { self == .retentionD7 || self == .retentionD30 || self == .optOutRate }
+}
+
+/// One configuration against another on the same users: the mean of the per-user differences
+/// (configuration − reference) with its paired 95% interval.
+public struct PairwiseComparison: Sendable {
+    public let configuration: Int
+    public let reference: Int
+    public let measure: PairMeasure
+    public let difference: Estimate?
+    /// Pairs of outcomes the difference is taken over (users, or users whose day k was observed).
+    public let pairs: Int64
+    /// Users a run would need for a difference this size to show at 5% two-sided with 80% power,
+    /// from this run's spread: n · ((z₀.₉₇₅ + z₀.₈) · se / |d|)². Nil when the difference is zero.
+    public let usersToSeparate: Int64?
+
+    /// Whether the interval holds zero: the two cannot be told apart at this user count.
+    public var includesZero: Bool { difference.map { $0.low <= 0 && $0.high >= 0 } ?? true }
+
+    /// z for 80% power.
+    public static let z80 = 0.841_621_233_572_914
+
+    init(configuration: Int, reference: Int, measure: PairMeasure, difference: Estimate?, pairs: Int64, users: Int64) {
+        self.configuration = configuration
+        self.reference = reference
+        self.measure = measure
+        self.difference = difference
+        self.pairs = pairs
+        if let d = difference, d.value != 0, users > 0 {
+            let se = (d.high - d.low) / (2 * z95)
+            let needed = Double(users) * pow((z95 + Self.z80) * se / abs(d.value), 2)
+            usersToSeparate = needed < 1e15 ? Int64(needed.rounded(.up)) : nil
+        } else {
+            usersToSeparate = nil
+        }
+    }
+
+    /// Every measure of `a` against `b` from the run's sums.
+    static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64) -> [PairwiseComparison] {
+        let lo = min(a, b), hi = max(a, b), flip = a > b
+        func c(_ k: PairCounter) -> Int64 { sums.pair(lo, hi, k) }
+        func mean(_ sum: PairCounter, _ squares: PairCounter) -> Estimate? {
+            Estimate.mean(sum: flip ? -c(sum) : c(sum), squares: c(squares), count: c(.users))
+        }
+        func paired(_ onlyA: PairCounter, _ onlyB: PairCounter, _ n: PairCounter) -> Estimate? {
+            Estimate.pairedDifference(gained: flip ? c(onlyB) : c(onlyA), lost: flip ? c(onlyA) : c(onlyB), count: c(n))
+        }
+        return PairMeasure.allCases.map { m in
+            let (estimate, pairs): (Estimate?, Int64)
+            switch m {
+            case .opensPerUser: (estimate, pairs) = (mean(.opensDiff, .opensDiffSquares), c(.users))
+            case .deliveredPerUser: (estimate, pairs) = (mean(.deliveredDiff, .deliveredDiffSquares), c(.users))
+            case .optOutRate: (estimate, pairs) = (paired(.optOutOnlyA, .optOutOnlyB, .users), c(.users))
+            case .retentionD7: (estimate, pairs) = (paired(.retainedD7OnlyA, .retainedD7OnlyB, .eligibleD7), c(.eligibleD7))
+            case .retentionD30: (estimate, pairs) = (paired(.retainedD30OnlyA, .retainedD30OnlyB, .eligibleD30), c(.eligibleD30))
+            }
+            return PairwiseComparison(configuration: a, reference: b, measure: m, difference: estimate, pairs: pairs, users: users)
+        }
+    }
+}
+
+/// One configuration's headline measures among the users of one segment.
+public struct SegmentMetrics: Sendable {
+    public let configuration: Int
+    public let segment: Int
+    public let segmentName: String
+    public let users: Int64
+    public let opens: Int64
+    public let delivered: Int64
+    /// Opens per user above the holdout among the segment's users (paired).
+    public let opensLiftPerUser: Estimate?
+    public let triggerRate: Proportion
+    public let responseRate: Proportion
+    public let retentionD7: Proportion
+    public let liftD7: Estimate?
+    public let retentionD30: Proportion
+    public let liftD30: Estimate?
+    /// Users of the segment who turned notifications off.
+    public let optOutRate: Proportion
+    public let deliveredPerIncrementalOpen: Double?
+
+    init(configuration c: Int, segment s: Int, name: String, sums: UserSums, isHoldout: Bool) {
+        func v(_ k: SegmentCounter) -> Int64 { sums.segment(c, s, k) }
+        configuration = c
+        segment = s
+        segmentName = name
+        users = v(.users)
+        opens = v(.opens)
+        delivered = v(.delivered)
+        opensLiftPerUser = isHoldout ? nil : Estimate.mean(sum: v(.opensLiftSum), squares: v(.opensLiftSquares), count: users)
+        triggerRate = Proportion(sums.segmentRatio(c, s, response: false).x, of: v(.scheduled) - v(.censored),
+                                 clustered: sums.segmentRatio(c, s, response: false))
+        let response = sums.segmentRatio(c, s, response: true)
+        responseRate = Proportion(response.x, of: v(.delivered), clustered: response)
+        retentionD7 = Proportion(v(.retainedD7), of: v(.eligibleD7))
+        retentionD30 = Proportion(v(.retainedD30), of: v(.eligibleD30))
+        liftD7 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD7), lost: v(.lostD7), count: v(.eligibleD7))
+        liftD30 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD30), lost: v(.lostD30), count: v(.eligibleD30))
+        optOutRate = Proportion(v(.optOuts), of: users)
+        deliveredPerIncrementalOpen = !isHoldout && v(.opensLiftSum) > 0 ? Double(v(.delivered)) / Double(v(.opensLiftSum)) : nil
+    }
+}
+
+/// Why a retention lift should not be read at face value.
+public enum LiftNote: Equatable, Sendable {
+    /// No notification can fire before day k ends: the lift is zero by construction.
+    case zeroByConstruction(shortestDelaySeconds: Double)
+    /// A period is exactly k days: the first notification fires on day k itself, so the day-k lift
+    /// measures that one notification's pull rather than a lasting habit.
+    case periodEqualsDay
+
+    public func text(day k: Int) -> String {
+        switch self {
+        case let .zeroByConstruction(shortest):
+            return String(format: "n/a: zero by construction, no notification can fire before day %d ends (shortest delay %g days)",
+                          k, shortest / 86_400)
+        case .periodEqualsDay:
+            return "a period equals \(k) days: the first notification fires on day \(k) itself, so this lift measures that "
+                + "notification's pull, not retention"
+        }
+    }
+}
+
+extension ConfigurationSpec {
+    /// Every delay a notification of this configuration can use, in seconds.
+    public var delaysUsedSeconds: [Double] {
+        reminders.indices.flatMap { r in
+            reminders[r].timePeriods.indices.map { Double(periodValue(reminder: r, index: $0)) * reminders[r].unit.seconds }
+        }
+    }
+
+    /// What to say about the retention lift at day k, if anything.
+    public func liftNote(day k: Int) -> LiftNote? {
+        let delays = delaysUsedSeconds
+        guard let shortest = delays.min() else { return nil }
+        // A notification is scheduled at a close after install (local day 0), so it fires no earlier than
+        // install + delay; day k ends at most k + 1 days after install.
+        if shortest >= Double(k + 1) * 86_400 { return .zeroByConstruction(shortestDelaySeconds: shortest) }
+        if delays.contains(Double(k) * 86_400) { return .periodEqualsDay }
+        return nil
+    }
+}

@@ -1,0 +1,160 @@
+/// Sums over users of a ratio's per-user numerator x and denominator y: Σx, Σy, Σx², Σy², Σxy.
+/// What the delta-method interval of a ratio of sums needs, and integers, so they merge exactly.
+public struct RatioSums: Equatable, Sendable {
+    /// Users the sums run over (including those with nothing to count).
+    public var users: Int64
+    public var x: Int64
+    public var y: Int64
+    public var xx: Int64
+    public var yy: Int64
+    public var xy: Int64
+
+    public init(users: Int64, x: Int64, y: Int64, xx: Int64, yy: Int64, xy: Int64) {
+        self.users = users
+        self.x = x
+        self.y = y
+        self.xx = xx
+        self.yy = yy
+        self.xy = xy
+    }
+
+    /// Σx / Σy and its user-clustered 95% interval: the delta method for a ratio estimator,
+    /// Var(R) ≈ n/(n − 1) · Σ(xᵢ − R·yᵢ)² / (Σy)², the users being the independent units
+    /// (Cochran 1977, §6.3; the cluster-robust variance of a ratio). Clamped to `bounds`.
+    public func interval(z: Double = z95, bounds: ClosedRange<Double> = 0...1) -> (low: Double, high: Double)? {
+        guard y > 0, users > 1 else { return nil }
+        let n = Double(users), sy = Double(y), r = Double(x) / sy
+        // Σ(x − R y)² expanded; the products are exact integers up to 2^53 per term.
+        let residual = max(0, Double(xx) - 2 * r * Double(xy) + r * r * Double(yy))
+        let se = (n / (n - 1) * residual).squareRoot() / sy
+        return (Swift.max(bounds.lowerBound, r - z * se), Swift.min(bounds.upperBound, r + z * se))
+    }
+}
+
+/// The ratios kept per configuration.
+public enum ClusteredRatio: Int, CaseIterable, Sendable {
+    /// Triggered of (scheduled − censored).
+    case trigger
+    /// Responded of delivered.
+    case response
+    /// Attributed opens of delivered.
+    case attributed
+    /// Opt-outs of delivered.
+    case optOut
+}
+
+/// Per (configuration, segment) counts over users.
+public enum SegmentCounter: Int, CaseIterable, Sendable {
+    case users, opens, opensLiftSum, opensLiftSquares, delivered, optOuts, scheduled, censored
+    case retainedD7, eligibleD7, gainedD7, lostD7, retainedD30, eligibleD30, gainedD30, lostD30
+}
+
+/// Per pair of configurations (a, b), a < b: sums of per-user differences a − b.
+public enum PairCounter: Int, CaseIterable, Sendable {
+    case users, opensDiff, opensDiffSquares, deliveredDiff, deliveredDiffSquares
+    /// Users who opted out under a only, under b only.
+    case optOutOnlyA, optOutOnlyB
+    case eligibleD7, retainedD7OnlyA, retainedD7OnlyB
+    case eligibleD30, retainedD30OnlyA, retainedD30OnlyB
+}
+
+/// Where each sum lives in `UserSums`' flat storage.
+public struct UserSumsLayout: Equatable, Sendable {
+    public let configurations: Int
+    public let segments: Int
+    public let messageSlots: [Int]
+    public let periodSlots: [Int]
+    let configOffsets: [Int]
+    let segmentOffset: Int
+    let pairOffset: Int
+    public let count: Int
+
+    static let ratioWidth = 5
+    static let slotWidth = 2 * ratioWidth
+    static let segmentWidth = SegmentCounter.allCases.count + 2 * ratioWidth
+
+    /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
+    public init(segments: Int, messageSlots: [Int], periodSlots: [Int]) {
+        precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
+        configurations = messageSlots.count
+        self.segments = segments
+        self.messageSlots = messageSlots
+        self.periodSlots = periodSlots
+        var offsets: [Int] = [], at = 0
+        for i in 0..<configurations {
+            offsets.append(at)
+            at += ClusteredRatio.allCases.count * Self.ratioWidth + (messageSlots[i] + periodSlots[i]) * Self.slotWidth
+        }
+        configOffsets = offsets
+        segmentOffset = at
+        pairOffset = segmentOffset + configurations * segments * Self.segmentWidth
+        count = pairOffset + configurations * (configurations - 1) / 2 * PairCounter.allCases.count
+    }
+
+    func ratio(_ c: Int, _ r: ClusteredRatio) -> Int { configOffsets[c] + r.rawValue * Self.ratioWidth }
+    /// Slot `s` counts message slots first, then period slots; `response` picks the second ratio.
+    func slot(_ c: Int, _ s: Int, response: Bool) -> Int {
+        configOffsets[c] + ClusteredRatio.allCases.count * Self.ratioWidth + s * Self.slotWidth + (response ? Self.ratioWidth : 0)
+    }
+    func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * segments + s) * Self.segmentWidth }
+    func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
+        segment(c, s) + SegmentCounter.allCases.count + (response ? Self.ratioWidth : 0)
+    }
+    /// The pair (a, b), a < b.
+    func pair(_ a: Int, _ b: Int) -> Int {
+        precondition(a < b && b < configurations, "UserSumsLayout.pair: needs a < b")
+        // Pairs (0,1), (0,2), … (0,K−1), (1,2), …
+        let before = a * configurations - a * (a + 1) / 2
+        return pairOffset + (before + (b - a - 1)) * PairCounter.allCases.count
+    }
+}
+
+/// Sums over users of per-user quantities: user-clustered ratio intervals, paired comparisons between
+/// every two configurations, and per-segment measures. Integers, so they add exactly in any order.
+public struct UserSums: Equatable, Sendable {
+    public let layout: UserSumsLayout
+    public var counts: [Int64]
+
+    public init(layout: UserSumsLayout) {
+        self.layout = layout
+        counts = Array(repeating: 0, count: layout.count)
+    }
+
+    public init?(layout: UserSumsLayout, counts: [Int64]) {
+        guard counts.count == layout.count else { return nil }
+        self.layout = layout
+        self.counts = counts
+    }
+
+    public mutating func merge(_ other: UserSums) {
+        precondition(layout == other.layout, "UserSums.merge: layouts differ")
+        for i in counts.indices { counts[i] &+= other.counts[i] }
+    }
+
+    private func ratio(at o: Int, users: Int64) -> RatioSums {
+        RatioSums(users: users, x: counts[o], y: counts[o + 1], xx: counts[o + 2], yy: counts[o + 3], xy: counts[o + 4])
+    }
+
+    /// Configuration `c`'s ratio over its `users` users.
+    public func ratio(_ c: Int, _ r: ClusteredRatio, users: Int64) -> RatioSums { ratio(at: layout.ratio(c, r), users: users) }
+
+    /// A message slot's trigger (or response) ratio.
+    public func message(_ c: Int, _ slot: Int, response: Bool, users: Int64) -> RatioSums {
+        ratio(at: layout.slot(c, slot, response: response), users: users)
+    }
+
+    public func period(_ c: Int, _ slot: Int, response: Bool, users: Int64) -> RatioSums {
+        ratio(at: layout.slot(c, layout.messageSlots[c] + slot, response: response), users: users)
+    }
+
+    public func segment(_ c: Int, _ s: Int, _ counter: SegmentCounter) -> Int64 {
+        counts[layout.segment(c, s) + counter.rawValue]
+    }
+
+    public func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> RatioSums {
+        ratio(at: layout.segmentRatio(c, s, response: response), users: segment(c, s, .users))
+    }
+
+    /// A pair's counter with a < b.
+    public func pair(_ a: Int, _ b: Int, _ counter: PairCounter) -> Int64 { counts[layout.pair(a, b) + counter.rawValue] }
+}

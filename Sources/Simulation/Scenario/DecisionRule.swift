@@ -1,0 +1,132 @@
+/// A headline measure the decision can optimise or constrain.
+public enum DecisionMeasure: String, CaseIterable, Codable, Sendable {
+    /// Opens per user above the holdout (paired).
+    case opensLiftPerUser
+    /// Retention on day 7 / day 30 above the holdout, as a fraction (paired).
+    case liftD7, liftD30
+    case retentionD7, retentionD30
+    /// Share of users who turned notifications off.
+    case optOutRate
+    /// Notifications delivered per user.
+    case deliveredPerUser
+    /// Notifications delivered per open gained over the holdout.
+    case deliveredPerExtraOpen
+    case triggerRate, responseRate
+
+    /// Whether more is better when the measure is the objective.
+    public var higherIsBetter: Bool {
+        switch self {
+        case .optOutRate, .deliveredPerUser, .deliveredPerExtraOpen: return false
+        default: return true
+        }
+    }
+
+    /// The words a report uses for it.
+    public var title: String {
+        switch self {
+        case .opensLiftPerUser: return "opens per user vs holdout"
+        case .liftD7: return "D7 retention vs holdout"
+        case .liftD30: return "D30 retention vs holdout"
+        case .retentionD7: return "D7 retention"
+        case .retentionD30: return "D30 retention"
+        case .optOutRate: return "opt-out rate"
+        case .deliveredPerUser: return "notifications delivered per user"
+        case .deliveredPerExtraOpen: return "notifications delivered per extra open"
+        case .triggerRate: return "trigger rate"
+        case .responseRate: return "response rate"
+        }
+    }
+
+    /// A fraction shown as a percentage (or percentage points for lifts).
+    public var isFraction: Bool {
+        switch self {
+        case .opensLiftPerUser, .deliveredPerUser, .deliveredPerExtraOpen: return false
+        default: return true
+        }
+    }
+}
+
+/// A bound on one measure: a configuration is acceptable when its estimate lies within it.
+public struct DecisionBound: Codable, Equatable, Sendable {
+    public var min: Double?
+    public var max: Double?
+
+    public init(min: Double? = nil, max: Double? = nil) {
+        self.min = min
+        self.max = max
+    }
+
+    public func admits(_ value: Double) -> Bool {
+        (min.map { value >= $0 } ?? true) && (max.map { value <= $0 } ?? true)
+    }
+}
+
+/// How a run's report picks the configuration to ship: the measure to optimise and the bounds every
+/// candidate must respect.
+public struct DecisionRule: Encodable, Equatable, Sendable {
+    public var objective: DecisionMeasure
+    public var constraints: [DecisionMeasure: DecisionBound]
+
+    public init(objective: DecisionMeasure, constraints: [DecisionMeasure: DecisionBound] = [:]) {
+        self.objective = objective
+        self.constraints = constraints
+    }
+
+    /// Used when a scenario states no rule: most extra opens with at most 5% of users opting out.
+    public static let defaultRule = DecisionRule(objective: .opensLiftPerUser, constraints: [.optOutRate: DecisionBound(max: 0.05)])
+
+    /// The constraints in a fixed order (the measures' declaration order).
+    public var orderedConstraints: [(measure: DecisionMeasure, bound: DecisionBound)] {
+        DecisionMeasure.allCases.compactMap { m in constraints[m].map { (m, $0) } }
+    }
+
+    enum CodingKeys: String, CodingKey { case objective, constraints }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(objective, forKey: .objective)
+        try c.encode(Dictionary(uniqueKeysWithValues: constraints.map { ($0.key.rawValue, $0.value) }), forKey: .constraints)
+    }
+}
+
+extension Scenario {
+    /// The rule the report applies: the scenario's own, or the default.
+    public var effectiveDecision: DecisionRule { decision ?? .defaultRule }
+}
+
+extension JSONFieldReader {
+    mutating func decisionRule(_ json: JSON, at path: String) -> DecisionRule? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let objective = field(o, "objective", default: DecisionRule.defaultRule.objective) { r, j, p in
+            r.enumeration(j, at: p, as: DecisionMeasure.self)
+        }
+        let constraints = field(o, "constraints", default: [:]) { r, j, p -> [DecisionMeasure: DecisionBound]? in
+            guard case let .object(members) = j else {
+                r.fail(p, "expected an object mapping a measure to {\"min\": …, \"max\": …}, got \(j.typeName)")
+                return nil
+            }
+            var out: [DecisionMeasure: DecisionBound] = [:]
+            var ok = true
+            for (key, value) in members {
+                let kp = JSONFieldReader.join(p, key)
+                guard let measure = DecisionMeasure(rawValue: key) else {
+                    r.fail(kp, "unknown measure; expected one of \(DecisionMeasure.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+                    ok = false
+                    continue
+                }
+                guard let b = r.object(value, at: kp) else { ok = false; continue }
+                let low = r.optionalField(b, "min", Self.number(.within(-1e12...1e12)))
+                let high = r.optionalField(b, "max", Self.number(.within(-1e12...1e12)))
+                r.finish(b)
+                guard let low, let high else { ok = false; continue }
+                if low == nil && high == nil { r.fail(kp, "needs \"min\", \"max\" or both"); ok = false; continue }
+                if let low, let high, low > high { r.fail(kp, "min \(low) is above max \(high)"); ok = false; continue }
+                out[measure] = DecisionBound(min: low, max: high)
+            }
+            return ok ? out : nil
+        }
+        guard let objective, let constraints else { return nil }
+        return DecisionRule(objective: objective, constraints: constraints)
+    }
+}
