@@ -15,10 +15,13 @@ public enum MarkdownReport {
         let s = results.scenario
         var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
+        out += DecisionReport.section(results, charts: charts)
         out += runSection(run)
         out += assumptions(s)
         out += configurationsTable(results)
         out += rankingSection(results, charts: charts)
+        out += DecisionReport.pairwiseSection(results)
+        out += DecisionReport.segmentSection(results)
         out += notificationSection(results)
         out += "## Per message\n\n"
         out += slotTable(results, title: "message", rows: \.messages)
@@ -61,15 +64,17 @@ public enum MarkdownReport {
 
     static func rankingSection(_ results: RunResults, charts: [ChartKind: String]) -> String {
         var out = "## Configurations against the holdout\n\n"
-        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: Wilson score intervals for rates, "
-            + "paired normal intervals for lifts. n/a means there was nothing to measure.\n\n"
+        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: rates over notifications (trigger, "
+            + "response) are clustered by user (delta method on per-user totals), rates over users (retention, users opting "
+            + "out) are Wilson score intervals, lifts are paired normal intervals. n/a means there was nothing to measure, "
+            + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below.\n\n"
         let rows: [[String]] = results.rankedByOpensLift.enumerated().map { i, c in
             let m = c.metrics
             let perOpen = m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a"
             return [
                 String(i + 1), m.label, c.spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
                 Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.optOutRate),
-                Text.points(m.liftD7), Text.points(m.liftD30), perOpen,
+                DecisionReport.lift(c, day: 7), DecisionReport.lift(c, day: 30), perOpen,
             ]
         }
         out += Markdown.table(
@@ -80,7 +85,9 @@ public enum MarkdownReport {
         out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
             + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
             + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
-        for kind in ChartKind.allCases {
+        let notes = DecisionReport.artifactNotes(results)
+        if !notes.isEmpty { out += notes.map { "- " + $0 + "\n" }.joined() + "\n" }
+        for kind in ChartKind.allCases where kind != .tradeOffOptOut && kind != .tradeOffDelivered {
             if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
         }
         return out
@@ -258,6 +265,9 @@ public enum MarkdownReport {
 
 /// The charts a report shows.
 public enum ChartKind: String, CaseIterable, Sendable {
+    case tradeOffOptOut = "trade-off-opt-out"
+    case tradeOffDelivered = "trade-off-delivered"
+    case byPeriod = "opens-lift-by-period"
     case triggerRate = "trigger-rate"
     case opensLift = "opens-lift"
     case dailyActiveUsers = "daily-active-users"
@@ -266,10 +276,13 @@ public enum ChartKind: String, CaseIterable, Sendable {
 
     public var title: String {
         switch self {
+        case .tradeOffOptOut: return "Trade-off: extra opens against users opting out"
+        case .tradeOffDelivered: return "Trade-off: extra opens against notifications delivered"
+        case .byPeriod: return "Extra opens by reminder period"
         case .triggerRate: return "Trigger rate per configuration"
         case .opensLift: return "Opens per user gained over the holdout"
-        case .dailyActiveUsers: return "Daily active users per configuration"
-        case .retention: return "Retention by day since install"
+        case .dailyActiveUsers: return "Daily active users: difference from the holdout"
+        case .retention: return "Retention by day since install: difference from the holdout"
         case .triggerByPeriod: return "Trigger rate by period"
         }
     }

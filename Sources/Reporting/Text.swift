@@ -21,6 +21,31 @@ public enum Text {
         return String(format: "%+.\(digits)f [%.\(digits)f, %.\(digits)f]", e.value, e.low, e.high)
     }
 
+    /// A decision measure's value in its own unit: percent for fractions, a plain number otherwise.
+    public static func measure(_ m: DecisionMeasure, _ v: Double) -> String {
+        m.isFraction ? String(format: "%.1f%%", v * 100) : String(format: "%g", v)
+    }
+
+    /// A decision measure's estimate with its interval, in its unit (percentage points for lifts).
+    public static func measure(_ m: DecisionMeasure, _ e: Estimate?) -> String {
+        guard let e else { return "n/a" }
+        switch m {
+        case .liftD7, .liftD30: return points(e)
+        case .opensLiftPerUser: return signed(e, digits: 3)
+        case .deliveredPerExtraOpen:
+            return e.high.isFinite ? String(format: "%.1f [%.1f, %.1f]", e.value, e.low, e.high)
+                : String(format: "%.1f [%.1f, no upper bound]", e.value, e.low)
+        case .deliveredPerUser: return String(format: "%.2f [%.2f, %.2f]", e.value, e.low, e.high)
+        default: return String(format: "%.2f%% [%.2f, %.2f]", e.value * 100, e.low * 100, e.high * 100)
+        }
+    }
+
+    /// A paired difference in its unit: percentage points for proportions.
+    public static func difference(_ c: PairwiseComparison) -> String {
+        guard let e = c.difference else { return "n/a" }
+        return c.measure.isFraction ? points(e) : signed(e, digits: 3)
+    }
+
     /// A difference of proportions in percentage points, with its interval.
     public static func points(_ e: Estimate?) -> String {
         guard let e else { return "n/a" }

@@ -255,7 +255,7 @@ public final class RunStore {
         guard let row = rows.first else { return nil }
         let layout = UserSumsLayout(
             segments: Int(row.integer(0) ?? 0), messageSlots: tallies.map(\.layout.messageSlots),
-            periodSlots: tallies.map(\.layout.periodSlots))
+            periodSlots: tallies.map(\.layout.periodSlots), days: tallies.first?.layout.days ?? 0)
         guard layout.segments == scenario.population.segments.count, let blob = row.blob(1), blob.count == layout.count * 8,
               let sums = UserSums(layout: layout, counts: Tally.decode(blob))
         else {

@@ -14,6 +14,8 @@ struct PlotRect {
 struct LegendEntry {
     enum Swatch {
         case line(color: String, dash: String?, marker: Bool)
+        /// A line over a shaded interval band.
+        case band(color: String, dash: String?)
         case box(fill: String, stroke: String?, dash: String?)
         case whisker
     }
@@ -47,7 +49,8 @@ enum ChartFrame {
         var x = margin
         var y = 52.0
         for entry in legend {
-            let label = TextMetrics.clip(entry.label, maxWidth: 220, size: labelSize)
+            // Full labels: a legend is where a reader learns which line is which.
+            let label = TextMetrics.clip(entry.label, maxWidth: canvas.width - 2 * margin - 28, size: labelSize)
             let itemWidth = 28 + TextMetrics.width(label, size: labelSize)
             if x > margin, x + itemWidth > canvas.width - margin {
                 x = margin
@@ -65,6 +68,9 @@ enum ChartFrame {
         case let .line(color, dash, marker):
             canvas.line(x1: x, y1: y, x2: x + 22, y2: y, stroke: color, width: 2.5, dash: dash)
             if marker { canvas.circle(cx: x + 11, cy: y, r: 3, fill: color) }
+        case let .band(color, dash):
+            canvas.rect(x: x, y: y - 6, width: 22, height: 12, fill: color, opacity: 0.18)
+            canvas.line(x1: x, y1: y, x2: x + 22, y2: y, stroke: color, width: 2.5, dash: dash)
         case let .box(fill, stroke, dash):
             canvas.rect(x: x + 4, y: y - 6, width: 14, height: 12, fill: fill, stroke: stroke, dash: dash)
         case .whisker:

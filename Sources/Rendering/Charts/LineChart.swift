@@ -12,12 +12,16 @@ public struct LineSeries: Sendable {
     public var points: [ChartPoint]
     public var style: Style
     public var marker: Bool
+    /// An interval around the line at each x (shaded); empty for none.
+    public var band: [(x: Double, low: Double, high: Double)]
 
-    public init(name: String, points: [(x: Double, y: Double)], style: Style = .solid, marker: Bool = false) {
+    public init(name: String, points: [(x: Double, y: Double)], style: Style = .solid, marker: Bool = false,
+                band: [(x: Double, low: Double, high: Double)] = []) {
         self.name = name
         self.points = points.map { ChartPoint(x: $0.x, y: $0.y) }
         self.style = style
         self.marker = marker
+        self.band = band.filter { $0.x.isFinite && $0.low.isFinite && $0.high.isFinite }
     }
 }
 
@@ -68,7 +72,10 @@ public struct LineChart: Sendable {
             return (ChartPalette.color(colourIndex), dash)
         }
         let legend = series.count > 1
-            ? zip(series, looks).map { LegendEntry(label: $0.name, swatch: .line(color: $1.color, dash: $1.dash, marker: $0.marker)) }
+            ? zip(series, looks).map {
+                LegendEntry(label: $0.name, swatch: $0.band.isEmpty ? .line(color: $1.color, dash: $1.dash, marker: $0.marker)
+                                                                    : .band(color: $1.color, dash: $1.dash))
+            }
             : []
 
         var canvas = SVGCanvas(width: width, height: height)
@@ -76,7 +83,8 @@ public struct LineChart: Sendable {
         let bottom = ChartFrame.plotBottom(&canvas, top: top, gutter: ChartFrame.bottomGutter)
 
         let points = series.map { $0.points.filter { $0.x.isFinite && $0.y.isFinite } }
-        let all = Array(points.joined())
+        let bands = series.flatMap { $0.band.flatMap { [ChartPoint(x: $0.x, y: $0.low), ChartPoint(x: $0.x, y: $0.high)] } }
+        let all = Array(points.joined()) + bands
         let yRange = ChartFrame.extent(all.map(\.y), includingZero: yIncludesZero)
         let yScale = TickScale.nice(lower: yRange.lower, upper: yRange.upper,
                                     maxIntervals: ChartFrame.intervals(forLength: bottom - top))
@@ -92,6 +100,17 @@ public struct LineChart: Sendable {
         canvas.line(x1: plot.left, y1: plot.top, x2: plot.left, y2: plot.bottom, stroke: ChartFrame.axisColor)
         if all.isEmpty { ChartFrame.drawNoData(&canvas, plot: plot) }
 
+        // Bands first, under every line.
+        for index in series.indices where !series[index].band.isEmpty {
+            let band = series[index].band
+            let upper = band.map { (xScale.position($0.x, from: plot.left, to: plot.right), yScale.position($0.high, from: plot.bottom, to: plot.top)) }
+            let lower = band.reversed().map { (xScale.position($0.x, from: plot.left, to: plot.right), yScale.position($0.low, from: plot.bottom, to: plot.top)) }
+            canvas.polygon((upper + lower).map { (x: $0.0, y: $0.1) }, fill: looks[index].color, opacity: 0.15)
+        }
+        if yScale.lower < 0 && yScale.upper > 0 {
+            let y0 = yScale.position(0, from: plot.bottom, to: plot.top)
+            canvas.line(x1: plot.left, y1: y0, x2: plot.right, y2: y0, stroke: ChartFrame.axisColor, width: 1)
+        }
         // Baselines go underneath so the configurations being compared stay on top.
         let order = series.indices.filter { series[$0].style == .reference } + series.indices.filter { series[$0].style != .reference }
         for index in order {

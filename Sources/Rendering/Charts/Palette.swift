@@ -11,8 +11,15 @@ public enum ChartPalette {
         colors[((index % colors.count) + colors.count) % colors.count]
     }
 
-    /// Past one cycle of colours, a dash pattern keeps repeated colours apart.
+    /// Dash patterns for successive cycles of the colours: solid first.
+    static let dashes: [String?] = [nil, "2 3", "8 3", "8 3 2 3", "1 4", "12 4", "4 2 1 2 1 2"]
+
+    /// Past one cycle of colours, a dash pattern keeps repeated colours apart: series i gets colour
+    /// i mod 8 and the dash of cycle i div 8, so no two of the first 56 series look alike, and
+    /// later ones vary the dash's rhythm so the pair stays unique.
     static func dash(forSeries index: Int) -> String? {
-        index >= colors.count ? "2 3" : nil
+        let cycle = max(0, index) / colors.count
+        if cycle < dashes.count { return dashes[cycle] }
+        return "\(cycle - dashes.count + 2) 3"
     }
 }

@@ -25,9 +25,10 @@ struct SVGCanvas {
     }
 
     mutating func rect(x: Double, y: Double, width: Double, height: Double,
-                       fill: String, stroke: String? = nil, dash: String? = nil) {
+                       fill: String, stroke: String? = nil, dash: String? = nil, opacity: Double? = nil) {
         var element = "<rect x=\"\(Self.n(min(x, x + width)))\" y=\"\(Self.n(min(y, y + height)))\""
         element += " width=\"\(Self.n(abs(width)))\" height=\"\(Self.n(abs(height)))\" fill=\"\(fill)\""
+        if let opacity { element += " fill-opacity=\"\(Self.n(opacity))\"" }
         if let stroke { element += Self.strokeAttributes(stroke, 1, dash) }
         elements.append(element + "/>")
     }
@@ -42,6 +43,12 @@ struct SVGCanvas {
         let list = points.map { Self.n($0.x) + "," + Self.n($0.y) }.joined(separator: " ")
         elements.append("<polyline points=\"\(list)\" fill=\"none\"" + Self.strokeAttributes(stroke, width, dash)
             + " stroke-linejoin=\"round\" stroke-linecap=\"round\"/>")
+    }
+
+    /// A filled, unstroked polygon, for interval bands.
+    mutating func polygon(_ points: [(x: Double, y: Double)], fill: String, opacity: Double) {
+        let list = points.map { Self.n($0.x) + "," + Self.n($0.y) }.joined(separator: " ")
+        elements.append("<polygon points=\"\(list)\" fill=\"\(fill)\" fill-opacity=\"\(Self.n(opacity))\" stroke=\"none\"/>")
     }
 
     mutating func circle(cx: Double, cy: Double, r: Double, fill: String) {

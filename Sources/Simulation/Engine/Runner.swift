@@ -62,7 +62,7 @@ extension CompiledModel {
     public var userSumsLayout: UserSumsLayout {
         let layouts = configurations.indices.map { layout($0) }
         return UserSumsLayout(segments: segments.count, messageSlots: layouts.map(\.messageSlots),
-                              periodSlots: layouts.map(\.periodSlots))
+                              periodSlots: layouts.map(\.periodSlots), days: horizonDays)
     }
 
     func emptyTallies(users: Range<Int>) -> RunTallies {

@@ -15,10 +15,13 @@ struct UserSumsRecorder {
     private var censored: [Int64]
     private var triggered: [Int64]
     private var responded: [Int64]
+    /// Per configuration: the run days (UTC) the current user opened the app, as bits.
+    private var activeDays: [[UInt64]]
 
     init(layouts: [TallyLayout]) {
         self.layouts = layouts
-        before = layouts.map { Array(repeating: 0, count: $0.dailyOffset) }
+        before = layouts.map { Array(repeating: 0, count: $0.ruleOffset) }
+        activeDays = layouts.map { Array(repeating: 0, count: ($0.days + 63) / 64) }
         let zeros = Array(repeating: Int64(0), count: layouts.count)
         delivered = zeros
         optedOut = Array(repeating: false, count: layouts.count)
@@ -30,7 +33,7 @@ struct UserSumsRecorder {
 
     /// Call before configuration `i` simulates the user, with its tally's counts.
     mutating func begin(_ i: Int, _ counts: [Int64]) {
-        let n = layouts[i].dailyOffset
+        let n = layouts[i].ruleOffset
         before[i].withUnsafeMutableBufferPointer { b in
             counts.withUnsafeBufferPointer { c in
                 for k in 0..<n { b[k] = c[k] }
@@ -64,6 +67,12 @@ struct UserSumsRecorder {
                 censored[i] = cen
                 responded[i] = resp
                 optedOut[i] = opt > 0
+                activeDays[i].withUnsafeMutableBufferPointer { words in
+                    for w in words.indices { words[w] = 0 }
+                    for day in 0..<layout.days where d(layout.daily(day)) != 0 {
+                        words[day >> 6] |= 1 << UInt64(day & 63)
+                    }
+                }
                 sums.counts.withUnsafeMutableBufferPointer { s in
                     let base = s.baseAddress!
                     Self.add(base + sumsLayout.ratio(i, .trigger), trig, sch &- cen)
@@ -122,6 +131,33 @@ struct UserSumsRecorder {
                 retention(30, .retainedD30, .eligibleD30, .gainedD30, .lostD30)
                 Self.add(base + l.segmentRatio(i, segment, response: false), triggered[i], scheduled[i] &- censored[i])
                 Self.add(base + l.segmentRatio(i, segment, response: true), responded[i], delivered[i])
+            }
+            // Day-by-day differences from the holdout: retention curve and daily active users.
+            for i in 1..<k {
+                let o = outcomes[i]
+                let mask = (UInt32(1) << UInt32(o.eligibleThrough)) &- 1
+                var gained = o.retainedDays & ~holdout.retainedDays & mask
+                var lost = holdout.retainedDays & ~o.retainedDays & mask
+                while gained != 0 {
+                    base[l.curve(i, day: gained.trailingZeroBitCount + 1, gained: true)] &+= 1
+                    gained &= gained &- 1
+                }
+                while lost != 0 {
+                    base[l.curve(i, day: lost.trailingZeroBitCount + 1, gained: false)] &+= 1
+                    lost &= lost &- 1
+                }
+                for w in activeDays[i].indices {
+                    let here = activeDays[i][w], there = activeDays[0][w]
+                    var more = here & ~there, fewer = there & ~here
+                    while more != 0 {
+                        base[l.daily(i, day: w * 64 + more.trailingZeroBitCount, gained: true)] &+= 1
+                        more &= more &- 1
+                    }
+                    while fewer != 0 {
+                        base[l.daily(i, day: w * 64 + fewer.trailingZeroBitCount, gained: false)] &+= 1
+                        fewer &= fewer &- 1
+                    }
+                }
             }
             for a in 0..<k {
                 let oa = outcomes[a]

@@ -64,6 +64,8 @@ public struct UserSumsLayout: Equatable, Sendable {
     public let segments: Int
     public let messageSlots: [Int]
     public let periodSlots: [Int]
+    /// Days of the run (UTC), for the daily-active differences.
+    public let days: Int
     let configOffsets: [Int]
     let segmentOffset: Int
     let pairOffset: Int
@@ -74,16 +76,18 @@ public struct UserSumsLayout: Equatable, Sendable {
     static let segmentWidth = SegmentCounter.allCases.count + 2 * ratioWidth
 
     /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
-    public init(segments: Int, messageSlots: [Int], periodSlots: [Int]) {
+    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int) {
         precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
         configurations = messageSlots.count
         self.segments = segments
         self.messageSlots = messageSlots
         self.periodSlots = periodSlots
+        self.days = days
         var offsets: [Int] = [], at = 0
         for i in 0..<configurations {
             offsets.append(at)
             at += ClusteredRatio.allCases.count * Self.ratioWidth + (messageSlots[i] + periodSlots[i]) * Self.slotWidth
+                + 2 * retentionCurveDays + 2 * days
         }
         configOffsets = offsets
         segmentOffset = at
@@ -95,6 +99,15 @@ public struct UserSumsLayout: Equatable, Sendable {
     /// Slot `s` counts message slots first, then period slots; `response` picks the second ratio.
     func slot(_ c: Int, _ s: Int, response: Bool) -> Int {
         configOffsets[c] + ClusteredRatio.allCases.count * Self.ratioWidth + s * Self.slotWidth + (response ? Self.ratioWidth : 0)
+    }
+    /// Users retained on day k (1...30) here but not in the holdout, then the reverse.
+    func curve(_ c: Int, day k: Int, gained: Bool) -> Int {
+        configOffsets[c] + ClusteredRatio.allCases.count * Self.ratioWidth + (messageSlots[c] + periodSlots[c]) * Self.slotWidth
+            + 2 * (k - 1) + (gained ? 0 : 1)
+    }
+    /// Users active on run day d (UTC) here but not in the holdout, then the reverse.
+    func daily(_ c: Int, day d: Int, gained: Bool) -> Int {
+        curve(c, day: 1, gained: true) + 2 * retentionCurveDays + 2 * d + (gained ? 0 : 1)
     }
     func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * segments + s) * Self.segmentWidth }
     func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
@@ -153,6 +166,16 @@ public struct UserSums: Equatable, Sendable {
 
     public func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> RatioSums {
         ratio(at: layout.segmentRatio(c, s, response: response), users: segment(c, s, .users))
+    }
+
+    /// Users retained on day k here and not in the holdout (gained), and the reverse (lost).
+    public func curve(_ c: Int, day k: Int) -> (gained: Int64, lost: Int64) {
+        (counts[layout.curve(c, day: k, gained: true)], counts[layout.curve(c, day: k, gained: false)])
+    }
+
+    /// Users active on run day d here and not in the holdout (gained), and the reverse (lost).
+    public func daily(_ c: Int, day d: Int) -> (gained: Int64, lost: Int64) {
+        (counts[layout.daily(c, day: d, gained: true)], counts[layout.daily(c, day: d, gained: false)])
     }
 
     /// A pair's counter with a < b.

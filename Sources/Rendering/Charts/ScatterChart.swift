@@ -1,0 +1,148 @@
+/// One point of a `ScatterChart`, with optional intervals both ways.
+public struct ScatterPoint: Sendable {
+    public var label: String
+    public var x: Double
+    public var y: Double
+    public var xInterval: (low: Double, high: Double)?
+    public var yInterval: (low: Double, high: Double)?
+    /// Drawn larger and named in bold: the recommendation.
+    public var highlighted: Bool
+
+    public init(label: String, x: Double, y: Double, xInterval: (low: Double, high: Double)? = nil,
+                yInterval: (low: Double, high: Double)? = nil, highlighted: Bool = false) {
+        self.label = label
+        self.x = x
+        self.y = y
+        self.xInterval = xInterval
+        self.yInterval = yInterval
+        self.highlighted = highlighted
+    }
+}
+
+/// A limit drawn across the plot: vertical at an x value or horizontal at a y value.
+public struct LimitLine: Sendable {
+    public enum Axis: Sendable { case x, y }
+    public var label: String
+    public var axis: Axis
+    public var value: Double
+
+    public init(label: String, axis: Axis, value: Double) {
+        self.label = label
+        self.axis = axis
+        self.value = value
+    }
+}
+
+/// Points with interval whiskers both ways, a front joining the best trade-offs, and limit lines:
+/// a trade-off between a gain (y) and a cost (x). Points are numbered; the legend names every one.
+public struct ScatterChart: Sendable {
+    public var title: String
+    public var xAxisTitle: String
+    public var yAxisTitle: String
+    public var xFormat: ValueFormat
+    public var yFormat: ValueFormat
+    public var points: [ScatterPoint]
+    /// Indices of `points` on the front, joined in order of x.
+    public var front: [Int]
+    public var frontLabel: String
+    public var limits: [LimitLine]
+    public var width: Double
+    public var height: Double
+
+    public init(title: String, xAxisTitle: String, yAxisTitle: String, xFormat: ValueFormat = .number,
+                yFormat: ValueFormat = .number, points: [ScatterPoint], front: [Int] = [], frontLabel: String = "Pareto front",
+                limits: [LimitLine] = [], width: Double = 760, height: Double = 460) {
+        self.title = title
+        self.xAxisTitle = xAxisTitle
+        self.yAxisTitle = yAxisTitle
+        self.xFormat = xFormat
+        self.yFormat = yFormat
+        self.points = points
+        self.front = front
+        self.frontLabel = frontLabel
+        self.limits = limits
+        self.width = width
+        self.height = height
+    }
+
+    static let frontColor = "#555555"
+    static let limitColor = "#D55E00"
+
+    public func svg() -> String {
+        var legend = points.enumerated().map { i, p in
+            LegendEntry(label: "\(i + 1) \(p.label)\(p.highlighted ? " (recommended)" : "")",
+                        swatch: .line(color: ChartPalette.color(i), dash: ChartPalette.dash(forSeries: i), marker: true))
+        }
+        if front.count > 1 { legend.append(LegendEntry(label: frontLabel, swatch: .line(color: Self.frontColor, dash: "5 3", marker: false))) }
+        for l in limits {
+            legend.append(LegendEntry(label: l.label, swatch: .line(color: Self.limitColor, dash: "2 2", marker: false)))
+        }
+        var canvas = SVGCanvas(width: width, height: height)
+        let top = ChartFrame.drawHeader(&canvas, title: title, legend: legend)
+        let bottom = ChartFrame.plotBottom(&canvas, top: top, gutter: ChartFrame.bottomGutter)
+
+        let finite = points.filter { $0.x.isFinite && $0.y.isFinite }
+        var xs = finite.flatMap { [$0.x, $0.xInterval?.low ?? $0.x, $0.xInterval?.high ?? $0.x] }
+        var ys = finite.flatMap { [$0.y, $0.yInterval?.low ?? $0.y, $0.yInterval?.high ?? $0.y] }
+        for l in limits { if l.axis == .x { xs.append(l.value) } else { ys.append(l.value) } }
+        let yRange = ChartFrame.extent(ys, includingZero: true)
+        let yScale = TickScale.nice(lower: yRange.lower, upper: yRange.upper, maxIntervals: ChartFrame.intervals(forLength: bottom - top))
+        let left = ChartFrame.leftEdge(tickLabels: yScale.labels(format: yFormat))
+        let plot = PlotRect(left: left, top: top, right: width - ChartFrame.rightGutter, bottom: bottom)
+        let xRange = ChartFrame.extent(xs, includingZero: true)
+        let xScale = ChartFrame.horizontalScale(lower: xRange.lower, upper: xRange.upper, length: plot.width, format: xFormat)
+        ChartFrame.drawLeftValueAxis(&canvas, plot: plot, scale: yScale, format: yFormat, title: yAxisTitle)
+        ChartFrame.drawBottomValueAxis(&canvas, plot: plot, scale: xScale, format: xFormat, title: xAxisTitle)
+        canvas.line(x1: plot.left, y1: plot.bottom, x2: plot.right, y2: plot.bottom, stroke: ChartFrame.axisColor)
+        canvas.line(x1: plot.left, y1: plot.top, x2: plot.left, y2: plot.bottom, stroke: ChartFrame.axisColor)
+        if finite.isEmpty { ChartFrame.drawNoData(&canvas, plot: plot) }
+        func px(_ v: Double) -> Double { xScale.position(v, from: plot.left, to: plot.right) }
+        func py(_ v: Double) -> Double { yScale.position(v, from: plot.bottom, to: plot.top) }
+
+        for l in limits {
+            canvas.beginGroup(title: l.label)
+            if l.axis == .x {
+                canvas.line(x1: px(l.value), y1: plot.top, x2: px(l.value), y2: plot.bottom, stroke: Self.limitColor, width: 1.5, dash: "2 2")
+            } else {
+                canvas.line(x1: plot.left, y1: py(l.value), x2: plot.right, y2: py(l.value), stroke: Self.limitColor, width: 1.5, dash: "2 2")
+            }
+            canvas.endGroup()
+        }
+        let frontPoints = front.filter { points.indices.contains($0) && points[$0].x.isFinite && points[$0].y.isFinite }
+            .sorted { points[$0].x < points[$1].x }
+        if frontPoints.count > 1 {
+            canvas.beginGroup(title: frontLabel)
+            canvas.polyline(frontPoints.map { (x: px(points[$0].x), y: py(points[$0].y)) }, stroke: Self.frontColor, width: 1.5, dash: "5 3")
+            canvas.endGroup()
+        }
+        for (i, p) in points.enumerated() where p.x.isFinite && p.y.isFinite {
+            let color = ChartPalette.color(i)
+            canvas.beginGroup(title: p.label)
+            if let xi = p.xInterval, xi.low.isFinite, xi.high.isFinite {
+                canvas.line(x1: px(xi.low), y1: py(p.y), x2: px(xi.high), y2: py(p.y), stroke: color, width: 1.5,
+                            dash: ChartPalette.dash(forSeries: i))
+            }
+            if let yi = p.yInterval, yi.low.isFinite, yi.high.isFinite {
+                canvas.line(x1: px(p.x), y1: py(yi.low), x2: px(p.x), y2: py(yi.high), stroke: color, width: 1.5,
+                            dash: ChartPalette.dash(forSeries: i))
+            }
+            canvas.circle(cx: px(p.x), cy: py(p.y), r: p.highlighted ? 6 : 4, fill: color)
+            canvas.text(String(i + 1), x: px(p.x) + 7, y: py(p.y) - 6, size: ChartFrame.labelSize, bold: p.highlighted,
+                        fill: ChartFrame.textColor)
+            canvas.endGroup()
+        }
+        return canvas.document(title: title)
+    }
+
+    /// The points no other point beats on both counts (lower x and higher y), in order of x.
+    public static func paretoFront(_ points: [(x: Double, y: Double)]) -> [Int] {
+        points.indices.filter { i in
+            let p = points[i]
+            guard p.x.isFinite, p.y.isFinite else { return false }
+            return !points.indices.contains { j in
+                let q = points[j]
+                return j != i && q.x.isFinite && q.y.isFinite && q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y)
+            }
+        }.sorted { points[$0].x < points[$1].x }
+    }
+}

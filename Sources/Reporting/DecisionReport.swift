@@ -1,0 +1,184 @@
+import Foundation
+import Rendering
+import Simulation
+
+/// The report's decision, pairwise and segment sections, in Markdown.
+enum DecisionReport {
+    static func ruleText(_ results: RunResults) -> String {
+        let rule = results.decision.rule
+        var text = "\(rule.objective.higherIsBetter ? "highest" : "lowest") \(rule.objective.title)"
+        let limits = rule.orderedConstraints.map { constraintText($0.measure, $0.bound) }
+        text += limits.isEmpty ? ", no constraint" : " with " + limits.joined(separator: " and ")
+        return text
+    }
+
+    static func constraintText(_ m: DecisionMeasure, _ b: DecisionBound) -> String {
+        var parts: [String] = []
+        if let v = b.min { parts.append("\(m.title) ≥ \(Text.measure(m, v))") }
+        if let v = b.max { parts.append("\(m.title) ≤ \(Text.measure(m, v))") }
+        return parts.joined(separator: " and ")
+    }
+
+    static func label(_ results: RunResults, _ i: Int) -> String { results.all[i].label }
+
+    /// The recommendation in one paragraph of plain text (also used by `run --json` and the terminal).
+    static func headline(_ results: RunResults) -> String {
+        let d = results.decision
+        let users = Text.group(results.holdout.metrics.users)
+        guard let best = d.recommended else {
+            return "No configuration meets every constraint (\(ruleText(results))): keep \(label(results, d.baseline))."
+        }
+        let value = Text.measure(d.rule.objective, results.all[best].estimate(d.rule.objective))
+        var text = "Ship \(label(results, best)): \(d.rule.objective.title) \(value)"
+        if let runner = d.runnerUp, let toldApart = d.topTwoToldApart, !toldApart,
+           let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
+            text += "; it cannot be told apart from \(label(results, runner)) at \(users) users on \(c.measure.title) ("
+                + "\(Text.difference(c))" + (c.usersToSeparate.map { ", about \(Text.group($0)) users would separate them" } ?? "") + ")"
+        }
+        return text + "."
+    }
+
+    static func section(_ results: RunResults, charts: [ChartKind: String]) -> String {
+        let d = results.decision
+        let s = results.scenario
+        var out = "## Decision\n\n"
+        out += "Rule: \(ruleText(results))" + (s.decision == nil ? " (the default rule; set `decision` in the scenario to state yours)" : "")
+            + ". Baseline: \(Markdown.escapeInline(label(results, d.baseline)))"
+            + (s.baseline == nil ? " (the default; set `baseline` to compare with what you ship today)" : "") + ".\n\n"
+        out += "**" + Markdown.escapeCell(headline(results)) + "**\n\n"
+        if let best = d.recommended {
+            var why = "Why: among the configurations that meet every constraint, \(Markdown.escapeCell(label(results, best))) has the "
+                + "\(d.rule.objective.higherIsBetter ? "highest" : "lowest") \(d.rule.objective.title)."
+            if results.pairwise.isEmpty {
+                why += " This run was stored without sums over users, so no paired comparison is available."
+            }
+            out += why + " Paired differences on the same users (95% intervals):\n\n"
+            var header = ["measure", "\(label(results, best)) − \(label(results, d.baseline)) (baseline)"]
+            if let r = d.runnerUp { header.append("\(label(results, best)) − \(label(results, r)) (runner-up)") }
+            let rows = PairMeasure.allCases.map { m -> [String] in
+                var row = [m.title + (m.isFraction ? " (pp)" : "")]
+                row.append(d.versusBaseline.first { $0.measure == m }.map(Text.difference) ?? (best == d.baseline ? "(same)" : "n/a"))
+                if d.runnerUp != nil { row.append(d.versusRunnerUp.first { $0.measure == m }.map(Text.difference) ?? "n/a") }
+                return row
+            }
+            out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
+            if let runner = d.runnerUp, let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
+                if c.includesZero {
+                    out += "**Cannot be told apart:** \(Markdown.escapeCell(label(results, best))) and "
+                        + "\(Markdown.escapeCell(label(results, runner))) differ by \(Text.difference(c)) in \(c.measure.title) at "
+                        + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
+                        + (c.usersToSeparate.map {
+                            "About \(Text.group($0)) users would separate them (80% power, 5% two-sided, if the difference is as large as estimated)."
+                        } ?? "No user count would separate them: the estimated difference is zero.") + "\n\n"
+                } else {
+                    out += "The runner-up, \(Markdown.escapeCell(label(results, runner))), is clearly behind on \(c.measure.title): "
+                        + "its paired interval excludes zero.\n\n"
+                }
+            }
+        }
+        if !d.constraints.isEmpty {
+            out += "Constraints:\n\n"
+            out += Markdown.table(
+                header: ["constraint", "binds", "configurations it excludes"], alignments: [.left, .left, .left],
+                rows: d.constraints.map { c in
+                    [constraintText(c.measure, c.bound),
+                     c.binds ? "yes: it excludes a configuration that would otherwise win" : "no",
+                     c.excluded.isEmpty ? "none" : c.excluded.map { "\(label(results, $0)) (\(Text.measure(c.measure, results.all[$0].estimate(c.measure))))" }
+                        .joined(separator: "; ")]
+                }) + "\n"
+        }
+        out += "Constraints are checked on the estimates; a configuration whose interval straddles a limit is marked in the "
+            + "trade-off chart by its whiskers crossing the limit line.\n\n"
+        let notes = artifactNotes(results)
+        if !notes.isEmpty {
+            out += "Measurement notes:\n\n" + notes.map { "- " + $0 + "\n" }.joined() + "\n"
+        }
+        for kind in [ChartKind.tradeOffOptOut, .tradeOffDelivered] {
+            if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
+        }
+        return out
+    }
+
+    /// Flags on retention lifts that mislead when read at face value.
+    static func artifactNotes(_ results: RunResults) -> [String] {
+        var notes: [String] = []
+        for c in results.configurations {
+            for k in [7, 30] {
+                if let note = c.spec.liftNote(day: k) {
+                    notes.append("\(Markdown.escapeCell(c.label)), D\(k) vs holdout: \(note.text(day: k)).")
+                }
+            }
+        }
+        return notes
+    }
+
+    /// A retention lift with its flag: n/a with the reason when zero by construction, † when a period is k days.
+    static func lift(_ c: ConfigurationResult, day k: Int) -> String {
+        switch c.spec.liftNote(day: k) {
+        case .zeroByConstruction?: return "n/a (zero by construction)"
+        case .periodEqualsDay?: return Text.points(c.lift(day: k)) + " †"
+        case nil: return Text.points(c.lift(day: k))
+        }
+    }
+
+    static func pairwiseSection(_ results: RunResults) -> String {
+        var out = "## Paired comparisons\n\n"
+        guard !results.pairwise.isEmpty else {
+            return out + "This run was stored before paired comparisons were kept; run it again to get them.\n\n"
+        }
+        let b = results.baselineIndex
+        out += "Each configuration minus the baseline (\(Markdown.escapeInline(results.baseline.label))), on the same users: "
+            + "mean per-user differences with paired 95% intervals; retention and opt-out in percentage points.\n\n"
+        let others = results.all.indices.filter { $0 != b }
+        out += Markdown.table(
+            header: ["configuration"] + PairMeasure.allCases.map(\.title),
+            alignments: [.left] + PairMeasure.allCases.map { _ in .right },
+            rows: others.map { i in
+                [results.all[i].label] + PairMeasure.allCases.map { m in
+                    results.comparison(i, against: b, m).map(Text.difference) ?? "n/a"
+                }
+            }) + "\n"
+        for m in [PairMeasure.opensPerUser, .optOutRate] {
+            out += "Every pair, \(m.title) (row minus column\(m.isFraction ? ", pp" : "")):\n\n"
+            let idx = Array(results.all.indices)
+            out += Markdown.table(
+                header: [""] + idx.map { results.all[$0].label },
+                alignments: [.left] + idx.map { _ in .right },
+                rows: idx.map { a in
+                    [results.all[a].label] + idx.map { r in
+                        a == r ? "—" : results.comparison(a, against: r, m).map(Text.difference) ?? "n/a"
+                    }
+                }) + "\n"
+        }
+        out += "`pairwise_stats.csv` holds every pair and every measure, with the users a run would need to separate each pair.\n\n"
+        return out
+    }
+
+    static func segmentSection(_ results: RunResults) -> String {
+        var out = "## Per segment\n\n"
+        guard !results.segments.isEmpty else {
+            return out + "This run was stored before per-segment measures were kept; run it again to get them.\n\n"
+        }
+        out += "Every configuration's headline measures among the users of each segment (95% intervals).\n\n"
+        out += Markdown.table(
+            header: ["configuration", "segment", "users", "opens/user vs holdout", "trigger rate", "response rate", "D7",
+                     "D7 vs holdout", "D30 vs holdout", "users opting out", "delivered per extra open"],
+            alignments: [.left, .left] + Array(repeating: .right, count: 9),
+            rows: results.segments.map { m in
+                let c = results.all[m.configuration]
+                let zero7: Bool, zero30: Bool
+                if case .zeroByConstruction? = c.spec.liftNote(day: 7) { zero7 = true } else { zero7 = false }
+                if case .zeroByConstruction? = c.spec.liftNote(day: 30) { zero30 = true } else { zero30 = false }
+                return [
+                    c.label, m.segmentName, Text.group(m.users),
+                    m.configuration == 0 ? "—" : Text.signed(m.opensLiftPerUser, digits: 3),
+                    Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.retentionD7),
+                    m.configuration == 0 ? "—" : zero7 ? "n/a (zero by construction)" : Text.points(m.liftD7),
+                    m.configuration == 0 ? "—" : zero30 ? "n/a (zero by construction)" : Text.points(m.liftD30),
+                    Text.percent(m.optOutRate),
+                    m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
+                ]
+            }) + "\n"
+        return out
+    }
+}
