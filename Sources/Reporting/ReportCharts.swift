@@ -16,7 +16,7 @@ enum ReportCharts {
 
         charts.append((.triggerRate, IntervalBarChart(
             title: "Trigger rate per configuration", categoryAxisTitle: "Configuration",
-            valueAxisTitle: "Trigger rate, % of notifications not censored (95% interval, clustered by user)",
+            valueAxisTitle: "Trigger rate (% of notifications not censored; 95% interval clustered by user)",
             valueFormat: .percent,
             bars: configs.map { i in
                 let p = metrics[i].triggerRate
@@ -46,9 +46,9 @@ enum ReportCharts {
                 band: estimates.enumerated().compactMap { d, e in e.map { (x: Double(d), low: $0.low, high: $0.high) } })
         }
         charts.append((.dailyActiveUsers, LineChart(
-            title: "Daily active users: difference from the holdout",
+            title: "Daily active users minus the holdout's (bands: 95% paired intervals)",
             xAxisTitle: "Day of the run (days from the start date, UTC)",
-            yAxisTitle: "Extra daily active users (users; band: 95% paired interval)",
+            yAxisTitle: "Extra daily active users (users)",
             series: configs.map(dailySeries), yIncludesZero: true).svg()))
 
         func retentionSeries(_ i: Int) -> LineSeries {
@@ -63,9 +63,9 @@ enum ReportCharts {
                               band: paired ? estimates.map { (x: Double($0.0), low: $0.1.low, high: $0.1.high) } : [])
         }
         charts.append((.retention, LineChart(
-            title: "Retention by day since install: difference from the holdout",
+            title: "Retention minus the holdout's, by day since install (bands: 95% paired intervals)",
             xAxisTitle: "Days since install (the user's local days)",
-            yAxisTitle: "Retention minus the holdout's (percentage points; band: 95% paired interval)", yFormat: .percent,
+            yAxisTitle: "Retention difference (percentage points)", yFormat: .percent,
             series: configs.map(retentionSeries)).svg()))
 
         if let chart = periodChart(results) { charts.append((.byPeriod, chart)) }
@@ -122,7 +122,7 @@ enum ReportCharts {
                     : "Trade-off: extra opens against notifications delivered",
                 xAxisTitle: cost == .optOutRate ? "Users who turned notifications off (% of users; 95% Wilson interval)"
                     : "Notifications delivered per user over the run (95% interval)",
-                yAxisTitle: "Extra opens per user over the holdout (95% paired interval)",
+                yAxisTitle: "Extra opens per user (95% interval)",
                 xFormat: cost == .optOutRate ? .percent : .number, points: points, front: front,
                 frontLabel: "Pareto front (no configuration has more opens at a lower cost)", limits: limits).svg()))
         }
@@ -151,7 +151,7 @@ enum ReportCharts {
         }
         return LineChart(
             title: "Extra opens by reminder period (one-period configurations)",
-            xAxisTitle: "Reminder period (days)", yAxisTitle: "Extra opens per user over the holdout (band: 95% interval)",
+            xAxisTitle: "Reminder period (days)", yAxisTitle: "Extra opens per user (band: 95% interval)",
             series: series).svg()
     }
 }

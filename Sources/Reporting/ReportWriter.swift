@@ -10,14 +10,20 @@ public enum ReportWriter {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var files = try CSVExport.write(run: id, store: store, to: folder)
         var charts: [ChartKind: String] = [:]
+        var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {
             try ReportFiles.write(svg, to: (folder as NSString).appendingPathComponent(kind.fileName))
             charts[kind] = kind.fileName
+            svgs[kind.fileName] = svg
             files.append(kind.fileName)
         }
-        try ReportFiles.write(MarkdownReport.render(run, charts: charts),
-                              to: (folder as NSString).appendingPathComponent("report.md"))
+        let markdown = MarkdownReport.render(run, charts: charts)
+        try ReportFiles.write(markdown, to: (folder as NSString).appendingPathComponent("report.md"))
         files.append("report.md")
+        let html = HTMLReport.render(markdown: markdown, charts: svgs,
+                                     title: "ReminderSim report: \(run.results.scenario.name)")
+        try ReportFiles.write(html, to: (folder as NSString).appendingPathComponent("report.html"))
+        files.append("report.html")
         return files
     }
 }

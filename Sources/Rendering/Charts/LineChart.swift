@@ -105,7 +105,7 @@ public struct LineChart: Sendable {
             let band = series[index].band
             let upper = band.map { (xScale.position($0.x, from: plot.left, to: plot.right), yScale.position($0.high, from: plot.bottom, to: plot.top)) }
             let lower = band.reversed().map { (xScale.position($0.x, from: plot.left, to: plot.right), yScale.position($0.low, from: plot.bottom, to: plot.top)) }
-            canvas.polygon((upper + lower).map { (x: $0.0, y: $0.1) }, fill: looks[index].color, opacity: 0.15)
+            canvas.polygon((upper + lower).map { (x: $0.0, y: $0.1) }, fill: looks[index].color, opacity: 0.1)
         }
         if yScale.lower < 0 && yScale.upper > 0 {
             let y0 = yScale.position(0, from: plot.bottom, to: plot.top)
