@@ -16,8 +16,7 @@ public struct LineSeries: Sendable {
     public init(name: String, points: [(x: Double, y: Double)], style: Style = .solid, marker: Bool = false) {
         self.name = name
         self.points = points.map { ChartPoint(x: $0.x, y: $0.y) }
-        self.style = style
-        self.marker = marker
+        (self.style, self.marker) = (style, marker)
     }
 }
 
@@ -27,8 +26,7 @@ public struct ChartPoint: Sendable, Equatable {
     public var y: Double
 
     public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
+        (self.x, self.y) = (x, y)
     }
 }
 
@@ -48,14 +46,8 @@ public struct LineChart: Sendable {
     public init(title: String, xAxisTitle: String, yAxisTitle: String, xFormat: ValueFormat = .number,
                 yFormat: ValueFormat = .number, series: [LineSeries], yIncludesZero: Bool = true,
                 width: Double = 760, height: Double = 400) {
-        self.title = title
-        self.xAxisTitle = xAxisTitle
-        self.yAxisTitle = yAxisTitle
-        self.xFormat = xFormat
-        self.yFormat = yFormat
-        self.series = series
-        self.yIncludesZero = yIncludesZero
-        self.width = width
+        (self.title, self.xAxisTitle, self.yAxisTitle, self.xFormat) = (title, xAxisTitle, yAxisTitle, xFormat)
+        (self.yFormat, self.series, self.yIncludesZero, self.width) = (yFormat, series, yIncludesZero, width)
         self.height = height
     }
 

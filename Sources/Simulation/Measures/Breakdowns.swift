@@ -10,23 +10,15 @@ public struct SlotMetrics: Sendable {
     /// Periods only: the delay really used, in the reminder's unit (it differs from `timePeriods` at
     /// index 0 in `original-1.0.0`); nil for messages.
     public let periodValue: Int?
-    public let scheduled: Int64
-    public let cancelled: Int64
-    public let delivered: Int64
-    public let foreground: Int64
-    public let suppressed: Int64
-    public let censored: Int64
-    public let responded: Int64
+    /// Notification outcomes (ENGINES.md), and the returns they caused.
+    public let scheduled, cancelled, delivered, foreground, suppressed, censored, responded: Int64
 
     public var triggered: Int64 { delivered + foreground + suppressed }
     public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored) }
     public var responseRate: Proportion { Proportion(responded, of: delivered) }
 
     init(reminder: Int, index: Int, name: String, periodValue: Int? = nil, read: (SlotCounter) -> Int64) {
-        self.reminder = reminder
-        self.index = index
-        self.name = name
-        self.periodValue = periodValue
+        (self.reminder, self.index, self.name, self.periodValue) = (reminder, index, name, periodValue)
         scheduled = read(.scheduled)
         cancelled = read(.cancelled)
         delivered = read(.delivered)

@@ -26,16 +26,9 @@ public struct Scenario: Encodable, Equatable, Sendable {
         name: String, description: String? = nil, seed: UInt64, users: Int, horizonDays: Int, startDate: String,
         population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil
     ) {
-        self.name = name
-        self.description = description
-        self.seed = seed
-        self.users = users
-        self.horizonDays = horizonDays
-        self.startDate = startDate
-        self.population = population
-        self.response = response
-        self.configurations = configurations
-        self.grid = grid
+        (self.name, self.description, self.seed, self.users) = (name, description, seed, users)
+        (self.horizonDays, self.startDate, self.population) = (horizonDays, startDate, population)
+        (self.response, self.configurations, self.grid) = (response, configurations, grid)
     }
 
     /// The configurations a run compares, listed ones first, then the grid's in its order.
@@ -55,9 +48,7 @@ public struct Population: Encodable, Equatable, Sendable {
 
     public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
                 installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment]) {
-        self.utcOffsets = utcOffsets
-        self.installSpreadDays = installSpreadDays
-        self.segments = segments
+        (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
     }
 }
 
@@ -67,8 +58,7 @@ public struct UTCOffsetShare: Encodable, Equatable, Sendable {
     public var weight: Double
 
     public init(hours: Double, weight: Double) {
-        self.hours = hours
-        self.weight = weight
+        (self.hours, self.weight) = (hours, weight)
     }
 }
 
@@ -92,11 +82,8 @@ public struct Segment: Encodable, Equatable, Sendable {
         dropoutPerSession: Double = Segment.defaultDropoutPerSession, sessionLength: SessionLength = SessionLength(),
         coldLaunchAfterMinutes: Double = Segment.defaultColdLaunchAfterMinutes
     ) {
-        self.name = name
-        self.weight = weight
-        self.returns = returns
-        self.dropoutPerSession = dropoutPerSession
-        self.sessionLength = sessionLength
+        (self.name, self.weight, self.returns) = (name, weight, returns)
+        (self.dropoutPerSession, self.sessionLength) = (dropoutPerSession, sessionLength)
         self.coldLaunchAfterMinutes = coldLaunchAfterMinutes
     }
 }
@@ -110,8 +97,7 @@ public struct SessionLength: Encodable, Equatable, Sendable {
     public static let defaultSigma = 0.8
 
     public init(medianMinutes: Double = SessionLength.defaultMedianMinutes, sigma: Double = SessionLength.defaultSigma) {
-        self.medianMinutes = medianMinutes
-        self.sigma = sigma
+        (self.medianMinutes, self.sigma) = (medianMinutes, sigma)
     }
 }
 
@@ -208,14 +194,9 @@ public struct ResponseModel: Encodable, Equatable, Sendable {
         dormantFactor: Double = 0.3, responseDelayMinutes: Double = 30, optOutPerDelivery: Double = 0.01,
         attributionWindowHours: Double = 24
     ) {
-        self.baseResponse = baseResponse
-        self.messageWeights = messageWeights
-        self.fatigue = fatigue
-        self.quietHours = quietHours
-        self.quietFactor = quietFactor
-        self.dormantFactor = dormantFactor
-        self.responseDelayMinutes = responseDelayMinutes
-        self.optOutPerDelivery = optOutPerDelivery
+        (self.baseResponse, self.messageWeights, self.fatigue) = (baseResponse, messageWeights, fatigue)
+        (self.quietHours, self.quietFactor, self.dormantFactor) = (quietHours, quietFactor, dormantFactor)
+        (self.responseDelayMinutes, self.optOutPerDelivery) = (responseDelayMinutes, optOutPerDelivery)
         self.attributionWindowHours = attributionWindowHours
     }
 }
@@ -248,8 +229,7 @@ public struct QuietHours: Encodable, Equatable, Sendable {
     public var end: Int
 
     public init(start: Int, end: Int) {
-        self.start = start
-        self.end = end
+        (self.start, self.end) = (start, end)
     }
 
     @inlinable
@@ -269,10 +249,7 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
 
     public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
                 cronRules: [String] = []) {
-        self.label = label
-        self.mode = mode
-        self.wiring = wiring
-        self.reminders = reminders
+        (self.label, self.mode, self.wiring, self.reminders) = (label, mode, wiring, reminders)
         self.cronRules = cronRules
     }
 
@@ -309,11 +286,8 @@ public struct ReminderSpec: Encodable, Equatable, Sendable {
         messages: [String], timePeriods: [Int], unit: PeriodUnit = .days, randomMessage: Bool = false,
         circularTimePeriod: Bool = false, appDomain: String = ReminderConfiguration.defaultAppDomain
     ) {
-        self.messages = messages
-        self.timePeriods = timePeriods
-        self.unit = unit
-        self.randomMessage = randomMessage
-        self.circularTimePeriod = circularTimePeriod
+        (self.messages, self.timePeriods, self.unit) = (messages, timePeriods, unit)
+        (self.randomMessage, self.circularTimePeriod) = (randomMessage, circularTimePeriod)
         self.appDomain = appDomain
     }
 }
@@ -334,14 +308,9 @@ public struct GridSpec: Encodable, Equatable, Sendable {
         randomMessage: [Bool] = [false], circularTimePeriod: [Bool] = [false], mode: [EngineMode] = [.documented],
         cronRules: [String] = []
     ) {
-        self.labelPrefix = labelPrefix
-        self.messages = messages
-        self.timePeriods = timePeriods
-        self.unit = unit
-        self.randomMessage = randomMessage
-        self.circularTimePeriod = circularTimePeriod
-        self.mode = mode
-        self.cronRules = cronRules
+        (self.labelPrefix, self.messages, self.timePeriods) = (labelPrefix, messages, timePeriods)
+        (self.unit, self.randomMessage, self.circularTimePeriod) = (unit, randomMessage, circularTimePeriod)
+        (self.mode, self.cronRules) = (mode, cronRules)
     }
 
     /// Periods × message choice × wrap × mode, in that nesting order. A label names the periods

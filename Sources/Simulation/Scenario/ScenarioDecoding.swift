@@ -179,85 +179,64 @@ extension JSONFieldReader {
                        sessionLength: session, coldLaunchAfterMinutes: cold)
     }
 
+    static let distributions = ["exponential", "weibull", "lognormal", "bgnbd", "empirical", "replay"]
+
     mutating func returnProcess(_ json: JSON, at path: String) -> ReturnProcess? {
-        guard case let .object(members) = json else {
-            fail(path, "expected an object, got \(json.typeName)")
+        let expected = "expected one of " + Self.distributions.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard let o = object(json, at: path) else { return nil }
+        guard let kindJSON = o["distribution"] else {
+            fail(o.path("distribution"), "required field is missing; \(expected)")
             return nil
         }
-        guard let kindJSON = members.first(where: { $0.key == "distribution" })?.value else {
-            fail(JSONFieldReader.join(path, "distribution"),
-                 "required field is missing; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
+        guard let kind = string(kindJSON, at: o.path("distribution")) else { return nil }
+        guard Self.distributions.contains(kind) else {
+            fail(o.path("distribution"), "unknown distribution \"\(kind)\"; \(expected)")
             return nil
         }
-        guard let kind = string(kindJSON, at: JSONFieldReader.join(path, "distribution")) else { return nil }
+        defer { self.finish(o) }
         let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
+        let readUnit = { (r: inout JSONFieldReader) in r.field(o, "unit", default: GapUnit.days, units) }
         switch kind {
         case "exponential":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let mean = field(o, "mean", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let mean, let unit else { return nil }
             return .exponential(mean: mean, unit: unit)
         case "weibull":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let shape = field(o, "shape", Self.number(.within(0.05...50)))
             let scale = field(o, "scale", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let shape, let scale, let unit else { return nil }
             return .weibull(shape: shape, scale: scale, unit: unit)
         case "lognormal":
-            return lognormal(json, at: path)
+            return lognormal(o, at: path, unit: readUnit)
         case "bgnbd":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
-            let r = field(o, "r", Self.number(.positiveUpTo(1e6)))
-            let alpha = field(o, "alpha", Self.number(.positiveUpTo(1e6)))
-            let a = field(o, "a", Self.number(.positiveUpTo(1e6)))
-            let b = field(o, "b", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
-            guard let r, let alpha, let a, let b, let unit else { return nil }
+            let parameters = ["r", "alpha", "a", "b"].map { field(o, $0, Self.number(.positiveUpTo(1e6))) }
+            let unit = readUnit(&self)
+            guard let r = parameters[0], let alpha = parameters[1], let a = parameters[2], let b = parameters[3],
+                  let unit
+            else { return nil }
             return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
+        case "empirical" where o["data"] != nil:
+            return recordedSource(o).map { .recordedGaps($0) }
         case "empirical":
-            if members.contains(where: { $0.key == "data" }) {
-                guard let o = object(json, at: path) else { return nil }
-                defer { self.finish(o) }
-                _ = o["distribution"]
-                return recordedSource(o).map { .recordedGaps($0) }
-            }
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let values = field(o, "values") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positiveUpTo(1e6)) }
             }
             let weights = optionalField(o, "weights") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .within(0...1e6)) }
             }
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let values, let weights, let unit else { return nil }
             return .empirical(values: values, weights: weights, unit: unit)
-        case "replay":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
-            return recordedSource(o).map { .replay($0) }
         default:
-            fail(JSONFieldReader.join(path, "distribution"),
-                 "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
-            return nil
+            return recordedSource(o).map { .replay($0) }
         }
     }
 
-    mutating func lognormal(_ json: JSON, at path: String) -> ReturnProcess? {
-        let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
-        guard let o = object(json, at: path) else { return nil }
-        defer { self.finish(o) }
-        _ = o["distribution"]
+    mutating func lognormal(
+        _ o: ObjectFields, at path: String, unit: (inout JSONFieldReader) -> GapUnit?
+    ) -> ReturnProcess? {
         let both = o["mu"] != nil && o["median"] != nil
         if both { fail(path, "give either mu or median, not both") }
         let mu: Double?
@@ -269,7 +248,7 @@ extension JSONFieldReader {
             mu = field(o, "mu", Self.number(.within(-50...50)))
         }
         let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
-        let unit = field(o, "unit", default: GapUnit.days, units)
+        let unit = unit(&self)
         guard let mu, let sigma, let unit else { return nil }
         return .lognormal(mu: mu, sigma: sigma, unit: unit)
     }
