@@ -51,6 +51,7 @@ public struct SlotMetrics: Sendable {
                 let used = spec.periodValue(reminder: r, index: i)
                 var name = periodText(used, reminder.unit)
                 if used != configured { name += " (timePeriods says \(periodText(configured, reminder.unit)))" }
+                if spec.sequence != nil { name = "step \(r + 1): \(name) after the last session" }
                 rows.append(SlotMetrics(reminder: r, index: i, name: name, periodValue: used) { tally.period(s, $0) })
                 slot += 1
             }

@@ -244,13 +244,35 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     public var mode: EngineMode
     /// Where the app sets the reminder's configuration; nil for the mode's default (`wiring`).
     public var wiring: ReminderWiring?
+    /// The reminders the engines run: those written, or a sequence's steps.
     public var reminders: [ReminderSpec]
+    /// Set when the reminders are an inactivity sequence's steps, one reminder per step.
+    public private(set) var sequence: SequenceSpec?
     public var cronRules: [String]
 
     public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
                 cronRules: [String] = []) {
         (self.label, self.mode, self.wiring, self.reminders) = (label, mode, wiring, reminders)
         self.cronRules = cronRules
+    }
+
+    /// A configuration whose reminders are `sequence`'s steps (documented mode).
+    public init(label: String, sequence: SequenceSpec, cronRules: [String] = []) {
+        self.init(label: label, reminders: sequence.reminders, cronRules: cronRules)
+        self.sequence = sequence
+    }
+
+    enum CodingKeys: String, CodingKey { case label, mode, wiring, reminders, sequence, cronRules }
+
+    /// A sequence is written as itself, not as the reminders it stands for, so that a stored scenario
+    /// reads back the same.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(label, forKey: .label)
+        try c.encode(mode, forKey: .mode)
+        try c.encodeIfPresent(wiring, forKey: .wiring)
+        if let sequence { try c.encode(sequence, forKey: .sequence) } else { try c.encode(reminders, forKey: .reminders) }
+        try c.encode(cronRules, forKey: .cronRules)
     }
 
     /// The wiring in force: the one given, or the mode's default (`readme` in the original modes).
@@ -270,6 +292,45 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
         return try ReminderConfiguration(
             messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, randomMessage: r.randomMessage,
             circularTimePeriod: r.circularTimePeriod, appDomain: r.appDomain, mode: mode, wiring: effectiveWiring)
+    }
+}
+
+/// An inactivity sequence: reminders `afterDays[k]` days after the last session, all scheduled at
+/// every close and all cancelled by the next open. It is shorthand for a stack of single-period
+/// reminders with distinct app domains (documented mode), one per step; the library itself keeps one
+/// pending notification and moves to its next period only after one fired (`timePeriods`).
+public struct SequenceSpec: Codable, Equatable, Sendable {
+    public var afterDays: [Int]
+    /// One message per step, or one message for every step.
+    public var messages: [String]
+
+    public init(afterDays: [Int], messages: [String]) {
+        (self.afterDays, self.messages) = (afterDays, messages)
+    }
+
+    /// The app domain of step `k` (0-based): distinct per step, so each keeps its own state.
+    public static func appDomain(step k: Int) -> String { "\(ReminderConfiguration.defaultAppDomain).sequence.\(k + 1)" }
+
+    /// The reminders the sequence stands for, one per step.
+    public var reminders: [ReminderSpec] {
+        afterDays.enumerated().map { k, days in
+            ReminderSpec(messages: [messages.count == 1 ? messages[0] : messages[min(k, messages.count - 1)]],
+                         timePeriods: [days], unit: .days, appDomain: Self.appDomain(step: k))
+        }
+    }
+
+    /// Why the sequence cannot run, as (field, reason) pairs.
+    func problems() -> [(field: String, reason: String)] {
+        var out: [(String, String)] = []
+        if afterDays.isEmpty { out.append(("afterDays", "must list at least one step")) }
+        if let bad = afterDays.first(where: { $0 <= 0 }) { out.append(("afterDays", "every step must be > 0 days, got \(bad)")) }
+        if zip(afterDays, afterDays.dropFirst()).contains(where: { $0 >= $1 }) {
+            out.append(("afterDays", "steps must grow: each later than the one before, got \(afterDays)"))
+        }
+        if messages.count != 1 && messages.count != afterDays.count {
+            out.append(("messages", "give one message per step (\(afterDays.count)) or one for every step, got \(messages.count)"))
+        }
+        return out
     }
 }
 

@@ -33,7 +33,7 @@ extension ConfigurationSpec {
         var issues: [ScenarioIssue] = []
         if reminders.count > Self.maximumReminders {
             issues.append(ScenarioIssue(
-                path: listed ? "\(p).reminders" : p,
+                path: listed ? "\(p).\(sequence == nil ? "reminders" : "sequence.afterDays")" : p,
                 reason: "at most \(Self.maximumReminders) reminders per configuration, got \(reminders.count)"))
         }
         if mode.isOriginal && reminders.count > 1 {
@@ -307,8 +307,18 @@ extension JSONFieldReader {
         let reminders = field(o, "reminders", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
+        let sequence = optionalField(o, "sequence") { r, j, p in r.sequence(j, at: p) }
         let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
-        guard let label, let mode, let wiring, let reminders, let rules else {
+        if case .some(.some) = sequence, let reminders, !reminders.isEmpty {
+            fail(o.path("sequence"), "a configuration has either reminders or a sequence, not both")
+            return nil
+        }
+        if case .some(.some) = sequence, let mode, mode.isOriginal {
+            fail(o.path("sequence"), "a sequence stacks several reminders, which only documented mode can run "
+                 + "(the released library is a singleton)")
+            return nil
+        }
+        guard let label, let mode, let wiring, let reminders, let sequence, let rules else {
             // Still check the rules in the mode given, so one run of `validate` reports them too.
             if let rules {
                 issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
@@ -316,7 +326,20 @@ extension JSONFieldReader {
             }
             return nil
         }
+        if let sequence { return ConfigurationSpec(label: label, sequence: sequence, cronRules: rules) }
         return ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
+    }
+
+    mutating func sequence(_ json: JSON, at path: String) -> SequenceSpec? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let days = field(o, "afterDays") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        guard let days, let messages else { return nil }
+        let sequence = SequenceSpec(afterDays: days, messages: messages)
+        let problems = sequence.problems()
+        for problem in problems { fail(o.path(problem.field), problem.reason) }
+        return problems.isEmpty ? sequence : nil
     }
 
     mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {
