@@ -249,6 +249,8 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     /// Set when the reminders are an inactivity sequence's steps, one reminder per step.
     public private(set) var sequence: SequenceSpec?
     public var cronRules: [String]
+    /// When notifications may be shown, layered around the engines; empty: as the engines schedule them.
+    public var delivery = DeliveryPolicy()
 
     public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
                 cronRules: [String] = []) {
@@ -262,7 +264,7 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
         self.sequence = sequence
     }
 
-    enum CodingKeys: String, CodingKey { case label, mode, wiring, reminders, sequence, cronRules }
+    enum CodingKeys: String, CodingKey { case label, mode, wiring, reminders, sequence, cronRules, delivery }
 
     /// A sequence is written as itself, not as the reminders it stands for, so that a stored scenario
     /// reads back the same.
@@ -273,6 +275,7 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
         try c.encodeIfPresent(wiring, forKey: .wiring)
         if let sequence { try c.encode(sequence, forKey: .sequence) } else { try c.encode(reminders, forKey: .reminders) }
         try c.encode(cronRules, forKey: .cronRules)
+        if !delivery.isEmpty { try c.encode(delivery, forKey: .delivery) }
     }
 
     /// The wiring in force: the one given, or the mode's default (`readme` in the original modes).

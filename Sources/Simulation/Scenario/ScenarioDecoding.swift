@@ -309,6 +309,7 @@ extension JSONFieldReader {
         }
         let sequence = optionalField(o, "sequence") { r, j, p in r.sequence(j, at: p) }
         let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
+        let delivery = field(o, "delivery", default: DeliveryPolicy()) { r, j, p in r.delivery(j, at: p) }
         if case .some(.some) = sequence, let reminders, !reminders.isEmpty {
             fail(o.path("sequence"), "a configuration has either reminders or a sequence, not both")
             return nil
@@ -318,7 +319,7 @@ extension JSONFieldReader {
                  + "(the released library is a singleton)")
             return nil
         }
-        guard let label, let mode, let wiring, let reminders, let sequence, let rules else {
+        guard let label, let mode, let wiring, let reminders, let sequence, let rules, let delivery else {
             // Still check the rules in the mode given, so one run of `validate` reports them too.
             if let rules {
                 issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
@@ -326,8 +327,57 @@ extension JSONFieldReader {
             }
             return nil
         }
-        if let sequence { return ConfigurationSpec(label: label, sequence: sequence, cronRules: rules) }
-        return ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
+        var spec = sequence.map { ConfigurationSpec(label: label, sequence: $0, cronRules: rules) }
+            ?? ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
+        spec.delivery = delivery
+        return spec
+    }
+
+    mutating func delivery(_ json: JSON, at path: String) -> DeliveryPolicy? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let quiet = optionalField(o, "quietHours") { r, j, p in r.timeSpan(j, at: p) }
+        let window = optionalField(o, "sendWindow") { r, j, p -> DeliveryPolicy.SendWindow? in
+            if case .string("usualHour") = j { return .usualHour }
+            if case let .string(text) = j {
+                r.fail(p, "expected \"usualHour\" or an object {\"start\": \"HH:MM\", \"end\": \"HH:MM\"}, got \"\(text)\"")
+                return nil
+            }
+            return r.timeSpan(j, at: p).map { .span($0) }
+        }
+        let cap = optionalField(o, "frequencyCap") { r, j, p -> DeliveryPolicy.FrequencyCap? in
+            guard let c = r.object(j, at: p) else { return nil }
+            defer { r.finish(c) }
+            let max = r.field(c, "max", Self.integer(.within(1...Double(DeliveryPolicy.FrequencyCap.largestMax))))
+            let days = r.field(c, "perDays", Self.number(.positiveUpTo(365)))
+            guard let max, let days else { return nil }
+            return DeliveryPolicy.FrequencyCap(max: max, perDays: days)
+        }
+        guard let quiet, let window, let cap else { return nil }
+        return DeliveryPolicy(quietHours: quiet, sendWindow: window, frequencyCap: cap)
+    }
+
+    /// `{"start": "HH:MM", "end": "HH:MM"}`, local clock times; the span wraps past midnight when end < start.
+    mutating func timeSpan(_ json: JSON, at path: String) -> LocalTimeSpan? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let read = { (r: inout JSONFieldReader, key: String) -> Int? in
+            r.field(o, key) { r, j, p -> Int? in
+                guard let text = r.string(j, at: p) else { return nil }
+                guard let minute = LocalTimeSpan.minute(text) else {
+                    r.fail(p, "expected a local time HH:MM, 00:00 to 23:59, got \"\(text)\"")
+                    return nil
+                }
+                return minute
+            }
+        }
+        let start = read(&self, "start"), end = read(&self, "end")
+        guard let start, let end else { return nil }
+        guard start != end else {
+            fail(path, "start and end must differ (got \(LocalTimeSpan.text(start)) for both)")
+            return nil
+        }
+        return LocalTimeSpan(startMinute: start, endMinute: end)
     }
 
     mutating func sequence(_ json: JSON, at path: String) -> SequenceSpec? {
