@@ -55,7 +55,7 @@ fi
 say "$(slurmd -V), munge $(munged -V 2>&1 | awk '{print $1; exit}')"
 
 # --- work folder and clean-up ---------------------------------------------------------------------
-work=$(mktemp -d /tmp/remindersim-slurm.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/remindersim-slurm.XXXXXX")
 chmod 755 "$work" # munged wants every folder above its socket searchable by all
 mkdir -p "$work/etc" "$work/pids" "$work/log" "$work/state" "$work/spool" "$work/munge" "$work/bin"
 export SLURM_CONF=$work/etc/slurm.conf
