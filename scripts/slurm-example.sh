@@ -102,6 +102,7 @@ trap 'exit 143' TERM INT HUP
 
 # --- the binary -----------------------------------------------------------------------------------
 if [ -n "${REMINDERSIM:-}" ]; then
+    [ -x "$REMINDERSIM" ] || fail "REMINDERSIM=$REMINDERSIM is not an executable file"
     cp "$REMINDERSIM" "$work/bin/remindersim"
 else
     say "building the static binary"
