@@ -19,24 +19,23 @@ extension String: ArgumentValue {
 }
 
 extension Int: ArgumentValue {
-    public init(argument: String) throws(ArgumentValueError) {
-        guard let value = Int(argument) else { throw ArgumentValueError(expected: "a whole number") }
-        self = value
-    }
+    public init(argument: String) throws(ArgumentValueError) { self = try parseWhole(argument, "a whole number") }
 }
 
 extension Int64: ArgumentValue {
-    public init(argument: String) throws(ArgumentValueError) {
-        guard let value = Int64(argument) else { throw ArgumentValueError(expected: "a whole number") }
-        self = value
-    }
+    public init(argument: String) throws(ArgumentValueError) { self = try parseWhole(argument, "a whole number") }
 }
 
 extension UInt64: ArgumentValue {
     public init(argument: String) throws(ArgumentValueError) {
-        guard let value = UInt64(argument) else { throw ArgumentValueError(expected: "a non-negative whole number") }
-        self = value
+        self = try parseWhole(argument, "a non-negative whole number")
     }
+}
+
+/// A whole number of type `T` written in decimal, or the error naming what was expected.
+private func parseWhole<T: FixedWidthInteger>(_ text: String, _ expected: String) throws(ArgumentValueError) -> T {
+    guard let value = T(text) else { throw ArgumentValueError(expected: expected) }
+    return value
 }
 
 extension Double: ArgumentValue {
@@ -166,10 +165,7 @@ public struct ParsedArguments: Sendable {
         if let first = extra.first, !specs.contains(where: { $0.kind == .variadic }) {
             throw UsageError("unexpected argument '\(first)'")
         }
-        self.commandPath = commandPath
-        self.specs = specs
-        self.given = given
-        self.flags = flags
+        (self.commandPath, self.specs, self.given, self.flags) = (commandPath, specs, given, flags)
         self.trailing = extra
     }
 

@@ -21,10 +21,7 @@ public struct CommandConfiguration: Sendable {
         name: String, abstract: String, discussion: String = "",
         arguments: [ArgumentSpec] = [], subcommands: [any Command.Type] = []
     ) {
-        self.name = name
-        self.abstract = abstract
-        self.discussion = discussion
-        self.arguments = arguments
+        (self.name, self.abstract, self.discussion, self.arguments) = (name, abstract, discussion, arguments)
         self.subcommands = subcommands
     }
 }
@@ -36,8 +33,7 @@ public struct CommandContext: Sendable {
     public let commandPath: String
 
     public init(io: ConsoleIO, commandPath: String) {
-        self.io = io
-        self.commandPath = commandPath
+        (self.io, self.commandPath) = (io, commandPath)
     }
 
     public var stdout: any OutputWriter { io.stdout }

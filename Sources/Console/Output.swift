@@ -85,9 +85,7 @@ public struct ConsoleIO: Sendable {
 
     public init(stdout: any OutputWriter, stderr: any OutputWriter,
                 stderrIsTerminal: Bool = false, stderrColorEnabled: Bool = false) {
-        self.stdout = stdout
-        self.stderr = stderr
-        self.stderrIsTerminal = stderrIsTerminal
+        (self.stdout, self.stderr, self.stderrIsTerminal) = (stdout, stderr, stderrIsTerminal)
         self.stderrColorEnabled = stderrColorEnabled
     }
 

@@ -22,13 +22,9 @@ public final class ProgressBar: @unchecked Sendable {
     /// `clock` returns monotonic nanoseconds; tests substitute their own.
     public init(total: Int, label: String = "", output: any OutputWriter, enabled: Bool, color: Bool = false,
                 width: Int = 80, clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
-        self.total = total
-        self.label = label
-        self.output = output
+        (self.total, self.label, self.output) = (total, label, output)
         self.isEnabled = enabled
-        self.color = color
-        self.width = width
-        self.clock = clock
+        (self.color, self.width, self.clock) = (color, width, clock)
         self.started = clock()
     }
 

@@ -5,8 +5,7 @@ public struct CronRuleError: Error, Equatable, Sendable, CustomStringConvertible
     public let reason: String
 
     public init(rule: String, reason: String) {
-        self.rule = rule
-        self.reason = reason
+        (self.rule, self.reason) = (rule, reason)
     }
 
     public var description: String { "cron rule \"\(rule)\": \(reason)" }

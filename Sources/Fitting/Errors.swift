@@ -38,9 +38,7 @@ public struct ParameterEstimate: Sendable, Equatable {
     public let standardError: Double?
 
     public init(name: String, value: Double, standardError: Double?) {
-        self.name = name
-        self.value = value
-        self.standardError = standardError
+        (self.name, self.value, self.standardError) = (name, value, standardError)
     }
 }
 

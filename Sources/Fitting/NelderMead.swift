@@ -18,11 +18,8 @@ public struct NelderMead: Sendable {
         maxRestarts: Int = 8,
         initialStep: Double = 0.5
     ) {
-        self.functionTolerance = functionTolerance
-        self.parameterTolerance = parameterTolerance
-        self.maxIterations = maxIterations
-        self.maxRestarts = maxRestarts
-        self.initialStep = initialStep
+        (self.functionTolerance, self.parameterTolerance) = (functionTolerance, parameterTolerance)
+        (self.maxIterations, self.maxRestarts, self.initialStep) = (maxIterations, maxRestarts, initialStep)
     }
 
     /// The outcome of a minimisation.

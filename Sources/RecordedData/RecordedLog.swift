@@ -18,8 +18,7 @@ public struct CensoredGap: Sendable, Equatable {
     public var censored: Bool
 
     public init(duration: Double, censored: Bool) {
-        self.duration = duration
-        self.censored = censored
+        (self.duration, self.censored) = (duration, censored)
     }
 }
 
@@ -48,11 +47,7 @@ public struct CustomerSummary: Sendable, Hashable {
     public var id: String?
 
     public init(frequency: Int, recency: Double, age: Double, user: Int? = nil, id: String? = nil) {
-        self.frequency = frequency
-        self.recency = recency
-        self.age = age
-        self.user = user
-        self.id = id
+        (self.frequency, self.recency, self.age, self.user, self.id) = (frequency, recency, age, user, id)
     }
 }
 
@@ -101,12 +96,8 @@ public struct RecordedLog: Sendable {
         self.lastEvent = lastEvent ?? lastVisit
         self.observationEnd = observationEnd ?? self.lastEvent
         precondition(lastVisit <= self.observationEnd, "a visit lies after the end of observation")
-        self.rows = rows
-        self.events = events
-        self.duplicates = duplicates
-        self.skipped = skipped
-        self.filtered = filtered
-        self.issues = issues
+        (self.rows, self.events, self.duplicates, self.skipped) = (rows, events, duplicates, skipped)
+        (self.filtered, self.issues) = (filtered, issues)
     }
 
     public var visitCount: Int { users.reduce(0) { $0 + $1.visits.count } }

@@ -10,24 +10,21 @@ struct ExportCommand: RunnableCommand {
         abstract: "Write a stored run's tables as CSV files (RFC 4180, one per table, with a header).",
         discussion: "Example: remindersim export latest --csv exports/",
         arguments: [
-            .positional("run", help: "The run (a number from 'remindersim list', or 'latest')."),
+            StoreAccess.runArgument,
             .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
             StoreAccess.databaseOption,
         ])
 
-    let run: RunReference
+    let selection: StoredRunSelection
     let folder: String
-    let database: String
 
     init(arguments: ParsedArguments) throws {
-        run = try arguments.value("run", as: RunReference.self)
+        selection = try StoredRunSelection(arguments)
         folder = try arguments.value("--csv")
-        database = try arguments.value("--db")
     }
 
     func run(context: CommandContext) throws {
-        let store = try StoreAccess.open(database, create: false)
-        let id = try StoreAccess.runID(run, in: store)
+        let (store, id) = try selection.open()
         let files: [String]
         do {
             files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder) }

@@ -10,24 +10,19 @@ struct ReportCommand: RunnableCommand {
         abstract: "Render a stored run's report (Markdown, CSV and SVG charts) again.",
         discussion: "Writes <out>/<scenario>-<run>/report.md and the files it links. Example: remindersim report latest",
         arguments: [
-            .positional("run", help: "The run (a number from 'remindersim list', or 'latest')."),
-            StoreAccess.databaseOption,
-            StoreAccess.outputOption,
+            StoreAccess.runArgument, StoreAccess.databaseOption, StoreAccess.outputOption,
         ])
 
-    let run: RunReference
-    let database: String
+    let selection: StoredRunSelection
     let output: String
 
     init(arguments: ParsedArguments) throws {
-        run = try arguments.value("run", as: RunReference.self)
-        database = try arguments.value("--db")
+        selection = try StoredRunSelection(arguments)
         output = try arguments.value("--out")
     }
 
     func run(context: CommandContext) throws {
-        let store = try StoreAccess.open(database, create: false)
-        let id = try StoreAccess.runID(run, in: store)
+        let (store, id) = try selection.open()
         let folder = try Self.render(id, store: store, output: output)
         context.stdout.writeLine("Report of run \(id): \((folder as NSString).appendingPathComponent("report.md"))")
     }

@@ -12,6 +12,9 @@ enum StoreAccess {
     static let outputOption = ArgumentSpec.option(
         "--out", valueName: "dir", help: "Where report folders are written.", default: defaultOutput)
 
+    static let runArgument = ArgumentSpec.positional(
+        "run", help: "The run (a number from 'remindersim list', or 'latest').")
+
     /// Opens the store; `create` only for commands that write a run.
     static func open(_ path: String, create: Bool) throws -> RunStore {
         do {
@@ -80,5 +83,22 @@ enum RunReference: ArgumentValue {
         } else {
             throw ArgumentValueError(expected: "a run number (see 'remindersim list') or 'latest'")
         }
+    }
+}
+
+/// The stored run a command reads: which run, in which database.
+struct StoredRunSelection {
+    let run: RunReference
+    let database: String
+
+    init(_ arguments: ParsedArguments) throws {
+        run = try arguments.value("run", as: RunReference.self)
+        database = try arguments.value("--db")
+    }
+
+    /// The database, opened for reading, and the id of the run, checked to be there.
+    func open() throws -> (store: RunStore, id: Int64) {
+        let store = try StoreAccess.open(database, create: false)
+        return (store, try StoreAccess.runID(run, in: store))
     }
 }

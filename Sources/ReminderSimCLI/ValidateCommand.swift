@@ -1,4 +1,5 @@
 import Console
+import Reporting
 import Simulation
 
 /// `remindersim validate`: checks scenario files without running them.
@@ -29,6 +30,7 @@ struct ValidateCommand: RunnableCommand {
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
                     "\(path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
+                for note in Self.periodNotes(s) { context.stderr.writeLine("\(path): note: \(note)") }
             } catch let error as CommandError {
                 failures.append(error)
             }
@@ -37,5 +39,17 @@ struct ValidateCommand: RunnableCommand {
         // The most basic failure decides the status: a missing file before an unreadable one before bad data.
         let code = [ExitCode.noInput, .ioError, .dataError].first { c in failures.contains { $0.code == c } } ?? .dataError
         throw CommandError(code, failures.map(\.message).joined(separator: "\n"))
+    }
+
+    /// One line for every configuration whose reminder lists several periods: what that means in
+    /// ACPReminder, which is not "a reminder after each of these", and what says that instead.
+    static func periodNotes(_ s: Scenario) -> [String] {
+        s.expandedConfigurations.compactMap { c -> String? in
+            guard let r = c.reminders.first(where: { $0.timePeriods.count > 1 }) else { return nil }
+            let periods = r.timePeriods.map(String.init).joined(separator: ", ")
+            return "\"\(TerminalText.printable(c.label))\": timePeriods [\(periods)] means one pending notification whose "
+                + "delay moves to the next period only after one has fired and the user came back; for a reminder "
+                + "after each of \(periods) \(r.unit.rawValue) since the last session, write a \"sequence\" instead"
+        }
     }
 }

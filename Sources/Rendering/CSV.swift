@@ -48,17 +48,38 @@ public struct CSVTable: Sendable, Equatable {
 
     /// Spreadsheets start a formula at these whatever follows.
     private static let formulaLeaders: Set<Unicode.Scalar> = ["=", "@", "\t", "\r"]
-    /// What a formula needs beyond arithmetic: calls, references, operators on text, DDE.
-    private static let formulaParts: Set<Unicode.Scalar> = ["(", ")", "!", "|", "=", "@", "&", ";", ":", "\t", "\r", "\n"]
 
     /// Whether a spreadsheet would run `text` as a formula: it starts with `=`, `@`, a tab or a
-    /// carriage return, or with `+` or `-` and holds a call, reference or pipe (`-2+3+cmd|' /C calc'!A0`).
-    /// Plain signed numbers and text such as `-3 days` stay as they are, so they still join with the database.
+    /// carriage return, or with `+` or `-` followed by anything but a plain number (`-2+3`,
+    /// `+SUM(A1)`, `-3 days`). A signed number such as `-1` or `+2.5`, a lone sign and all other text
+    /// stay as they are, so they still join with the database.
     public static func readsAsFormula(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first else { return false }
         if formulaLeaders.contains(first) { return true }
         guard first == "+" || first == "-" else { return false }
-        return text.unicodeScalars.dropFirst().contains { formulaParts.contains($0) }
+        let rest = text.unicodeScalars.dropFirst()
+        if rest.allSatisfy({ $0 == " " }) { return false }
+        return !isPlainNumber(String(String.UnicodeScalarView(rest)))
+    }
+
+    /// Digits with at most one decimal point and an optional exponent: what a spreadsheet reads as a number.
+    private static func isPlainNumber(_ text: String) -> Bool {
+        var digits = 0, dots = 0, sawExponent = false, exponentDigits = 0
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            let afterExponent = previous == "e" || previous == "E"
+            if ("0"..."9").contains(scalar) {
+                if sawExponent { exponentDigits += 1 } else { digits += 1 }
+            } else if scalar == "." && !sawExponent {
+                dots += 1
+            } else if (scalar == "e" || scalar == "E") && !sawExponent && digits > 0 {
+                sawExponent = true
+            } else if !((scalar == "+" || scalar == "-") && afterExponent) {
+                return false
+            }
+            previous = scalar
+        }
+        return digits > 0 && dots <= 1 && (!sawExponent || exponentDigits > 0)
     }
 
     private static func encodeText(_ text: String, neutralizeFormulas: Bool) -> String {

@@ -174,6 +174,13 @@ public enum MarkdownReport {
                     "\($0.name) (\(Text.percent(Proportion($0.count, of: scheduled), withInterval: false)))"
                 }.joined(separator: ", ")))
             }
+            if let sequence = spec.sequence {
+                // One sequence, not a list of reminders: its steps are the reminders.
+                let days = sequence.afterDays.map(String.init).joined(separator: ", ")
+                settings = ["sequence (an extension, not in the library): \(sequence.afterDays.count) step"
+                    + "\(sequence.afterDays.count == 1 ? "" : "s"), \(days) days after the last session"]
+                used = ["each step its own delay"]
+            }
             rows.append([
                 spec.label, spec.mode.rawValue + (spec.mode.isOriginal ? " (\(spec.mode.releasedVersions))" : ""),
                 spec.reminders.isEmpty ? "—" : spec.effectiveWiring.rawValue,

@@ -18,12 +18,8 @@ public struct RunRecord: Sendable {
 
     public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
                 shard: Shard? = nil) {
-        self.results = results
-        self.toolVersion = toolVersion
-        self.createdAt = createdAt
-        self.wallSeconds = wallSeconds
-        self.threads = threads
-        self.shard = shard
+        (self.results, self.toolVersion, self.createdAt) = (results, toolVersion, createdAt)
+        (self.wallSeconds, self.threads, self.shard) = (wallSeconds, threads, shard)
     }
 
     public var scenario: Scenario { results.scenario }
@@ -35,8 +31,7 @@ public struct StoredRun: Sendable {
     public let record: RunRecord
 
     public init(id: Int64, record: RunRecord) {
-        self.id = id
-        self.record = record
+        (self.id, self.record) = (id, record)
     }
 
     public var results: RunResults { record.results }

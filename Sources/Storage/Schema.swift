@@ -2,6 +2,23 @@
 ///
 /// `docs/schema.md` documents every table, column and view; keep the two in step.
 enum Schema {
+    /// The notification counts and rates of one message or one period, in `message_stats` and `period_stats`.
+    private static let slotColumns = """
+        scheduled INTEGER NOT NULL, cancelled INTEGER NOT NULL, delivered INTEGER NOT NULL,
+                    foreground INTEGER NOT NULL, suppressed INTEGER NOT NULL, censored INTEGER NOT NULL,
+                    triggered INTEGER NOT NULL,
+                    trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+                    responded INTEGER NOT NULL,
+                    response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+        """
+
+    /// The leading key columns of `message_stats` and `period_stats`: a reminder of a configuration of a run.
+    private static let reminderKey = """
+        run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+                    config_index INTEGER NOT NULL,
+                    reminder_index INTEGER NOT NULL,
+        """
+
     static let migrations: [String] = [
         // 1: the first schema.
         """
@@ -81,32 +98,18 @@ enum Schema {
             PRIMARY KEY (run_id, config_index)
         );
         CREATE TABLE message_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
-            reminder_index INTEGER NOT NULL,
+            \(reminderKey)
             message_index INTEGER NOT NULL,
             message TEXT NOT NULL,
-            scheduled INTEGER NOT NULL, cancelled INTEGER NOT NULL, delivered INTEGER NOT NULL,
-            foreground INTEGER NOT NULL, suppressed INTEGER NOT NULL, censored INTEGER NOT NULL,
-            triggered INTEGER NOT NULL,
-            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
-            responded INTEGER NOT NULL,
-            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            \(slotColumns)
             PRIMARY KEY (run_id, config_index, reminder_index, message_index)
         );
         CREATE TABLE period_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
-            reminder_index INTEGER NOT NULL,
+            \(reminderKey)
             period_index INTEGER NOT NULL,
             period_value INTEGER NOT NULL,
             period_unit TEXT NOT NULL,
-            scheduled INTEGER NOT NULL, cancelled INTEGER NOT NULL, delivered INTEGER NOT NULL,
-            foreground INTEGER NOT NULL, suppressed INTEGER NOT NULL, censored INTEGER NOT NULL,
-            triggered INTEGER NOT NULL,
-            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
-            responded INTEGER NOT NULL,
-            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            \(slotColumns)
             PRIMARY KEY (run_id, config_index, reminder_index, period_index)
         );
         CREATE TABLE daily_stats (

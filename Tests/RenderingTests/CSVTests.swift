@@ -49,7 +49,10 @@ final class CSVTests: XCTestCase {
         // Signed numbers and harmless text keep their value, so they join with the database.
         XCTAssertEqual(field(.text("+1")), "+1")
         XCTAssertEqual(field(.text("-1")), "-1")
-        XCTAssertEqual(field(.text("-3 days")), "-3 days")
+        XCTAssertEqual(field(.text("-2.5e3")), "-2.5e3")
+        XCTAssertEqual(field(.text("-")), "-")
+        XCTAssertEqual(field(.text("-3 days")), "'-3 days")
+        XCTAssertEqual(field(.text("-2+3")), "'-2+3")
         XCTAssertEqual(field(.text("-2+3+cmd|' /C calc'!A0")), "'-2+3+cmd|' /C calc'!A0")
         XCTAssertEqual(field(.text("+SUM(A1:A2)")), "'+SUM(A1:A2)")
         XCTAssertEqual(CSVTable.encode(.text("=1"), neutralizeFormulas: false), "=1")

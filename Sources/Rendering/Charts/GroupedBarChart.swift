@@ -5,9 +5,7 @@ public struct BarValue: Sendable {
     public var high: Double?
 
     public init(_ value: Double, low: Double? = nil, high: Double? = nil) {
-        self.value = value
-        self.low = low
-        self.high = high
+        (self.value, self.low, self.high) = (value, low, high)
     }
 }
 
@@ -19,9 +17,7 @@ public struct BarSeries: Sendable {
     public var isReference: Bool
 
     public init(name: String, values: [BarValue?], isReference: Bool = false) {
-        self.name = name
-        self.values = values
-        self.isReference = isReference
+        (self.name, self.values, self.isReference) = (name, values, isReference)
     }
 }
 
@@ -41,15 +37,9 @@ public struct GroupedBarChart: Sendable {
     public init(title: String, groupAxisTitle: String, valueAxisTitle: String, valueFormat: ValueFormat = .percent,
                 groups: [String], series: [BarSeries], intervalLabel: String = "95% interval",
                 width: Double = 760, height: Double = 400) {
-        self.title = title
-        self.groupAxisTitle = groupAxisTitle
-        self.valueAxisTitle = valueAxisTitle
-        self.valueFormat = valueFormat
-        self.groups = groups
-        self.series = series
-        self.intervalLabel = intervalLabel
-        self.width = width
-        self.height = height
+        (self.title, self.groupAxisTitle, self.valueAxisTitle) = (title, groupAxisTitle, valueAxisTitle)
+        (self.valueFormat, self.groups, self.series) = (valueFormat, groups, series)
+        (self.intervalLabel, self.width, self.height) = (intervalLabel, width, height)
     }
 
     public func svg() -> String {

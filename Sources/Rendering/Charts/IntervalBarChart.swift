@@ -7,10 +7,7 @@ public struct IntervalBar: Sendable {
     public var high: Double?
 
     public init(label: String, value: Double, low: Double? = nil, high: Double? = nil) {
-        self.label = label
-        self.value = value
-        self.low = low
-        self.high = high
+        (self.label, self.value, self.low, self.high) = (label, value, low, high)
     }
 }
 
@@ -20,8 +17,7 @@ public struct ReferenceLine: Sendable {
     public var value: Double
 
     public init(label: String, value: Double) {
-        self.label = label
-        self.value = value
+        (self.label, self.value) = (label, value)
     }
 }
 
@@ -50,15 +46,9 @@ public struct IntervalBarChart: Sendable {
     public init(title: String, categoryAxisTitle: String, valueAxisTitle: String, valueFormat: ValueFormat = .percent,
                 orientation: Orientation = .horizontal, bars: [IntervalBar], reference: ReferenceLine? = nil,
                 intervalLabel: String = "95% interval", width: Double = 760, height: Double = 400) {
-        self.title = title
-        self.categoryAxisTitle = categoryAxisTitle
-        self.valueAxisTitle = valueAxisTitle
-        self.valueFormat = valueFormat
-        self.orientation = orientation
-        self.bars = bars
-        self.reference = reference
-        self.intervalLabel = intervalLabel
-        self.width = width
+        (self.title, self.categoryAxisTitle, self.valueAxisTitle) = (title, categoryAxisTitle, valueAxisTitle)
+        (self.valueFormat, self.orientation, self.bars) = (valueFormat, orientation, bars)
+        (self.reference, self.intervalLabel, self.width) = (reference, intervalLabel, width)
         self.height = height
     }
 

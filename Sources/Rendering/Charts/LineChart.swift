@@ -19,8 +19,7 @@ public struct LineSeries: Sendable {
                 band: [(x: Double, low: Double, high: Double)] = []) {
         self.name = name
         self.points = points.map { ChartPoint(x: $0.x, y: $0.y) }
-        self.style = style
-        self.marker = marker
+        (self.style, self.marker) = (style, marker)
         self.band = band.filter { $0.x.isFinite && $0.low.isFinite && $0.high.isFinite }
     }
 }
@@ -31,8 +30,7 @@ public struct ChartPoint: Sendable, Equatable {
     public var y: Double
 
     public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
+        (self.x, self.y) = (x, y)
     }
 }
 
@@ -52,14 +50,8 @@ public struct LineChart: Sendable {
     public init(title: String, xAxisTitle: String, yAxisTitle: String, xFormat: ValueFormat = .number,
                 yFormat: ValueFormat = .number, series: [LineSeries], yIncludesZero: Bool = true,
                 width: Double = 760, height: Double = 400) {
-        self.title = title
-        self.xAxisTitle = xAxisTitle
-        self.yAxisTitle = yAxisTitle
-        self.xFormat = xFormat
-        self.yFormat = yFormat
-        self.series = series
-        self.yIncludesZero = yIncludesZero
-        self.width = width
+        (self.title, self.xAxisTitle, self.yAxisTitle, self.xFormat) = (title, xAxisTitle, yAxisTitle, xFormat)
+        (self.yFormat, self.series, self.yIncludesZero, self.width) = (yFormat, series, yIncludesZero, width)
         self.height = height
     }
 

@@ -10,13 +10,8 @@ public struct SlotMetrics: Sendable {
     /// Periods only: the delay really used, in the reminder's unit (it differs from `timePeriods` at
     /// index 0 in `original-1.0.0`); nil for messages.
     public let periodValue: Int?
-    public let scheduled: Int64
-    public let cancelled: Int64
-    public let delivered: Int64
-    public let foreground: Int64
-    public let suppressed: Int64
-    public let censored: Int64
-    public let responded: Int64
+    /// Notification outcomes (ENGINES.md), and the returns they caused.
+    public let scheduled, cancelled, delivered, foreground, suppressed, censored, responded: Int64
     /// Per-user sums of the trigger and response ratios, for their clustered intervals.
     let triggerSums: RatioSums?
     let responseSums: RatioSums?
@@ -27,12 +22,8 @@ public struct SlotMetrics: Sendable {
 
     init(reminder: Int, index: Int, name: String, periodValue: Int? = nil, sums: (trigger: RatioSums, response: RatioSums)?,
          read: (SlotCounter) -> Int64) {
-        triggerSums = sums?.trigger
-        responseSums = sums?.response
-        self.reminder = reminder
-        self.index = index
-        self.name = name
-        self.periodValue = periodValue
+        (triggerSums, responseSums) = (sums?.trigger, sums?.response)
+        (self.reminder, self.index, self.name, self.periodValue) = (reminder, index, name, periodValue)
         scheduled = read(.scheduled)
         cancelled = read(.cancelled)
         delivered = read(.delivered)
@@ -69,6 +60,7 @@ public struct SlotMetrics: Sendable {
                 let used = spec.periodValue(reminder: r, index: i)
                 var name = periodText(used, reminder.unit)
                 if used != configured { name += " (timePeriods says \(periodText(configured, reminder.unit)))" }
+                if spec.sequence != nil { name = "step \(r + 1): \(name) after the last session" }
                 let users = tally[.users]
                 let clustered = sums.map {
                     ($0.period(c, s, response: false, users: users), $0.period(c, s, response: true, users: users))

@@ -2,21 +2,12 @@
 public struct ConfigurationMetrics: Sendable {
     public let label: String
     public let isHoldout: Bool
-    public let users: Int64
-    public let opens: Int64
-    public let organicOpens: Int64
-    public let responseOpens: Int64
-    public let launches: Int64
-    public let scheduled: Int64
-    public let cancelled: Int64
-    public let delivered: Int64
-    public let foreground: Int64
-    public let suppressed: Int64
-    public let censored: Int64
-    public let responded: Int64
-    public let attributed: Int64
-    public let optOuts: Int64
-    public let revived: Int64
+    public let users, opens, organicOpens, responseOpens, launches: Int64
+    /// Notification outcomes (ENGINES.md), and the returns they caused.
+    public let scheduled, cancelled, delivered, foreground, suppressed, censored, responded: Int64
+    /// Opens within the attribution window of a delivery; users who turned notifications off; dormant
+    /// users brought back by a response.
+    public let attributed, optOuts, revived: Int64
     /// Triggered (delivered + foreground + suppressed) out of scheduled − censored.
     public let triggerRate: Proportion
     /// Responded out of delivered.

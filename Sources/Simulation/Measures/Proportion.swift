@@ -50,9 +50,7 @@ public struct Estimate: Equatable, Sendable {
     public let high: Double
 
     public init(value: Double, low: Double, high: Double) {
-        self.value = value
-        self.low = low
-        self.high = high
+        (self.value, self.low, self.high) = (value, low, high)
     }
 
     /// Mean of per-user differences from their sum and sum of squares (normal approximation).

@@ -40,9 +40,7 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public let reason: String
 
     public init(line: Int, column: Int, reason: String) {
-        self.line = line
-        self.column = column
-        self.reason = reason
+        (self.line, self.column, self.reason) = (line, column, reason)
     }
 
     public var description: String { "line \(line), column \(column): \(reason)" }

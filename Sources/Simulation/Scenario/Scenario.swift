@@ -32,18 +32,10 @@ public struct Scenario: Encodable, Equatable, Sendable {
         population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil,
         baseline: String? = nil, decision: DecisionRule? = nil
     ) {
-        self.name = name
-        self.description = description
-        self.seed = seed
-        self.users = users
-        self.horizonDays = horizonDays
-        self.startDate = startDate
-        self.population = population
-        self.response = response
-        self.configurations = configurations
-        self.grid = grid
-        self.baseline = baseline
-        self.decision = decision
+        (self.name, self.description, self.seed, self.users) = (name, description, seed, users)
+        (self.horizonDays, self.startDate, self.population) = (horizonDays, startDate, population)
+        (self.response, self.configurations, self.grid) = (response, configurations, grid)
+        (self.baseline, self.decision) = (baseline, decision)
     }
 
     /// The configurations a run compares, listed ones first, then the grid's in its order.
@@ -63,9 +55,7 @@ public struct Population: Encodable, Equatable, Sendable {
 
     public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
                 installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment]) {
-        self.utcOffsets = utcOffsets
-        self.installSpreadDays = installSpreadDays
-        self.segments = segments
+        (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
     }
 }
 
@@ -75,8 +65,7 @@ public struct UTCOffsetShare: Encodable, Equatable, Sendable {
     public var weight: Double
 
     public init(hours: Double, weight: Double) {
-        self.hours = hours
-        self.weight = weight
+        (self.hours, self.weight) = (hours, weight)
     }
 }
 
@@ -100,11 +89,8 @@ public struct Segment: Encodable, Equatable, Sendable {
         dropoutPerSession: Double = Segment.defaultDropoutPerSession, sessionLength: SessionLength = SessionLength(),
         coldLaunchAfterMinutes: Double = Segment.defaultColdLaunchAfterMinutes
     ) {
-        self.name = name
-        self.weight = weight
-        self.returns = returns
-        self.dropoutPerSession = dropoutPerSession
-        self.sessionLength = sessionLength
+        (self.name, self.weight, self.returns) = (name, weight, returns)
+        (self.dropoutPerSession, self.sessionLength) = (dropoutPerSession, sessionLength)
         self.coldLaunchAfterMinutes = coldLaunchAfterMinutes
     }
 }
@@ -118,8 +104,7 @@ public struct SessionLength: Encodable, Equatable, Sendable {
     public static let defaultSigma = 0.8
 
     public init(medianMinutes: Double = SessionLength.defaultMedianMinutes, sigma: Double = SessionLength.defaultSigma) {
-        self.medianMinutes = medianMinutes
-        self.sigma = sigma
+        (self.medianMinutes, self.sigma) = (medianMinutes, sigma)
     }
 }
 
@@ -216,14 +201,9 @@ public struct ResponseModel: Encodable, Equatable, Sendable {
         dormantFactor: Double = 0.3, responseDelayMinutes: Double = 30, optOutPerDelivery: Double = 0.01,
         attributionWindowHours: Double = 24
     ) {
-        self.baseResponse = baseResponse
-        self.messageWeights = messageWeights
-        self.fatigue = fatigue
-        self.quietHours = quietHours
-        self.quietFactor = quietFactor
-        self.dormantFactor = dormantFactor
-        self.responseDelayMinutes = responseDelayMinutes
-        self.optOutPerDelivery = optOutPerDelivery
+        (self.baseResponse, self.messageWeights, self.fatigue) = (baseResponse, messageWeights, fatigue)
+        (self.quietHours, self.quietFactor, self.dormantFactor) = (quietHours, quietFactor, dormantFactor)
+        (self.responseDelayMinutes, self.optOutPerDelivery) = (responseDelayMinutes, optOutPerDelivery)
         self.attributionWindowHours = attributionWindowHours
     }
 }
@@ -256,8 +236,7 @@ public struct QuietHours: Encodable, Equatable, Sendable {
     public var end: Int
 
     public init(start: Int, end: Int) {
-        self.start = start
-        self.end = end
+        (self.start, self.end) = (start, end)
     }
 
     @inlinable
@@ -272,16 +251,38 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     public var mode: EngineMode
     /// Where the app sets the reminder's configuration; nil for the mode's default (`wiring`).
     public var wiring: ReminderWiring?
+    /// The reminders the engines run: those written, or a sequence's steps.
     public var reminders: [ReminderSpec]
+    /// Set when the reminders are an inactivity sequence's steps, one reminder per step.
+    public private(set) var sequence: SequenceSpec?
     public var cronRules: [String]
+    /// When notifications may be shown, layered around the engines; empty: as the engines schedule them.
+    public var delivery = DeliveryPolicy()
 
     public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
                 cronRules: [String] = []) {
-        self.label = label
-        self.mode = mode
-        self.wiring = wiring
-        self.reminders = reminders
+        (self.label, self.mode, self.wiring, self.reminders) = (label, mode, wiring, reminders)
         self.cronRules = cronRules
+    }
+
+    /// A configuration whose reminders are `sequence`'s steps (documented mode).
+    public init(label: String, sequence: SequenceSpec, cronRules: [String] = []) {
+        self.init(label: label, reminders: sequence.reminders, cronRules: cronRules)
+        self.sequence = sequence
+    }
+
+    enum CodingKeys: String, CodingKey { case label, mode, wiring, reminders, sequence, cronRules, delivery }
+
+    /// A sequence is written as itself, not as the reminders it stands for, so that a stored scenario
+    /// reads back the same.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(label, forKey: .label)
+        try c.encode(mode, forKey: .mode)
+        try c.encodeIfPresent(wiring, forKey: .wiring)
+        if let sequence { try c.encode(sequence, forKey: .sequence) } else { try c.encode(reminders, forKey: .reminders) }
+        try c.encode(cronRules, forKey: .cronRules)
+        if !delivery.isEmpty { try c.encode(delivery, forKey: .delivery) }
     }
 
     /// The wiring in force: the one given, or the mode's default (`readme` in the original modes).
@@ -304,6 +305,45 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     }
 }
 
+/// An inactivity sequence: reminders `afterDays[k]` days after the last session, all scheduled at
+/// every close and all cancelled by the next open. It is shorthand for a stack of single-period
+/// reminders with distinct app domains (documented mode), one per step; the library itself keeps one
+/// pending notification and moves to its next period only after one fired (`timePeriods`).
+public struct SequenceSpec: Codable, Equatable, Sendable {
+    public var afterDays: [Int]
+    /// One message per step, or one message for every step.
+    public var messages: [String]
+
+    public init(afterDays: [Int], messages: [String]) {
+        (self.afterDays, self.messages) = (afterDays, messages)
+    }
+
+    /// The app domain of step `k` (0-based): distinct per step, so each keeps its own state.
+    public static func appDomain(step k: Int) -> String { "\(ReminderConfiguration.defaultAppDomain).sequence.\(k + 1)" }
+
+    /// The reminders the sequence stands for, one per step.
+    public var reminders: [ReminderSpec] {
+        afterDays.enumerated().map { k, days in
+            ReminderSpec(messages: [messages.count == 1 ? messages[0] : messages[min(k, messages.count - 1)]],
+                         timePeriods: [days], unit: .days, appDomain: Self.appDomain(step: k))
+        }
+    }
+
+    /// Why the sequence cannot run, as (field, reason) pairs.
+    func problems() -> [(field: String, reason: String)] {
+        var out: [(String, String)] = []
+        if afterDays.isEmpty { out.append(("afterDays", "must list at least one step")) }
+        if let bad = afterDays.first(where: { $0 <= 0 }) { out.append(("afterDays", "every step must be > 0 days, got \(bad)")) }
+        if zip(afterDays, afterDays.dropFirst()).contains(where: { $0 >= $1 }) {
+            out.append(("afterDays", "steps must grow: each later than the one before, got \(afterDays)"))
+        }
+        if messages.count != 1 && messages.count != afterDays.count {
+            out.append(("messages", "give one message per step (\(afterDays.count)) or one for every step, got \(messages.count)"))
+        }
+        return out
+    }
+}
+
 /// One ACPReminder instance of a configuration (ENGINES.md §1), without the mode.
 public struct ReminderSpec: Encodable, Equatable, Sendable {
     public var messages: [String]
@@ -317,11 +357,8 @@ public struct ReminderSpec: Encodable, Equatable, Sendable {
         messages: [String], timePeriods: [Int], unit: PeriodUnit = .days, randomMessage: Bool = false,
         circularTimePeriod: Bool = false, appDomain: String = ReminderConfiguration.defaultAppDomain
     ) {
-        self.messages = messages
-        self.timePeriods = timePeriods
-        self.unit = unit
-        self.randomMessage = randomMessage
-        self.circularTimePeriod = circularTimePeriod
+        (self.messages, self.timePeriods, self.unit) = (messages, timePeriods, unit)
+        (self.randomMessage, self.circularTimePeriod) = (randomMessage, circularTimePeriod)
         self.appDomain = appDomain
     }
 }
@@ -342,14 +379,9 @@ public struct GridSpec: Encodable, Equatable, Sendable {
         randomMessage: [Bool] = [false], circularTimePeriod: [Bool] = [false], mode: [EngineMode] = [.documented],
         cronRules: [String] = []
     ) {
-        self.labelPrefix = labelPrefix
-        self.messages = messages
-        self.timePeriods = timePeriods
-        self.unit = unit
-        self.randomMessage = randomMessage
-        self.circularTimePeriod = circularTimePeriod
-        self.mode = mode
-        self.cronRules = cronRules
+        (self.labelPrefix, self.messages, self.timePeriods) = (labelPrefix, messages, timePeriods)
+        (self.unit, self.randomMessage, self.circularTimePeriod) = (unit, randomMessage, circularTimePeriod)
+        (self.mode, self.cronRules) = (mode, cronRules)
     }
 
     /// Periods × message choice × wrap × mode, in that nesting order. A label names the periods

@@ -33,7 +33,7 @@ extension ConfigurationSpec {
         var issues: [ScenarioIssue] = []
         if reminders.count > Self.maximumReminders {
             issues.append(ScenarioIssue(
-                path: listed ? "\(p).reminders" : p,
+                path: listed ? "\(p).\(sequence == nil ? "reminders" : "sequence.afterDays")" : p,
                 reason: "at most \(Self.maximumReminders) reminders per configuration, got \(reminders.count)"))
         }
         if mode.isOriginal && reminders.count > 1 {
@@ -183,85 +183,64 @@ extension JSONFieldReader {
                        sessionLength: session, coldLaunchAfterMinutes: cold)
     }
 
+    static let distributions = ["exponential", "weibull", "lognormal", "bgnbd", "empirical", "replay"]
+
     mutating func returnProcess(_ json: JSON, at path: String) -> ReturnProcess? {
-        guard case let .object(members) = json else {
-            fail(path, "expected an object, got \(json.typeName)")
+        let expected = "expected one of " + Self.distributions.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard let o = object(json, at: path) else { return nil }
+        guard let kindJSON = o["distribution"] else {
+            fail(o.path("distribution"), "required field is missing; \(expected)")
             return nil
         }
-        guard let kindJSON = members.first(where: { $0.key == "distribution" })?.value else {
-            fail(JSONFieldReader.join(path, "distribution"),
-                 "required field is missing; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
+        guard let kind = string(kindJSON, at: o.path("distribution")) else { return nil }
+        guard Self.distributions.contains(kind) else {
+            fail(o.path("distribution"), "unknown distribution \"\(kind)\"; \(expected)")
             return nil
         }
-        guard let kind = string(kindJSON, at: JSONFieldReader.join(path, "distribution")) else { return nil }
+        defer { self.finish(o) }
         let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
+        let readUnit = { (r: inout JSONFieldReader) in r.field(o, "unit", default: GapUnit.days, units) }
         switch kind {
         case "exponential":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let mean = field(o, "mean", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let mean, let unit else { return nil }
             return .exponential(mean: mean, unit: unit)
         case "weibull":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let shape = field(o, "shape", Self.number(.within(0.05...50)))
             let scale = field(o, "scale", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let shape, let scale, let unit else { return nil }
             return .weibull(shape: shape, scale: scale, unit: unit)
         case "lognormal":
-            return lognormal(json, at: path)
+            return lognormal(o, at: path, unit: readUnit)
         case "bgnbd":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
-            let r = field(o, "r", Self.number(.positiveUpTo(1e6)))
-            let alpha = field(o, "alpha", Self.number(.positiveUpTo(1e6)))
-            let a = field(o, "a", Self.number(.positiveUpTo(1e6)))
-            let b = field(o, "b", Self.number(.positiveUpTo(1e6)))
-            let unit = field(o, "unit", default: GapUnit.days, units)
-            guard let r, let alpha, let a, let b, let unit else { return nil }
+            let parameters = ["r", "alpha", "a", "b"].map { field(o, $0, Self.number(.positiveUpTo(1e6))) }
+            let unit = readUnit(&self)
+            guard let r = parameters[0], let alpha = parameters[1], let a = parameters[2], let b = parameters[3],
+                  let unit
+            else { return nil }
             return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
+        case "empirical" where o["data"] != nil:
+            return recordedSource(o).map { .recordedGaps($0) }
         case "empirical":
-            if members.contains(where: { $0.key == "data" }) {
-                guard let o = object(json, at: path) else { return nil }
-                defer { self.finish(o) }
-                _ = o["distribution"]
-                return recordedSource(o).map { .recordedGaps($0) }
-            }
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
             let values = field(o, "values") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positiveUpTo(1e6)) }
             }
             let weights = optionalField(o, "weights") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .within(0...1e6)) }
             }
-            let unit = field(o, "unit", default: GapUnit.days, units)
+            let unit = readUnit(&self)
             guard let values, let weights, let unit else { return nil }
             return .empirical(values: values, weights: weights, unit: unit)
-        case "replay":
-            guard let o = object(json, at: path) else { return nil }
-            defer { self.finish(o) }
-            _ = o["distribution"]
-            return recordedSource(o).map { .replay($0) }
         default:
-            fail(JSONFieldReader.join(path, "distribution"),
-                 "unknown distribution \"\(kind)\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"")
-            return nil
+            return recordedSource(o).map { .replay($0) }
         }
     }
 
-    mutating func lognormal(_ json: JSON, at path: String) -> ReturnProcess? {
-        let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
-        guard let o = object(json, at: path) else { return nil }
-        defer { self.finish(o) }
-        _ = o["distribution"]
+    mutating func lognormal(
+        _ o: ObjectFields, at path: String, unit: (inout JSONFieldReader) -> GapUnit?
+    ) -> ReturnProcess? {
         let both = o["mu"] != nil && o["median"] != nil
         if both { fail(path, "give either mu or median, not both") }
         let mu: Double?
@@ -273,7 +252,7 @@ extension JSONFieldReader {
             mu = field(o, "mu", Self.number(.within(-50...50)))
         }
         let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
-        let unit = field(o, "unit", default: GapUnit.days, units)
+        let unit = unit(&self)
         guard let mu, let sigma, let unit else { return nil }
         return .lognormal(mu: mu, sigma: sigma, unit: unit)
     }
@@ -332,8 +311,19 @@ extension JSONFieldReader {
         let reminders = field(o, "reminders", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
+        let sequence = optionalField(o, "sequence") { r, j, p in r.sequence(j, at: p) }
         let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
-        guard let label, let mode, let wiring, let reminders, let rules else {
+        let delivery = field(o, "delivery", default: DeliveryPolicy()) { r, j, p in r.delivery(j, at: p) }
+        if case .some(.some) = sequence, let reminders, !reminders.isEmpty {
+            fail(o.path("sequence"), "a configuration has either reminders or a sequence, not both")
+            return nil
+        }
+        if case .some(.some) = sequence, let mode, mode.isOriginal {
+            fail(o.path("sequence"), "a sequence stacks several reminders, which only documented mode can run "
+                 + "(the released library is a singleton)")
+            return nil
+        }
+        guard let label, let mode, let wiring, let reminders, let sequence, let rules, let delivery else {
             // Still check the rules in the mode given, so one run of `validate` reports them too.
             if let rules {
                 issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
@@ -341,7 +331,69 @@ extension JSONFieldReader {
             }
             return nil
         }
-        return ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
+        var spec = sequence.map { ConfigurationSpec(label: label, sequence: $0, cronRules: rules) }
+            ?? ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
+        spec.delivery = delivery
+        return spec
+    }
+
+    mutating func delivery(_ json: JSON, at path: String) -> DeliveryPolicy? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let quiet = optionalField(o, "quietHours") { r, j, p in r.timeSpan(j, at: p) }
+        let window = optionalField(o, "sendWindow") { r, j, p -> DeliveryPolicy.SendWindow? in
+            if case .string("usualHour") = j { return .usualHour }
+            if case let .string(text) = j {
+                r.fail(p, "expected \"usualHour\" or an object {\"start\": \"HH:MM\", \"end\": \"HH:MM\"}, got \"\(text)\"")
+                return nil
+            }
+            return r.timeSpan(j, at: p).map { .span($0) }
+        }
+        let cap = optionalField(o, "frequencyCap") { r, j, p -> DeliveryPolicy.FrequencyCap? in
+            guard let c = r.object(j, at: p) else { return nil }
+            defer { r.finish(c) }
+            let max = r.field(c, "max", Self.integer(.within(1...Double(DeliveryPolicy.FrequencyCap.largestMax))))
+            let days = r.field(c, "perDays", Self.number(.positiveUpTo(365)))
+            guard let max, let days else { return nil }
+            return DeliveryPolicy.FrequencyCap(max: max, perDays: days)
+        }
+        guard let quiet, let window, let cap else { return nil }
+        return DeliveryPolicy(quietHours: quiet, sendWindow: window, frequencyCap: cap)
+    }
+
+    /// `{"start": "HH:MM", "end": "HH:MM"}`, local clock times; the span wraps past midnight when end < start.
+    mutating func timeSpan(_ json: JSON, at path: String) -> LocalTimeSpan? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let read = { (r: inout JSONFieldReader, key: String) -> Int? in
+            r.field(o, key) { r, j, p -> Int? in
+                guard let text = r.string(j, at: p) else { return nil }
+                guard let minute = LocalTimeSpan.minute(text) else {
+                    r.fail(p, "expected a local time HH:MM, 00:00 to 23:59, got \"\(text)\"")
+                    return nil
+                }
+                return minute
+            }
+        }
+        let start = read(&self, "start"), end = read(&self, "end")
+        guard let start, let end else { return nil }
+        guard start != end else {
+            fail(path, "start and end must differ (got \(LocalTimeSpan.text(start)) for both)")
+            return nil
+        }
+        return LocalTimeSpan(startMinute: start, endMinute: end)
+    }
+
+    mutating func sequence(_ json: JSON, at path: String) -> SequenceSpec? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let days = field(o, "afterDays") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        guard let days, let messages else { return nil }
+        let sequence = SequenceSpec(afterDays: days, messages: messages)
+        let problems = sequence.problems()
+        for problem in problems { fail(o.path(problem.field), problem.reason) }
+        return problems.isEmpty ? sequence : nil
     }
 
     mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {

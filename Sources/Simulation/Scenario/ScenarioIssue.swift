@@ -5,8 +5,7 @@ public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible
     public let reason: String
 
     public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
+        (self.path, self.reason) = (path, reason)
     }
 
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
@@ -19,8 +18,7 @@ public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible
     public var issues: [ScenarioIssue]
 
     public init(source: String? = nil, issues: [ScenarioIssue]) {
-        self.source = source
-        self.issues = issues
+        (self.source, self.issues) = (source, issues)
     }
 
     public var description: String {
@@ -142,8 +140,7 @@ final class ObjectFields {
     private(set) var read: [String] = []
 
     init(members: [(key: String, value: JSON)], path: String) {
-        self.members = members
-        self.path = path
+        (self.members, self.path) = (members, path)
     }
 
     subscript(key: String) -> JSON? {

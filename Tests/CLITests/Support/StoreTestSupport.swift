@@ -75,10 +75,17 @@ extension RemindersimTestCase {
 
 /// Comparing exported CSV files with the database they came from.
 enum StoreCSV {
-    /// Text as the CSV export must write it: a leading `=`, `+`, `-` or `@` (which a spreadsheet
-    /// would evaluate) gets a single quote put before it; anything else is unchanged.
+    /// Text as the CSV export must write it: a leading `=` or `@` (which a spreadsheet would
+    /// evaluate), or a leading `+` or `-` not followed by a plain number, gets a single quote put
+    /// before it; anything else is unchanged.
     static func expectedText(_ text: String) -> String {
-        guard let first = text.unicodeScalars.first, ["=", "+", "-", "@"].contains(first) else { return text }
+        guard let first = text.first else { return text }
+        if first == "=" || first == "@" || first == "\t" || first == "\r" { return "'" + text }
+        guard first == "+" || first == "-" else { return text }
+        let rest = text.dropFirst()
+        if rest.allSatisfy({ $0 == " " }) || Double(rest) != nil && rest.allSatisfy({ "0123456789.eE+-".contains($0) }) {
+            return text
+        }
         return "'" + text
     }
 
