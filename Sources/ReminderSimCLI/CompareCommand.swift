@@ -8,65 +8,56 @@ import Storage
 struct CompareCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         name: "compare",
-        abstract: "Put the configurations of two stored runs side by side.",
+        abstract: "Put the configurations of two stored runs side by side, with B − A differences and intervals.",
         discussion: """
             Configurations are matched by label; a label found in one run only is shown with n/a for the \
-            other. Example: remindersim compare 3 latest
+            other. Differences are paired when both runs simulated the same users (same seed, user count, \
+            population and holdout; the interval is then bounded by se(A) + se(B)), independent otherwise. \
+            Example: remindersim compare 3 latest --format csv
             """,
         arguments: [
             .positional("run-a", help: "The first run (a number from 'remindersim list', or 'latest')."),
             .positional("run-b", help: "The second run."),
+            .option("--format", valueName: "text|csv|json|markdown", help: """
+                Output format: an aligned table (text), tidy CSV with one row per configuration and measure, \
+                JSON, or a Markdown table.
+                """, default: "text"),
             StoreAccess.databaseOption,
         ])
 
     let first: RunReference
     let second: RunReference
     let database: String
+    let format: RunComparison.Format
 
     init(arguments: ParsedArguments) throws {
         first = try arguments.value("run-a", as: RunReference.self)
         second = try arguments.value("run-b", as: RunReference.self)
         database = try arguments.value("--db")
+        format = try arguments.value("--format", as: ComparisonFormat.self).format
     }
 
     func run(context: CommandContext) throws {
         let store = try StoreAccess.open(database, create: false)
         let a = try StoreAccess.perform { try store.load(StoreAccess.runID(first, in: store)) }
         let b = try StoreAccess.perform { try store.load(StoreAccess.runID(second, in: store)) }
-        func metrics(_ run: StoredRun) -> [String: ConfigurationMetrics] {
-            Dictionary(run.results.all.map { ($0.label, $0.metrics) }, uniquingKeysWith: { first, _ in first })
-        }
-        let ma = metrics(a), mb = metrics(b)
-        var labels = a.results.all.map(\.label)
-        for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
-
         func describe(_ run: StoredRun) -> String {
             let s = run.record.scenario
             return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(Text.group(Int64(s.users))) users, "
                 + "\(s.horizonDays) days from \(s.startDate)"
         }
-        context.stdout.writeLine("A = \(describe(a))")
-        context.stdout.writeLine("B = \(describe(b))")
-        if try a.record.scenario.canonicalJSON() != b.record.scenario.canonicalJSON() {
-            context.stdout.writeLine("Note: the runs come from different scenarios; rows are matched by label only.")
+        context.stdout.write(RunComparison(a, b).render(format, describeA: describe(a), describeB: describe(b)))
+    }
+}
+
+/// `--format` of `compare`.
+struct ComparisonFormat: ArgumentValue {
+    let format: RunComparison.Format
+
+    init(argument: String) throws(ArgumentValueError) {
+        guard let f = RunComparison.Format(rawValue: argument) else {
+            throw ArgumentValueError(expected: RunComparison.Format.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        context.stdout.writeLine("")
-        var rows = [["configuration", "trigger rate A", "trigger rate B", "opens/user lift A", "opens/user lift B",
-                     "D7 A", "D7 B", "D30 A", "D30 B"]]
-        for label in labels {
-            let x = ma[label], y = mb[label]
-            func pct(_ m: ConfigurationMetrics?, _ p: (ConfigurationMetrics) -> Proportion) -> String {
-                m.map { Text.percent(p($0), withInterval: false) } ?? "n/a"
-            }
-            func lift(_ m: ConfigurationMetrics?) -> String {
-                guard let m, !m.isHoldout else { return m == nil ? "n/a" : "—" }
-                return Text.signed(m.opensLiftPerUser, digits: 3)
-            }
-            rows.append([
-                TerminalText.printable(label), pct(x, \.triggerRate), pct(y, \.triggerRate), lift(x), lift(y),
-                pct(x, \.retentionD7), pct(y, \.retentionD7), pct(x, \.retentionD30), pct(y, \.retentionD30),
-            ])
-        }
-        context.stdout.write(TerminalText.table(rows, rightAligned: Set(1...8)))
+        format = f
     }
 }

@@ -12,22 +12,28 @@ struct ExportCommand: RunnableCommand {
         arguments: [
             StoreAccess.runArgument,
             .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
+            .flag("--csv-raw", help: """
+                Write text exactly as stored, without the leading ' that keeps a spreadsheet from running \
+                a cell as a formula: for pipelines that never open a spreadsheet.
+                """),
             StoreAccess.databaseOption,
         ])
 
     let selection: StoredRunSelection
     let folder: String
+    let raw: Bool
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
         folder = try arguments.value("--csv")
+        raw = try arguments.flag("--csv-raw")
     }
 
     func run(context: CommandContext) throws {
         let (store, id) = try selection.open()
         let files: [String]
         do {
-            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder) }
+            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: raw) }
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }

@@ -22,6 +22,10 @@ struct RunCommand: RunnableCommand {
             .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
                     default: String(ProcessInfo.processInfo.activeProcessorCount)),
             .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
+            .flag("--json", help: """
+                Print the run's summary as JSON on stdout instead of text: configurations, headline \
+                measures with their intervals, paired comparisons with the baseline and the recommendation.
+                """),
             .option("--shard", valueName: "k/n", help: """
                 Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
                 'remindersim merge'. Each shard should have its own --db.
@@ -36,6 +40,7 @@ struct RunCommand: RunnableCommand {
     let seed: UInt64?
     let threads: Int
     let stats: Bool
+    let json: Bool
     let database: String
     let output: String
     let shard: Shard?
@@ -46,6 +51,7 @@ struct RunCommand: RunnableCommand {
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")
+        json = try arguments.flag("--json")
         database = try arguments.value("--db")
         output = try arguments.value("--out")
     }
@@ -82,11 +88,16 @@ struct RunCommand: RunnableCommand {
             return
         }
 
-        context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: threads))
+        if !json { context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: threads)) }
         let rendering = DispatchTime.now()
         let folder = try ReportCommand.render(runID, store: store, output: output)
         let renderSeconds = Self.seconds(since: rendering)
-        context.stdout.writeLine("\nSaved as run \(runID) in \(database); report: \((folder as NSString).appendingPathComponent("report.md"))")
+        let report = (folder as NSString).appendingPathComponent("report.md")
+        if json {
+            context.stdout.write(RunJSON.render(results, runID: runID, report: report))
+        } else {
+            context.stdout.writeLine("\nSaved as run \(runID) in \(database); report: \(report)")
+        }
         if stats {
             let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))

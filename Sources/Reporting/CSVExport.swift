@@ -21,13 +21,14 @@ public enum CSVExport {
     }
 
     /// Writes every exported table of `run` into `folder` as `<table>.csv`; returns the file names.
+    /// `raw` writes text exactly as stored, without the `'` that keeps a spreadsheet from running a formula.
     @discardableResult
-    public static func write(run: Int64, store: RunStore, to folder: String) throws -> [String] {
+    public static func write(run: Int64, store: RunStore, to folder: String, raw: Bool = false) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var names: [String] = []
         for table in RunStore.exportedTables {
             let name = "\(table).csv"
-            try ReportFiles.write(try Self.table(table, run: run, store: store).encoded(),
+            try ReportFiles.write(try Self.table(table, run: run, store: store).encoded(neutralizeFormulas: !raw),
                                   to: (folder as NSString).appendingPathComponent(name))
             names.append(name)
         }

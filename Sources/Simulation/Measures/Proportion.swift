@@ -39,7 +39,8 @@ public struct Proportion: Equatable, Sendable {
         let n = Double(total), p = Double(count) / n, z2 = z * z
         let centre = (p + z2 / (2 * n)) / (1 + z2 / n)
         let half = z / (1 + z2 / n) * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
-        return (max(0, centre - half), min(1, centre + half))
+        // At 0 of n (or n of n) the bound is exactly 0 (or 1); the formula leaves a rounding residue.
+        return (count == 0 ? 0 : max(0, centre - half), count == total ? 1 : min(1, centre + half))
     }
 }
 

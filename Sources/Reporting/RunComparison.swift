@@ -1,0 +1,165 @@
+import Foundation
+import Rendering
+import Simulation
+import Storage
+
+/// Two stored runs' configurations matched by label, with B − A differences and their intervals.
+///
+/// When both runs simulated the same users (same seed, user count and population, and an identical
+/// holdout), the runs share every user's organic behaviour, so their estimates are correlated and
+/// the difference is *paired*; the runs keep no per-user data, so its standard error is bounded by
+/// Cauchy–Schwarz, se(B − A) ≤ se(A) + se(B), an interval that holds whatever the correlation.
+/// Otherwise the runs are independent samples and se(B − A) = √(se(A)² + se(B)²).
+public struct RunComparison: Sendable {
+    public enum Method: String, Sendable { case paired, independent }
+
+    public struct Row: Sendable {
+        public let label: String
+        public let measure: DecisionMeasure
+        public let a: Estimate?
+        public let b: Estimate?
+        public let difference: Estimate?
+    }
+
+    public let runA: Int64
+    public let runB: Int64
+    public let method: Method
+    public let sameScenario: Bool
+    public let rows: [Row]
+
+    public static let measures: [DecisionMeasure] = [
+        .opensLiftPerUser, .triggerRate, .responseRate, .retentionD7, .liftD7, .retentionD30, .liftD30, .optOutRate,
+        .deliveredPerUser,
+    ]
+
+    public init(_ a: StoredRun, _ b: StoredRun) {
+        runA = a.id
+        runB = b.id
+        let sa = a.record.scenario, sb = b.record.scenario
+        sameScenario = (try? sa.canonicalJSON()) == (try? sb.canonicalJSON())
+        let sameUsers = sa.seed == sb.seed && sa.users == sb.users && sa.population == sb.population
+            && a.results.users == b.results.users && a.results.holdout.tally == b.results.holdout.tally
+        method = sameUsers ? .paired : .independent
+        var labels = a.results.all.map(\.label)
+        for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
+        let byLabelA = Dictionary(a.results.all.map { ($0.label, $0) }, uniquingKeysWith: { x, _ in x })
+        let byLabelB = Dictionary(b.results.all.map { ($0.label, $0) }, uniquingKeysWith: { x, _ in x })
+        var rows: [Row] = []
+        for label in labels {
+            for m in Self.measures {
+                let x = byLabelA[label].flatMap { $0.isHoldout && Self.isLift(m) ? nil : $0.estimate(m) }
+                let y = byLabelB[label].flatMap { $0.isHoldout && Self.isLift(m) ? nil : $0.estimate(m) }
+                // A measure neither run has for this label (the holdout's trigger rate) is no row.
+                guard x != nil || y != nil else { continue }
+                rows.append(Row(label: label, measure: m, a: x, b: y, difference: Self.difference(x, y, method: method)))
+            }
+        }
+        self.rows = rows
+    }
+
+    static func isLift(_ m: DecisionMeasure) -> Bool { m == .opensLiftPerUser || m == .liftD7 || m == .liftD30 }
+
+    static func difference(_ a: Estimate?, _ b: Estimate?, method: Method) -> Estimate? {
+        guard let a, let b else { return nil }
+        let seA = (a.high - a.low) / (2 * z95), seB = (b.high - b.low) / (2 * z95)
+        guard seA.isFinite, seB.isFinite else { return nil }
+        let se = method == .paired ? seA + seB : (seA * seA + seB * seB).squareRoot()
+        let d = b.value - a.value
+        return Estimate(value: d, low: d - z95 * se, high: d + z95 * se)
+    }
+
+    public enum Format: String, CaseIterable, Sendable { case text, csv, json, markdown }
+
+    static func number(_ m: DecisionMeasure, _ e: Estimate?) -> String { Text.measure(m, e) }
+
+    static func differenceText(_ m: DecisionMeasure, _ e: Estimate?) -> String {
+        guard let e else { return "n/a" }
+        if m.isFraction { return Text.points(e) }
+        return Text.signed(e, digits: 3)
+    }
+
+    var note: String {
+        (method == .paired
+            ? "Differences are B − A, paired: both runs simulated the same users (same seed, user count, population and holdout)."
+            : "Differences are B − A, independent: the runs did not simulate the same users.")
+            + (sameScenario ? "" : " The runs come from different scenarios; rows are matched by label only.")
+    }
+
+    /// The comparison in one of the formats.
+    public func render(_ format: Format, describeA: String, describeB: String) -> String {
+        switch format {
+        case .text:
+            var table = [["configuration", "measure", "A", "B", "B − A"]]
+            for r in rows {
+                table.append([TerminalText.printable(r.label), r.measure.title, Self.number(r.measure, r.a), Self.number(r.measure, r.b),
+                              Self.differenceText(r.measure, r.difference)])
+            }
+            return "A = \(describeA)\nB = \(describeB)\n\(note)\n\n" + TerminalText.table(table, rightAligned: [2, 3, 4])
+        case .markdown:
+            return "A = \(Markdown.escapeInline(describeA))\n\nB = \(Markdown.escapeInline(describeB))\n\n\(note)\n\n"
+                + Markdown.table(
+                    header: ["configuration", "measure", "A", "B", "B − A"], alignments: [.left, .left, .right, .right, .right],
+                    rows: rows.map { r in
+                        [r.label, r.measure.title, Self.number(r.measure, r.a), Self.number(r.measure, r.b),
+                         Self.differenceText(r.measure, r.difference)]
+                    })
+        case .csv:
+            func values(_ e: Estimate?) -> [CSVField] {
+                guard let e else { return [.null, .null, .null] }
+                return [.decimal(e.value), e.low.isFinite ? .decimal(e.low) : .null, e.high.isFinite ? .decimal(e.high) : .null]
+            }
+            return CSVTable(
+                header: ["run_a", "run_b", "label", "measure", "a", "a_low", "a_high", "b", "b_low", "b_high",
+                         "difference", "difference_low", "difference_high", "method"],
+                rows: rows.map { r in
+                    [.integer(runA), .integer(runB), .text(r.label), .text(r.measure.rawValue)] + values(r.a) + values(r.b)
+                        + values(r.difference) + [.text(method.rawValue)]
+                }).encoded()
+        case .json:
+            let doc = ComparisonJSON(
+                runA: runA, runB: runB, method: method.rawValue, sameScenario: sameScenario,
+                rows: rows.map { r in
+                    ComparisonJSON.Row(label: r.label, measure: r.measure.rawValue, a: IntervalJSON(r.a), b: IntervalJSON(r.b),
+                                       difference: IntervalJSON(r.difference))
+                })
+            return JSONOutput.encode(doc)
+        }
+    }
+}
+
+struct ComparisonJSON: Encodable {
+    struct Row: Encodable {
+        let label: String
+        let measure: String
+        let a: IntervalJSON?
+        let b: IntervalJSON?
+        let difference: IntervalJSON?
+    }
+    let runA: Int64
+    let runB: Int64
+    let method: String
+    let sameScenario: Bool
+    let rows: [Row]
+}
+
+/// An estimate in JSON: a bound that is not finite is left out.
+struct IntervalJSON: Encodable {
+    let value: Double
+    let low: Double?
+    let high: Double?
+
+    init?(_ e: Estimate?) {
+        guard let e, e.value.isFinite else { return nil }
+        value = e.value
+        low = e.low.isFinite ? e.low : nil
+        high = e.high.isFinite ? e.high : nil
+    }
+}
+
+enum JSONOutput {
+    static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return ((try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}") + "\n"
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Simulation
+
+/// The summary `run --json` prints: the run, every configuration's headline measures with their
+/// intervals, the paired comparisons against the baseline, and the recommendation.
+public enum RunJSON {
+    struct Document: Encodable {
+        let scenario: String
+        let seed: UInt64
+        let users: Int
+        let horizonDays: Int
+        let startDate: String
+        let runID: Int64?
+        let report: String?
+        let baseline: String
+        let decision: DecisionJSON
+        let configurations: [ConfigurationJSON]
+        let versusBaseline: [PairJSON]
+    }
+
+    struct DecisionJSON: Encodable {
+        let objective: String
+        let constraints: [ConstraintJSON]
+        let recommended: String?
+        let runnerUp: String?
+        let topTwoToldApart: Bool?
+        let usersToSeparateTopTwo: Int64?
+        let summary: String
+    }
+
+    struct ConstraintJSON: Encodable {
+        let measure: String
+        let min: Double?
+        let max: Double?
+        let binds: Bool
+        let excludes: [String]
+    }
+
+    struct ConfigurationJSON: Encodable {
+        let configIndex: Int
+        let label: String
+        let mode: String
+        let isHoldout: Bool
+        let users: Int64
+        let measures: [String: IntervalJSON]
+        let notes: [String: String]
+    }
+
+    struct PairJSON: Encodable {
+        let label: String
+        let reference: String
+        let measure: String
+        let difference: IntervalJSON?
+        let usersToSeparate: Int64?
+    }
+
+    public static func render(_ results: RunResults, runID: Int64?, report: String?) -> String {
+        let d = results.decision
+        let s = results.scenario
+        func name(_ i: Int?) -> String? { i.map { results.all[$0].label } }
+        let runnerUp = d.versusRunnerUp.first { $0.measure == d.comparedMeasure }
+        let doc = Document(
+            scenario: s.name, seed: s.seed, users: s.users, horizonDays: s.horizonDays, startDate: s.startDate, runID: runID,
+            report: report, baseline: results.baseline.label,
+            decision: DecisionJSON(
+                objective: d.rule.objective.rawValue,
+                constraints: d.constraints.map {
+                    ConstraintJSON(measure: $0.measure.rawValue, min: $0.bound.min, max: $0.bound.max, binds: $0.binds,
+                                   excludes: $0.excluded.map { results.all[$0].label })
+                },
+                recommended: name(d.recommended), runnerUp: name(d.runnerUp), topTwoToldApart: d.topTwoToldApart,
+                usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results)),
+            configurations: results.all.map { c in
+                var measures: [String: IntervalJSON] = [:]
+                for m in DecisionMeasure.allCases {
+                    if c.isHoldout && RunComparison.isLift(m) { continue }
+                    if let e = IntervalJSON(c.estimate(m)) { measures[m.rawValue] = e }
+                }
+                var notes: [String: String] = [:]
+                for k in [7, 30] { if let n = c.spec.liftNote(day: k) { notes["liftD\(k)"] = n.text(day: k) } }
+                return ConfigurationJSON(configIndex: c.index, label: c.label, mode: c.spec.mode.rawValue, isHoldout: c.isHoldout,
+                                         users: c.metrics.users, measures: measures, notes: notes)
+            },
+            versusBaseline: results.all.indices.filter { $0 != results.baselineIndex }.flatMap { i in
+                results.comparisons(i, against: results.baselineIndex).map {
+                    PairJSON(label: results.all[i].label, reference: results.baseline.label, measure: $0.measure.rawValue,
+                             difference: IntervalJSON($0.difference), usersToSeparate: $0.usersToSeparate)
+                }
+            })
+        return JSONOutput.encode(doc)
+    }
+}
