@@ -132,6 +132,17 @@ final class HostileTextTests: RemindersimTestCase {
             XCTAssertFalse(lines.contains { $0.hasPrefix(text) }, "a line break in user text started a line with \(text)")
         }
 
+        // report.html: well-formed, its only script the page's own, every label shown as text.
+        let html = try String(contentsOf: folder.appendingPathComponent("report.html"), encoding: .utf8)
+        let page = SVGInspection(html)
+        XCTAssertNil(page.error, "report.html is not well-formed with hostile text: \(String(describing: page.error))")
+        XCTAssertEqual(html.components(separatedBy: "<script").count - 1, 1, "report.html runs only its own script")
+        for label in [Self.injection, Self.hyperlink, "-minus <script>alert(1)</script>"] {
+            let escaped = label.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            XCTAssertTrue(html.contains(escaped), "report.html does not show label \(label.debugDescription) as text")
+        }
+
         // The charts show the labels too: still well-formed SVG, with no live markup from the labels.
         let svgs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }
         for name in svgs {
@@ -147,8 +158,11 @@ final class HostileTextTests: RemindersimTestCase {
         XCTAssertEqual(list.stdoutLines.count, 2, "list should be a header and one row:\n\(list.stdout)")
         let compare = try remindersim("compare", "1", "latest")
         assertExit(compare, 0)
-        XCTAssertEqual(compare.stdoutLines.count, 3 + 1 + 1 + Self.labels.count,
-                       "compare should be two run lines, a blank, a header and one row per configuration:\n\(compare.stdout)")
+        let compareCSV = try remindersim("compare", "1", "latest", "--format", "csv")
+        let rows = try CSVTable.parse(compareCSV.stdout).count - 1
+        XCTAssertGreaterThanOrEqual(rows, Self.labels.count)
+        XCTAssertEqual(compare.stdoutLines.count, 3 + 1 + 1 + rows,
+                       "compare should be two run lines, a note, a blank, a header and one line per row:\n\(compare.stdout)")
         let export = try remindersim("export", "1", "--csv", "out")
         assertExit(export, 0)
         for table in StoreCommandTests.tables {

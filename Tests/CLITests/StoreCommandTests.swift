@@ -11,8 +11,9 @@ import FoundationXML
 /// The stored-run commands as a user chains them: run → list → report → export → compare.
 final class StoreCommandTests: RemindersimTestCase {
     static let database = "Reports/remindersim.sqlite"
-    static let tables = ["runs", "configurations", "config_metrics", "message_stats", "period_stats", "daily_stats",
-                         "retention_curve", "cron_rule_stats", "cron_first_run_days"]
+    static let tables = ["runs", "configurations", "reminders", "config_metrics", "pairwise_stats", "segment_metrics",
+                         "message_stats", "period_stats", "daily_stats", "retention_curve", "cron_rule_stats",
+                         "cron_first_run_days"]
 
     func testRunListReportExportCompare() throws {
         let scenarioSeed = try XCTUnwrap(defaultScenario()["seed"] as? NSNumber).uint64Value
@@ -89,16 +90,40 @@ final class StoreCommandTests: RemindersimTestCase {
         XCTAssertEqual(labels1.first, "holdout")
         XCTAssertEqual(labels1.count, 6, "the default scenario has five configurations and the holdout")
 
-        // compare 1 2: one row per configuration, holdout included.
+        // compare 1 2: rows per configuration and measure, holdout included; other seeds: independent.
         let compare = try remindersim("compare", "1", "2")
         assertExit(compare, 0)
         XCTAssertEqual(compare.stderr, "")
         assertContains(compare.stdout, "A = run 1:")
         assertContains(compare.stdout, "B = run 2:")
+        assertContains(compare.stdout, "independent")
         for label in Set(labels1 + labels2) {
-            XCTAssertEqual(compare.stdoutLines.filter { $0.hasPrefix(label + "  ") }.count, 1,
-                           "compare should show configuration \"\(label)\" on exactly one row:\n\(compare.stdout)")
+            XCTAssertTrue(compare.stdoutLines.contains { $0.hasPrefix(label + "  ") && $0.contains("D7 retention") },
+                          "compare should show configuration \"\(label)\":\n\(compare.stdout)")
         }
+        // CSV: tidy, one row per (label, measure), every difference B − A.
+        let csvCompare = try remindersim("compare", "1", "2", "--format", "csv")
+        assertExit(csvCompare, 0)
+        let records = try CSVTable.parse(csvCompare.stdout)
+        let header = try XCTUnwrap(records.first)
+        XCTAssertEqual(Array(header.prefix(4)), ["run_a", "run_b", "label", "measure"])
+        let col = { (name: String) in header.firstIndex(of: name)! }
+        for r in records.dropFirst() where !r[col("a")].isEmpty && !r[col("b")].isEmpty {
+            XCTAssertEqual(Double(r[col("difference")])!, Double(r[col("b")])! - Double(r[col("a")])!, accuracy: 1e-9)
+            XCTAssertLessThanOrEqual(Double(r[col("difference_low")])!, Double(r[col("difference")])!)
+            XCTAssertEqual(r[col("method")], "independent")
+        }
+        XCTAssertEqual(Set(records.dropFirst().map { $0[col("label")] }), Set(labels1 + labels2))
+        // The same users on both sides: paired.
+        let same = try remindersim("compare", "1", "1", "--format", "json")
+        assertExit(same, 0)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(same.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["method"] as? String, "paired")
+        XCTAssertFalse((json["rows"] as? [Any] ?? []).isEmpty)
+        let markdownCompare = try remindersim("compare", "1", "2", "--format", "markdown")
+        assertExit(markdownCompare, 0)
+        MarkdownCheck.assertTablesIntact(markdownCompare.stdout)
+        assertExit(try remindersim("compare", "1", "2", "--format", "xml"), 64)
 
         // The report names every configuration: each one in its tables, the holdout in its summary.
         let markdown = String(decoding: after["report.md"] ?? Data(), as: UTF8.self)
