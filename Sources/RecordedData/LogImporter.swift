@@ -77,9 +77,6 @@ struct LogImporter {
     private var carry: [UInt8] = []
     private var lineNumber = 0
     private var sawContent = false
-    /// Set after a line left a quoted field open: under `.skip`, the lines that carry on that field
-    /// must not be read as rows of their own.
-    private var openQuoteLine: Int?
 
     private var rows = 0, events = 0, duplicates = 0, skipped = 0, filtered = 0
     private var issues: [ImportIssue] = []
@@ -216,15 +213,9 @@ struct LogImporter {
             return
         }
         rows += 1
-        if let opened = openQuoteLine {
-            if line.reduce(0, { $0 + ($1 == UInt8(ascii: "\"") ? 1 : 0) }) % 2 == 1 { openQuoteLine = nil }
-            return try reject("continues the quoted field left open on line \(opened)")
-        }
-
-        if let failure = splitter.split(line) {
-            if case .unclosedQuote = failure { openQuoteLine = lineNumber }
-            return try reject(failure.reason)
-        }
+        // Quoted fields never span lines in a log: a quote left open makes its own row bad, and the
+        // next line is a row of its own (else one stray quote would swallow the rest of the file).
+        if let failure = splitter.split(line) { return try reject(failure.reason) }
         let count = splitter.count
         if let expected = expectedFields, count != expected {
             return try reject("expected \(expected) fields, found \(count)")
