@@ -56,7 +56,9 @@ struct RunCommand: RunnableCommand {
         if let seed { scenario.seed = seed }
         let model = try ScenarioLoading.compile(scenario, path: path)
 
-        // The database is opened first: a store that cannot be written stops the run before it starts.
+        // Where the results go is checked first: a report folder or a store that cannot be written
+        // stops the run before it starts, and before a new database is made.
+        if shard == nil { try StoreAccess.checkOutputFolder(output) }  // a shard writes no report
         let store = try StoreAccess.open(database, create: true)
 
         let started = DispatchTime.now()

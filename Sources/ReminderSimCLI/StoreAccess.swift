@@ -21,6 +21,26 @@ enum StoreAccess {
         }
     }
 
+    /// Checks, without creating anything, that report folders can be made under `out`: it is a folder
+    /// this user can write, or the nearest part of it that exists is. Called before a run simulates, so
+    /// that a bad `--out` is not found only when the results are ready to be written.
+    static func checkOutputFolder(_ out: String) throws {
+        var existing = out.isEmpty ? "." : out
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory) {
+            let parent = (existing as NSString).deletingLastPathComponent
+            existing = parent.isEmpty ? "." : parent
+        }
+        guard isDirectory.boolValue else {
+            let what = existing == out ? "" : " (\(existing) is a file)"
+            throw CommandError.ioError("\(out): not a folder\(what); --out must name a folder for the reports")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            let what = existing == out ? "" : " (\(existing) is read-only to this user)"
+            throw CommandError.ioError("\(out): cannot be written\(what); --out must name a folder this user can write")
+        }
+    }
+
     static func commandError(_ error: StoreError) -> CommandError {
         switch error.kind {
         case .notFound: return CommandError.noInput(error.description)

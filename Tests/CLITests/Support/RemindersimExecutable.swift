@@ -151,6 +151,21 @@ class RemindersimTestCase: XCTestCase {
     private var spoolDirectory: URL!
     private var runCount = 0
 
+    /// When set, runs go through `setpriv` as the user `nobody` if the tests run as root: root ignores
+    /// file modes, so read-only files can only be tried by someone else. Call `requireUnprivileged()`
+    /// first: it skips the test, saying why, where that is not possible.
+    var unprivileged = false
+
+    /// Skips the test unless runs can happen as a user that file modes apply to.
+    func requireUnprivileged() throws {
+        unprivileged = true
+        guard getuid() == 0 else { return }
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                          "running as root without /usr/bin/setpriv: file modes cannot be tried")
+        // The user must be able to reach the working directory and the executable.
+        chmod(workDirectory.deletingLastPathComponent().path, 0o755)
+    }
+
     /// Generous for a debug build on a slow machine; the runs themselves take well under a second.
     static let defaultTimeout: TimeInterval = 60
 
@@ -262,8 +277,13 @@ class RemindersimTestCase: XCTestCase {
         environment.merge(extra) { $1 }
 
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if unprivileged && getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.environment = environment
         process.currentDirectoryURL = workDirectory
         process.standardInput = stdinHandle
