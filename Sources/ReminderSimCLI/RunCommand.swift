@@ -66,6 +66,9 @@ struct RunCommand: RunnableCommand {
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
         let result = model.run(options: RunOptions(threads: threads, users: users, progress: { progress.advance(by: $0) }))
         progress.finish()
+        if let breach = result.sessionLimitBreach {
+            throw CommandError.dataError("\(path ?? "the built-in scenario"): \(model.explain(breach))")
+        }
         let wall = Self.seconds(since: started)
 
         let storing = DispatchTime.now()

@@ -59,7 +59,12 @@ struct TraceCommand: RunnableCommand {
         let formatter = TraceText(model: model)
         context.stdout.write(formatter.header(model.trace(user: user, configuration: 0)))
         for i in [index, 0] {
-            context.stdout.write("\n" + formatter.timeline(model.trace(user: user, configuration: i)))
+            let trace = model.trace(user: user, configuration: i)
+            context.stdout.write("\n" + formatter.timeline(trace))
+            if trace.exceededSessionLimit {
+                throw CommandError.dataError(
+                    "\(path ?? "the built-in scenario"): \(model.explain(SessionLimitBreach(user: user, configuration: i)))")
+            }
         }
     }
 }
@@ -132,6 +137,9 @@ struct TraceText {
             }
         }
         flushCron()
+        if t.omittedEvents > 0 {
+            out += "  … \(t.omittedEvents) more events not shown (a trace keeps the first \(TimelineRecorder.maximumEvents))\n"
+        }
         let tally = t.tally
         out += "  totals: \(tally[.opens]) opens (\(tally[.responseOpens]) caused by a notification), "
             + "\(tally[.launches]) cold launches, \(tally[.scheduled]) scheduled, \(tally[.delivered]) delivered, "

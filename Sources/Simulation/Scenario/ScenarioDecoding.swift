@@ -68,6 +68,7 @@ extension Scenario {
                 segmentNames[segment.name] = i
             }
         }
+        issues += boundIssues()
         let allMessages = Set(expandedConfigurations.flatMap { $0.reminders.flatMap(\.messages) })
         for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
             fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
