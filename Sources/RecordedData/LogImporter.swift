@@ -19,11 +19,15 @@ extension RecordedLog {
     static func read(
         file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy, chunkSize: Int
     ) throws -> RecordedLog {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ImportError.cannotRead(file: path, reason: "is a directory, not a log file")
+        }
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         } catch {
-            throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+            throw ImportError.cannotRead(file: path, reason: systemReason(error))
         }
         defer { try? handle.close() }
         var importer = try LogImporter(format: format, file: path, observationEnd: observationEnd, policy: onBadRow)
@@ -32,7 +36,7 @@ extension RecordedLog {
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
-                throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+                throw ImportError.cannotRead(file: path, reason: systemReason(error))
             }
             guard let chunk, !chunk.isEmpty else { break }
             try chunk.withUnsafeBytes { try importer.feed($0) }
@@ -270,5 +274,17 @@ struct LogImporter {
         if policy == .stop { throw issue }
         skipped += 1
         if issues.count < Self.maxIssueExamples { issues.append(issue) }
+    }
+}
+
+/// The system's short reason for a failed read ("Permission denied"), never Foundation's own text.
+func systemReason(_ error: any Error) -> String {
+    let ns = error as NSError
+    let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
+    if let posix, posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+    switch (ns.domain, ns.code) {
+    case (NSCocoaErrorDomain, NSFileReadNoSuchFileError), (NSCocoaErrorDomain, NSFileNoSuchFileError): return "no such file"
+    case (NSCocoaErrorDomain, NSFileReadNoPermissionError): return "permission denied"
+    default: return "cannot be read"
     }
 }

@@ -14,7 +14,7 @@ struct TraceCommand: RunnableCommand {
             same code as 'run': the user's counts in a run are exactly the events shown here.
             """,
         arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file (default: the built-in scenario)."),
+            .optionalPositional("scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario)."),
             .option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true),
             .option("--config", short: "c", valueName: "label",
                     help: "The configuration to trace (default: the first one)."),
@@ -45,7 +45,7 @@ struct TraceCommand: RunnableCommand {
         guard user < scenario.users else {
             throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
-        let model = try ScenarioLoading.compile(scenario, path: path)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: days)
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
@@ -63,7 +63,7 @@ struct TraceCommand: RunnableCommand {
             context.stdout.write("\n" + formatter.timeline(trace))
             if trace.exceededSessionLimit {
                 throw CommandError.dataError(
-                    "\(path ?? "the built-in scenario"): \(model.explain(SessionLimitBreach(user: user, configuration: i)))")
+                    "\(ScenarioLoading.displayName(path) ?? "the built-in scenario"): \(model.explain(SessionLimitBreach(user: user, configuration: i)))")
             }
         }
     }

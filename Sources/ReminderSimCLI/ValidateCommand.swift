@@ -10,7 +10,7 @@ struct ValidateCommand: RunnableCommand {
             Every file is checked. Exits 0 when all are valid, 66 when one is missing, 74 when one cannot be \
             read, otherwise 65 when any is invalid.
             """,
-        arguments: [.variadic("scenario", help: "Scenario JSON files to check.")])
+        arguments: [.variadic("scenario", help: "Scenario JSON files to check (- for standard input).")])
 
     let paths: [String]
 
@@ -28,7 +28,7 @@ struct ValidateCommand: RunnableCommand {
                 _ = try ScenarioLoading.compile(s, path: path)
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
-                    "\(path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
+                    "\(ScenarioLoading.displayName(path) ?? path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
             } catch let error as CommandError {
                 failures.append(error)
             }

@@ -69,7 +69,11 @@ public final class RunStore {
                 do {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 } catch {
-                    throw StoreError(.io, "\(folder): cannot create the folder for the database: \(error.localizedDescription)")
+                    // The system's reason, not Foundation's sentence about it.
+                    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                    let reason = underlying?.domain == NSPOSIXErrorDomain
+                        ? ": " + String(cString: strerror(Int32(underlying!.code))) : ""
+                    throw StoreError(.io, "\(folder): cannot create the folder for the database\(reason)")
                 }
             }
         }

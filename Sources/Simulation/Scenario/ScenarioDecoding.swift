@@ -22,6 +22,17 @@ extension Scenario {
 
     static let noConfigurations = "at least one configuration (or a grid) is required"
 
+    /// The most configurations (listed and generated) one scenario may compare, besides the holdout:
+    /// each is simulated for every user and stored with its own tables.
+    public static let maximumConfigurations = 1_000
+
+    static let blank = "must not be only spaces"
+
+    /// True for text that is not empty but shows nothing: spaces, tabs, line breaks.
+    static func isBlank(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isWhitespace }
+    }
+
     static func spreadBeyondHorizon(_ spread: Double, _ horizon: Int) -> String {
         "installs are spread over \(spread == spread.rounded() ? String(Int(spread)) : String(spread)) days but the run "
             + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread or lengthen the run"
@@ -32,7 +43,7 @@ extension Scenario {
         var issues: [ScenarioIssue] = []
         func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
 
-        if name.isEmpty { fail("name", "must not be empty") }
+        if name.isEmpty { fail("name", "must not be empty") } else if Self.isBlank(name) { fail("name", Self.blank) }
         if users < 1 { fail("users", "must be ≥ 1, got \(users)") }
         if horizonDays < 1 || horizonDays > 3_650 { fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)") }
         if CalendarDate(iso: startDate) == nil { fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"") }
@@ -62,6 +73,8 @@ extension Scenario {
         for (i, segment) in population.segments.enumerated() {
             if segment.name.isEmpty {
                 fail("population.segments[\(i)].name", "must not be empty")
+            } else if Self.isBlank(segment.name) {
+                fail("population.segments[\(i)].name", Self.blank)
             } else if let first = segmentNames[segment.name] {
                 fail("population.segments[\(i)].name", "\"\(segment.name)\" is already the name of population.segments[\(first)]")
             } else {
@@ -69,6 +82,13 @@ extension Scenario {
             }
         }
         issues += boundIssues()
+        // Checked before anything expands the grid: a grid of millions would exhaust memory first.
+        let gridSize = grid?.combinationCount ?? 0
+        if gridSize > Self.maximumConfigurations - configurations.count {
+            fail("grid", "expands to \(gridSize == Int.max ? "too many" : String(gridSize)) configurations; with the "
+                 + "\(configurations.count) listed, a scenario may compare at most \(Self.maximumConfigurations)")
+            return issues
+        }
         let allMessages = Set(expandedConfigurations.flatMap { $0.reminders.flatMap(\.messages) })
         for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
             fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
@@ -82,7 +102,7 @@ extension Scenario {
         var seen: [String: String] = [:]
         for (i, c) in all.enumerated() {
             let p = i < configurations.count ? "configurations[\(i)]" : "grid"
-            if c.label.isEmpty { fail("\(p).label", "must not be empty") }
+            if c.label.isEmpty { fail("\(p).label", "must not be empty") } else if Self.isBlank(c.label) { fail("\(p).label", Self.blank) }
             if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
             if let first = seen[c.label] {
                 // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
@@ -121,6 +141,11 @@ extension ConfigurationSpec {
                     messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain)
             } catch {
                 issues.append(ScenarioIssue(path: rp, reason: error.description))
+            }
+            for (k, message) in r.messages.enumerated() where message.allSatisfy(\.isWhitespace) {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).messages[\(k)]" : "grid.messages[\(k)]",
+                    reason: message.isEmpty ? "must not be empty" : Scenario.blank))
             }
             if !domains.insert(r.appDomain).inserted {
                 issues.append(ScenarioIssue(
