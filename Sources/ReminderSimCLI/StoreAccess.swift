@@ -74,6 +74,76 @@ enum StoreAccess {
         }
     }
 
+    /// Writes a report folder whole or not at all, and never over another run's report.
+    ///
+    /// `render` writes into a hidden folder beside `folder`, which is then renamed into place: a
+    /// process killed while writing leaves no half report under the report's name. Two databases
+    /// rendered into one `--out` can both have a run 1 of a scenario: a folder of that name that holds
+    /// a different run (its `runs.csv` differs) is left alone and the report goes to `folder-2`,
+    /// `folder-3`…; one that holds this very run is replaced. Returns the folder written.
+    static func publish(_ folder: String, render: (String) throws -> Void) throws -> String {
+        let fileManager = FileManager.default
+        let parent = (folder as NSString).deletingLastPathComponent
+        let name = (folder as NSString).lastPathComponent
+        func inParent(_ child: String) -> String { (parent as NSString).appendingPathComponent(child) }
+        func fail(_ path: String, _ error: any Error) -> CommandError {
+            CommandError.ioError("\(path): cannot write the report: \(CommandRunner.systemReason(error))")
+        }
+        do {
+            try fileManager.createDirectory(atPath: parent.isEmpty ? "." : parent, withIntermediateDirectories: true)
+        } catch {
+            throw fail(parent, error)
+        }
+        // Partial folders of processes that were killed are removed; those of live ones are theirs.
+        let partialPrefix = ".\(name).partial-"
+        for entry in (try? fileManager.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent)) ?? []
+        where entry.hasPrefix(partialPrefix) {
+            if let pid = Int32(entry.dropFirst(partialPrefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? fileManager.removeItem(atPath: inParent(entry))
+            }
+        }
+        let partial = inParent(partialPrefix + String(getpid()))
+        try? fileManager.removeItem(atPath: partial)
+        do {
+            try render(partial)
+        } catch {
+            try? fileManager.removeItem(atPath: partial)
+            throw error
+        }
+        let mine = fileManager.contents(atPath: (partial as NSString).appendingPathComponent("runs.csv"))
+        var candidate = folder
+        var number = 1
+        while true {
+            var isDirectory: ObjCBool = false
+            if !fileManager.fileExists(atPath: candidate, isDirectory: &isDirectory) {
+                do {
+                    try fileManager.moveItem(atPath: partial, toPath: candidate)
+                } catch {
+                    try? fileManager.removeItem(atPath: partial)
+                    throw fail(candidate, error)
+                }
+                return candidate
+            }
+            if isDirectory.boolValue, mine != nil,
+               fileManager.contents(atPath: (candidate as NSString).appendingPathComponent("runs.csv")) == mine {
+                // The same run rendered again: the old folder is moved aside, then the new one takes its name.
+                let old = inParent(".\((candidate as NSString).lastPathComponent).old-\(getpid())")
+                try? fileManager.removeItem(atPath: old)
+                do {
+                    try fileManager.moveItem(atPath: candidate, toPath: old)
+                    try fileManager.moveItem(atPath: partial, toPath: candidate)
+                } catch {
+                    try? fileManager.removeItem(atPath: partial)
+                    throw fail(candidate, error)
+                }
+                try? fileManager.removeItem(atPath: old)
+                return candidate
+            }
+            number += 1
+            candidate = folder + "-\(number)"
+        }
+    }
+
     /// The folder of a run's report: `<out>/<scenario>-<run id>`, with the name made safe for a path.
     static func reportFolder(out: String, scenarioName: String, runID: Int64) -> String {
         let safe = String(scenarioName.unicodeScalars.map {

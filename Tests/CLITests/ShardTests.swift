@@ -79,20 +79,25 @@ final class ShardTests: RemindersimTestCase {
             .deletingLastPathComponent()
         let script = root.appendingPathComponent("scripts/sharded-local.sh").path
         let scenario = root.appendingPathComponent("Datasets/default-scenario.json").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script, scenario, "out"]
-        process.currentDirectoryURL = workDirectory
         var environment = ProcessInfo.processInfo.environment
         environment["REMINDERSIM"] = try RemindersimExecutable.located.get().path
         environment["SHARDS"] = "3"
         environment["PARALLEL"] = "2"
         environment["USERS"] = "900"
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        // Run twice into the same folder: the second run must not trip over the first one's shards.
+        for _ in 0..<2 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [script, scenario, "out"]
+            process.currentDirectoryURL = workDirectory
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("out/default-2/report.md")),
+                      "the second run is merged as run 2")
         let whole = try remindersim("run", scenario, "--users", "900", "--db", "whole.sqlite", "--out", "whole")
         assertExit(whole, 0)
         let merged = try files(in: workDirectory.appendingPathComponent("out/default-1"))
