@@ -92,3 +92,14 @@ final class ScenarioBoundsTests: XCTestCase {
         XCTAssertGreaterThan(trace.omittedEvents, 0)
     }
 }
+
+/// A value quoted in a problem cannot break its line or reach the terminal as control characters.
+final class ScenarioIssueTextTests: XCTestCase {
+    func testControlCharactersInQuotedValuesAreEscaped() {
+        let issue = ScenarioIssue(path: "population.segments[0].returns.distribution",
+                                  reason: "unknown distribution \"line\nbreak\r\u{1B}[31m\u{202E}x\t\"")
+        XCTAssertEqual(issue.description,
+                       #"population.segments[0].returns.distribution: unknown distribution "line\nbreak\r\u{1B}[31m\u{202E}x\t""#)
+        XCTAssertEqual(ScenarioIssue(path: "name", reason: "plain é 🚀").description, "name: plain é 🚀")
+    }
+}
