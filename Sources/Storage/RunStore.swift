@@ -70,9 +70,11 @@ public final class RunStore {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 } catch {
                     // The system's reason, not Foundation's sentence about it.
-                    let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-                    let reason = underlying?.domain == NSPOSIXErrorDomain
-                        ? ": " + String(cString: strerror(Int32(underlying!.code))) : ""
+                    var reason = ""
+                    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+                       underlying.domain == NSPOSIXErrorDomain {
+                        reason = ": " + String(cString: strerror(Int32(underlying.code)))
+                    }
                     throw StoreError(.io, "\(folder): cannot create the folder for the database\(reason)")
                 }
             }
