@@ -203,6 +203,25 @@ final class RunStoreTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)).count, 0, "a read-only command writes nothing")
     }
 
+    /// A file that another program has marked with its own application id is not ours even if it holds
+    /// tables of the same names; a new database gets ReminderSim's id.
+    func testAnotherProgramsApplicationIDIsRefused() throws {
+        let ours = path("ours.sqlite")
+        _ = try RunStore(path: ours)
+        let id = try Database(path: ours, create: false).rows("PRAGMA application_id").first?.integer(0)
+        XCTAssertEqual(id, 0x5253_696D)
+
+        let other = path("marked.sqlite")
+        try FileManager.default.copyItem(atPath: ours, toPath: other)
+        try Database(path: other, create: false).execute("PRAGMA application_id = 1196444487")
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        XCTAssertThrowsError(try RunStore(path: other)) { error in
+            XCTAssertEqual((error as? StoreError)?.kind, .corrupt)
+            XCTAssertTrue("\(error)".contains("application id 1196444487"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before)
+    }
+
     /// Another program's database that happens to set `user_version` is still not ours: every command
     /// refuses it before writing, so its bytes (and its journal mode) stay exactly as they were.
     func testAForeignDatabaseWithAUserVersionIsRefusedUntouched() throws {
