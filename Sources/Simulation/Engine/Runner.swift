@@ -22,6 +22,35 @@ public struct RunOptions: Sendable {
     }
 }
 
+/// The first user (and configuration) of a run that reached the session limit.
+public struct SessionLimitBreach: Equatable, Sendable {
+    public let user: Int
+    public let configuration: Int
+
+    public init(user: Int, configuration: Int) {
+        self.user = user
+        self.configuration = configuration
+    }
+
+    func precedes(_ other: SessionLimitBreach) -> Bool {
+        (user, configuration) < (other.user, other.configuration)
+    }
+}
+
+extension CompiledModel {
+    /// Why a run that reached the session limit is refused, naming the user, the configuration and
+    /// the segment whose fields to look at.
+    public func explain(_ breach: SessionLimitBreach) -> String {
+        let segment = traits(user: breach.user).segment
+        let label = configurations[breach.configuration].spec.label
+        return "user \(breach.user) (segment \"\(scenario.population.segments[segment].name)\", "
+            + (breach.configuration == 0 ? "holdout" : "configuration \"\(label)\"")
+            + ") reached \(sessionLimit) sessions, the limit of \(Scenario.maximumSessionsPerDay) a day on average "
+            + "over \(horizonDays) days: population.segments[\(segment)] returns, session lengths or the response "
+            + "delays give more sessions than a person can have; lengthen them"
+    }
+}
+
 /// The counts a run produced: one tally per configuration, the holdout first, and the sums over
 /// users that clustered intervals, paired comparisons and segments need (nil for a run stored
 /// before they were kept).
@@ -29,6 +58,9 @@ public struct RunTallies: Equatable, Sendable {
     public var tallies: [Tally]
     public var users: Range<Int>
     public var sums: UserSums?
+    /// Set when a user reached the session limit: the counts are then incomplete and the run must be
+    /// refused. It is the breach of the lowest user index, whatever the threads.
+    public var sessionLimitBreach: SessionLimitBreach?
 
     public init(tallies: [Tally], users: Range<Int>, sums: UserSums? = nil) {
         self.tallies = tallies
@@ -40,6 +72,9 @@ public struct RunTallies: Equatable, Sendable {
         precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
         for i in tallies.indices { tallies[i].merge(other.tallies[i]) }
         if let theirs = other.sums, sums != nil { sums!.merge(theirs) } else { sums = nil }
+        if let breach = other.sessionLimitBreach, sessionLimitBreach.map(breach.precedes) ?? true {
+            sessionLimitBreach = breach
+        }
     }
 }
 
@@ -86,6 +121,10 @@ extension CompiledModel {
                              counts: buffer.baseAddress!, scratch: &scratch, observer: &observer)
                 }
             }
+            if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                run.sessionLimitBreach = SessionLimitBreach(user: user, configuration: i)
+                return
+            }
             let holdout = outcomes[0]
             for i in configurations.indices {
                 let o = outcomes[i]
@@ -118,10 +157,15 @@ extension CompiledModel {
     ///
     /// Work is handed out in chunks; each thread keeps its own tallies and they are added at the
     /// end. Every count is an integer, so the result is the same for any thread count or order.
+    ///
+    /// A user who reaches the session limit stops the run early: chunks after the first one that
+    /// found such a user are not started. Chunks are handed out in order, so every chunk before it
+    /// is finished and the breach reported is the lowest user's, whatever the threads.
     public func run(options: RunOptions = RunOptions()) -> RunTallies {
         let range = options.users ?? 0..<scenario.users
         let chunks = (range.count + options.chunkSize - 1) / options.chunkSize
         let next = Atomic<Int>(0)
+        let lastChunk = Atomic<Int>(Int.max)
         let results = Mutex<[RunTallies]>([])
         let threads = min(options.threads, max(chunks, 1))
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
@@ -129,10 +173,14 @@ extension CompiledModel {
             var scratch = TimelineScratch()
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard chunk < chunks else { break }
+                guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
                 simulate(users: lower..<upper, into: &mine, scratch: &scratch)
+                if mine.sessionLimitBreach != nil {
+                    _ = lastChunk.min(chunk, ordering: .relaxed)
+                    break
+                }
                 options.progress?(upper - lower)
             }
             results.withLock { $0.append(mine) }

@@ -53,6 +53,8 @@ public struct UserOutcome: Equatable, Sendable {
     public var retainedDays: UInt32 = 0
     /// The last day k ≤ 30 that ends inside the horizon (0 if none): days 1...k can be measured.
     public var eligibleThrough: Int = 0
+    /// Set when the user reached `Scenario.sessionLimit` and was stopped there: the run is refused.
+    public var exceededSessionLimit = false
 
     @inlinable public func retained(day k: Int) -> Bool { k <= eligibleThrough && retainedDays & (1 << UInt32(k - 1)) != 0 }
     @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
@@ -192,6 +194,11 @@ extension CompiledModel {
         }
 
         while true {
+            // A bounded number of sessions per user keeps every run's time proportional to users × days.
+            if sessionIndex >= sessionLimit {
+                result.exceededSessionLimit = true
+                break
+            }
             // The open.
             observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
             add(.opens)
