@@ -62,6 +62,9 @@ enum DecisionReport {
                 return row
             }
             out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
+            if d.runnerUp == nil {
+                out += "No other configuration meets every constraint, so there is no runner-up to compare with.\n\n"
+            }
             if let runner = d.runnerUp, let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
                 if c.includesZero {
                     out += "**Cannot be told apart:** \(Markdown.escapeCell(label(results, best))) and "
@@ -79,16 +82,25 @@ enum DecisionReport {
         if !d.constraints.isEmpty {
             out += "Constraints:\n\n"
             out += Markdown.table(
-                header: ["constraint", "binds", "configurations it excludes"], alignments: [.left, .left, .left],
+                header: ["constraint", "binds", "configurations it excludes", "too close to call (interval crosses the limit)"],
+                alignments: [.left, .left, .left, .left],
                 rows: d.constraints.map { c in
-                    [constraintText(c.measure, c.bound),
+                    let close = results.configurations.filter { config in
+                        guard let e = config.estimate(c.measure) else { return false }
+                        return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
+                    }
+                    return [constraintText(c.measure, c.bound),
                      c.binds ? "yes: it excludes a configuration that would otherwise win" : "no",
                      c.excluded.isEmpty ? "none" : c.excluded.map { "\(label(results, $0)) (\(Text.measure(c.measure, results.all[$0].estimate(c.measure))))" }
+                        .joined(separator: "; "),
+                     close.isEmpty ? "none" : close.map { "\($0.label) (\(c.excluded.contains($0.index) ? "excluded" : "admitted"))" }
                         .joined(separator: "; ")]
                 }) + "\n"
         }
-        out += "Constraints are checked on the estimates; a configuration whose interval straddles a limit is marked in the "
-            + "trade-off chart by its whiskers crossing the limit line.\n\n"
+        if !d.constraints.isEmpty {
+            out += "Constraints are checked on the estimates. A configuration whose interval crosses a limit could fall "
+                + "on either side of it with more users; in the trade-off charts its whiskers cross the limit line.\n\n"
+        }
         let notes = artifactNotes(results)
         if !notes.isEmpty {
             out += "Measurement notes:\n\n" + notes.map { "- " + $0 + "\n" }.joined() + "\n"

@@ -12,6 +12,8 @@ public enum SummaryText {
             \(results.configurations.count) configurations and the holdout in \(String(format: "%.2f", wallSeconds)) s \
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
+            Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
+
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 
 

@@ -15,7 +15,9 @@ final class DatasetScenarioTests: XCTestCase {
     /// `ScenarioDecoding.swift` reads them; keyed by where the schema describes that object.
     static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
         ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
-              "configurations", "grid"], ["name", "population"]),
+              "configurations", "grid", "baseline", "decision"], ["name", "population"]),
+        (["$defs", "decision"], ["objective", "constraints"], []),
+        (["$defs", "decisionBound"], ["min", "max"], []),
         (["$defs", "population"], ["utcOffsets", "installSpreadDays", "segments"], ["segments"]),
         (["$defs", "utcOffset"], ["hours", "weight"], ["hours"]),
         (["$defs", "segment"], ["name", "weight", "returns", "dropoutPerSession", "sessionLength", "coldLaunchAfterMinutes"],
@@ -74,7 +76,9 @@ final class DatasetScenarioTests: XCTestCase {
             "reminders": [{"messages": ["m", "m \\ \"quoted\""], "timePeriods": [2], "unit": "days", "randomMessage": false,
                            "circularTimePeriod": false, "appDomain": "d"}]}],
          "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],
-                  "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []}}
+                  "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []},
+         "baseline": "c",
+         "decision": {"objective": "optOutRate", "constraints": {"opensLiftPerUser": {"min": 0}, "deliveredPerUser": {"min": 1, "max": 30}}}}
         """#
 
     /// `everyField` and every example file, by name.

@@ -116,8 +116,8 @@ extension JSONFieldReader {
                     continue
                 }
                 guard let b = r.object(value, at: kp) else { ok = false; continue }
-                let low = r.optionalField(b, "min", Self.number(.within(-1e12...1e12)))
-                let high = r.optionalField(b, "max", Self.number(.within(-1e12...1e12)))
+                let low = r.optionalField(b, "min", Self.number(.any))
+                let high = r.optionalField(b, "max", Self.number(.any))
                 r.finish(b)
                 guard let low, let high else { ok = false; continue }
                 if low == nil && high == nil { r.fail(kp, "needs \"min\", \"max\" or both"); ok = false; continue }
