@@ -70,7 +70,7 @@ public struct ScatterChart: Sendable {
 
     public func svg() -> String {
         var legend = points.enumerated().map { i, p in
-            LegendEntry(label: "\(i + 1) \(p.label)\(p.highlighted ? " (recommended)" : "")",
+            LegendEntry(label: "\(i + 1): \(p.label)\(p.highlighted ? " (recommended)" : "")",
                         swatch: .line(color: ChartPalette.color(i), dash: ChartPalette.dash(forSeries: i), marker: true))
         }
         if front.count > 1 { legend.append(LegendEntry(label: frontLabel, swatch: .line(color: Self.frontColor, dash: "5 3", marker: false))) }
