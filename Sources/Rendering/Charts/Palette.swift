@@ -20,6 +20,6 @@ public enum ChartPalette {
     static func dash(forSeries index: Int) -> String? {
         let cycle = max(0, index) / colors.count
         if cycle < dashes.count { return dashes[cycle] }
-        return "\(cycle - dashes.count + 2) 3"
+        return "\(cycle) 2"
     }
 }
