@@ -37,9 +37,7 @@ public struct RunComparison: Sendable {
         runB = b.id
         let sa = a.record.scenario, sb = b.record.scenario
         sameScenario = (try? sa.canonicalJSON()) == (try? sb.canonicalJSON())
-        let sameUsers = sa.seed == sb.seed && sa.users == sb.users && sa.population == sb.population
-            && a.results.users == b.results.users && a.results.holdout.tally == b.results.holdout.tally
-        method = sameUsers ? .paired : .independent
+        method = a.results.sharesUsers(with: b.results) ? .paired : .independent
         var labels = a.results.all.map(\.label)
         for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
         let byLabelA = Dictionary(a.results.all.map { ($0.label, $0) }, uniquingKeysWith: { x, _ in x })
@@ -61,11 +59,7 @@ public struct RunComparison: Sendable {
 
     static func difference(_ a: Estimate?, _ b: Estimate?, method: Method) -> Estimate? {
         guard let a, let b else { return nil }
-        let seA = (a.high - a.low) / (2 * z95), seB = (b.high - b.low) / (2 * z95)
-        guard seA.isFinite, seB.isFinite else { return nil }
-        let se = method == .paired ? seA + seB : (seA * seA + seB * seB).squareRoot()
-        let d = b.value - a.value
-        return Estimate(value: d, low: d - z95 * se, high: d + z95 * se)
+        return Estimate.difference(a, b, paired: method == .paired)
     }
 
     public enum Format: String, CaseIterable, Sendable { case text, csv, json, markdown }

@@ -42,7 +42,10 @@ final class OriginalModeDisplayTests: RemindersimTestCase {
 
         let csv = try String(contentsOf: workDirectory.appendingPathComponent("out/released-1/period_stats.csv"), encoding: .utf8)
         let rows = csv.split(whereSeparator: \.isNewline).map { $0.split(separator: ",").map(String.init) }
-        XCTAssertEqual(rows.filter { $0[1] == "1" }.map { [$0[3], $0[4], $0[5]] }, [["0", "1", "days"], ["1", "10", "days"]])
+        let column = { (name: String) in rows[0].firstIndex(of: name)! }
+        XCTAssertEqual(rows.dropFirst().filter { $0[column("config_index")] == "1" }
+                           .map { [$0[column("period_index")], $0[column("period_value")], $0[column("period_unit")]] },
+                       [["0", "1", "days"], ["1", "10", "days"]])
     }
 
     func testTraceShowsTheDelayReallyUsed() throws {

@@ -181,3 +181,25 @@ extension RunResults {
         return Estimate(value: value, low: value - half, high: value + half)
     }
 }
+
+extension Estimate {
+    /// `b − a` for estimates from two runs. `paired`: both runs simulated the same users, so the
+    /// estimates are correlated and, without per-user data, the standard error is bounded by
+    /// Cauchy–Schwarz, se(b − a) ≤ se(a) + se(b), whatever the correlation; otherwise the runs are
+    /// independent and se(b − a) = √(se(a)² + se(b)²). Nil when either interval is unbounded.
+    public static func difference(_ a: Estimate, _ b: Estimate, paired: Bool) -> Estimate? {
+        let seA = (a.high - a.low) / (2 * z95), seB = (b.high - b.low) / (2 * z95)
+        guard seA.isFinite, seB.isFinite else { return nil }
+        let se = paired ? seA + seB : (seA * seA + seB * seB).squareRoot()
+        let d = b.value - a.value
+        return Estimate(value: d, low: d - z95 * se, high: d + z95 * se)
+    }
+}
+
+extension RunResults {
+    /// Whether `other` simulated the same users: same seed, user count and population, and an identical holdout.
+    public func sharesUsers(with other: RunResults) -> Bool {
+        scenario.seed == other.scenario.seed && scenario.users == other.scenario.users
+            && scenario.population == other.scenario.population && users == other.users && holdout.tally == other.holdout.tally
+    }
+}
