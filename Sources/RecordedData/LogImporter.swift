@@ -193,7 +193,8 @@ struct LogImporter {
         return RecordedLog(
             users: users, observationEnd: observationEnd ?? lastEvent,
             rows: rows, events: events, duplicates: duplicates, skipped: skipped,
-            filtered: filtered, issues: issues, lastEvent: lastEvent)
+            filtered: filtered, issues: issues, lastEvent: lastEvent,
+            calendarDayOffset: sessionField == nil && format.visitsByCalendarDay ? format.defaultUTCOffsetSeconds : nil)
     }
 
     private mutating func processLine(_ raw: UnsafeBufferPointer<UInt8>) throws {
