@@ -14,6 +14,11 @@ let package = Package(
             path: "Sources/ReminderSimSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "ReminderSimZlib",
+            path: "Sources/ReminderSimZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "ReminderEngine"),
         .target(name: "CronEngine"),
         .target(name: "Randomness"),
@@ -22,7 +27,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"]),
         .target(name: "Rendering"),
         .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"]),
-        .target(name: "RecordedData"),
+        .target(name: "RecordedData", dependencies: ["ReminderSimZlib"]),
         .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"]),
         .target(
             name: "ReminderSimCLI",
@@ -39,7 +44,7 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
-        .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData"]),
+        .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
     ],

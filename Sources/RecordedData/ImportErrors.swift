@@ -23,6 +23,8 @@ public struct ImportIssue: Error, Sendable, Equatable, CustomStringConvertible {
 /// A problem with the file or the format as a whole, rather than with one row.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotRead(file: String, reason: String)
+    /// A gzip file whose compressed data is damaged or cut short.
+    case corruptCompression(file: String, reason: String)
     /// The file has no non-blank line at all.
     case emptyFile(file: String)
     /// The file was read but no row became an event (header only, everything skipped or filtered out).
@@ -36,6 +38,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .cannotRead(file, reason):
             return "cannot read \(file): \(reason)"
+        case let .corruptCompression(file, reason):
+            return "\(file): cannot decompress: \(reason)"
         case let .emptyFile(file):
             return "\(file) is empty: there is not even a header line"
         case let .noEvents(file, rows, skipped, filtered):

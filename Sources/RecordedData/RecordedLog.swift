@@ -100,6 +100,12 @@ public struct RecordedLog: Sendable {
     /// Set when every visit is one calendar day, dated at its start in this UTC offset (seconds east of
     /// UTC): the log then has day resolution, and summaries use whole days.
     public let calendarDayOffset: Int?
+    /// The first line's fields, when it was read as a header rather than as data.
+    public let headerLine: [String]?
+    /// Which of the format's layouts the file has, when the format has several.
+    public let layout: String?
+    /// Visits far outside the rest of the data, and whether they were left out.
+    public let outliers: OutlierReport?
 
     /// A log built in memory; `observationEnd` defaults to the last visit.
     /// - Precondition: at least one user has a visit, and no visit is after `observationEnd`.
@@ -112,7 +118,8 @@ public struct RecordedLog: Sendable {
 
     init(
         users: [UserVisits], observationEnd: Double?, rows: Int, events: Int, duplicates: Int,
-        skipped: Int, filtered: Int, issues: [ImportIssue], lastEvent: Double?, calendarDayOffset: Int? = nil
+        skipped: Int, filtered: Int, issues: [ImportIssue], lastEvent: Double?, headerLine: [String]? = nil,
+        layout: String? = nil, outliers: OutlierReport? = nil, calendarDayOffset: Int? = nil
     ) {
         let firsts = users.compactMap(\.visits.first)
         let lasts = users.compactMap(\.visits.last)
@@ -130,6 +137,9 @@ public struct RecordedLog: Sendable {
         self.filtered = filtered
         self.issues = issues
         self.calendarDayOffset = calendarDayOffset
+        self.headerLine = headerLine
+        self.layout = layout
+        self.outliers = outliers
     }
 
     /// Whole days for a log with day resolution, continuous time otherwise.

@@ -43,6 +43,7 @@ struct FitCommand: RunnableCommand {
     let bgnbdUnit: GapUnit
     let predict: Double?
     let skipBadRows: Bool
+    let keepOutliers: Bool
     let output: String
 
     init(arguments: ParsedArguments) throws {
@@ -51,6 +52,7 @@ struct FitCommand: RunnableCommand {
         format = logOptions.format
         observationEnd = logOptions.observationEnd
         skipBadRows = logOptions.skipBadRows
+        keepOutliers = logOptions.keepOutliers
         calibrationEnd = try LogOptions.date("--calibration-end", arguments)
         gapUnit = try arguments.value("--gap-unit", as: GapUnit.self)
         bgnbdUnit = try arguments.value("--bgnbd-unit", as: GapUnit.self)
@@ -62,7 +64,8 @@ struct FitCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows)
+        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows,
+                                      keepOutliers: keepOutliers, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
         options.gapUnit = gapUnit
         options.bgnbdUnit = bgnbdUnit

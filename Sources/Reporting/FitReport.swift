@@ -17,6 +17,7 @@ public enum FitText {
         var out = "Recorded log \(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.users.count))) users, "
             + "\(Text.group(Int64(log.visitCount))) visits (\(Text.group(Int64(log.duplicates))) duplicate events"
             + (log.skipped > 0 ? ", \(Text.group(Int64(log.skipped))) bad rows skipped" : "") + ")\n"
+        if let layout = log.layout { out += "Layout: \(layout).\n" }
         out += "Observed \(day(log.firstVisit)) to \(day(log.observationEnd)).\n"
         for issue in log.issues.prefix(5) { out += "  skipped: \(issue)\n" }
         return out
