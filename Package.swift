@@ -28,11 +28,13 @@ let package = Package(
         .target(name: "Rendering"),
         .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"]),
         .target(name: "RecordedData", dependencies: ["ReminderSimZlib"]),
+        .target(name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"]),
         .target(name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"]),
         .target(
             name: "ReminderSimCLI",
             dependencies: [
                 "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "CronEngine", "Fitting", "RecordedData",
+                "Calibration",
             ]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"]),
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine"]),
         .testTarget(name: "CLITests", dependencies: ["ReminderSimCLI", "Rendering", "Storage", "Simulation"]),
     ],
