@@ -113,13 +113,15 @@ struct CalibrateCommand: RunnableCommand {
         out += TerminalText.table(rows, rightAligned: [1, 2, 3])
         out += c.converged ? "" : "(the optimiser stopped before converging: treat the values as rough)\n"
 
-        out += "\nPer-user rates, observed in the test and simulated at the fit (± standard error):\n"
-        var moments = [["arm", "rate", "observed", "simulated", "z"]]
+        out += "\nPer-user rates, observed in the test and simulated at the fit, with 95% intervals; z is their difference\n"
+            + "over its standard error:\n"
+        var moments = [["arm", "rate", "observed", "95% interval", "simulated", "95% interval", "z"]]
+        func interval(_ x: Double, _ se: Double) -> String { "\(number(x - 1.959_964 * se)) – \(number(x + 1.959_964 * se))" }
         for m in c.moments {
-            moments.append([TerminalText.printable(m.arm), m.name, "\(number(m.observed)) ± \(number(m.observedStandardError))",
-                            "\(number(m.simulated)) ± \(number(m.simulatedStandardError))", String(format: "%+.2f", m.z)])
+            moments.append([TerminalText.printable(m.arm), m.name, number(m.observed), interval(m.observed, m.observedStandardError),
+                            number(m.simulated), interval(m.simulated, m.simulatedStandardError), String(format: "%+.2f", m.z)])
         }
-        out += TerminalText.table(moments, rightAligned: [2, 3, 4])
+        out += TerminalText.table(moments, rightAligned: [2, 3, 4, 5, 6])
         if let p = c.pValue {
             out += String(format: "\nGoodness of fit: J = %.2f on %d degree%@ of freedom, p = %.3f", c.statistic,
                           c.degreesOfFreedom, c.degreesOfFreedom == 1 ? "" : "s", p)
