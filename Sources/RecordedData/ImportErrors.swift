@@ -45,7 +45,9 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .noEvents(file, rows, skipped, filtered):
             return "\(file) holds no usable events (\(rows) data rows, \(skipped) skipped as bad, \(filtered) filtered out by event type)"
         case let .missingColumn(file, name, header):
-            return "\(file): no column named '\(name)' in the header (columns: \(header.joined(separator: ", ")))"
+            // The header comes from the file: shown escaped and shortened, never as raw bytes.
+            let columns = header.prefix(20).map { Excerpt.name($0) }.joined(separator: ", ") + (header.count > 20 ? ", …" : "")
+            return "\(file): no column named \(Excerpt.quoted(name)) in the header (columns: \(columns))"
         case let .columnOutOfRange(file, position, fieldCount):
             return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
         case let .invalidFormat(message):

@@ -86,6 +86,13 @@ final class LogsAsFoundTests: XCTestCase {
         XCTAssertEqual(Excerpt.name("ti\tme"), "'ti\\x09me'")
     }
 
+    func testAHeaderOfBinaryBytesIsShownEscaped() {
+        let text = "\u{1B}]0;owned\u{07},\u{202E}when\na,2024-03-01T08:00:00Z\n"
+        let error = expectImportError { try RecordedLog.parse(text, format: csvFormat) }
+        XCTAssertEqual(error?.description,
+                       "<text>: no column named 'user' in the header (columns: '\\x1B]0;owned\\x07', '\\u{202E}when')")
+    }
+
     func testBinaryTimestampIsQuotedEscaped() {
         var bytes = Array("user,time\na,".utf8)
         bytes += [0x1B, 0x5B, 0x32, 0x4A, 0xFF, 0x00, 0x07] + Array(repeating: UInt8(0x41), count: 200) + [0x0A]
