@@ -73,6 +73,12 @@ extension RecordedLog {
     }
 }
 
+/// Why a user id cannot be used.
+private struct BadUserID: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
 /// The streaming state of one import: line assembly, column lookup, and per-user visit accumulation.
 struct LogImporter {
     private static let maxIssueExamples = 10
@@ -96,6 +102,8 @@ struct LogImporter {
     private var headerLine: [String]?
     /// The layout the first row chose, when the format has several.
     private var layout: LogFormat.Layout?
+    /// Set until the first row has chosen one of the format's layouts.
+    private var layoutPending: Bool
     private let outlierPolicy: OutlierPolicy
     private var extremes = ExtremeEvents()
 
@@ -120,6 +128,7 @@ struct LogImporter {
     ) throws(ImportError) {
         self.format = format
         outlierPolicy = outliers
+        layoutPending = format.layouts != nil
         self.file = file
         self.observationEnd = observationEnd
         self.policy = policy
@@ -174,6 +183,7 @@ struct LogImporter {
         guard let layouts = format.layouts else { return true }
         guard let chosen = layouts.first(where: { $0.fieldCount == count }) else { return false }
         layout = chosen
+        layoutPending = false
         timeField = chosen.timeColumn
         expectedFields = count
         minimumFields = max(minimumFields, timeField + 1)
@@ -316,7 +326,7 @@ struct LogImporter {
             return try reject(failure.reason)
         }
         let count = splitter.count
-        if layout == nil, format.layouts != nil {
+        if layoutPending {
             guard chooseLayout(fieldCount: count) else {
                 let counts = format.layouts!.map { String($0.fieldCount) }.joined(separator: " or ")
                 return try reject("expected \(counts) fields, found \(count)")
@@ -345,14 +355,17 @@ struct LogImporter {
                 field: timeField)
         }
 
-        let idProblem = FieldSplitter.withContent(of: fields[userField], in: line) { id -> String? in
-            if id.isEmpty { return "empty user id" }
+        let found = FieldSplitter.withContent(of: fields[userField], in: line) { id -> Result<(Int, Bool), BadUserID> in
+            if id.isEmpty { return .failure(BadUserID("empty user id")) }
             // A NUL would end the id in any C-based tool and make two users look like one (or one like two).
-            if id.contains(0) { return "user id \(Excerpt.quoted(id)) contains a NUL byte" }
-            return nil
+            if id.contains(0) { return .failure(BadUserID("user id \(Excerpt.quoted(id)) contains a NUL byte")) }
+            return .success(userTable.index(of: id))
         }
-        if let idProblem { return try reject(idProblem, field: userField) }
-        let (user, isNew) = FieldSplitter.withContent(of: fields[userField], in: line) { userTable.index(of: $0) }
+        let (user, isNew): (Int, Bool)
+        switch found {
+        case .success(let entry): (user, isNew) = entry
+        case .failure(let bad): return try reject(bad.reason, field: userField)
+        }
         if isNew {
             if sessionField == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
         }

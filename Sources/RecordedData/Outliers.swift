@@ -55,7 +55,21 @@ struct ExtremeEvents {
     /// Descending by time.
     private(set) var latest: [(time: Double, line: Int)] = []
 
+    /// An event must be earlier than this, or later than `latestKept`, to be kept (±∞ until the lists fill).
+    private var earliestKept = Double.infinity
+    private var latestKept = -Double.infinity
+
+    @inline(__always)
     mutating func add(_ time: Double, line: Int) {
+        guard time < earliestKept || time > latestKept else { return }
+        insert(time, line: line)
+    }
+
+    private mutating func insert(_ time: Double, line: Int) {
+        defer {
+            earliestKept = earliest.count < Self.kept ? .infinity : earliest[earliest.count - 1].time
+            latestKept = latest.count < Self.kept ? -.infinity : latest[latest.count - 1].time
+        }
         if earliest.count < Self.kept || time < earliest[earliest.count - 1].time {
             let at = earliest.firstIndex { time < $0.time } ?? earliest.count
             earliest.insert((time, line), at: at)
