@@ -89,6 +89,9 @@ struct CalibrateCommand: RunnableCommand {
                 parameters: parameters, options: options)
         } catch let error as CalibrationError {
             throw CommandError.dataError("\(resultsPath): \(error.description)")
+        } catch let error as RecordedDataError {
+            // A recorded log is read again at every trial point; it can only fail if it changed meanwhile.
+            throw ScenarioLoading.commandError(error, message: "\(scenarioPath): \(error.description)")
         }
         let seconds = RunCommand.seconds(since: started)
         context.stdout.write(Self.render(calibration, start: scenario, results: resultsPath, options: options))
