@@ -74,6 +74,10 @@ public enum RunJSON {
                 var measures: [String: IntervalJSON] = [:]
                 for m in DecisionMeasure.allCases {
                     if c.isHoldout && RunComparison.isLift(m) { continue }
+                    // A lift zero by construction is left out; `notes` says why.
+                    if m == .liftD7 || m == .liftD30, case .zeroByConstruction? = c.spec.liftNote(day: m == .liftD7 ? 7 : 30) {
+                        continue
+                    }
                     if let e = IntervalJSON(c.estimate(m)) { measures[m.rawValue] = e }
                 }
                 var notes: [String: String] = [:]

@@ -19,7 +19,8 @@ public enum SummaryText {
 
             """
         let holdout = results.holdout.metrics
-        let ranked = results.rankedByOpensLift.map(\.metrics)
+        let rankedResults = results.rankedByOpensLift
+        let ranked = rankedResults.map(\.metrics)
         var rows: [[String]] = [[
             "#", "configuration", "opens/user vs holdout", "trigger rate", "response rate", "D7", "D7 vs holdout",
             "D30 vs holdout", "opt-outs", "delivered per extra open",
@@ -27,7 +28,8 @@ public enum SummaryText {
         for (i, m) in ranked.enumerated() {
             rows.append([
                 String(i + 1), TerminalText.printable(m.label), Text.signed(m.opensLiftPerUser, digits: 3), Text.percent(m.triggerRate),
-                Text.percent(m.responseRate), Text.percent(m.retentionD7, withInterval: false), Text.points(m.liftD7), Text.points(m.liftD30),
+                Text.percent(m.responseRate), Text.percent(m.retentionD7, withInterval: false),
+                DecisionReport.lift(rankedResults[i], day: 7), DecisionReport.lift(rankedResults[i], day: 30),
                 Text.group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
             ])
         }

@@ -37,6 +37,12 @@ final class DecisionReportTests: RemindersimTestCase {
         func measure(_ label: String, _ name: String) -> Double? {
             ((configurations.first { $0["label"] as? String == label }?["measures"] as? [String: Any])?[name] as? [String: Any])?["value"] as? Double
         }
+        for label in ["1d", "2d", "3d", "7d", "1/3/7d"] {
+            for name in ["opensLiftPerUser", "optOutRate", "liftD30", "deliveredPerUser", "triggerRate"] {
+                XCTAssertNotNil(measure(label, name), "run --json lacks \(name) of \(label)")
+            }
+        }
+        XCTAssertNil(measure("holdout", "opensLiftPerUser"), "the holdout has no lift over itself")
         let admissible = ["1d", "2d", "3d", "7d", "1/3/7d"].filter { (measure($0, "optOutRate") ?? 1) <= 0.03 }
         let best = admissible.max { (measure($0, "opensLiftPerUser") ?? -1) < (measure($1, "opensLiftPerUser") ?? -1) }
         XCTAssertEqual(decision["recommended"] as? String, best)
