@@ -15,7 +15,11 @@ final class DatasetScenarioTests: XCTestCase {
     /// `ScenarioDecoding.swift` reads them; keyed by where the schema describes that object.
     static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
         ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
-              "configurations", "grid", "baseline", "decision"], ["name", "population"]),
+              "configurations", "grid", "baseline", "decision", "tune"], ["name", "population"]),
+        (["$defs", "tune"], ["baseline", "objective", "constraints", "space"], ["space"]),
+        (["$defs", "tuneSpace"], ["periods", "unit", "sequenceLength", "circular", "randomMessage", "messages"], ["periods"]),
+        (["$defs", "tuneSpace", "properties", "sequenceLength"], ["min", "max"], ["min", "max"]),
+        (["$defs", "tuneRange"], ["min", "max"], ["min", "max"]),
         (["$defs", "decision"], ["objective", "constraints"], []),
         (["$defs", "decisionBound"], ["min", "max"], []),
         (["$defs", "population"], ["utcOffsets", "installSpreadDays", "segments"], ["segments"]),
@@ -78,7 +82,10 @@ final class DatasetScenarioTests: XCTestCase {
          "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],
                   "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []},
          "baseline": "c",
-         "decision": {"objective": "optOutRate", "constraints": {"opensLiftPerUser": {"min": 0}, "deliveredPerUser": {"min": 1, "max": 30}}}}
+         "decision": {"objective": "optOutRate", "constraints": {"opensLiftPerUser": {"min": 0}, "deliveredPerUser": {"min": 1, "max": 30}}},
+         "tune": {"baseline": "c", "objective": "opensLiftPerUser", "constraints": {"optOutRate": {"max": 0.03}},
+                  "space": {"periods": {"min": 1, "max": 3}, "unit": "days", "sequenceLength": {"min": 1, "max": 2},
+                            "circular": [false, true], "randomMessage": [false], "messages": ["m"]}}}
         """#
 
     /// `everyField` and every example file, by name.

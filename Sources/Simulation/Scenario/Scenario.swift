@@ -26,16 +26,18 @@ public struct Scenario: Encodable, Equatable, Sendable {
     public var baseline: String?
     /// How the report picks a configuration; nil for `DecisionRule.defaultRule`.
     public var decision: DecisionRule?
+    /// What `remindersim tune` searches; nil when the scenario has no `tune` block.
+    public var tune: TuneSpec?
 
     public init(
         name: String, description: String? = nil, seed: UInt64, users: Int, horizonDays: Int, startDate: String,
         population: Population, response: ResponseModel, configurations: [ConfigurationSpec], grid: GridSpec? = nil,
-        baseline: String? = nil, decision: DecisionRule? = nil
+        baseline: String? = nil, decision: DecisionRule? = nil, tune: TuneSpec? = nil
     ) {
         (self.name, self.description, self.seed, self.users) = (name, description, seed, users)
         (self.horizonDays, self.startDate, self.population) = (horizonDays, startDate, population)
         (self.response, self.configurations, self.grid) = (response, configurations, grid)
-        (self.baseline, self.decision) = (baseline, decision)
+        (self.baseline, self.decision, self.tune) = (baseline, decision, tune)
     }
 
     /// The configurations a run compares, listed ones first, then the grid's in its order.

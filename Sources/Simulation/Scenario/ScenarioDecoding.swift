@@ -17,7 +17,8 @@ extension Scenario {
         // Fields are checked as they are read, and the rules over several fields on whatever could be read,
         // so that one pass reports every problem.
         let (scenario, parts) = reader.scenario(json)
-        let issues = reader.issues + parts.issues()
+        var issues = reader.issues + parts.issues()
+        if issues.isEmpty, let scenario { issues += scenario.tuneIssues() }
         guard let scenario, issues.isEmpty else { throw ScenarioError(source: source, issues: issues) }
         return scenario
     }
@@ -144,15 +145,16 @@ extension JSONFieldReader {
         parts.grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
         parts.baseline = optionalField(o, "baseline", Self.string)
         let decision = optionalField(o, "decision") { r, j, p in r.decisionRule(j, at: p) }
+        let tune = optionalField(o, "tune") { r, j, p in r.tuneSpec(j, at: p) }
         guard let name = parts.name, let description, let seed, let users = parts.users,
               let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population,
               let response = parts.response, let configurations = parts.configurations, let grid = parts.grid,
-              let baseline = parts.baseline, let decision
+              let baseline = parts.baseline, let decision, let tune
         else { return (nil, parts) }
         let scenario = Scenario(
             name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
             population: population, response: response, configurations: configurations, grid: grid,
-            baseline: baseline, decision: decision)
+            baseline: baseline, decision: decision, tune: tune)
         return (scenario, parts)
     }
 

@@ -1,0 +1,546 @@
+import Foundation
+
+/// Why a tune cannot start.
+public struct TuneError: Error, Sendable {
+    /// The scenario field at fault ("" for the whole scenario).
+    public let path: String
+    public let reason: String
+}
+
+/// How the race is staged, fixed by the number of candidates and the final user count alone (never
+/// by timing or threads), so a tune is reproducible.
+public struct TunePlan: Sendable {
+    /// Candidates in the space.
+    public let candidates: Int
+    /// Users each stage simulates (the same users 0..<n for every candidate of a stage), the last
+    /// being the final user count.
+    public let stageUsers: [Int]
+    /// The most candidates a stage takes: stage k takes no more than would cost what the first
+    /// stage cost, and the last takes the finalists.
+    public let capacity: [Int]
+    /// Candidates simulated together in one run (with the holdout, the baseline and the leader).
+    public let batchSize: Int
+    /// The normal quantile a difference must clear to drop a candidate: one-sided 5% split over the
+    /// racing stages (Bonferroni), so the best candidate survives every stage with probability ≥ 95%
+    /// when it is compared with a fixed leader.
+    public let dropZ: Double
+    /// Candidates simulated at the full user count: enough that some still meet the constraints when
+    /// the leaders of smaller stages sat just inside a limit by chance.
+    public let finalists: Int
+    public static let defaultFinalists = 20
+    /// Finalists re-run in the sensitivity check.
+    public static let sensitivityTop = 5
+    /// The smallest stage.
+    public static let minimumStageUsers = 200
+    /// At most this many stages.
+    public static let maximumStages = 4
+
+    public init(candidates: Int, finalUsers: Int, finalists: Int = TunePlan.defaultFinalists) {
+        self.candidates = candidates
+        self.finalists = max(1, finalists)
+        var users = [finalUsers]
+        if candidates > self.finalists {
+            while users.count < Self.maximumStages && users[0] / 4 >= Self.minimumStageUsers { users.insert(users[0] / 4, at: 0) }
+        }
+        stageUsers = users
+        let first = Double(candidates) * Double(users[0])
+        let kept = self.finalists
+        capacity = users.indices.map { k in
+            if k == 0 { return candidates }
+            if k == users.count - 1 { return kept }
+            return max(kept, Int((first / Double(users[k])).rounded(.up)))
+        }
+        batchSize = 30
+        let racing = max(1, users.count - 1)
+        dropZ = normalQuantile(1 - 0.05 / Double(racing))
+    }
+
+    /// Configurations × users the whole tune simulates at most, the holdout, baseline and leader of
+    /// every run included, with the re-check and the sensitivity runs.
+    public var simulations: Double {
+        var total = 0.0
+        for (k, n) in stageUsers.enumerated() {
+            let taken = min(capacity[k], candidates)
+            let runs = (taken + batchSize - 1) / batchSize
+            total += Double(n) * Double(taken + 3 * runs)
+        }
+        let n = Double(stageUsers.last ?? 0), top = Double(min(Self.sensitivityTop, candidates))
+        return total + 3 * n + 3 * n * (top + 2)
+    }
+}
+
+/// The inverse of the standard normal distribution function, by bisection on erfc.
+func normalQuantile(_ p: Double) -> Double {
+    var low = -40.0, high = 40.0
+    for _ in 0..<200 {
+        let mid = (low + high) / 2
+        if 0.5 * erfc(-mid / 2.0.squareRoot()) < p { low = mid } else { high = mid }
+    }
+    return (low + high) / 2
+}
+
+/// One candidate's measures in one run.
+public struct CandidateFigures: Sendable {
+    /// Users the figures come from.
+    public let users: Int
+    /// Every decision measure the run gives.
+    public let measures: [DecisionMeasure: Estimate]
+    /// The objective's paired difference from the baseline, when the objective has a paired measure.
+    public let versusBaseline: Estimate?
+
+    public func value(_ m: DecisionMeasure) -> Double? { measures[m]?.value }
+}
+
+/// What became of one candidate.
+public struct CandidateOutcome: Sendable {
+    public let spec: ConfigurationSpec
+    /// The last stage (0-based) that simulated it.
+    public var stage: Int
+    /// Why it left the race, or nil when it reached the final stage.
+    public var dropped: String?
+    /// Its figures at its last stage.
+    public var figures: CandidateFigures?
+    /// Its figures at the first stage, where every candidate saw the same users.
+    public var firstStage: CandidateFigures?
+}
+
+/// One stage of the race.
+public struct StageSummary: Sendable {
+    public let users: Int
+    public var entered = 0
+    public var evaluated = 0
+    public var infeasible = 0
+    public var worse = 0
+    /// Left out before the stage because more remained than it takes.
+    public var overCapacity = 0
+    public var seconds = 0.0
+    public var survivors: Int { evaluated - infeasible - worse }
+}
+
+/// A run of a few configurations, as the tune reports it.
+public struct TuneCheck: Sendable {
+    public let name: String
+    public let users: Int
+    public let seed: UInt64
+    /// Candidates in the order the rule ranks them: the admissible ones best first, then the others.
+    public let ranking: [(candidate: Int, figures: CandidateFigures, admissible: Bool)]
+    /// Every paired measure of the first-ranked admissible candidate against the baseline.
+    public let versusBaseline: [PairwiseComparison]
+    /// The objective's paired comparison between the top two admissible candidates.
+    public let versusRunnerUp: PairwiseComparison?
+    /// The baseline's own figures in this run.
+    public let baseline: CandidateFigures
+
+    public var winner: Int? { ranking.first(where: \.admissible)?.candidate }
+}
+
+/// Progress of a tune, for a progress line.
+public struct TuneProgress: Sendable {
+    public let stage: Int
+    public let stages: Int
+    public let users: Int
+    public let evaluated: Int
+    public let entered: Int
+    /// Candidates still in the race.
+    public let left: Int
+    /// Configurations × users simulated so far, and at most in all.
+    public let simulated: Double
+    public let planned: Double
+    /// What the tune is doing when past the race ("final", "re-check", "sensitivity").
+    public let phase: String
+}
+
+/// Everything a tune found.
+public struct TuneResult: Sendable {
+    public let scenario: Scenario
+    public let plan: TunePlan
+    public let baseline: ConfigurationSpec
+    public let rule: DecisionRule
+    public let candidates: [CandidateOutcome]
+    public let stages: [StageSummary]
+    /// The finalists at the full user count, ranked.
+    public let final: TuneCheck
+    /// The winner against the baseline on fresh users.
+    public let recheck: TuneCheck?
+    /// The finalists with the response model changed.
+    public let sensitivity: [TuneCheck]
+    /// Configurations × users simulated.
+    public let simulated: Double
+
+    public var winner: Int? { final.winner }
+}
+
+/// Searches a scenario's tune space by racing with common random numbers.
+///
+/// Stage k simulates every remaining candidate on the same users 0..<n_k (with the holdout, the
+/// baseline and the current leader in every run, so differences to them are paired per user). A
+/// candidate leaves when its interval, widened to `TunePlan.dropZ`, lies beyond a constraint's
+/// limit, or when its paired difference from the leader lies wholly on the worse side. The finalists
+/// run together at the full user count; the winner is re-checked on other users (another seed).
+/// Every run's counts are integers summed over users, so the outcome does not depend on threads.
+public struct Tuner: Sendable {
+    public let scenario: Scenario
+    public let spec: TuneSpec
+    public let baseline: ConfigurationSpec
+    public let candidates: [ConfigurationSpec]
+    public let plan: TunePlan
+    public var threads: Int
+    /// Where recorded logs are read from (the scenario file's folder).
+    public var dataFolder: String?
+
+    /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
+    public init(scenario: Scenario, threads: Int, dataFolder: String? = nil,
+                finalists: Int = TunePlan.defaultFinalists) throws(TuneError) {
+        guard let spec = scenario.tune else {
+            throw TuneError(path: "tune", reason: "the scenario has no \"tune\" block; docs/scenario.md shows one")
+        }
+        guard let baseline = scenario.tuneBaseline else {
+            throw TuneError(path: "tune.baseline", reason: "the scenario has no configuration to use as the baseline")
+        }
+        let raw = spec.space.rawCount
+        if raw > TuneSpec.maximumCandidates * 4 {
+            throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) sequences; "
+                + "at most \(TuneSpec.maximumCandidates) candidates can be raced: narrow the periods or the sequence lengths")
+        }
+        let candidates = spec.space.candidates(baseline: baseline)
+        if candidates.isEmpty { throw TuneError(path: "tune.space", reason: "holds no candidate") }
+        if candidates.count > TuneSpec.maximumCandidates {
+            throw TuneError(path: "tune.space", reason: "holds \(candidates.count) candidates; at most "
+                + "\(TuneSpec.maximumCandidates) can be raced: narrow the periods or the sequence lengths")
+        }
+        self.scenario = scenario
+        self.spec = spec
+        self.baseline = baseline
+        self.candidates = candidates
+        plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists)
+        self.threads = max(1, threads)
+        self.dataFolder = dataFolder
+    }
+
+    /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
+    public var recheckSeed: UInt64 { scenario.seed ^ (1 << 52) }
+
+    /// The objective's paired measure, when a difference of it between two configurations is the
+    /// difference of their objectives.
+    var pairedMeasure: PairMeasure? {
+        switch spec.rule.objective {
+        case .opensLiftPerUser: return .opensPerUser
+        case .liftD7, .retentionD7: return .retentionD7
+        case .liftD30, .retentionD30: return .retentionD30
+        case .optOutRate: return .optOutRate
+        case .deliveredPerUser: return .deliveredPerUser
+        case .deliveredPerExtraOpen, .triggerRate, .responseRate: return nil
+        }
+    }
+
+    /// The results of one run of `specs` beside the baseline, and the run's index of each spec.
+    struct Batch {
+        let results: RunResults
+        func index(_ k: Int) -> Int { k + 2 }
+        let baselineIndex = 1
+    }
+
+    func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
+                  progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
+        var s = scenario
+        var base = baseline
+        base.label = "baseline"
+        s.configurations = [base] + specs.enumerated().map { k, c in
+            var c = c
+            c.label = "candidate \(k + 1)"
+            return c
+        }
+        s.grid = nil
+        s.baseline = "baseline"
+        s.decision = spec.rule
+        s.tune = nil
+        s.users = users
+        s.seed = seed
+        s.response = response
+        let model: CompiledModel
+        do {
+            model = try CompiledModel(s, dataFolder: dataFolder)
+        } catch let error as ScenarioError {
+            let first = error.issues.first
+            throw TuneError(path: first?.path ?? "", reason: first?.reason ?? "cannot be simulated")
+        } catch {
+            throw TuneError(path: "", reason: "cannot be simulated: \(error)")
+        }
+        let chunk = max(16, min(2_048, users / (threads * 4)))
+        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress))
+        if let breach = tallies.sessionLimitBreach {
+            throw TuneError(path: "", reason: model.explain(breach))
+        }
+        return Batch(results: RunResults(scenario: s, tallies: tallies))
+    }
+
+    func figures(_ batch: Batch, _ i: Int) -> CandidateFigures {
+        let r = batch.results.all[i]
+        var measures: [DecisionMeasure: Estimate] = [:]
+        for m in DecisionMeasure.allCases { if let e = r.estimate(m) { measures[m] = e } }
+        let vs = pairedMeasure.flatMap { batch.results.comparison(i, against: batch.baselineIndex, $0)?.difference }
+        return CandidateFigures(users: batch.results.users.count, measures: measures, versusBaseline: vs)
+    }
+
+    /// Meets every constraint on the estimates (the decision rule's test).
+    func admissible(_ f: CandidateFigures) -> Bool {
+        spec.rule.orderedConstraints.allSatisfy { m, b in f.value(m).map(b.admits) ?? false }
+    }
+
+    /// Better on the objective; ties go to the earlier candidate.
+    func better(_ a: (Int, CandidateFigures), _ b: (Int, CandidateFigures)) -> Bool {
+        let o = spec.rule.objective
+        let worst = o.higherIsBetter ? -Double.infinity : Double.infinity
+        let x = a.1.value(o) ?? worst, y = b.1.value(o) ?? worst
+        if x != y { return o.higherIsBetter ? x > y : x < y }
+        return a.0 < b.0
+    }
+
+    /// Admissible first, each part best first.
+    func ranked(_ items: [(Int, CandidateFigures)]) -> [(Int, CandidateFigures)] {
+        items.sorted { a, b in
+            let x = admissible(a.1), y = admissible(b.1)
+            return x != y ? x : better(a, b)
+        }
+    }
+
+    /// An interval widened from 95% to `z`.
+    static func widened(_ e: Estimate, z: Double) -> Estimate {
+        let f = z / z95
+        return Estimate(value: e.value, low: e.value - (e.value - e.low) * f, high: e.value + (e.high - e.value) * f)
+    }
+
+    /// The constraint a candidate clearly breaks, as a reason.
+    func clearlyInfeasible(_ f: CandidateFigures) -> String? {
+        for (m, b) in spec.rule.orderedConstraints {
+            guard let e = f.measures[m] else { continue }
+            let w = Self.widened(e, z: plan.dropZ)
+            if let max = b.max, w.low > max {
+                return "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies above its max \(Self.show(max, m))"
+            }
+            if let min = b.min, w.high < min {
+                return "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies below its min \(Self.show(min, m))"
+            }
+        }
+        return nil
+    }
+
+    /// Whether a difference (candidate − leader, widened) lies wholly on the worse side.
+    func clearlyWorse(_ d: Estimate) -> Bool {
+        spec.rule.objective.higherIsBetter ? d.high < 0 : d.low > 0
+    }
+
+    static func show(_ e: Estimate, _ m: DecisionMeasure) -> String { "\(show(e.value, m)) [\(show(e.low, m)), \(show(e.high, m))]" }
+    static func show(_ x: Double, _ m: DecisionMeasure) -> String {
+        guard x.isFinite else { return x > 0 ? "∞" : "−∞" }
+        return m.isFraction ? String(format: "%.2f%%", 100 * x) : String(format: "%.3f", x)
+    }
+
+    /// Runs the race, the re-check and the sensitivity runs.
+    public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
+        var outcomes = candidates.map { CandidateOutcome(spec: $0, stage: -1, dropped: nil, figures: nil, firstStage: nil) }
+        var stages: [StageSummary] = []
+        let done = SimulatedCounter()
+        let planned = plan.simulations
+        var alive = Array(candidates.indices)
+        var leader: Int?
+        let z = plan.dropZ
+        let last = plan.stageUsers.count - 1
+
+        for (k, n) in plan.stageUsers.enumerated() where k < last {
+            let started = DispatchTime.now()
+            var summary = StageSummary(users: n)
+            if alive.count > plan.capacity[k] {
+                let keep = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
+                for c in keep.dropFirst(plan.capacity[k]) {
+                    outcomes[c].dropped = "not among the \(plan.capacity[k]) best by estimate that stage \(k + 1) takes"
+                }
+                summary.overCapacity = alive.count - plan.capacity[k]
+                alive = Array(keep.prefix(plan.capacity[k]))
+            } else if k > 0 {
+                alive = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
+            }
+            summary.entered = alive.count
+            var queue = alive.filter { $0 != leader }
+            var remaining = Set(alive)
+            var evaluated = Set<Int>()
+            while !queue.isEmpty {
+                let batch = Array(queue.prefix(plan.batchSize))
+                queue.removeFirst(batch.count)
+                let members = (leader.map { [$0] } ?? []) + batch
+                let (width, soFar, entered, left) = (members.count + 2, evaluated.count, summary.entered, remaining.count)
+                let report: @Sendable (Int) -> Void = { users in
+                    let total = done.add(Double(users * width))
+                    progress?(TuneProgress(stage: k + 1, stages: last + 1, users: n, evaluated: soFar, entered: entered,
+                                           left: left, simulated: total, planned: planned, phase: "race"))
+                }
+                let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
+                                       response: scenario.response, progress: report)
+                var here: [Int: Int] = [:]
+                for (j, c) in members.enumerated() {
+                    here[c] = run.index(j)
+                    let f = figures(run, run.index(j))
+                    outcomes[c].figures = f
+                    outcomes[c].stage = k
+                    if k == 0 { outcomes[c].firstStage = f }
+                    evaluated.insert(c)
+                }
+                for c in batch {
+                    if let reason = clearlyInfeasible(outcomes[c].figures!) {
+                        outcomes[c].dropped = reason
+                        summary.infeasible += 1
+                        remaining.remove(c)
+                    }
+                }
+                let contenders = members.filter { remaining.contains($0) && admissible(outcomes[$0].figures!) }
+                leader = ranked(contenders.map { ($0, outcomes[$0].figures!) }).first?.0 ?? leader
+                guard let l = leader, let li = here[l] else { continue }
+                for c in batch where remaining.contains(c) && c != l {
+                    let reason: String?
+                    if let pm = pairedMeasure, let d = run.results.comparison(here[c]!, against: li, pm)?.difference {
+                        let w = Self.widened(d, z: z)
+                        reason = clearlyWorse(w)
+                            ? "clearly worse than \"\(candidates[l].label)\" at \(n) users: paired difference "
+                                + "\(Self.show(w, spec.rule.objective))" : nil
+                    } else {
+                        reason = unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
+                    }
+                    if let reason {
+                        outcomes[c].dropped = reason
+                        summary.worse += 1
+                        remaining.remove(c)
+                    }
+                }
+            }
+            // Candidates met an earlier leader than the last: compare them with it through their paired
+            // differences from the baseline. Without the two's covariance the spread is bounded by the sum
+            // of the two standard errors (Cauchy–Schwarz), so this only drops what is worse whatever it is.
+            if let l = leader {
+                for c in alive where remaining.contains(c) && c != l {
+                    let reason: String?
+                    if pairedMeasure != nil, let a = outcomes[c].figures?.versusBaseline, let b = outcomes[l].figures?.versusBaseline {
+                        let half = ((a.high - a.low) / 2 + (b.high - b.low) / 2) * z / z95
+                        let d = a.value - b.value
+                        reason = clearlyWorse(Estimate(value: d, low: d - half, high: d + half))
+                            ? "clearly worse than \"\(candidates[l].label)\" at \(n) users: difference "
+                                + "\(Self.show(Estimate(value: d, low: d - half, high: d + half), spec.rule.objective)) "
+                                + "(bounded without pairing)" : nil
+                    } else {
+                        reason = unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
+                    }
+                    if let reason {
+                        outcomes[c].dropped = reason
+                        summary.worse += 1
+                        remaining.remove(c)
+                    }
+                }
+            }
+            summary.evaluated = evaluated.count
+            summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            stages.append(summary)
+            alive = alive.filter { remaining.contains($0) }
+        }
+
+        // The final stage: the best few together at the full user count.
+        let started = DispatchTime.now()
+        let n = plan.stageUsers[last]
+        var summary = StageSummary(users: n)
+        if last > 0 {
+            let keep = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
+            for c in keep.dropFirst(plan.capacity[last]) {
+                outcomes[c].dropped = "not among the \(plan.capacity[last]) best by estimate that go to the final stage"
+            }
+            summary.overCapacity = max(0, alive.count - plan.capacity[last])
+            alive = Array(keep.prefix(plan.capacity[last]))
+        }
+        summary.entered = alive.count
+        let final = try check("final", alive, users: n, seed: scenario.seed, response: scenario.response, done: done,
+                              planned: planned, progress: progress)
+        for (c, f, _) in final.ranking {
+            outcomes[c].figures = f
+            outcomes[c].stage = last
+            if last == 0 { outcomes[c].firstStage = f }
+        }
+        summary.evaluated = alive.count
+        summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        stages.append(summary)
+
+        var recheck: TuneCheck?
+        if let w = final.winner {
+            recheck = try check("re-check", [w], users: n, seed: recheckSeed, response: scenario.response, done: done,
+                                planned: planned, progress: progress)
+        }
+        let top = Array(final.ranking.map(\.candidate).prefix(TunePlan.sensitivityTop))
+        var sensitivity: [TuneCheck] = []
+        if final.winner != nil {
+            let r = scenario.response
+            var half = r, double = r, optOut = r
+            half.baseResponse = r.baseResponse / 2
+            double.baseResponse = min(1, r.baseResponse * 2)
+            optOut.optOutPerDelivery = min(1, r.optOutPerDelivery * 2)
+            for (name, response) in [("base response halved", half), ("base response doubled", double),
+                                     ("opt-outs doubled", optOut)] {
+                sensitivity.append(try check(name, top, users: n, seed: scenario.seed, response: response, done: done,
+                                             planned: planned, progress: progress))
+            }
+        }
+        return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: outcomes,
+                          stages: stages, final: final, recheck: recheck, sensitivity: sensitivity,
+                          simulated: done.value)
+    }
+
+    func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int) -> String? {
+        let o = spec.rule.objective
+        guard let a = c.measures[o], let b = l.measures[o] else { return nil }
+        let x = Self.widened(a, z: plan.dropZ), y = Self.widened(b, z: plan.dropZ)
+        let worse = o.higherIsBetter ? x.high < y.low : x.low > y.high
+        return worse
+            ? "clearly worse than \"\(candidates[leader].label)\" at \(c.users) users: \(Self.show(x, o)) against \(Self.show(y, o))"
+            : nil
+    }
+
+    func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel, done: SimulatedCounter,
+               planned: Double, progress: (@Sendable (TuneProgress) -> Void)?) throws(TuneError) -> TuneCheck {
+        let stages = plan.stageUsers.count
+        let count = members.count
+        let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response) { u in
+            let total = done.add(Double(u * (count + 2)))
+            progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
+                                   simulated: total, planned: planned, phase: name))
+        }
+        let items = members.enumerated().map { j, c in (c, figures(run, run.index(j))) }
+        let order = ranked(items)
+        let ranking = order.map { (candidate: $0.0, figures: $0.1, admissible: admissible($0.1)) }
+        let position = Dictionary(uniqueKeysWithValues: members.enumerated().map { ($1, run.index($0)) })
+        let admitted = ranking.filter(\.admissible).map(\.candidate)
+        var versusBaseline: [PairwiseComparison] = []
+        var versusRunnerUp: PairwiseComparison?
+        if let w = admitted.first {
+            versusBaseline = run.results.comparisons(position[w]!, against: run.baselineIndex)
+            if admitted.count > 1, let pm = pairedMeasure ?? Optional(spec.rule.objective.pairMeasure) {
+                versusRunnerUp = run.results.comparison(position[w]!, against: position[admitted[1]]!, pm)
+            }
+        }
+        return TuneCheck(name: name, users: users, seed: seed, ranking: ranking, versusBaseline: versusBaseline,
+                         versusRunnerUp: versusRunnerUp, baseline: figures(run, run.baselineIndex))
+    }
+}
+
+/// Configurations × users simulated so far, shared by worker threads.
+final class SimulatedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0.0
+
+    func add(_ x: Double) -> Double {
+        lock.lock()
+        defer { lock.unlock() }
+        total += x
+        return total
+    }
+
+    var value: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Simulation
+import XCTest
+
+/// `Tuner`: the race finds what a brute-force run of every candidate finds, whatever the threads,
+/// and the tune block is read and refused as documented.
+final class TuneTests: XCTestCase {
+    /// `Datasets/which-period.json` shortened (45 days, installs over 15) with a tune block.
+    static func scenario(users: Int, space: String, constraints: String = #"{"optOutRate": {"max": 0.03}}"#) throws -> Scenario {
+        let url = DatasetScenarioTests.datasets.appendingPathComponent("which-period.json")
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        json["users"] = users
+        json["horizonDays"] = 45
+        var population = try XCTUnwrap(json["population"] as? [String: Any])
+        population["installSpreadDays"] = 15
+        json["population"] = population
+        json["tune"] = try JSONSerialization.jsonObject(with: Data("""
+            {"baseline": "3 days", "objective": "opensLiftPerUser", "constraints": \(constraints), "space": \(space)}
+            """.utf8))
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+        return try Scenario.decode(text)
+    }
+
+    func testSingleSpaceCandidatesAreTheFourteenPeriods() throws {
+        let s = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 14}, "circular": [false, true]}"#)
+        let tuner = try Tuner(scenario: s, threads: 1)
+        // One period behaves the same wrapping or not: each value is one candidate.
+        XCTAssertEqual(tuner.candidates.map { $0.reminders[0].timePeriods }, (1...14).map { [$0] })
+        XCTAssertEqual(tuner.candidates.map(\.label), (1...14).map { "\($0)d" })
+        XCTAssertEqual(tuner.candidates[0].reminders[0].messages, ["Your daily lesson is ready"])
+    }
+
+    func testSequencesThatBehaveAlikeAreOneCandidate() throws {
+        let s = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 3}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
+        let labels = try Tuner(scenario: s, threads: 1).candidates.map(\.label)
+        // 3 single periods; of the 9 pairs, the 3 constant ones are single periods and, not wrapping,
+        // a pair ending on a repeat (none but the constant ones here) would be too: 6 pairs × 2.
+        XCTAssertEqual(labels.count, 3 + 6 * 2, "\(labels)")
+        XCTAssertEqual(Set(labels).count, labels.count, "labels repeat: \(labels)")
+        XCTAssertTrue(labels.contains("1/2d circular") && labels.contains("1/2d stay"), "\(labels)")
+        XCTAssertFalse(labels.contains("2/2d stay"), "\(labels)")
+    }
+
+    /// The race against brute force: every single period 1–14 days run at the full user count in one
+    /// run (a grid), ranked by the decision rule; the tune's recommendation is that configuration, or
+    /// one the same run cannot tell apart from it (the paired 95% interval of the difference in opens
+    /// per user holds zero). Finalists are cut to three so that the race really drops candidates.
+    func testRecommendationMatchesTheBruteForceBest() throws {
+        let users = 3_000
+        let s = try Self.scenario(users: users, space: #"{"periods": {"min": 1, "max": 14}}"#)
+        let tuner = try Tuner(scenario: s, threads: 2, finalists: 3)
+        XCTAssertEqual(tuner.plan.stageUsers, [750, 3_000])
+        let tuned = try tuner.run()
+        let winner = try XCTUnwrap(tuned.winner, "the tune recommends nothing")
+        let tunedPeriod = tuned.candidates[winner].spec.reminders[0].timePeriods
+        XCTAssertEqual(tuned.stages[0].evaluated, 14)
+
+        var brute = s
+        brute.tune = nil
+        brute.baseline = nil
+        brute.configurations = []
+        brute.decision = s.tune!.rule
+        brute.grid = GridSpec(messages: ["Your daily lesson is ready"], timePeriods: (1...14).map { [$0] })
+        let results = RunResults(scenario: brute, tallies: try CompiledModel(brute).run(options: RunOptions(threads: 2)))
+        let best = try XCTUnwrap(results.decision.recommended, "brute force recommends nothing")
+        let tunedIndex = try XCTUnwrap(results.configurations.first { $0.spec.reminders[0].timePeriods == tunedPeriod }?.index)
+        if tunedIndex != best {
+            let d = try XCTUnwrap(results.comparison(tunedIndex, against: best, .opensPerUser))
+            XCTAssertTrue(d.includesZero, "tune chose \(tunedPeriod), brute force \(results.all[best].label); difference \(String(describing: d.difference))")
+            XCTAssertTrue(results.decision.admissible.contains(tunedIndex), "the tune's choice breaks a constraint at full count")
+        }
+        // The tune's figures for its winner at the full count are the brute force's for the same configuration.
+        let f = try XCTUnwrap(tuned.final.ranking.first { $0.candidate == winner }?.figures)
+        XCTAssertEqual(f.measures[.opensLiftPerUser], results.all[tunedIndex].estimate(.opensLiftPerUser))
+        XCTAssertEqual(f.measures[.optOutRate], results.all[tunedIndex].estimate(.optOutRate))
+        // The re-check simulated other users.
+        let recheck = try XCTUnwrap(tuned.recheck)
+        XCTAssertNotEqual(recheck.seed, s.seed)
+        XCTAssertNotEqual(recheck.ranking.first?.figures.measures[.opensLiftPerUser], f.measures[.opensLiftPerUser])
+        XCTAssertEqual(tuned.sensitivity.map(\.name), ["base response halved", "base response doubled", "opt-outs doubled"])
+    }
+
+    func testSameResultWhateverTheThreads() throws {
+        let s = try Self.scenario(users: 1_200, space: #"{"periods": {"min": 1, "max": 6}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
+        func summary(_ threads: Int) throws -> [String] {
+            let r = try Tuner(scenario: s, threads: threads, finalists: 4).run()
+            let outcomes = r.candidates.map { c in
+                "\(c.spec.label) \(c.stage) \(c.dropped ?? "-") \(String(describing: c.figures?.measures[.opensLiftPerUser]))"
+            }
+            let stages = r.stages.map { "\($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
+            return outcomes + stages + [String(describing: r.winner), String(describing: r.recheck?.ranking.first?.figures.measures[.opensLiftPerUser])]
+        }
+        let one = try summary(1)
+        XCTAssertEqual(one, try summary(3))
+        XCTAssertTrue(one.contains { $0.contains("clearly") }, "nothing was dropped, so the race was not exercised:\n\(one.joined(separator: "\n"))")
+    }
+
+    func testEmptyAndAbsurdSpacesAreRefusedWithTheReason() throws {
+        XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 5, "max": 2}}"#)) { error in
+            XCTAssertTrue("\(error)".contains("tune.space.periods: min 5 is above max 2"), "\(error)")
+        }
+        XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 3}, "circular": []}"#)) { error in
+            XCTAssertTrue("\(error)".contains("tune.space.circular: must not be empty"), "\(error)")
+        }
+        let huge = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 1000}, "sequenceLength": {"min": 1, "max": 3}}"#)
+        XCTAssertThrowsError(try Tuner(scenario: huge, threads: 1)) { error in
+            let e = error as? TuneError
+            XCTAssertEqual(e?.path, "tune.space")
+            XCTAssertTrue(e?.reason.contains("at most 50000 candidates") ?? false, "\(error)")
+        }
+        var noTune = huge
+        noTune.tune = nil
+        XCTAssertThrowsError(try Tuner(scenario: noTune, threads: 1)) { error in
+            XCTAssertEqual((error as? TuneError)?.path, "tune")
+        }
+    }
+
+    func testUnknownBaselineAndMeasureAreNamed() throws {
+        XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 3}}"#,
+                                               constraints: #"{"optOutRatio": {"max": 0.03}}"#)) { error in
+            XCTAssertTrue("\(error)".contains("tune.constraints.optOutRatio: unknown measure"), "\(error)")
+        }
+    }
+}
