@@ -14,7 +14,7 @@ public enum Remindersim: Command {
             """,
         subcommands: [
             RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
-            ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self,
+            ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self, TuneCommand.self,
             FitCommand.self, ImportCommand.self, CalibrateCommand.self,
         ])
 

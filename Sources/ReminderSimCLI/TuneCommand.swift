@@ -1,0 +1,182 @@
+import Console
+import Foundation
+import Simulation
+import Synchronization
+
+/// `remindersim tune`: searches a scenario's tune space for the configuration to ship.
+struct TuneCommand: RunnableCommand {
+    static let configuration = CommandConfiguration(
+        name: "tune",
+        abstract: "Search the scenario's \"tune\" space for the best configuration under its constraints.",
+        discussion: """
+            Races every candidate of the space on the same virtual users: each stage simulates the \
+            remaining candidates on more users and drops those clearly infeasible or clearly worse than \
+            the leader (paired intervals); the best few finish at --users, the winner is re-checked on \
+            other users against the baseline, and the top five are re-run with the response model \
+            changed. The result depends only on the scenario, --seed and --users, never on --threads. \
+            Progress goes to stderr; the recommendation to stdout and to \
+            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv).
+            """,
+        arguments: [
+            .optionalPositional("scenario", help: "Scenario JSON file with a \"tune\" block, - for standard input."),
+            .option("--users", short: "n", valueName: "n", help: "Users of the final stage (overrides the scenario)."),
+            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
+            .option("--budget", valueName: "seconds", help: """
+                Refuse, before searching, a space whose search would take longer than this (estimated \
+                from a short calibration run).
+                """, default: "600"),
+            .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
+                    default: String(ProcessInfo.processInfo.activeProcessorCount)),
+            StoreAccess.outputOption,
+        ])
+
+    let path: String?
+    let users: Int?
+    let seed: UInt64?
+    let budget: Double
+    let threads: Int
+    let output: String
+
+    init(arguments: ParsedArguments) throws {
+        path = try arguments.optionalValue("scenario")
+        users = try arguments.isPresent("--users")
+            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
+                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
+        seed = try arguments.isPresent("--seed")
+            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
+            : nil
+        budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
+        threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+        output = try arguments.value("--out")
+    }
+
+    func run(context: CommandContext) throws {
+        var scenario = try ScenarioLoading.load(path)
+        if let users { scenario.users = users }
+        if let seed { scenario.seed = seed }
+        let name = ScenarioLoading.displayName(path) ?? "the built-in scenario"
+        let model = try ScenarioLoading.compile(scenario, path: path)
+        let folder = path == ScenarioLoading.standardInput ? nil : path.map { ($0 as NSString).deletingLastPathComponent }
+        let tuner: Tuner
+        do {
+            tuner = try Tuner(scenario: scenario, threads: threads, dataFolder: folder)
+        } catch {
+            throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
+        }
+        try StoreAccess.checkOutputFolder(output)
+
+        // A short calibration run gives the cost of one user under one configuration on this machine.
+        let calibrationUsers = min(scenario.users, 500)
+        let started = DispatchTime.now()
+        let calibration = model.run(options: RunOptions(threads: threads, users: 0..<calibrationUsers, chunkSize: 32))
+        if let breach = calibration.sessionLimitBreach { throw CommandError.dataError("\(name): \(model.explain(breach))") }
+        let perSimulation = RunCommand.seconds(since: started) / Double(calibrationUsers * model.configurations.count)
+        let estimate = perSimulation * tuner.plan.simulations
+        let plan = tuner.plan
+        context.stderr.writeLine(
+            "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
+                + "about \(Self.duration(estimate)) on \(threads) thread\(threads == 1 ? "" : "s")")
+        if estimate > budget {
+            throw CommandError.dataError(
+                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take about \(Self.duration(estimate)) at "
+                    + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
+                    + "narrow the periods or sequence lengths, lower --users, or raise --budget")
+        }
+
+        let printer = ProgressPrinter(io: context.io)
+        let result: TuneResult
+        do {
+            result = try tuner.run { printer.show($0) }
+        } catch {
+            throw CommandError.dataError("\(name): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+        }
+        printer.done()
+        let wall = RunCommand.seconds(since: started)
+
+        let report = TuneReport(result: result, wallSeconds: wall, threads: threads)
+        let written = try Self.write(report, out: output, scenarioName: scenario.name)
+        context.stdout.write(report.summary())
+        context.stdout.writeLine("\nReport: \((written as NSString).appendingPathComponent("report.md"))")
+    }
+
+    /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken.
+    static func write(_ report: TuneReport, out: String, scenarioName: String) throws -> String {
+        let base = StoreAccess.reportFolder(out: out, scenarioName: scenarioName + "-tune", runID: 1)
+        let stem = String(base.dropLast(2))
+        let fileManager = FileManager.default
+        do {
+            try fileManager.createDirectory(atPath: out.isEmpty ? "." : out, withIntermediateDirectories: true)
+        } catch {
+            throw CommandError.ioError("\(out): cannot be created: \(CommandRunner.systemReason(error))")
+        }
+        var n = 1
+        while true {
+            let folder = "\(stem)-\(n)"
+            do {
+                try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            } catch {
+                if fileManager.fileExists(atPath: folder) { n += 1; continue }
+                throw CommandError.ioError("\(folder): cannot be created: \(CommandRunner.systemReason(error))")
+            }
+            for (file, text) in [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
+                                 ("candidates.csv", report.candidatesCSV())] {
+                let path = (folder as NSString).appendingPathComponent(file)
+                guard fileManager.createFile(atPath: path, contents: Data(text.utf8)) else {
+                    throw CommandError.ioError("\(path): cannot be written")
+                }
+            }
+            return folder
+        }
+    }
+
+    static func count(_ n: Int) -> String {
+        let f = NumberFormatter()
+        f.numberStyle = .decimal
+        f.locale = Locale(identifier: "en_US")
+        return f.string(from: NSNumber(value: n)) ?? String(n)
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        seconds < 90 ? String(format: "%.0f s", seconds) : seconds < 5_400 ? String(format: "%.1f min", seconds / 60)
+            : String(format: "%.1f h", seconds / 3_600)
+    }
+}
+
+/// Progress lines on stderr: one when a stage or phase begins, then at most one every few seconds
+/// (redrawn in place on a terminal), with the candidates left and an ETA from the work done.
+final class ProgressPrinter: Sendable {
+    private struct State {
+        var key = ""
+        var last: UInt64 = 0
+    }
+
+    private let io: ConsoleIO
+    private let state = Mutex(State())
+    private let start = DispatchTime.now().uptimeNanoseconds
+
+    init(io: ConsoleIO) { self.io = io }
+
+    func show(_ p: TuneProgress) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let key = "\(p.phase) \(p.stage)"
+        let line: String? = state.withLock { s in
+            let fresh = s.key != key
+            guard fresh || now - s.last > (io.stderrIsTerminal ? 250_000_000 : 5_000_000_000) else { return nil }
+            s.key = key
+            s.last = now
+            let elapsed = Double(now - start) / 1e9
+            let eta = p.simulated > 0 ? elapsed * max(0, p.planned - p.simulated) / p.simulated : nil
+            let what = p.phase == "race"
+                ? "stage \(p.stage)/\(p.stages) at \(TuneCommand.count(p.users)) users: \(p.evaluated) of \(p.entered) evaluated, "
+                    + "\(p.left) left"
+                : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(p.entered) candidate\(p.entered == 1 ? "" : "s")"
+            return "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
+        }
+        guard let line else { return }
+        if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K" + line) } else { io.stderr.writeLine(line) }
+    }
+
+    func done() {
+        if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K") }
+    }
+}

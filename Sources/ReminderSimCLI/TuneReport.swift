@@ -1,0 +1,310 @@
+import Foundation
+import Simulation
+
+/// A tune's findings as text: the terminal summary, report.md, recommendation.json and candidates.csv.
+struct TuneReport {
+    let result: TuneResult
+    let wallSeconds: Double
+    let threads: Int
+
+    var rule: DecisionRule { result.rule }
+    func label(_ c: Int) -> String { result.candidates[c].spec.label }
+
+    func show(_ e: Estimate?, _ m: DecisionMeasure) -> String {
+        guard let e else { return "n/a" }
+        return "\(show(e.value, m)) [\(show(e.low, m)), \(show(e.high, m))]"
+    }
+
+    func show(_ x: Double, _ m: DecisionMeasure) -> String {
+        guard x.isFinite else { return x > 0 ? "∞" : "−∞" }
+        return m.isFraction ? String(format: "%.2f%%", 100 * x) : String(format: "%.3f", x)
+    }
+
+    func showDifference(_ c: PairwiseComparison?) -> String {
+        guard let c, let d = c.difference else { return "n/a" }
+        func f(_ x: Double) -> String { c.measure.isFraction ? String(format: "%+.2f pp", 100 * x) : String(format: "%+.3f", x) }
+        return "\(f(d.value)) [\(f(d.low)), \(f(d.high))]"
+    }
+
+    func bound(_ b: DecisionBound, _ m: DecisionMeasure) -> String {
+        [b.min.map { "≥ \(show($0, m))" }, b.max.map { "≤ \(show($0, m))" }].compactMap { $0 }.joined(separator: " and ")
+    }
+
+    var ruleText: String {
+        let o = rule.objective
+        let constraints = rule.orderedConstraints.map { "\($0.measure.rawValue) \(bound($0.bound, $0.measure))" }
+        return "\(o.higherIsBetter ? "maximise" : "minimise") \(o.rawValue) (\(o.title))"
+            + (constraints.isEmpty ? "" : " subject to " + constraints.joined(separator: ", "))
+    }
+
+    func stageLines() -> [String] {
+        result.stages.enumerated().map { k, s in
+            let final = k == result.stages.count - 1
+            var parts = ["stage \(k + 1)\(final ? " (final)" : ""): \(TuneCommand.count(s.users)) users",
+                         "\(s.evaluated) evaluated"]
+            if s.overCapacity > 0 { parts.append("\(s.overCapacity) left out beforehand (not among the best \(s.entered))") }
+            if !final { parts.append("\(s.infeasible) dropped as clearly infeasible, \(s.worse) as clearly worse, \(s.survivors) go on") }
+            parts.append(String(format: "%.1f s", s.seconds))
+            return parts.joined(separator: ", ")
+        }
+    }
+
+    func constraintLines(_ f: CandidateFigures) -> [String] {
+        rule.orderedConstraints.map { m, b in
+            let met = f.value(m).map(b.admits) ?? false
+            return "\(m.rawValue) \(show(f.measures[m], m)), limit \(bound(b, m)): \(met ? "met" : "NOT met")"
+        }
+    }
+
+    /// The recommended configuration as a scenario configuration, ready to paste.
+    func configurationJSON(_ c: Int) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(result.candidates[c].spec), as: UTF8.self)
+    }
+
+    func summary() -> String {
+        let r = result
+        var out: [String] = []
+        out.append("Tune of \"\(r.scenario.name)\": \(TuneCommand.count(r.candidates.count)) candidates against the baseline "
+                   + "\"\(r.baseline.label)\"; \(ruleText).")
+        out.append(contentsOf: stageLines().map { "  " + $0 })
+        out.append(String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@.",
+                          TuneCommand.count(Int(r.simulated)), wallSeconds, threads, threads == 1 ? "" : "s"))
+        out.append("")
+        guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
+            out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")
+            out.append("Finalists: " + r.final.ranking.map { label($0.candidate) }.joined(separator: ", "))
+            return out.joined(separator: "\n") + "\n"
+        }
+        let o = rule.objective
+        out.append("Recommendation: \"\(label(w))\"")
+        out.append("  \(o.title): \(show(f.measures[o], o)) at \(TuneCommand.count(f.users)) users")
+        let pm = r.final.versusRunnerUp?.measure ?? o.pairMeasure
+        let vsBase = r.final.versusBaseline.first { $0.measure == pm }
+        out.append("  against the baseline \"\(r.baseline.label)\": \(pm.title) \(showDifference(vsBase)) (paired)")
+        for line in constraintLines(f) { out.append("  " + line) }
+        let baseMet = rule.orderedConstraints.allSatisfy { m, b in r.final.baseline.value(m).map(b.admits) ?? false }
+        if !baseMet {
+            out.append("  the baseline itself breaks a constraint here: "
+                       + constraintLines(r.final.baseline).filter { $0.hasSuffix("NOT met") }.joined(separator: "; "))
+        }
+        if let ru = r.final.versusRunnerUp, r.final.ranking.filter(\.admissible).count > 1 {
+            let second = r.final.ranking.filter(\.admissible)[1].candidate
+            out.append("  against the runner-up \"\(label(second))\": \(showDifference(ru))"
+                       + (ru.includesZero ? " — not told apart at this user count" : ""))
+        }
+        if let re = r.recheck, let rf = re.ranking.first?.figures {
+            let d = re.versusBaseline.first { $0.measure == pm }
+            out.append("Re-check on other users (seed \(re.seed), \(TuneCommand.count(re.users)) users): \(o.title) "
+                       + "\(show(rf.measures[o], o)); against the baseline \(showDifference(d))"
+                       + "; constraints \(re.winner == nil ? "NOT all met" : "met")")
+        }
+        for s in r.sensitivity { out.append("Sensitivity, \(sensitivityLine(s, winner: w))") }
+        if !r.sensitivity.isEmpty { out.append(sensitivityVerdict(winner: w)) }
+        out.append("")
+        out.append("Configuration to paste into the scenario's \"configurations\":")
+        out.append((try? configurationJSON(w)) ?? "")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The best of the top five by objective alone, whatever the constraints.
+    func bestByObjective(_ s: TuneCheck) -> Int? {
+        let o = rule.objective
+        return s.ranking.max { a, b in
+            let x = a.figures.value(o) ?? -.infinity, y = b.figures.value(o) ?? -.infinity
+            return o.higherIsBetter ? x < y : x > y
+        }?.candidate
+    }
+
+    func sensitivityLine(_ s: TuneCheck, winner w: Int) -> String {
+        var text = "\(s.name): "
+        if let v = s.winner {
+            text += "winner \"\(label(v))\"" + (v == w ? " (the same)" : " (a different one)")
+        } else {
+            text += "none of the top five meets every constraint"
+        }
+        if let b = bestByObjective(s), b != s.winner {
+            text += "; best on \(rule.objective.rawValue) alone \"\(label(b))\"" + (b == w ? " (the winner)" : "")
+        }
+        return text
+    }
+
+    func sensitivityVerdict(winner w: Int) -> String {
+        let s = result.sensitivity
+        if s.allSatisfy({ $0.winner == w }) { return "The winner stays the winner under every change tried." }
+        let changed = s.filter { $0.winner != nil && $0.winner != w }.map(\.name)
+        let none = s.filter { $0.winner == nil }.map(\.name)
+        var parts: [String] = []
+        if !changed.isEmpty { parts.append("another finalist wins with \(changed.joined(separator: ", "))") }
+        if !none.isEmpty { parts.append("no top-five finalist meets the constraints with \(none.joined(separator: ", "))") }
+        return "The winner does NOT stay the winner under every change tried: " + parts.joined(separator: "; ")
+            + ". The choice depends on the response model; check its numbers before shipping."
+    }
+
+    /// Candidates not beaten on both the objective and `m` by another, from the first stage (every
+    /// candidate on the same users), ordered by `m`.
+    func paretoFront(_ m: DecisionMeasure) -> [(Int, CandidateFigures)] {
+        let o = rule.objective
+        let points = result.candidates.indices.compactMap { c -> (Int, CandidateFigures)? in
+            guard let f = result.candidates[c].firstStage, f.value(o) != nil, f.value(m) != nil else { return nil }
+            return (c, f)
+        }
+        func atLeast(_ x: Double, _ y: Double, _ up: Bool) -> Bool { up ? x >= y : x <= y }
+        func strictly(_ x: Double, _ y: Double, _ up: Bool) -> Bool { up ? x > y : x < y }
+        let front = points.filter { p in
+            let (a, b) = (p.1.value(o)!, p.1.value(m)!)
+            return !points.contains { q in
+                let (x, y) = (q.1.value(o)!, q.1.value(m)!)
+                return atLeast(x, a, o.higherIsBetter) && atLeast(y, b, m.higherIsBetter)
+                    && (strictly(x, a, o.higherIsBetter) || strictly(y, b, m.higherIsBetter))
+            }
+        }
+        return front.sorted { ($0.1.value(m)!, $0.0) < ($1.1.value(m)!, $1.0) }
+    }
+
+    func markdown() -> String {
+        let r = result
+        let o = rule.objective
+        var md: [String] = ["# Tune: \(r.scenario.name)", ""]
+        md.append("Rule: \(ruleText). Baseline: \"\(r.baseline.label)\". Seed \(r.scenario.seed), "
+                  + "\(TuneCommand.count(r.scenario.users)) final users, \(r.candidates.count) candidates.")
+        md.append("")
+        md.append("```")
+        md.append(summary().trimmingCharacters(in: .newlines))
+        md.append("```")
+        md.append("")
+        md.append("## Stages")
+        md.append("")
+        md.append(String(format: "A candidate is dropped when its interval widened to z = %.3f (one-sided 5%% split over "
+                         + "the %d racing stage%@) lies beyond a constraint's limit, or when its paired difference from "
+                         + "the leader does.", r.plan.dropZ, max(1, r.plan.stageUsers.count - 1),
+                         r.plan.stageUsers.count > 2 ? "s" : ""))
+        md.append("")
+        md.append("| stage | users | entered | left out beforehand | clearly infeasible | clearly worse | go on | seconds |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for (k, s) in r.stages.enumerated() {
+            let final = k == r.stages.count - 1
+            md.append("| \(k + 1)\(final ? " (final)" : "") | \(s.users) | \(s.entered + s.overCapacity) | \(s.overCapacity) | "
+                      + "\(s.infeasible) | \(s.worse) | \(final ? "–" : String(s.survivors)) | \(String(format: "%.1f", s.seconds)) |")
+        }
+        md.append("")
+        md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")
+        md.append("")
+        let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
+        md.append("| rank | configuration | " + measures.map(\.rawValue).joined(separator: " | ") + " | admissible |")
+        md.append("|---:|---|" + measures.map { _ in "---:|" }.joined() + "---|")
+        for (i, x) in r.final.ranking.enumerated() {
+            md.append("| \(i + 1) | \(escape(label(x.candidate))) | " + measures.map { show(x.figures.measures[$0], $0) }.joined(separator: " | ")
+                      + " | \(x.admissible ? "yes" : "no") |")
+        }
+        md.append("| – | baseline \(escape(r.baseline.label)) | "
+                  + measures.map { show(r.final.baseline.measures[$0], $0) }.joined(separator: " | ") + " | |")
+        md.append("")
+        md.append("## Sensitivity")
+        md.append("")
+        if r.sensitivity.isEmpty {
+            md.append("Not run: no finalist meets the constraints.")
+        } else {
+            md.append("The finalists re-run on the final users with the response model changed.")
+            md.append("")
+            md.append("| change | winner | the same? | best on the objective alone | order |")
+            md.append("|---|---|---|---|---|")
+            for s in r.sensitivity {
+                md.append("| \(s.name) | \(s.winner.map { escape(label($0)) } ?? "none") | \(s.winner == r.winner ? "yes" : "no") | "
+                          + "\(bestByObjective(s).map { escape(label($0)) } ?? "–") | "
+                          + s.ranking.map { escape(label($0.candidate)) + ($0.admissible ? "" : " (inadmissible)") }.joined(separator: ", ") + " |")
+            }
+        }
+        md.append("")
+        md.append("## Pareto front")
+        md.append("")
+        let firstUsers = r.plan.stageUsers.first ?? 0
+        let against = rule.orderedConstraints.map(\.measure).filter { $0 != o }
+        for m in against.isEmpty ? [DecisionMeasure.optOutRate] : against {
+            md.append("\(o.rawValue) against \(m.rawValue), every candidate at \(TuneCommand.count(firstUsers)) users (stage 1): "
+                      + "the candidates no other beats on both.")
+            md.append("")
+            md.append("| configuration | \(o.rawValue) | \(m.rawValue) | within the limit |")
+            md.append("|---|---:|---:|---|")
+            let b = rule.constraints[m]
+            for (c, f) in paretoFront(m) {
+                md.append("| \(escape(label(c))) | \(show(f.measures[o], o)) | \(show(f.measures[m], m)) | "
+                          + "\(b.map { f.value(m).map($0.admits) ?? false ? "yes" : "no" } ?? "–") |")
+            }
+            md.append("")
+        }
+        md.append("Every candidate, the stage it reached and why it left: `candidates.csv`.")
+        return md.joined(separator: "\n") + "\n"
+    }
+
+    func escape(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
+
+    func candidatesCSV() -> String {
+        let o = rule.objective
+        let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
+        var lines = ["label,stage,users,dropped," + measures.map { "\($0.rawValue),\($0.rawValue)_low,\($0.rawValue)_high" }.joined(separator: ",")]
+        func field(_ s: String) -> String {
+            let safe = s.first.map { "=+-@".contains($0) } == true ? "'" + s : s
+            return safe.contains(where: { ",\"\n".contains($0) }) ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
+        }
+        func number(_ x: Double?) -> String { x.map { $0.isFinite ? String($0) : "" } ?? "" }
+        for c in result.candidates {
+            let f = c.figures
+            var row = [field(c.spec.label), String(c.stage + 1), f.map { String($0.users) } ?? "", field(c.dropped ?? "")]
+            for m in measures {
+                let e = f?.measures[m]
+                row += [number(e?.value), number(e?.low), number(e?.high)]
+            }
+            lines.append(row.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func recommendationJSON() throws -> String {
+        let r = result
+        func estimate(_ e: Estimate?) -> Any {
+            guard let e else { return NSNull() }
+            func n(_ x: Double) -> Any { x.isFinite ? x : NSNull() }
+            return ["value": n(e.value), "low": n(e.low), "high": n(e.high)]
+        }
+        func difference(_ c: PairwiseComparison?) -> Any {
+            guard let c else { return NSNull() }
+            return ["measure": c.measure.rawValue, "difference": estimate(c.difference), "pairs": c.pairs]
+        }
+        func constraints(_ f: CandidateFigures) -> [String: Any] {
+            Dictionary(uniqueKeysWithValues: rule.orderedConstraints.map { m, b in
+                (m.rawValue, ["estimate": estimate(f.measures[m]), "min": b.min ?? NSNull(), "max": b.max ?? NSNull(),
+                              "met": f.value(m).map(b.admits) ?? false] as [String: Any])
+            })
+        }
+        var root: [String: Any] = [
+            "scenario": r.scenario.name, "seed": r.scenario.seed, "users": r.scenario.users,
+            "objective": rule.objective.rawValue, "baseline": r.baseline.label, "candidates": r.candidates.count,
+            "stages": r.stages.map { ["users": $0.users, "evaluated": $0.evaluated, "clearlyInfeasible": $0.infeasible,
+                                      "clearlyWorse": $0.worse, "leftOutBeforehand": $0.overCapacity] },
+        ]
+        let pm = r.final.versusRunnerUp?.measure ?? rule.objective.pairMeasure
+        if let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures {
+            let encoded = try JSONEncoder().encode(r.candidates[w].spec)
+            root["configuration"] = try JSONSerialization.jsonObject(with: encoded)
+            root["objectiveEstimate"] = estimate(f.measures[rule.objective])
+            root["versusBaseline"] = difference(r.final.versusBaseline.first { $0.measure == pm })
+            root["versusRunnerUp"] = difference(r.final.versusRunnerUp)
+            root["constraints"] = constraints(f)
+            if let re = r.recheck, let rf = re.ranking.first?.figures {
+                root["recheck"] = ["seed": re.seed, "users": re.users, "objectiveEstimate": estimate(rf.measures[rule.objective]),
+                                   "versusBaseline": difference(re.versusBaseline.first { $0.measure == pm }),
+                                   "constraints": constraints(rf), "admissible": re.winner != nil] as [String: Any]
+            }
+            root["sensitivity"] = r.sensitivity.map { s in
+                ["change": s.name, "winner": s.winner.map { label($0) } ?? NSNull(), "sameWinner": s.winner == w,
+                 "bestOnObjectiveAlone": bestByObjective(s).map { label($0) } ?? NSNull()] as [String: Any]
+            }
+        } else {
+            root["configuration"] = NSNull()
+        }
+        let data = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// `remindersim tune` as a user sees it: the recommendation on stdout, progress on stderr, the report
+/// folder, and refusals with the field and the reason.
+final class TuneCommandTests: RemindersimTestCase {
+    static let datasets = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Datasets")
+
+    /// `Datasets/tune-periods.json` with a smaller space and a shorter run.
+    func scenario(space: [String: Any]) throws -> URL {
+        let data = try Data(contentsOf: Self.datasets.appendingPathComponent("tune-periods.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["horizonDays"] = 40
+        var population = try XCTUnwrap(json["population"] as? [String: Any])
+        population["installSpreadDays"] = 10
+        json["population"] = population
+        var tune = try XCTUnwrap(json["tune"] as? [String: Any])
+        tune["space"] = space
+        json["tune"] = tune
+        return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
+    }
+
+    func testTuneWritesTheRecommendationAndItsReport() throws {
+        let file = try scenario(space: ["periods": ["min": 1, "max": 8], "sequenceLength": ["min": 1, "max": 2]])
+        let result = try remindersim("tune", file.path, "--users", "1600", "--threads", "2", "--out", "out")
+        assertExit(result, 0)
+        assertNoEscapes(result)
+        assertContains(result.stdout, "Tune of \"tune-periods\": 64 candidates against the baseline \"3 days\"")
+        assertContains(result.stdout, "stage 1: 400 users, 64 evaluated")
+        assertContains(result.stdout, "Sensitivity, base response halved")
+        assertContains(result.stderr, "tune: 64 candidates, stages of 400 → 1,600 users", "stderr")
+        assertContains(result.stderr, "tune: stage 1/2 at 400 users", "stderr")
+        let folder = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
+        let recommendation = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("recommendation.json"))) as? [String: Any])
+        XCTAssertEqual(recommendation["candidates"] as? Int, 64)
+        XCTAssertEqual(recommendation["users"] as? Int, 1600)
+        if let configuration = recommendation["configuration"] as? [String: Any] {
+            // Ready to paste: the configuration reads back as a scenario's configuration.
+            let label = try XCTUnwrap(configuration["label"] as? String)
+            assertContains(result.stdout, "Recommendation: \"\(label)\"")
+            XCTAssertNotNil(recommendation["recheck"] as? [String: Any])
+        } else {
+            assertContains(result.stdout, "nothing to recommend")
+        }
+        let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
+        for heading in ["## Stages", "## Finalists", "## Sensitivity", "## Pareto front"] { assertContains(report, heading, "report.md") }
+        let csv = try String(contentsOf: folder.appendingPathComponent("candidates.csv"), encoding: .utf8)
+        XCTAssertEqual(csv.split(separator: "\n").count, 65, "one row per candidate and a header")
+
+        // A second tune goes to the next folder; the same seed gives the same recommendation.
+        let again = try remindersim("tune", file.path, "--users", "1600", "--threads", "1", "--out", "out")
+        assertExit(again, 0)
+        let second = try Data(contentsOf: workDirectory.appendingPathComponent("out/tune-periods-tune-2/recommendation.json"))
+        XCTAssertEqual(second, try Data(contentsOf: folder.appendingPathComponent("recommendation.json")))
+    }
+
+    func testRefusals() throws {
+        let plain = try remindersim("tune", "--users", "100")
+        assertExit(plain, 65)
+        assertContains(plain.stderr, "tune: the scenario has no \"tune\" block", "stderr")
+
+        let large = try scenario(space: ["periods": ["min": 1, "max": 20], "sequenceLength": ["min": 1, "max": 3]])
+        let overBudget = try remindersim("tune", large.path, "--users", "100000", "--budget", "1")
+        assertExit(overBudget, 65)
+        assertContains(overBudget.stderr, "tune.space: its 8,000 candidates would take about", "stderr")
+        assertContains(overBudget.stderr, "over the budget of 1 s (--budget)", "stderr")
+
+        let huge = try scenario(space: ["periods": ["min": 1, "max": 60], "sequenceLength": ["min": 1, "max": 3]])
+        let absurd = try remindersim("tune", huge.path)
+        assertExit(absurd, 65)
+        assertContains(absurd.stderr, "tune.json: tune.space: holds 219660 sequences; at most 50000 candidates can be raced", "stderr")
+
+        let empty = try scenario(space: ["periods": ["min": 3, "max": 1]])
+        let refused = try remindersim("tune", empty.path)
+        assertExit(refused, 65)
+        assertContains(refused.stderr, "tune.space.periods: min 3 is above max 1", "stderr")
+
+        let bad = try remindersim("tune", large.path, "--budget", "soon")
+        assertExit(bad, 64)
+    }
+}
