@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Positive, right-skewed quantities (durations, sizes) whose logarithm is normal:
-/// `X = exp(mu + sigma · Z)`, Z standard normal by the polar method.
+/// `X = exp(mu + sigma · Z)`, Z standard normal by the ziggurat.
 public struct LogNormalDistribution: ContinuousDistribution, Equatable {
     /// Mean of ln X.
     public let mu: Double

@@ -1,5 +1,4 @@
-/// Gaussian noise, drawn exactly by Marsaglia's polar method (see
-/// `RandomNumberGenerator.nextStandardNormal()`).
+/// Gaussian noise, drawn exactly by the ziggurat (see `RandomNumberGenerator.nextStandardNormal()`).
 public struct NormalDistribution: ContinuousDistribution, Equatable {
     public let mean: Double
     public let standardDeviation: Double
@@ -17,7 +16,7 @@ public struct NormalDistribution: ContinuousDistribution, Equatable {
 
     public var variance: Double { standardDeviation * standardDeviation }
 
-    /// One draw; each polar attempt uses two generator outputs and succeeds with probability π/4.
+    /// One draw; one generator output about 99% of the time (see `nextStandardNormal()`).
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
         mean + standardDeviation * generator.nextStandardNormal()
