@@ -7,6 +7,8 @@ import Foundation
 /// Exponential waiting times (memoryless delays): `X = mean · E`, E a standard exponential drawn
 /// by the ziggurat (see `RandomNumberGenerator.nextStandardExponential()`).
 public struct ExponentialDistribution: ContinuousDistribution, Equatable {
+    /// The sampler's table, kept so a draw needs no lookup (see `Ziggurat`).
+    @usableFromInline internal let exponential = Ziggurat.exponential
     public let mean: Double
 
     /// - Precondition: `mean` is finite and > 0.
@@ -28,7 +30,7 @@ public struct ExponentialDistribution: ContinuousDistribution, Equatable {
     /// One draw; one generator output about 99% of the time.
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        mean * generator.nextStandardExponential()
+        mean * generator.nextStandardExponential(using: exponential)
     }
 
     public func cdf(_ x: Double) -> Double {

@@ -1,5 +1,7 @@
 /// Gaussian noise, drawn exactly by the ziggurat (see `RandomNumberGenerator.nextStandardNormal()`).
 public struct NormalDistribution: ContinuousDistribution, Equatable {
+    /// The sampler's table, kept so a draw needs no lookup (see `Ziggurat`).
+    @usableFromInline internal let normal = Ziggurat.normal
     public let mean: Double
     public let standardDeviation: Double
 
@@ -19,7 +21,7 @@ public struct NormalDistribution: ContinuousDistribution, Equatable {
     /// One draw; one generator output about 99% of the time (see `nextStandardNormal()`).
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        mean + standardDeviation * generator.nextStandardNormal()
+        mean + standardDeviation * generator.nextStandardNormal(using: normal)
     }
 
     public func cdf(_ x: Double) -> Double {

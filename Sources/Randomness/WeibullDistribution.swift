@@ -7,6 +7,8 @@ import Foundation
 /// Weibull lifetimes (hazard rising for shape > 1, falling for shape < 1), drawn as a power of a
 /// standard exponential E (by the ziggurat): `X = scale · E^(1/shape)`.
 public struct WeibullDistribution: ContinuousDistribution, Equatable {
+    /// The sampler's table, kept so a draw needs no lookup (see `Ziggurat`).
+    @usableFromInline internal let exponential = Ziggurat.exponential
     public let shape: Double
     public let scale: Double
     @usableFromInline internal let inverseShape: Double
@@ -37,7 +39,7 @@ public struct WeibullDistribution: ContinuousDistribution, Equatable {
     /// One draw; one generator output about 99% of the time.
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        scale * pow(generator.nextStandardExponential(), inverseShape)
+        scale * pow(generator.nextStandardExponential(using: exponential), inverseShape)
     }
 
     public func cdf(_ x: Double) -> Double {

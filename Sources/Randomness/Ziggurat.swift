@@ -35,11 +35,15 @@ struct ZigguratLayer: Sendable {
 /// layer 0 a point beyond r means a draw from the tail; elsewhere a uniform height in the layer
 /// decides whether (x, height) is under the curve ("wedge"), and a point above it starts again.
 /// Every accepted point is uniform under the curve, so `x` has density ∝ f exactly.
-@usableFromInline
-struct Ziggurat: Sendable {
+///
+/// A `Ziggurat` value is a pointer to a table built once and kept for the life of the process, so
+/// copying it costs nothing: the samplers that draw through it (`ExponentialDistribution`,
+/// `LogNormalDistribution`, …) keep a copy, and a loop that reads them needs no lookup per draw.
+public struct Ziggurat: @unchecked Sendable, Equatable {
     static let layerCount = 256
 
-    @usableFromInline let layers: [ZigguratLayer]
+    /// `layerCount` layers, never freed nor written after the table is built.
+    @usableFromInline let layers: UnsafePointer<ZigguratLayer>
     /// Where the tail starts.
     @usableFromInline let r: Double
 
@@ -74,19 +78,19 @@ struct Ziggurat: Sendable {
                 bottom: i == 0 ? 0 : f(edge[i]),
                 top: f(edge[i + 1])))
         }
-        self.layers = layers
+        let storage = UnsafeMutablePointer<ZigguratLayer>.allocate(capacity: Ziggurat.layerCount)
+        storage.initialize(from: layers, count: Ziggurat.layerCount)
+        self.layers = UnsafePointer(storage)
         r = high
     }
 
     /// The standard normal's table: f(x) = exp(−x²/2), tail √(π/2) · erfc(r/√2).
-    @usableFromInline
-    static let normal = Ziggurat(
+    public static let normal = Ziggurat(
         density: { exp(-0.5 * $0 * $0) }, inverse: { (-2 * log($0)).squareRoot() },
         tail: { (Double.pi / 2).squareRoot() * erfc($0 / 2.0.squareRoot()) }, bracket: 2...6)
 
     /// The standard exponential's table: f(x) = exp(−x), tail exp(−r).
-    @usableFromInline
-    static let exponential = Ziggurat(
+    public static let exponential = Ziggurat(
         density: { exp(-$0) }, inverse: { -log($0) }, tail: { exp(-$0) }, bracket: 4...12)
 }
 
@@ -99,7 +103,12 @@ extension RandomNumberGenerator {
     /// method (1964): `a = −ln(U₁)/r`, `b = −ln(U₂)` until `2b > a²`, giving `r + a`.
     @inlinable
     public mutating func nextStandardNormal() -> Double {
-        let table = Ziggurat.normal
+        nextStandardNormal(using: .normal)
+    }
+
+    /// `nextStandardNormal()` through a table the caller keeps: `table` must be `Ziggurat.normal`.
+    @inlinable
+    public mutating func nextStandardNormal(using table: Ziggurat) -> Double {
         while true {
             let bits = next()
             let layer = table.layers[Int(truncatingIfNeeded: bits & 0xFF)]
@@ -140,7 +149,13 @@ extension RandomNumberGenerator {
     /// the tail is r plus a fresh draw.
     @inlinable
     public mutating func nextStandardExponential() -> Double {
-        let table = Ziggurat.exponential
+        nextStandardExponential(using: .exponential)
+    }
+
+    /// `nextStandardExponential()` through a table the caller keeps: `table` must be
+    /// `Ziggurat.exponential`.
+    @inlinable
+    public mutating func nextStandardExponential(using table: Ziggurat) -> Double {
         var shift = 0.0
         while true {
             let bits = next()
