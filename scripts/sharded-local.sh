@@ -11,6 +11,8 @@ shards=${SHARDS:-4}
 parallel=${PARALLEL:-2}
 users=${USERS:+--users $USERS}
 mkdir -p "$out/shards"
+# The shard databases are this run's scratch: shards left by an earlier run would be merged again.
+rm -f "$out"/shards/shard-*.sqlite "$out"/shards/shard-*.sqlite-wal "$out"/shards/shard-*.sqlite-shm
 # Each shard is an independent process writing its own database; the threads of the machine are
 # shared out between the processes running at once.
 seq 1 "$shards" | xargs -P "$parallel" -I{} \

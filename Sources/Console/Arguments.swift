@@ -236,9 +236,13 @@ public struct ParsedArguments: Sendable {
         }
     }
 
-    /// Negative numbers and a lone "-" (stdin) are values, so `--offset -5` works.
+    /// Anything that starts like a negative number (`-5`, `-.5`, `-1/3`) and a lone "-" (stdin) are
+    /// values, so `--offset -5` works and `--shard -1/3` is checked as a shard. No option name starts
+    /// with a digit.
     static func looksLikeOption(_ word: String) -> Bool {
-        word.count > 1 && word.hasPrefix("-") && Double(word) == nil
+        guard word.count > 1, word.hasPrefix("-") else { return false }
+        let second = word[word.index(after: word.startIndex)]
+        return !(second.isASCII && second.isNumber) && second != "."
     }
 
     private static func match(_ word: String, in specs: [ArgumentSpec]) throws -> (ArgumentSpec, String?) {

@@ -96,6 +96,10 @@ public enum CommandRunner {
         case let failure as CommandError:
             if !failure.message.isEmpty { io.stderr.writeLine("\(tool): error: \(failure.message)") }
             return failure.code.rawValue
+        case is CocoaError, is POSIXError:
+            // A file operation no command anticipated: the system's reason, never Foundation's text.
+            io.stderr.writeLine("\(tool): error: \(systemReason(error))")
+            return ExitCode.ioError.rawValue
         default:
             let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
             io.stderr.writeLine("\(tool): error: \(message)")
@@ -110,6 +114,16 @@ public enum CommandRunner {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-        return ns.localizedDescription
+        // Foundation's own sentences ("The operation could not be completed…", "NSCocoaErrorDomain
+        // error 256") never reach a user: the common cases by name, the rest as a plain failure.
+        guard ns.domain == NSCocoaErrorDomain else { return "input/output error" }
+        switch ns.code {
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "no such file or folder"
+        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
+        case NSFileWriteOutOfSpaceError: return "no space left on device"
+        case NSFileWriteVolumeReadOnlyError: return "read-only file system"
+        case NSFileWriteFileExistsError: return "a file of that name already exists"
+        default: return "input/output error"
+        }
     }
 }

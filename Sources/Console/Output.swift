@@ -82,11 +82,16 @@ public struct ConsoleIO: Sendable {
     public let stderr: any OutputWriter
     public let stderrIsTerminal: Bool
     public let stderrColorEnabled: Bool
+    /// False when stderr's terminal knows no escape sequences (`TERM=dumb`).
+    public let stderrUnderstandsEscapes: Bool
 
     public init(stdout: any OutputWriter, stderr: any OutputWriter,
-                stderrIsTerminal: Bool = false, stderrColorEnabled: Bool = false) {
-        (self.stdout, self.stderr, self.stderrIsTerminal) = (stdout, stderr, stderrIsTerminal)
+                stderrIsTerminal: Bool = false, stderrColorEnabled: Bool = false, stderrUnderstandsEscapes: Bool = true) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stderrIsTerminal = stderrIsTerminal
         self.stderrColorEnabled = stderrColorEnabled
+        self.stderrUnderstandsEscapes = stderrUnderstandsEscapes
     }
 
     /// The process's real stdout and stderr.
@@ -97,6 +102,7 @@ public struct ConsoleIO: Sendable {
             stdout: FileHandleWriter(handle: .standardOutput, buffered: stdoutBuffered),
             stderr: FileHandleWriter(handle: .standardError, buffered: false),
             stderrIsTerminal: Terminal.isInteractive(fd: STDERR_FILENO),
-            stderrColorEnabled: Terminal.colorEnabled(environment: environment, fd: STDERR_FILENO))
+            stderrColorEnabled: Terminal.colorEnabled(environment: environment, fd: STDERR_FILENO),
+            stderrUnderstandsEscapes: Terminal.understandsEscapes(environment: environment))
     }
 }

@@ -11,6 +11,7 @@ public final class ProgressBar: @unchecked Sendable {
     private let output: any OutputWriter
     private let isEnabled: Bool
     private let color: Bool
+    private let escapes: Bool
     private let width: Int
     private let clock: @Sendable () -> UInt64
     private let started: UInt64
@@ -18,13 +19,22 @@ public final class ProgressBar: @unchecked Sendable {
     private var done = 0
     private var lastDraw: UInt64?
     private var isFinished = false
+    /// Characters of the last line drawn, to blank out what a shorter one leaves without escapes.
+    private var lastLength = 0
 
-    /// `clock` returns monotonic nanoseconds; tests substitute their own.
+    /// `clock` returns monotonic nanoseconds; tests substitute their own. Without `escapes` (a dumb
+    /// terminal) lines are redrawn with `\r` and blanked with spaces.
     public init(total: Int, label: String = "", output: any OutputWriter, enabled: Bool, color: Bool = false,
-                width: Int = 80, clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
-        (self.total, self.label, self.output) = (total, label, output)
+                escapes: Bool = true, width: Int = 80,
+                clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
+        self.total = total
+        self.label = label
+        self.output = output
         self.isEnabled = enabled
-        (self.color, self.width, self.clock) = (color, width, clock)
+        self.color = color && escapes
+        self.escapes = escapes
+        self.width = width
+        self.clock = clock
         self.started = clock()
     }
 
@@ -32,7 +42,7 @@ public final class ProgressBar: @unchecked Sendable {
     public convenience init(total: Int, label: String = "", io: ConsoleIO) {
         let width = io.stderrIsTerminal ? Terminal.width(fd: STDERR_FILENO) ?? 80 : 80
         self.init(total: total, label: label, output: io.stderr, enabled: io.stderrIsTerminal,
-                  color: io.stderrColorEnabled, width: width)
+                  color: io.stderrColorEnabled, escapes: io.stderrUnderstandsEscapes, width: width)
     }
 
     public var completed: Int {
@@ -68,7 +78,13 @@ public final class ProgressBar: @unchecked Sendable {
         let elapsed = Double(now &- started) / 1e9
         let line = Self.render(done: done, total: total, elapsed: elapsed, width: width, label: label, color: color)
         // Erase to end of line so a shorter redraw leaves no stale characters behind.
-        output.write("\r" + line + "\u{1B}[K")
+        if escapes {
+            output.write("\r" + line + "\u{1B}[K")
+        } else {
+            let length = line.count
+            output.write("\r" + line + String(repeating: " ", count: max(0, lastLength - length)))
+            lastLength = length
+        }
     }
 
     /// One progress line, exactly `width` columns when there is room for a bar.

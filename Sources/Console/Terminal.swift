@@ -17,6 +17,12 @@ public enum Terminal {
         return isInteractive(fd: fd)
     }
 
+    /// False for `TERM=dumb`, a terminal that moves the cursor back with `\r` but knows no escape
+    /// sequences (Emacs shells, some CI logs): output to it is plain text.
+    public static func understandsEscapes(environment: [String: String]) -> Bool {
+        environment["TERM"] != "dumb"
+    }
+
     /// Columns of the terminal, or nil when `fd` is not a terminal.
     public static func width(fd: Int32) -> Int? {
         var size = winsize()

@@ -19,11 +19,15 @@ extension RecordedLog {
     static func read(
         file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy, chunkSize: Int
     ) throws -> RecordedLog {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ImportError.cannotRead(file: path, reason: "is a directory, not a log file")
+        }
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         } catch {
-            throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+            throw ImportError.cannotRead(file: path, reason: systemReason(error))
         }
         defer { try? handle.close() }
         var importer = try LogImporter(format: format, file: path, observationEnd: observationEnd, policy: onBadRow)
@@ -32,7 +36,7 @@ extension RecordedLog {
             do {
                 chunk = try handle.read(upToCount: chunkSize)
             } catch {
-                throw ImportError.cannotRead(file: path, reason: error.localizedDescription)
+                throw ImportError.cannotRead(file: path, reason: systemReason(error))
             }
             guard let chunk, !chunk.isEmpty else { break }
             try chunk.withUnsafeBytes { try importer.feed($0) }
@@ -77,9 +81,6 @@ struct LogImporter {
     private var carry: [UInt8] = []
     private var lineNumber = 0
     private var sawContent = false
-    /// Set after a line left a quoted field open: under `.skip`, the lines that carry on that field
-    /// must not be read as rows of their own.
-    private var openQuoteLine: Int?
 
     private var rows = 0, events = 0, duplicates = 0, skipped = 0, filtered = 0
     private var issues: [ImportIssue] = []
@@ -216,15 +217,9 @@ struct LogImporter {
             return
         }
         rows += 1
-        if let opened = openQuoteLine {
-            if line.reduce(0, { $0 + ($1 == UInt8(ascii: "\"") ? 1 : 0) }) % 2 == 1 { openQuoteLine = nil }
-            return try reject("continues the quoted field left open on line \(opened)")
-        }
-
-        if let failure = splitter.split(line) {
-            if case .unclosedQuote = failure { openQuoteLine = lineNumber }
-            return try reject(failure.reason)
-        }
+        // Quoted fields never span lines in a log: a quote left open makes its own row bad, and the
+        // next line is a row of its own (else one stray quote would swallow the rest of the file).
+        if let failure = splitter.split(line) { return try reject(failure.reason) }
         let count = splitter.count
         if let expected = expectedFields, count != expected {
             return try reject("expected \(expected) fields, found \(count)")
@@ -279,5 +274,17 @@ struct LogImporter {
         if policy == .stop { throw issue }
         skipped += 1
         if issues.count < Self.maxIssueExamples { issues.append(issue) }
+    }
+}
+
+/// The system's short reason for a failed read ("Permission denied"), never Foundation's own text.
+func systemReason(_ error: any Error) -> String {
+    let ns = error as NSError
+    let posix = ns.domain == NSPOSIXErrorDomain ? ns : ns.userInfo[NSUnderlyingErrorKey] as? NSError
+    if let posix, posix.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(posix.code))) }
+    switch (ns.domain, ns.code) {
+    case (NSCocoaErrorDomain, NSFileReadNoSuchFileError), (NSCocoaErrorDomain, NSFileNoSuchFileError): return "no such file"
+    case (NSCocoaErrorDomain, NSFileReadNoPermissionError): return "permission denied"
+    default: return "cannot be read"
     }
 }

@@ -31,11 +31,12 @@ struct ReportCommand: RunnableCommand {
     static func render(_ id: Int64, store: RunStore, output: String) throws -> String {
         let name = try StoreAccess.perform { try store.load(id).record.scenario.name }
         let folder = StoreAccess.reportFolder(out: output, scenarioName: name, runID: id)
-        do {
-            _ = try StoreAccess.perform { try ReportWriter.write(run: id, store: store, to: folder) }
-        } catch let error as CocoaError {
-            throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
+        return try StoreAccess.publish(folder) { partial in
+            do {
+                _ = try StoreAccess.perform { try ReportWriter.write(run: id, store: store, to: partial) }
+            } catch let error as CocoaError {
+                throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
+            }
         }
-        return folder
     }
 }

@@ -15,7 +15,7 @@ struct RunCommand: RunnableCommand {
             Progress goes to stderr when it is a terminal; results go to stdout.
             """,
         arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file (default: the built-in scenario)."),
+            .optionalPositional("scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario)."),
             .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
             .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
             .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
@@ -55,9 +55,11 @@ struct RunCommand: RunnableCommand {
         if let users { scenario.users = users }
         if let days { scenario.horizonDays = days }
         if let seed { scenario.seed = seed }
-        let model = try ScenarioLoading.compile(scenario, path: path)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: days)
 
-        // The database is opened first: a store that cannot be written stops the run before it starts.
+        // Where the results go is checked first: a report folder or a store that cannot be written
+        // stops the run before it starts, and before a new database is made.
+        if shard == nil { try StoreAccess.checkOutputFolder(output) }  // a shard writes no report
         let store = try StoreAccess.open(database, create: true)
 
         let started = DispatchTime.now()
@@ -65,6 +67,9 @@ struct RunCommand: RunnableCommand {
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
         let result = model.run(options: RunOptions(threads: threads, users: users, progress: { progress.advance(by: $0) }))
         progress.finish()
+        if let breach = result.sessionLimitBreach {
+            throw CommandError.dataError("\(ScenarioLoading.displayName(path) ?? "the built-in scenario"): \(model.explain(breach))")
+        }
         let wall = Self.seconds(since: started)
 
         let storing = DispatchTime.now()

@@ -4,40 +4,62 @@ import Simulation
 
 /// Reads scenario files and turns their problems into the tool's exit codes.
 enum ScenarioLoading {
-    /// The scenario in `path`, or the built-in default when `path` is nil.
+    /// The scenario path that means standard input, as for other Unix tools.
+    static let standardInput = "-"
+
+    /// How a scenario path is named in messages: standard input as `<stdin>`.
+    static func displayName(_ path: String?) -> String? {
+        path == standardInput ? "<stdin>" : path
+    }
+
+    /// The scenario in `path` (`-`: standard input), or the built-in default when `path` is nil.
     static func load(_ path: String?) throws -> Scenario {
         guard let path else { return Scenario.builtInDefault }
         let text = try readText(path)
         do {
-            return try Scenario.decode(text, source: path)
+            return try Scenario.decode(text, source: displayName(path))
         } catch {
             throw invalid(error)
         }
     }
 
     static func readText(_ path: String) throws -> String {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CommandError.noInput("\(path): no such file")
-        }
-        if isDirectory.boolValue { throw CommandError.noInput("\(path): is a directory, not a scenario file") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandError.ioError("\(path): cannot be read (check its permissions)")
+        let data: Data
+        if path == standardInput {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CommandError.noInput("\(path): no such file")
+            }
+            if isDirectory.boolValue { throw CommandError.ioError("\(path): is a directory, not a scenario file") }
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw CommandError.ioError("\(path): cannot be read (check its permissions)")
+            }
+            data = contents
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw CommandError.dataError("\(path): not UTF-8 text")
+            throw CommandError.dataError("\(displayName(path) ?? path): not UTF-8 text")
         }
         return text
     }
 
     /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
-    static func compile(_ scenario: Scenario, path: String?) throws -> CompiledModel {
+    /// `days` is the `--days` that overrode the scenario's horizon, named in any problem it caused.
+    static func compile(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
+        let name = displayName(path)
+        // A scenario from standard input reads its logs relative to the working directory.
+        let folder = path == standardInput ? nil : path.map { ($0 as NSString).deletingLastPathComponent }
         do {
-            return try CompiledModel(scenario, dataFolder: path.map { ($0 as NSString).deletingLastPathComponent })
+            return try CompiledModel(scenario, dataFolder: folder)
         } catch let error as ScenarioError {
-            throw invalid(ScenarioError(source: path, issues: error.issues))
+            let issues = error.issues.map { issue in
+                guard let days, issue.path == "horizonDays" || issue.reason.contains("horizonDays") else { return issue }
+                return ScenarioIssue(path: issue.path, reason: issue.reason + " (horizonDays is \(days) from --days \(days))")
+            }
+            throw invalid(ScenarioError(source: name, issues: issues))
         } catch let error as RecordedDataError {
-            throw commandError(error, message: (path.map { "\($0): " } ?? "") + error.description)
+            throw commandError(error, message: (name.map { "\($0): " } ?? "") + error.description)
         }
     }
 

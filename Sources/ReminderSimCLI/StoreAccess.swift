@@ -24,6 +24,26 @@ enum StoreAccess {
         }
     }
 
+    /// Checks, without creating anything, that report folders can be made under `out`: it is a folder
+    /// this user can write, or the nearest part of it that exists is. Called before a run simulates, so
+    /// that a bad `--out` is not found only when the results are ready to be written.
+    static func checkOutputFolder(_ out: String) throws {
+        var existing = out.isEmpty ? "." : out
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory) {
+            let parent = (existing as NSString).deletingLastPathComponent
+            existing = parent.isEmpty ? "." : parent
+        }
+        guard isDirectory.boolValue else {
+            let what = existing == out ? "" : " (\(existing) is a file)"
+            throw CommandError.ioError("\(out): not a folder\(what); --out must name a folder for the reports")
+        }
+        guard access(existing, W_OK | X_OK) == 0 else {
+            let what = existing == out ? "" : " (\(existing) is read-only to this user)"
+            throw CommandError.ioError("\(out): cannot be written\(what); --out must name a folder this user can write")
+        }
+    }
+
     static func commandError(_ error: StoreError) -> CommandError {
         switch error.kind {
         case .notFound: return CommandError.noInput(error.description)
@@ -54,6 +74,76 @@ enum StoreAccess {
                 throw CommandError.noInput("\(store.database.path): no run \(id) (see 'remindersim list')")
             }
             return id
+        }
+    }
+
+    /// Writes a report folder whole or not at all, and never over another run's report.
+    ///
+    /// `render` writes into a hidden folder beside `folder`, which is then renamed into place: a
+    /// process killed while writing leaves no half report under the report's name. Two databases
+    /// rendered into one `--out` can both have a run 1 of a scenario: a folder of that name that holds
+    /// a different run (its `runs.csv` differs) is left alone and the report goes to `folder-2`,
+    /// `folder-3`…; one that holds this very run is replaced. Returns the folder written.
+    static func publish(_ folder: String, render: (String) throws -> Void) throws -> String {
+        let fileManager = FileManager.default
+        let parent = (folder as NSString).deletingLastPathComponent
+        let name = (folder as NSString).lastPathComponent
+        func inParent(_ child: String) -> String { (parent as NSString).appendingPathComponent(child) }
+        func fail(_ path: String, _ error: any Error) -> CommandError {
+            CommandError.ioError("\(path): cannot write the report: \(CommandRunner.systemReason(error))")
+        }
+        do {
+            try fileManager.createDirectory(atPath: parent.isEmpty ? "." : parent, withIntermediateDirectories: true)
+        } catch {
+            throw fail(parent, error)
+        }
+        // Partial folders of processes that were killed are removed; those of live ones are theirs.
+        let partialPrefix = ".\(name).partial-"
+        for entry in (try? fileManager.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent)) ?? []
+        where entry.hasPrefix(partialPrefix) {
+            if let pid = Int32(entry.dropFirst(partialPrefix.count)), kill(pid, 0) != 0, errno == ESRCH {
+                try? fileManager.removeItem(atPath: inParent(entry))
+            }
+        }
+        let partial = inParent(partialPrefix + String(getpid()))
+        try? fileManager.removeItem(atPath: partial)
+        do {
+            try render(partial)
+        } catch {
+            try? fileManager.removeItem(atPath: partial)
+            throw error
+        }
+        let mine = fileManager.contents(atPath: (partial as NSString).appendingPathComponent("runs.csv"))
+        var candidate = folder
+        var number = 1
+        while true {
+            var isDirectory: ObjCBool = false
+            if !fileManager.fileExists(atPath: candidate, isDirectory: &isDirectory) {
+                do {
+                    try fileManager.moveItem(atPath: partial, toPath: candidate)
+                } catch {
+                    try? fileManager.removeItem(atPath: partial)
+                    throw fail(candidate, error)
+                }
+                return candidate
+            }
+            if isDirectory.boolValue, mine != nil,
+               fileManager.contents(atPath: (candidate as NSString).appendingPathComponent("runs.csv")) == mine {
+                // The same run rendered again: the old folder is moved aside, then the new one takes its name.
+                let old = inParent(".\((candidate as NSString).lastPathComponent).old-\(getpid())")
+                try? fileManager.removeItem(atPath: old)
+                do {
+                    try fileManager.moveItem(atPath: candidate, toPath: old)
+                    try fileManager.moveItem(atPath: partial, toPath: candidate)
+                } catch {
+                    try? fileManager.removeItem(atPath: partial)
+                    throw fail(candidate, error)
+                }
+                try? fileManager.removeItem(atPath: old)
+                return candidate
+            }
+            number += 1
+            candidate = folder + "-\(number)"
         }
     }
 

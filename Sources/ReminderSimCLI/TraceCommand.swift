@@ -15,7 +15,7 @@ struct TraceCommand: RunnableCommand {
             same code as 'run': the user's counts in a run are exactly the events shown here.
             """,
         arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file (default: the built-in scenario)."),
+            .optionalPositional("scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario)."),
             .option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true),
             .option("--config", short: "c", valueName: "label",
                     help: "The configuration to trace (default: the first one)."),
@@ -46,7 +46,7 @@ struct TraceCommand: RunnableCommand {
         guard user < scenario.users else {
             throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
-        let model = try ScenarioLoading.compile(scenario, path: path)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: days)
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
@@ -60,7 +60,12 @@ struct TraceCommand: RunnableCommand {
         let formatter = TraceText(model: model)
         context.stdout.write(formatter.header(model.trace(user: user, configuration: 0)))
         for i in [index, 0] {
-            context.stdout.write("\n" + formatter.timeline(model.trace(user: user, configuration: i)))
+            let trace = model.trace(user: user, configuration: i)
+            context.stdout.write("\n" + formatter.timeline(trace))
+            if trace.exceededSessionLimit {
+                throw CommandError.dataError(
+                    "\(ScenarioLoading.displayName(path) ?? "the built-in scenario"): \(model.explain(SessionLimitBreach(user: user, configuration: i)))")
+            }
         }
     }
 }
@@ -138,6 +143,9 @@ struct TraceText {
             }
         }
         flushCron()
+        if t.omittedEvents > 0 {
+            out += "  … \(t.omittedEvents) more events not shown (a trace keeps the first \(TimelineRecorder.maximumEvents))\n"
+        }
         let tally = t.tally
         out += "  totals: \(tally[.opens]) opens (\(tally[.responseOpens]) caused by a notification), "
             + "\(tally[.launches]) cold launches, \(tally[.scheduled]) scheduled, \(tally[.delivered]) delivered, "

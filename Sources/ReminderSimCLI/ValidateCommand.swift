@@ -11,7 +11,7 @@ struct ValidateCommand: RunnableCommand {
             Every file is checked. Exits 0 when all are valid, 66 when one is missing, 74 when one cannot be \
             read, otherwise 65 when any is invalid.
             """,
-        arguments: [.variadic("scenario", help: "Scenario JSON files to check.")])
+        arguments: [.variadic("scenario", help: "Scenario JSON files to check (- for standard input).")])
 
     let paths: [String]
 
@@ -29,8 +29,10 @@ struct ValidateCommand: RunnableCommand {
                 _ = try ScenarioLoading.compile(s, path: path)
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
-                    "\(path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
-                for note in Self.periodNotes(s) { context.stderr.writeLine("\(path): note: \(note)") }
+                    "\(ScenarioLoading.displayName(path) ?? path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
+                for note in Self.periodNotes(s) {
+                    context.stderr.writeLine("\(ScenarioLoading.displayName(path) ?? path): note: \(note)")
+                }
             } catch let error as CommandError {
                 failures.append(error)
             }

@@ -6,7 +6,43 @@ typealias SQLiteConnection = OpaquePointer
 /// A raw SQLite prepared statement handle.
 typealias SQLiteStatement = OpaquePointer
 
-/// A failure of the database, with SQLite's code and message and the SQL that failed.
+/// What SQLite answered, by name: the wrapper's view of a result code, so that no other code
+/// needs SQLite's numbers.
+public struct SQLiteResult: Equatable, Sendable, CustomStringConvertible {
+    /// The families of failure the rest of the program acts on.
+    public enum Category: Equatable, Sendable {
+        /// Another connection holds the lock (SQLITE_BUSY, SQLITE_LOCKED): worth trying again.
+        case busy
+        /// The file, its folder or the device cannot be read or written.
+        case io
+        /// The file is not an SQLite database, or is damaged.
+        case corrupt
+        /// A constraint of the schema was broken.
+        case constraint
+        /// Anything else: a misuse, a syntax error, a missing table.
+        case other
+    }
+
+    /// The extended result code: kept inside the wrapper.
+    let extended: Int32
+
+    init(_ extended: Int32) { self.extended = extended }
+
+    public var category: Category {
+        switch extended & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busy
+        case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_READONLY, SQLITE_FULL, SQLITE_PERM, SQLITE_AUTH: return .io
+        case SQLITE_NOTADB, SQLITE_CORRUPT: return .corrupt
+        case SQLITE_CONSTRAINT: return .constraint
+        default: return .other
+        }
+    }
+
+    /// The number, as SQLite's documentation lists its result codes.
+    public var description: String { "SQLite code \(extended)" }
+}
+
+/// A failure of the database, with what SQLite answered, its message and the SQL that failed.
 public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Equatable, Sendable {
         /// The file cannot be opened, read or written (permissions, a directory, a full disk).
@@ -24,34 +60,42 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public let kind: Kind
     public let message: String
-    /// The SQLite result code, when SQLite produced the error.
-    public let code: Int32?
+    /// What SQLite answered, when SQLite produced the error.
+    public let result: SQLiteResult?
     public let sql: String?
 
-    public init(_ kind: Kind, _ message: String, code: Int32? = nil, sql: String? = nil) {
+    public init(_ kind: Kind, _ message: String, result: SQLiteResult? = nil, sql: String? = nil) {
         self.kind = kind
         self.message = message
-        self.code = code
+        self.result = result
         self.sql = sql
     }
 
+    /// The same failure, its message preceded by `prefix` (the database's path).
+    func prefixed(_ prefix: String) -> StoreError {
+        StoreError(kind, prefix + message, result: result, sql: sql)
+    }
+
+    /// True when another connection held the lock: the operation may succeed if tried again.
+    public var isBusy: Bool { result?.category == .busy }
+
     public var description: String {
         var text = message
-        if let code { text += " (SQLite code \(code))" }
+        if let result { text += " (\(result))" }
         if let sql { text += " in: \(sql.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))" }
         return text
     }
 
-    static func from(code: Int32, connection: SQLiteConnection?, sql: String?) -> StoreError {
-        let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
-        let primary = code & 0xFF
+    static func from(code: Int32, connection: SQLiteConnection?, sql: String?, message: String? = nil) -> StoreError {
+        let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        let result = SQLiteResult(code)
         let kind: Kind
-        switch primary {
-        case SQLITE_CANTOPEN, SQLITE_IOERR, SQLITE_READONLY, SQLITE_FULL, SQLITE_PERM, SQLITE_AUTH: kind = .io
-        case SQLITE_NOTADB, SQLITE_CORRUPT: kind = .corrupt
-        default: kind = .sqlite
+        switch result.category {
+        case .io: kind = .io
+        case .corrupt: kind = .corrupt
+        case .busy, .constraint, .other: kind = .sqlite
         }
-        return StoreError(kind, message, code: code, sql: sql)
+        return StoreError(kind, text, result: result, sql: sql)
     }
 }
 
@@ -71,7 +115,16 @@ public enum SQLValue: Equatable, Sendable {
     case blob([UInt8])
 }
 
-/// One SQLite database file. Closing is explicit; statements are finalized as they go.
+/// How a transaction takes its locks.
+public enum TransactionKind: Sendable {
+    /// Takes the write lock at once (waiting for it with the busy timeout): for transactions that write.
+    case immediate
+    /// Reads one consistent snapshot and takes the write lock only if it writes.
+    case deferred
+}
+
+/// One connection to an SQLite database file. It is closed when the value is released; statements
+/// are finalized as they go.
 public final class Database {
     let handle: SQLiteConnection
     public let path: String
@@ -84,14 +137,20 @@ public final class Database {
         guard code == SQLITE_OK, let handle else {
             let error = StoreError.from(code: code, connection: handle, sql: nil)
             sqlite3_close_v2(handle)
-            throw StoreError(error.kind == .sqlite ? .io : error.kind, "\(path): \(error.message)", code: code)
+            throw StoreError(error.kind == .sqlite ? .io : error.kind, "\(path): \(error.message)", result: error.result)
         }
         self.handle = handle
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
     }
 
+    // Released statements are finalized first, so closing here always succeeds: the last connection to
+    // a WAL database checkpoints it and removes its -wal and -shm files.
     deinit { sqlite3_close_v2(handle) }
+
+    /// True when the connection cannot write: the file (or, for a new file, its folder) is read-only to
+    /// this process, and SQLite opened it for reading only.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Waits up to `milliseconds` for another process's lock before failing with SQLITE_BUSY.
     public func setBusyTimeout(milliseconds: Int32) {
@@ -105,9 +164,7 @@ public final class Database {
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
             sqlite3_free(message)
-            var error = StoreError.from(code: code, connection: handle, sql: sql)
-            error = StoreError(error.kind, text, code: code, sql: sql)
-            throw error
+            throw StoreError.from(code: code, connection: handle, sql: sql, message: text)
         }
     }
 
@@ -133,9 +190,9 @@ public final class Database {
 
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
-    /// Runs `body` in one IMMEDIATE transaction: all of it is committed, or none of it.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+    /// Runs `body` in one transaction: all of it is committed, or none of it.
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try execute(kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let value = try body()
             try execute("COMMIT")

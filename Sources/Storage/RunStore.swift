@@ -2,9 +2,6 @@ import Foundation
 import ReminderEngine
 import Simulation
 
-/// SQLite's SQLITE_BUSY, without importing the C module into every file.
-let SQLITE_BUSY_CODE: Int32 = 5
-
 /// A finished simulation, as it is written to the store.
 public struct RunRecord: Sendable {
     public var results: RunResults
@@ -72,103 +69,129 @@ public final class RunStore {
                 do {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 } catch {
-                    throw StoreError(.io, "\(folder): cannot create the folder for the database: \(error.localizedDescription)")
+                    // The system's reason, not Foundation's sentence about it.
+                    var reason = ""
+                    if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
+                       underlying.domain == NSPOSIXErrorDomain {
+                        reason = ": " + String(cString: strerror(Int32(underlying.code)))
+                    }
+                    throw StoreError(.io, "\(folder): cannot create the folder for the database\(reason)")
                 }
             }
         }
         database = try Database(path: path, create: create)
         database.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do throws(StoreError) {
+            // Noticed before anything is read: reading a WAL database would leave -wal and -shm files
+            // that a read-only connection cannot remove.
+            if create && database.isReadOnly {
+                throw StoreError(.io, "cannot be written (the file or its folder is read-only to this user)")
+            }
             try database.execute("PRAGMA foreign_keys = ON")
-            // Checked before anything is written, so that a file that is not ours stays as it was.
-            try checkOwnership(create: create)
-            try enableWAL(create: create)
-            try migrate()
+            try retryingWhileBusy { () throws(StoreError) in
+                try claim(create: create)
+                try enableWAL(create: create)
+            }
         } catch let error {
-            throw error.kind == .sqlite || error.kind == .corrupt || error.kind == .io
-                ? StoreError(error.kind, "\(path): \(error.message)", code: error.code, sql: error.sql) : error
+            throw error.prefixed("\(path): ")
         }
     }
 
-    /// Refuses a database written by a newer version, another program's database, and (for commands
-    /// that only read) an empty file, without changing any of them.
-    private func checkOwnership(create: Bool) throws(StoreError) {
-        let version = try database.userVersion
-        if version > Schema.currentVersion {
+    /// What a database file holds, read in one snapshot.
+    private struct Contents {
+        var version: Int
+        var applicationID: Int
+        /// The names of its tables and views.
+        var objects: Set<String>
+    }
+
+    /// Checks whose database this is and, when it is new (or ours and older), brings its schema up to
+    /// date, in one transaction: another process creating the same file at the same moment is either
+    /// finished before this one looks, or starts after it has finished.
+    ///
+    /// Refuses a database written by a newer version and another program's database (whatever its
+    /// `user_version`), and, for commands that only read, an empty file — without writing to any of them.
+    private func claim(create: Bool) throws(StoreError) {
+        try database.transaction(create ? .immediate : .deferred) { () throws(StoreError) in
+            let contents = try Contents(
+                version: Int(database.rows("PRAGMA user_version").first?.integer(0) ?? 0),
+                applicationID: Int(database.rows("PRAGMA application_id").first?.integer(0) ?? 0),
+                objects: Set(database.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+                    .compactMap { $0.text(0) }))
+            try Self.checkOwnership(contents)
+            if contents.version == Schema.currentVersion { return }
+            if contents.version == 0 && !create {
+                throw StoreError(.notFound, "holds no runs (an empty database)")
+            }
+            for v in contents.version..<Schema.currentVersion {
+                try database.execute(Schema.migrations[v])
+            }
+            try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
+            try database.execute("PRAGMA application_id = \(Schema.applicationID)")
+        }
+    }
+
+    /// Throws unless `contents` are an empty database or one written by some version of ReminderSim.
+    private static func checkOwnership(_ contents: Contents) throws(StoreError) {
+        func foreign(_ finding: String) -> StoreError {
+            StoreError(.corrupt, "not a ReminderSim database (\(finding)); it was left as it is")
+        }
+        let found = contents.objects.sorted()
+        let shown = found.prefix(5).joined(separator: ", ") + (found.count > 5 ? ", …" : "")
+        if contents.applicationID != 0 && contents.applicationID != Schema.applicationID {
+            throw foreign("another program's file: application id \(contents.applicationID)")
+        }
+        if contents.version == 0 {
+            if !found.isEmpty { throw foreign("it has tables (\(shown)) but no ReminderSim schema version") }
+            return
+        }
+        let expected = Schema.objects(atVersion: min(contents.version, Schema.currentVersion))
+        guard expected.isSubset(of: contents.objects) else {
+            throw foreign("user_version \(contents.version), but "
+                          + (found.isEmpty ? "no tables" : "its tables are \(shown)") + ", not ReminderSim's")
+        }
+        if contents.version > Schema.currentVersion {
             throw StoreError(
                 .newerSchema,
-                "\(database.path): written by a newer ReminderSim (schema version \(version); this build reads up to \(Schema.currentVersion)); upgrade remindersim to read it")
+                "written by a newer ReminderSim (schema version \(contents.version); this build reads up to \(Schema.currentVersion)); upgrade remindersim to read it")
         }
-        guard version == 0 else { return }
-        let tables = try database.rows("SELECT count(*) FROM sqlite_master").first?.integer(0) ?? 0
-        if tables > 0 {
-            throw StoreError(.corrupt, "not a ReminderSim database (it has tables but no ReminderSim schema version)")
-        }
-        if !create { throw StoreError(.notFound, "\(database.path): holds no runs (an empty database)") }
     }
 
     /// Switches a new database to WAL, so that readers and one writer at a time never block each
-    /// other. The switch needs the database to itself and SQLite does not wait for that with the busy
-    /// timeout, so a process that meets another one mid-switch or mid-write waits and tries again.
+    /// other. A command that only reads leaves the journal mode as it finds it if it cannot switch.
     private func enableWAL(create: Bool) throws(StoreError) {
+        if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
+        let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
+        if mode?.lowercased() == "wal" || !create { return }
+        throw StoreError(.io, "cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
+    }
+
+    /// Runs `body` again while another process holds a lock that SQLite does not wait for with the busy
+    /// timeout (switching the journal mode needs the database to itself), up to the busy timeout.
+    private func retryingWhileBusy(_ body: () throws(StoreError) -> Void) throws(StoreError) {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(Self.busyTimeoutMilliseconds) * 1_000_000
         while true {
             do throws(StoreError) {
-                if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
-                let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
-                if mode?.lowercased() == "wal" || !create { return }
-                throw StoreError(.io, "cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
-            } catch let error where error.code.map({ $0 & 0xFF }) == SQLITE_BUSY_CODE {
-                guard DispatchTime.now().uptimeNanoseconds < deadline else { throw error }
+                return try body()
+            } catch let error where error.isBusy && DispatchTime.now().uptimeNanoseconds < deadline {
                 usleep(10_000)
             }
         }
     }
 
-    private func migrate() throws(StoreError) {
-        var version = try database.userVersion
-        if version > Schema.currentVersion {
-            throw StoreError(
-                .newerSchema,
-                "\(database.path): written by a newer ReminderSim (schema version \(version); this build reads up to \(Schema.currentVersion)); upgrade remindersim to read it")
-        }
-        guard version < Schema.currentVersion else { return }
-        do {
-            try database.transaction {
-                // Another process may have migrated while this one waited for the lock.
-                version = try database.userVersion
-                if version == 0 {
-                    let tables = try database.rows("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-                    if tables.first?.integer(0) ?? 0 > 0 {
-                        throw StoreError(.corrupt, "not a ReminderSim database (it has tables but no ReminderSim schema version)")
-                    }
-                }
-                for v in version..<Schema.currentVersion {
-                    try database.execute(Schema.migrations[v])
-                }
-                try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.sqlite, "\(error)")
-        }
-    }
-
     /// Writes a run and everything derived from it in one transaction; returns its id.
     public func save(_ run: RunRecord) throws(StoreError) -> Int64 {
-        do {
-            return try database.transaction { try insert(run) }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.sqlite, "\(error)")
-        }
+        try database.transaction { () throws(StoreError) in try insert(run) }
     }
 
-    private func insert(_ run: RunRecord) throws -> Int64 {
+    private func insert(_ run: RunRecord) throws(StoreError) -> Int64 {
         let s = run.scenario
-        let json = try s.canonicalJSON()
+        let json: String
+        do {
+            json = try s.canonicalJSON()
+        } catch {
+            throw StoreError(.invalid, "the scenario cannot be written as JSON")
+        }
         let users = run.results.users
         try database.run(
             """

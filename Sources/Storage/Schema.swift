@@ -169,6 +169,32 @@ enum Schema {
     /// The version this build writes.
     static var currentVersion: Int { migrations.count }
 
+    /// `PRAGMA application_id` of a ReminderSim database: "RSim" in ASCII, so that `file` and other
+    /// tools can tell it from other SQLite files. Databases made before it was set hold 0.
+    static let applicationID = 0x5253_696D
+
+    /// The tables and views a database at `version` holds, found by applying the migrations to an
+    /// empty in-memory database, so that they never disagree with the migrations themselves.
+    static func objects(atVersion version: Int) -> Set<String> {
+        precondition((0...currentVersion).contains(version), "no schema version \(version)")
+        return objectsByVersion[version]
+    }
+
+    private static let objectsByVersion: [Set<String>] = {
+        do {
+            let database = try Database(path: ":memory:")
+            var result: [Set<String>] = [[]]
+            for migration in migrations {
+                try database.execute(migration)
+                result.append(Set(try database.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+                    .compactMap { $0.text(0) }))
+            }
+            return result
+        } catch {
+            preconditionFailure("the schema's migrations do not apply to an empty database: \(error)")
+        }
+    }()
+
     /// Tables with one row set per run, in export order.
     static let exportedTables: [(name: String, order: String)] = [
         ("runs", "run_id"),

@@ -52,6 +52,20 @@ final class BadDatabaseTests: RemindersimTestCase {
         }
     }
 
+    /// Another program's database is refused by every command before anything is simulated or
+    /// written, even when its user_version looks like ours.
+    func testForeignDatabaseWithAUserVersion() throws {
+        do {
+            let database = try Database(path: workPath("customers.sqlite"))
+            try database.execute("CREATE TABLE customers (id INT); PRAGMA user_version = 1")
+        }
+        for arguments in [Self.run + ["--db", "customers.sqlite"], ["list", "--db", "customers.sqlite"],
+                          ["report", "1", "--db", "customers.sqlite"]] {
+            try assertRefused(arguments, status: 74, naming: "customers.sqlite",
+                              mentions: ["not a ReminderSim database", "customers"])
+        }
+    }
+
     func testNewerSchema() throws {
         assertExit(try remindersim(arguments: Self.run + ["--db", "newer.sqlite", "--out", "first"]), 0)
         do {

@@ -197,12 +197,13 @@ final class ScenarioFileTests: RemindersimTestCase {
         }
     }
 
-    func testDirectoryIsNoInput() throws {
+    /// A directory exists, so it is not missing input (66): it cannot be read as a file (74).
+    func testDirectoryIsAnIOError() throws {
         try FileManager.default.createDirectory(
             at: workDirectory.appendingPathComponent("scenarios"), withIntermediateDirectories: false)
         for command in ["validate", "run"] {
             let result = try remindersim(command, "scenarios")
-            assertExit(result, 66)
+            assertExit(result, 74)
             XCTAssertEqual(result.stdout, "")
             assertContains(result.stderr, "scenarios: is a directory")
         }

@@ -85,11 +85,16 @@ final class ShardTests: RemindersimTestCase {
         environment["SHARDS"] = "3"
         environment["PARALLEL"] = "2"
         environment["USERS"] = "900"
-        let script = try ChildProcess(
-            executable: URL(fileURLWithPath: "/bin/sh"), arguments: [scriptPath, scenario, "out"],
-            environment: environment, directory: workDirectory, spool: spoolDirectory)
-        let done = try XCTUnwrap(script.wait(timeout: Self.defaultTimeout), "the sharding script did not finish")
-        XCTAssertEqual(done.status, 0, done.description)
+        // Run twice into the same folder: the second run must not trip over the first one's shards.
+        for _ in 0..<2 {
+            let script = try ChildProcess(
+                executable: URL(fileURLWithPath: "/bin/sh"), arguments: [scriptPath, scenario, "out"],
+                environment: environment, directory: workDirectory, spool: spoolDirectory)
+            let done = try XCTUnwrap(script.wait(timeout: Self.defaultTimeout), "the sharding script did not finish")
+            XCTAssertEqual(done.status, 0, done.description)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("out/default-2/report.md")),
+                      "the second run is merged as run 2")
         let whole = try remindersim("run", scenario, "--users", "900", "--db", "whole.sqlite", "--out", "whole")
         assertExit(whole, 0)
         let merged = try files(in: workDirectory.appendingPathComponent("out/default-1"))

@@ -69,6 +69,13 @@ final class ParsingTests: XCTestCase {
         let args = try parse(["--users", "-3", "-5"])
         XCTAssertEqual(try args.value("--users", as: Int.self), -3)
         XCTAssertEqual(try args.value("input", as: Int.self), -5)
+        // Anything that starts like a negative number is a value, so the value's own check explains it
+        // (`--shard -1/3` is a bad shard, not a missing one).
+        XCTAssertEqual(try parse(["--users", "-1/3", "x"]).value("--users", as: String.self), "-1/3")
+        XCTAssertEqual(try parse(["--users", "-.5", "x"]).value("--users", as: String.self), "-.5")
+        XCTAssertThrowsError(try parse(["--users", "-u"])) { error in
+            XCTAssertEqual("\(error)", "missing value for option '--users'")
+        }
     }
 
     func testPositionalsAndVariadic() throws {

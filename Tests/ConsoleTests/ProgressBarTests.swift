@@ -116,6 +116,29 @@ final class ProgressBarTests: XCTestCase {
         XCTAssertEqual(bar.completed, 5)
     }
 
+    /// `TERM=dumb` knows no escape sequences: the bar redraws with `\r` alone and blanks a longer
+    /// previous line with spaces.
+    func testADumbTerminalGetsNoEscapes() {
+        XCTAssertFalse(ConsoleIO.standard(environment: ["TERM": "dumb"]).stderrUnderstandsEscapes)
+        XCTAssertTrue(ConsoleIO.standard(environment: ["TERM": "xterm"]).stderrUnderstandsEscapes)
+        let clock = ManualClock()
+        let output = MemoryWriter()
+        let bar = ProgressBar(total: 1_000, label: "x", output: output, enabled: true, color: true, escapes: false,
+                              width: 30, clock: { clock.now })
+        clock.now = 1_000_000_000
+        bar.advance(by: 1)
+        clock.now = 90_000_000_000
+        bar.advance(by: 999)
+        bar.finish()
+        XCTAssertFalse(output.text.contains("\u{1B}"), output.text)
+        let lines = output.text.dropLast().components(separatedBy: "\r").dropFirst()
+        XCTAssertEqual(lines.count, 3)
+        for (previous, next) in zip(lines, lines.dropFirst()) {
+            XCTAssertGreaterThanOrEqual(next.count, previous.trimmingCharacters(in: .whitespaces).count, output.text)
+        }
+        XCTAssertTrue(output.text.hasSuffix("\n"))
+    }
+
     func testDisabledBarIsSilentButCounts() {
         let output = MemoryWriter()
         let bar = ProgressBar(total: 10, output: output, enabled: false)

@@ -190,11 +190,23 @@ final class ImportTests: XCTestCase {
         let issue = expectIssue { try RecordedLog.parse("user,time\n\"two\nlines\",2024-03-01T08:00:00Z\n", format: csvFormat) }
         XCTAssertEqual(issue?.line, 2)
         XCTAssertTrue(issue?.reason.contains("line breaks inside quoted fields are not supported") ?? false, issue?.reason ?? "")
+        // Quoted fields never span lines in a log: the open quote makes its own row bad, and the
+        // next line is read afresh (before, every later line was taken for the quote's continuation).
         let skipped = try RecordedLog.parse(
-            "user,time\n\"two\nmore\nlines\",2024-03-01T08:00:00Z\nb,2024-03-01T09:00:00Z\n", format: csvFormat, onBadRow: .skip)
-        XCTAssertEqual(skipped.users.map(\.id), ["b"], "the lines carrying on an open quote are not rows of their own")
-        XCTAssertEqual(skipped.skipped, 3)
-        XCTAssertEqual(skipped.issues.last?.reason, "continues the quoted field left open on line 2")
+            "user,time\n\"u8,1735689600\nb,2024-03-01T09:00:00Z\nc,2024-03-01T10:00:00Z\n", format: csvFormat, onBadRow: .skip)
+        XCTAssertEqual(skipped.users.map(\.id), ["b", "c"], "only the row with the open quote is bad")
+        XCTAssertEqual(skipped.skipped, 1)
+        XCTAssertEqual(skipped.issues.map(\.line), [2])
+        // A stray quote in the middle of a long log costs one row, not the rest of the file.
+        var long = "user,time\n"
+        for i in 0..<1_000 { long += "u\(i % 7),\(1_735_689_600 + i * 3_600)\n" }
+        long += "\"u8,1735689600,open\n"
+        for i in 0..<1_000 { long += "v\(i % 5),\(1_735_689_600 + i * 3_600)\n" }
+        let stray = try RecordedLog.parse(long, format: LogFormat(userColumn: "user", timeColumn: "time", timestamp: .epochSeconds),
+                                          onBadRow: .skip)
+        XCTAssertEqual(stray.skipped, 1)
+        XCTAssertEqual(stray.rows, 2_001)
+        XCTAssertEqual(stray.users.count, 12)
         let trailing = expectIssue { try RecordedLog.parse("user,time\n\"a\"b,2024-03-01T08:00:00Z\n", format: csvFormat) }
         XCTAssertEqual(trailing?.reason, "unexpected character after the closing quote of field 1")
     }

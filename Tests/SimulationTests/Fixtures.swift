@@ -6,13 +6,13 @@ import Simulation
 enum Fixtures {
     static let messages = ["A", "B", "C"]
 
-    /// A one-segment population whose sessions last a fraction of a second.
+    /// A one-segment population whose sessions last one second, the shortest a scenario allows.
     static func population(_ returns: ReturnProcess, dropout: Double = 0, spread: Double = 30) -> Population {
         Population(
             utcOffsets: [UTCOffsetShare(hours: 0, weight: 1)], installSpreadDays: spread,
             segments: [
                 Segment(name: "only", returns: returns, dropoutPerSession: dropout,
-                        sessionLength: SessionLength(medianMinutes: 1e-4, sigma: 0.01))
+                        sessionLength: SessionLength(medianMinutes: 1.0 / 60, sigma: 0.01))
             ])
     }
 

@@ -175,7 +175,7 @@ final class RunStoreTests: XCTestCase {
         XCTAssertThrowsError(try db.run("SELECT * FROM nowhere")) { error in
             let e = error as? StoreError
             XCTAssertEqual(e?.sql, "SELECT * FROM nowhere")
-            XCTAssertNotNil(e?.code)
+            XCTAssertEqual(e?.result?.category, .other)
             XCTAssertTrue(e?.message.contains("no such table") ?? false)
         }
     }
@@ -203,4 +203,90 @@ final class RunStoreTests: XCTestCase {
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: empty)).count, 0, "a read-only command writes nothing")
     }
+
+    /// A file that another program has marked with its own application id is not ours even if it holds
+    /// tables of the same names; a new database gets ReminderSim's id.
+    func testAnotherProgramsApplicationIDIsRefused() throws {
+        let ours = path("ours.sqlite")
+        _ = try RunStore(path: ours)
+        let id = try Database(path: ours, create: false).rows("PRAGMA application_id").first?.integer(0)
+        XCTAssertEqual(id, 0x5253_696D)
+
+        let other = path("marked.sqlite")
+        try FileManager.default.copyItem(atPath: ours, toPath: other)
+        try Database(path: other, create: false).execute("PRAGMA application_id = 1196444487")
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        XCTAssertThrowsError(try RunStore(path: other)) { error in
+            XCTAssertEqual((error as? StoreError)?.kind, .corrupt)
+            XCTAssertTrue("\(error)".contains("application id 1196444487"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before)
+    }
+
+    /// Another program's database that happens to set `user_version` is still not ours: every command
+    /// refuses it before writing, so its bytes (and its journal mode) stay exactly as they were.
+    func testAForeignDatabaseWithAUserVersionIsRefusedUntouched() throws {
+        for version in Set([1, RunStore.schemaVersion, 7]).sorted() {
+            let other = path("customers-\(version).sqlite")
+            do {
+                let db = try Database(path: other)
+                try db.execute("CREATE TABLE customers (id INT); PRAGMA user_version = \(version)")
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: other))
+            for create in [false, true] {
+                XCTAssertThrowsError(try RunStore(path: other, create: create)) { error in
+                    XCTAssertEqual((error as? StoreError)?.kind, .corrupt, "\(error)")
+                    XCTAssertTrue("\(error)".contains("not a ReminderSim database"), "\(error)")
+                    XCTAssertTrue("\(error)".contains("customers"), "the message says what was found: \(error)")
+                }
+            }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), before, "user_version \(version)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasPrefix("customers-\(version).sqlite-") }
+            XCTAssertEqual(leftovers, [], "no journal, WAL or shared-memory file is left")
+        }
+    }
+}
+
+/// Several connections creating and checking one new database at the same moment.
+final class ConcurrentCreationTests: XCTestCase {
+    /// Eight threads open the same new file at once, many times over. Creating the schema and checking
+    /// ownership is one step, so no opener may see the tables half made.
+    func testOpenersOfANewDatabaseAllSucceed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("create-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let failures = Failures()
+        for round in 0..<60 {
+            let path = folder.appendingPathComponent("new-\(round).sqlite").path
+            let start = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            for _ in 0..<8 {
+                done.enter()
+                Thread {
+                    start.wait()
+                    do {
+                        let store = try RunStore(path: path)
+                        _ = try store.list()
+                    } catch {
+                        failures.add("round \(round): \(error)")
+                    }
+                    done.leave()
+                }.start()
+            }
+            for _ in 0..<8 { start.signal() }
+            done.wait()
+            let store = try RunStore(path: path, create: false)
+            XCTAssertEqual(try store.database.userVersion, RunStore.schemaVersion)
+        }
+        XCTAssertEqual(failures.all, [], "every opener of a new database must succeed")
+    }
+}
+
+/// Messages collected from several threads.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func add(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
 }

@@ -111,6 +111,21 @@ open class RemindersimTestCase: XCTestCase {
     /// Where captured output is spooled, outside the working directory so it never shows in it.
     public private(set) var spoolDirectory: URL!
 
+    /// When set, runs go through `setpriv` as the user `nobody` if the tests run as root: root ignores
+    /// file modes, so read-only files can only be tried by someone else. Call `requireUnprivileged()`
+    /// first: it skips the test, saying why, where that is not possible.
+    public var unprivileged = false
+
+    /// Skips the test unless runs can happen as a user that file modes apply to.
+    public func requireUnprivileged() throws {
+        unprivileged = true
+        guard getuid() == 0 else { return }
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                          "running as root without /usr/bin/setpriv: file modes cannot be tried")
+        // The user must be able to reach the working directory and the executable.
+        chmod(workDirectory.deletingLastPathComponent().path, 0o755)
+    }
+
     /// Generous for a debug build on a slow machine; the runs themselves take well under a second.
     public static let defaultTimeout: TimeInterval = 60
 
@@ -176,9 +191,14 @@ open class RemindersimTestCase: XCTestCase {
         timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> CommandResult {
-        let executable = try executableURL(file: file, line: line)
+        var executable = try executableURL(file: file, line: line)
+        var words = arguments
+        if unprivileged && getuid() == 0 {
+            words = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", executable.path] + arguments
+            executable = URL(fileURLWithPath: "/usr/bin/setpriv")
+        }
         let child = try ChildProcess(
-            executable: executable, arguments: arguments, environment: environment(extra), directory: workDirectory,
+            executable: executable, arguments: words, environment: environment(extra), directory: workDirectory,
             spool: spoolDirectory, stdin: stdin, stdout: target)
         guard let result = child.wait(timeout: timeout) else {
             XCTFail("remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s",

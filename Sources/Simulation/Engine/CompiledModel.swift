@@ -154,6 +154,8 @@ public struct CompiledModel: Sendable {
     public let horizonDays: Int
     @usableFromInline let response: CompiledResponse
     public let seed: UInt64
+    /// The most sessions a user may have in this run (`Scenario.sessionLimit`).
+    public let sessionLimit: Int
 
     /// Builds the model; the scenario must have passed validation (`Scenario.decode` or
     /// `semanticIssues()` empty), otherwise this throws its issues. Recorded logs are read from
@@ -198,6 +200,7 @@ public struct CompiledModel: Sendable {
         horizonSeconds = Double(scenario.horizonDays) * 86_400
         response = CompiledResponse(scenario.response)
         seed = scenario.seed
+        sessionLimit = Scenario.sessionLimit(days: scenario.horizonDays)
     }
 }
 

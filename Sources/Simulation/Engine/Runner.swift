@@ -22,10 +22,42 @@ public struct RunOptions: Sendable {
     }
 }
 
+/// The first user (and configuration) of a run that reached the session limit.
+public struct SessionLimitBreach: Equatable, Sendable {
+    public let user: Int
+    public let configuration: Int
+
+    public init(user: Int, configuration: Int) {
+        self.user = user
+        self.configuration = configuration
+    }
+
+    func precedes(_ other: SessionLimitBreach) -> Bool {
+        (user, configuration) < (other.user, other.configuration)
+    }
+}
+
+extension CompiledModel {
+    /// Why a run that reached the session limit is refused, naming the user, the configuration and
+    /// the segment whose fields to look at.
+    public func explain(_ breach: SessionLimitBreach) -> String {
+        let segment = traits(user: breach.user).segment
+        let label = configurations[breach.configuration].spec.label
+        return "user \(breach.user) (segment \"\(scenario.population.segments[segment].name)\", "
+            + (breach.configuration == 0 ? "holdout" : "configuration \"\(label)\"")
+            + ") reached \(sessionLimit) sessions, the limit of \(Scenario.maximumSessionsPerDay) a day on average "
+            + "over \(horizonDays) days: population.segments[\(segment)] returns, session lengths or the response "
+            + "delays give more sessions than a person can have; lengthen them"
+    }
+}
+
 /// The counts a run produced: one tally per configuration, the holdout first.
 public struct RunTallies: Equatable, Sendable {
     public var tallies: [Tally]
     public var users: Range<Int>
+    /// Set when a user reached the session limit: the counts are then incomplete and the run must be
+    /// refused. It is the breach of the lowest user index, whatever the threads.
+    public var sessionLimitBreach: SessionLimitBreach?
 
     public init(tallies: [Tally], users: Range<Int>) {
         self.tallies = tallies
@@ -35,6 +67,9 @@ public struct RunTallies: Equatable, Sendable {
     public mutating func merge(_ other: RunTallies) {
         precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
         for i in tallies.indices { tallies[i].merge(other.tallies[i]) }
+        if let breach = other.sessionLimitBreach, sessionLimitBreach.map(breach.precedes) ?? true {
+            sessionLimitBreach = breach
+        }
     }
 }
 
@@ -57,11 +92,12 @@ extension CompiledModel {
         RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users)
     }
 
-    /// Simulates users `range` under every configuration and the holdout, adding into `counts`.
-    func simulate(users range: Range<Int>, into counts: WorkerCounts, scratch: inout TimelineScratch) {
+    /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
+    /// the first user who reaches the session limit, and returns who.
+    func simulate(users range: Range<Int>, into counts: WorkerCounts, scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
-        configurations.withUnsafeBufferPointer { configurations in
+        return configurations.withUnsafeBufferPointer { configurations -> SessionLimitBreach? in
             for user in range {
                 let t = traits(user: user)
                 for i in configurations.indices {
@@ -69,10 +105,14 @@ extension CompiledModel {
                                            layout: counts.layouts[i], counts: counts.base(i), scratch: &scratch,
                                            observer: &observer)
                 }
+                if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                    return SessionLimitBreach(user: user, configuration: i)
+                }
                 for i in configurations.indices {
                     addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                 }
             }
+            return nil
         }
     }
 
@@ -102,25 +142,36 @@ extension CompiledModel {
     ///
     /// Work is handed out in chunks; each thread keeps its own tallies and they are added at the
     /// end. Every count is an integer, so the result is the same for any thread count or order.
+    ///
+    /// A user who reaches the session limit stops the run early: chunks after the first one that
+    /// found such a user are not started. Chunks are handed out in order, so every chunk before it
+    /// is finished and the breach reported is the lowest user's, whatever the threads.
     public func run(options: RunOptions = RunOptions()) -> RunTallies {
         let range = options.users ?? 0..<scenario.users
         let chunks = (range.count + options.chunkSize - 1) / options.chunkSize
         let next = Atomic<Int>(0)
+        let lastChunk = Atomic<Int>(Int.max)
         let results = Mutex<[RunTallies]>([])
         let threads = min(options.threads, max(chunks, 1))
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) })
             defer { counts.deallocate() }
             var scratch = TimelineScratch()
+            var breach: SessionLimitBreach?
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard chunk < chunks else { break }
+                guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
-                simulate(users: lower..<upper, into: counts, scratch: &scratch)
+                breach = simulate(users: lower..<upper, into: counts, scratch: &scratch)
+                if breach != nil {
+                    _ = lastChunk.min(chunk, ordering: .relaxed)
+                    break
+                }
                 options.progress?(upper - lower)
             }
-            let mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range)
+            var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range)
+            mine.sessionLimitBreach = breach
             results.withLock { $0.append(mine) }
         }
         var total = emptyTallies(users: range)

@@ -53,6 +53,8 @@ public struct UserOutcome: Equatable, Sendable {
     public var retainedDays: UInt32 = 0
     /// The last day k ≤ 30 that ends inside the horizon (0 if none): days 1...k can be measured.
     public var eligibleThrough: Int = 0
+    /// Set when the user reached `Scenario.sessionLimit` and was stopped there: the run is refused.
+    public var exceededSessionLimit = false
 
     @inlinable public func retained(day k: Int) -> Bool { k <= eligibleThrough && retainedDays & (1 << UInt32(k - 1)) != 0 }
     @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
@@ -168,6 +170,8 @@ struct UserTimeline {
     let response: CompiledResponse
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
     let horizon: Double
+    /// The most sessions the user may have (`Scenario.sessionLimit`).
+    let sessionLimit: Int
     /// The UTC offset plus one day: `t + dayOrigin` is positive for every time of the run (offsets
     /// lie within −12...14 hours), so whole seconds are found by truncation and days by integer
     /// division, ⌊⌊y⌋ / 86,400⌋ = ⌊y / 86,400⌋, with no call to `floor` and no floating division.
@@ -217,6 +221,7 @@ struct UserTimeline {
         empirical = model.empirical
         response = model.response
         horizon = model.horizonSeconds
+        sessionLimit = model.sessionLimit
         dayOrigin = traits.utcOffsetSeconds + 86_400
         install = traits.install
         gapMean = traits.gapMeanSeconds
@@ -274,6 +279,11 @@ struct UserTimeline {
         var cause = OpenCause.install
         var coldLaunch = true
         while true {
+            // A bounded number of sessions per user keeps every run's time proportional to users × days.
+            if sessionIndex >= sessionLimit {
+                result.exceededSessionLimit = true
+                break
+            }
             open(at: openTime, cause: cause, coldLaunch: coldLaunch, &observer)
             guard let session = session(openedAt: openTime, &observer) else { break }
             close(session, &observer)

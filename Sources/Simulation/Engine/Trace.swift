@@ -1,11 +1,14 @@
-/// Keeps every event of a timeline, for `remindersim trace`.
+/// Keeps the events of a timeline, for `remindersim trace`: the first `maximumEvents` of them, so
+/// that a user with an enormous timeline cannot exhaust memory, and the number left out.
 public struct TimelineRecorder: TimelineObserver {
+    public static let maximumEvents = 200_000
     public private(set) var events: [TimelineEvent] = []
+    public private(set) var omitted = 0
 
     public init() {}
 
     public mutating func record(_ event: @autoclosure () -> TimelineEvent) {
-        events.append(event())
+        if events.count < Self.maximumEvents { events.append(event()) } else { omitted += 1 }
     }
 }
 
@@ -15,6 +18,10 @@ public struct UserTrace: Sendable {
     public let traits: UserTraits
     public let configurationIndex: Int
     public let events: [TimelineEvent]
+    /// Events after the first `TimelineRecorder.maximumEvents`, counted but not kept.
+    public let omittedEvents: Int
+    /// The user reached the session limit under this configuration and was stopped there.
+    public let exceededSessionLimit: Bool
     /// The counts this user adds to the configuration's tally (paired comparisons excluded).
     public let tally: Tally
 }
@@ -26,10 +33,11 @@ extension CompiledModel {
         var tally = Tally(layout: layout(index))
         var scratch = TimelineScratch()
         var recorder = TimelineRecorder()
-        _ = tally.counts.withUnsafeMutableBufferPointer { counts in
+        let outcome = tally.counts.withUnsafeMutableBufferPointer { counts in
             simulate(user: user, traits: t, configuration: configurations[index], layout: layout(index),
                      counts: counts.baseAddress!, scratch: &scratch, observer: &recorder)
         }
-        return UserTrace(user: user, traits: t, configurationIndex: index, events: recorder.events, tally: tally)
+        return UserTrace(user: user, traits: t, configurationIndex: index, events: recorder.events,
+                         omittedEvents: recorder.omitted, exceededSessionLimit: outcome.exceededSessionLimit, tally: tally)
     }
 }

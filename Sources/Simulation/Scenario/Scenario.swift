@@ -377,6 +377,15 @@ public struct GridSpec: Encodable, Equatable, Sendable {
         (self.mode, self.cronRules) = (mode, cronRules)
     }
 
+    /// How many configurations `expanded()` makes, computed without making them (saturating, so
+    /// that a grid too large to expand is still counted).
+    public var combinationCount: Int {
+        [timePeriods.count, randomMessage.count, circularTimePeriod.count, mode.count].reduce(1) {
+            let (product, overflow) = $0.multipliedReportingOverflow(by: $1)
+            return overflow ? Int.max : product
+        }
+    }
+
     /// Periods × message choice × wrap × mode, in that nesting order. A label names the periods
     /// and each choice that varies, e.g. `7/10d random original`.
     public func expanded() -> [ConfigurationSpec] {

@@ -21,6 +21,17 @@ extension Scenario {
         guard let scenario, issues.isEmpty else { throw ScenarioError(source: source, issues: issues) }
         return scenario
     }
+
+    /// The most configurations (listed and generated) one scenario may compare, besides the holdout:
+    /// each is simulated for every user and stored with its own tables.
+    public static let maximumConfigurations = 1_000
+
+    static let blank = "must not be only spaces"
+
+    /// True for text that is not empty but shows nothing: spaces, tabs, line breaks.
+    static func isBlank(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isWhitespace }
+    }
 }
 
 extension ConfigurationSpec {
@@ -56,6 +67,11 @@ extension ConfigurationSpec {
                     messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain, mode: mode)
             } catch {
                 issues.append(ScenarioIssue(path: rp, reason: error.description))
+            }
+            for (k, message) in r.messages.enumerated() where message.allSatisfy(\.isWhitespace) {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).messages[\(k)]" : "grid.messages[\(k)]",
+                    reason: message.isEmpty ? "must not be empty" : Scenario.blank))
             }
             if !domains.insert(r.appDomain).inserted {
                 issues.append(ScenarioIssue(

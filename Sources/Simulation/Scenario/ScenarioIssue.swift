@@ -8,7 +8,30 @@ public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible
         (self.path, self.reason) = (path, reason)
     }
 
-    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+    /// One line, whatever the scenario held: values quoted in a reason may carry line breaks, escape
+    /// sequences or bidirectional controls, which are shown escaped so that they cannot break the
+    /// `FILE: PATH: REASON` lines or repaint the terminal.
+    public var description: String { Self.printable(path.isEmpty ? reason : "\(path): \(reason)") }
+
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
+    }
 }
 
 /// A scenario that cannot run, with every problem found in it.

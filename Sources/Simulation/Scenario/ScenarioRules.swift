@@ -28,6 +28,7 @@ struct ScenarioParts {
         var issues: [ScenarioIssue] = []
         func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
         if let name, name.isEmpty { fail("name", "must not be empty") }
+        if let name, Scenario.isBlank(name) { fail("name", Scenario.blank) }
         if let users, users < 1 { fail("users", "must be ≥ 1, got \(users)") }
         if let horizonDays, horizonDays < 1 || horizonDays > 3_650 {
             fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)")
@@ -35,13 +36,19 @@ struct ScenarioParts {
         if let startDate, CalendarDate(iso: startDate) == nil {
             fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"")
         }
+        if let population, let response { issues += Scenario.boundIssues(population: population, response: response) }
         if let population {
             issues += Self.issues(of: population)
             if let horizonDays, population.installSpreadDays > Double(horizonDays) {
                 fail("population.installSpreadDays", Self.spreadBeyondHorizon(population.installSpreadDays, horizonDays))
             }
         }
-        if let configurations, let grid {
+        // Checked before anything expands the grid: a grid of millions would exhaust memory first.
+        if let configurations, let grid, (grid?.combinationCount ?? 0) > Scenario.maximumConfigurations - configurations.count {
+            let size = grid?.combinationCount ?? 0
+            fail("grid", "expands to \(size == Int.max ? "too many" : String(size)) configurations; with the "
+                 + "\(configurations.count) listed, a scenario may compare at most \(Scenario.maximumConfigurations)")
+        } else if let configurations, let grid {
             let all = configurations + (grid?.expanded() ?? [])
             issues += Self.issues(of: all, listed: configurations.count)
             if let response {
@@ -83,6 +90,8 @@ struct ScenarioParts {
             }
             if segment.name.isEmpty {
                 fail("population.segments[\(i)].name", "must not be empty")
+            } else if Scenario.isBlank(segment.name) {
+                fail("population.segments[\(i)].name", Scenario.blank)
             } else if let first = segmentNames[segment.name] {
                 fail("population.segments[\(i)].name", "\"\(segment.name)\" is already the name of population.segments[\(first)]")
             } else {
@@ -104,6 +113,7 @@ struct ScenarioParts {
             let isListed = i < listed
             let p = isListed ? "configurations[\(i)]" : "grid"
             if c.label.isEmpty { fail("\(p).label", "must not be empty") }
+            if Scenario.isBlank(c.label) { fail("\(p).label", Scenario.blank) }
             if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
             if let first = seen[c.label] {
                 // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.

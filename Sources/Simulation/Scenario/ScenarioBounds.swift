@@ -1,0 +1,76 @@
+import Foundation
+
+/// The limits that keep every scenario that validates finishing in time proportional to users × days.
+///
+/// A person cannot open an app, use it and come back in less than about a second, so gaps and sessions
+/// shorter than one second are refused outright. That alone does not bound the work: draws from a
+/// heavy-tailed model (a BG/NBD user with an extreme rate, a lognormal with a huge spread) or
+/// notifications answered in seconds can still pile up sessions. So a run also stops a user at
+/// `maximumSessionsPerDay` sessions a day on average over the run, and the run is refused with an
+/// error naming the user's segment instead of producing numbers about impossible behaviour.
+extension Scenario {
+    /// The shortest mean gap between sessions (the median for lognormal gaps) and the shortest median
+    /// session, in seconds.
+    public static let minimumGapSeconds = 1.0
+    public static let minimumSessionSeconds = 1.0
+    /// The shortest mean delay between a notification and the open it causes, in seconds.
+    public static let minimumResponseDelaySeconds = 1.0
+    /// The most sessions one user may have per day of the run, on average: one every 86 seconds,
+    /// day and night. Far above real use; a run that reaches it is simulating a model, not people.
+    public static let maximumSessionsPerDay = 1_000
+
+    /// The most sessions one user may have in a run of `days` days.
+    public static func sessionLimit(days: Int) -> Int { maximumSessionsPerDay * max(days, 1) }
+
+    /// Problems with gaps, sessions and delays shorter than a person can manage.
+    static func boundIssues(population: Population, response: ResponseModel) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        func seconds(_ s: Double) -> String { String(format: "%.3g s", s) }
+        for (i, segment) in population.segments.enumerated() {
+            let p = "population.segments[\(i)]"
+            // Compared in minutes, the field's own unit, so the schema's minimum (1/60) is the same number.
+            let session = segment.sessionLength.medianMinutes * 60
+            if !(segment.sessionLength.medianMinutes >= Self.minimumSessionSeconds / 60) {
+                issues.append(ScenarioIssue(
+                    path: "\(p).sessionLength.medianMinutes",
+                    reason: "must be at least 1 second (0.0167 minutes), got \(segment.sessionLength.medianMinutes) (\(seconds(session)))"))
+            }
+            if let (field, gap, what) = Self.typicalGap(segment.returns), !(gap >= Self.minimumGapSeconds) {
+                issues.append(ScenarioIssue(
+                    path: field.isEmpty ? "\(p).returns" : "\(p).returns.\(field)",
+                    reason: "gives a \(what) gap of \(seconds(gap)); it must be at least 1 second"))
+            }
+        }
+        let delay = response.responseDelayMinutes * 60
+        if !(response.responseDelayMinutes >= Self.minimumResponseDelaySeconds / 60) {
+            issues.append(ScenarioIssue(
+                path: "response.responseDelayMinutes",
+                reason: "must be at least 1 second (0.0167 minutes), got \(response.responseDelayMinutes) (\(seconds(delay)))"))
+        }
+        return issues
+    }
+
+    /// The field that sets a return process's scale (empty when it may be one of two), its typical gap in seconds and what kind of
+    /// typical it is; nil for recorded data, whose visits are real.
+    static func typicalGap(_ returns: ReturnProcess) -> (field: String, seconds: Double, what: String)? {
+        switch returns {
+        case let .exponential(mean, unit):
+            return ("mean", mean * unit.seconds, "mean")
+        case let .weibull(shape, scale, unit):
+            return ("scale", scale * tgamma(1 + 1 / shape) * unit.seconds, "mean")
+        case let .lognormal(mu, _, unit):
+            // The median, not the mean: a large sigma would let a mean of hours hide a typical gap of nanoseconds.
+            // It may be given as median or as mu, so the path names the whole return process.
+            return ("", exp(mu) * unit.seconds, "median")
+        case let .bgnbd(r, alpha, _, _, unit):
+            return ("alpha", alpha / r * unit.seconds, "mean-rate")
+        case let .empirical(values, weights, unit):
+            let w = weights ?? Array(repeating: 1, count: values.count)
+            let total = w.reduce(0, +)
+            guard total > 0, w.count == values.count else { return nil }
+            return ("values", zip(values, w).reduce(0) { $0 + $1.0 * $1.1 } / total * unit.seconds, "mean")
+        case .recordedGaps, .replay:
+            return nil
+        }
+    }
+}

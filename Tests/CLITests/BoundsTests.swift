@@ -1,0 +1,55 @@
+import Foundation
+import XCTest
+
+/// Every scenario `validate` accepts runs in time proportional to users × days, and `trace` stays
+/// within bounded memory: impossible gaps and sessions are refused by name, and a user who piles up
+/// sessions anyway stops the run with a clear error.
+final class BoundsTests: RemindersimTestCase {
+    /// The default scenario with every segment returning as `returns`, sessions of `sessionMinutes` and
+    /// no dropout.
+    @discardableResult
+    func scenario(returns: [String: Any], sessionMinutes: Double) throws -> URL {
+        var json: Any = try defaultScenario()
+        for i in 0..<3 {
+            json = try JSONEdit.setting(returns, at: "population.segments[\(i)].returns", in: json)
+            json = try JSONEdit.setting(["medianMinutes": sessionMinutes, "sigma": 0.5],
+                                        at: "population.segments[\(i)].sessionLength", in: json)
+            json = try JSONEdit.setting(0, at: "population.segments[\(i)].dropoutPerSession", in: json)
+        }
+        return try writeFile("busy.json", try JSONEdit.text(json))
+    }
+
+    func testImpossiblyShortGapsAndSessionsAreRefusedByValidate() throws {
+        try scenario(returns: ["distribution": "exponential", "mean": 1e-300, "unit": "minutes"], sessionMinutes: 1e-300)
+        for command in ["validate", "run"] {
+            let options = command == "run" ? ["--users", "1", "--days", "35"] : []
+            let result = try remindersim(arguments: [command, "busy.json"] + options, timeout: 30)
+            assertExit(result, 65)
+            for i in 0..<3 {
+                assertContains(result.stderr, "busy.json: population.segments[\(i)].returns.mean: gives a mean gap of 6e-299 s; it must be at least 1 second")
+                assertContains(result.stderr, "busy.json: population.segments[\(i)].sessionLength.medianMinutes: must be at least 1 second")
+            }
+        }
+    }
+
+    /// One-second gaps and sessions validate, but no one opens an app 40,000 times a day: the run and
+    /// the trace stop at the session limit and say so, in seconds rather than never.
+    func testARunThatReachesTheSessionLimitIsRefusedQuickly() throws {
+        try scenario(returns: ["distribution": "exponential", "mean": 1.0 / 60, "unit": "minutes"],
+                     sessionMinutes: 1.0 / 60)
+        assertExit(try remindersim("validate", "busy.json"), 0)
+        let started = Date()
+        let run = try remindersim("run", "busy.json", "--users", "2000", "--days", "35", "--db", "runs.sqlite", timeout: 60)
+        assertExit(run, 65)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        assertContains(run.stderr, "remindersim: error: busy.json: user 0 (segment \"")
+        assertContains(run.stderr, "holdout) reached 35000 sessions, the limit of 1000 a day on average over 35 days")
+        XCTAssertEqual(run.stdout, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("Reports")), "no report for a refused run")
+
+        let trace = try remindersim("trace", "busy.json", "--user", "0", "--days", "35", timeout: 60)
+        assertExit(trace, 65)
+        assertContains(trace.stderr, "reached 35000 sessions")
+        XCTAssertLessThan(trace.stdout.utf8.count, 64 << 20, "a trace's output is bounded")
+    }
+}
