@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Every scenario `validate` accepts runs in time proportional to users × days, and `trace` stays

@@ -3,6 +3,7 @@ import Foundation
 import ReminderSimCLI
 import Storage
 import Synchronization
+import ReminderSimTestSupport
 import XCTest
 
 /// Hostile inputs, generated: the example scenarios and a small log mutated at random (with a fixed

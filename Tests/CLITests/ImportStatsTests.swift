@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// `import --stats` reports the process's real peak memory: the figure is read at the very end, after

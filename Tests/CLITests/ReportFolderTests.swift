@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import Foundation
+import ReminderSimTestSupport
 import XCTest
 
 /// Small things a hostile or hurried user runs into: each gets a clear message and the right status.
