@@ -25,6 +25,10 @@ public enum TimelineEvent: Sendable {
     case close(time: Double)
     case scheduled(reminder: Int, notification: PendingNotification, state: ReminderState)
     case ended(reminder: Int, notification: PendingNotification, outcome: NotificationOutcome)
+    /// A delivery policy moved a notification's fire time: into the send window, out of quiet hours.
+    case moved(reminder: Int, from: Double, to: Double, shifted: Bool, deferred: Bool)
+    /// A frequency cap kept a notification from being shown at its fire time.
+    case capped(reminder: Int, notification: PendingNotification)
     case responseDrawn(reminder: Int, responds: Bool, probability: Double, optOut: Bool)
     case droppedOut(time: Double)
     case revived(time: Double)
@@ -64,6 +68,8 @@ public struct UserOutcome: Equatable, Sendable {
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
     @usableFromInline var ruleRan: [Bool] = []
+    /// A frequency cap's recent deliveries, sized for the largest cap.
+    @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
 
     public init() {}
 
@@ -120,19 +126,29 @@ extension CompiledModel {
         var ruleRan: [Bool] = []
         swap(&states, &scratch.states)
         swap(&ruleRan, &scratch.ruleRan)
+        // Only a frequency cap needs the log of recent deliveries; without one nothing is moved.
+        var log = DeliveryLog.unused
+        let capped = c.delivery.frequencyCap != nil
+        if capped {
+            swap(&log, &scratch.deliveryLog)
+            log.reset()
+        }
         defer {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
+            if capped { swap(&log, &scratch.deliveryLog) }
         }
         return c.reminders.withUnsafeBufferPointer { reminders in
             states.withUnsafeMutableBufferPointer { allStates in
                 ruleRan.withUnsafeMutableBufferPointer { allRules in
-                    var timeline = UserTimeline(
-                        model: self, user: user, traits: traits, configuration: c, reminders: reminders,
-                        states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
-                        ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
-                        layout: layout, counts: counts)
-                    return timeline.run(&observer)
+                    withUnsafeMutablePointer(to: &log) { log in
+                        var timeline = UserTimeline(
+                            model: self, user: user, traits: traits, configuration: c, reminders: reminders,
+                            states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
+                            ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
+                            deliveryLog: log, layout: layout, counts: counts)
+                        return timeline.run(&observer)
+                    }
                 }
             }
         }
@@ -190,6 +206,10 @@ struct UserTimeline {
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
+    /// Extensions around the engines: where notifications may fire, and a cap on deliveries.
+    let delivery: DeliveryPolicy
+    let movesFireTimes: Bool
+    let deliveryLog: UnsafeMutablePointer<DeliveryLog>
 
     // The user's random streams.
     var organic: Xoshiro256
@@ -203,6 +223,9 @@ struct UserTimeline {
     /// fatigue^k, k = notifications delivered since the last organic open.
     var fatigueFactor = 1.0
     var unclaimedDelivery = -Double.infinity
+    /// Local minute of the day of the most recent organic open (the install included), for a send
+    /// window at the user's usual hour.
+    var usualMinute: Int?
     var lastDAUDay = -1
     var sessionIndex = 0
     var counters = LaunchCounters()
@@ -216,7 +239,8 @@ struct UserTimeline {
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
          reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
-         ruleRan: UnsafeMutableBufferPointer<Bool>, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>) {
+         ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>, layout: TallyLayout,
+         counts: UnsafeMutablePointer<Int64>) {
         segment = model.segments[traits.segment]
         empirical = model.empirical
         response = model.response
@@ -236,6 +260,9 @@ struct UserTimeline {
         messageWeights = c.messageWeights
         self.layout = layout
         self.counts = counts
+        delivery = c.delivery
+        movesFireTimes = c.delivery.movesFireTimes
+        self.deliveryLog = deliveryLog
         organic = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .organic)
         responseStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .response)
         messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
@@ -250,6 +277,8 @@ struct UserTimeline {
     @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
     /// The local calendar day of time `t` (≥ 0), counted from the run's start.
     @inline(__always) func localDay(_ t: Double) -> Int { Int(t + dayOrigin) / 86_400 - 1 }
+    /// The local clock hour (0...23) of time `t` (≥ 0).
+    @inline(__always) func localHour(_ t: Double) -> Int { Int(t + dayOrigin) % 86_400 / 3_600 }
 
     /// Counts how a notification of reminder `r` ended.
     @inline(__always)
@@ -317,6 +346,7 @@ struct UserTimeline {
         } else {
             add(.organicOpens)
             fatigueFactor = 1
+            if movesFireTimes { usualMinute = Int(openTime + dayOrigin) % 86_400 / 60 }
         }
         let utcDay = Int(openTime) / 86_400
         if utcDay != lastDAUDay {
@@ -433,7 +463,8 @@ struct UserTimeline {
                 case .firedInBackground: break
                 }
             }
-            guard let n = states[r].pending else { continue }
+            guard var n = states[r].pending else { continue }
+            if movesFireTimes { n = move(r, n, &observer) }
             add(.scheduled)
             add(layout.message(messageBase[r] + n.messageIndex, .scheduled))
             add(layout.period(periodBase[r] + n.periodIndex, .scheduled))
@@ -473,7 +504,15 @@ struct UserTimeline {
                 outcome(earliest, notification, .suppressed, &observer)
                 continue
             }
+            if let cap = delivery.frequencyCap {
+                guard deliveryLog.pointee.allows(notification.fireTime, cap: cap) else {
+                    capped(earliest, notification, &observer)
+                    continue
+                }
+                deliveryLog.pointee.record(notification.fireTime)
+            }
             outcome(earliest, notification, .delivered, &observer)
+            add(layout.hour(localHour(notification.fireTime), .delivered))
             unclaimedDelivery = notification.fireTime
             if let at = respond(to: notification, of: earliest, &observer), at < nextOpen && at < horizon {
                 nextOpen = at
@@ -508,6 +547,7 @@ struct UserTimeline {
     @inline(__always)
     mutating func brought<O: TimelineObserver>(back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O) {
         add(.responded)
+        add(layout.hour(localHour(n.fireTime), .responded))
         add(layout.message(messageBase[r] + n.messageIndex, .responded))
         add(layout.period(periodBase[r] + n.periodIndex, .responded))
         if dormant {
@@ -515,6 +555,29 @@ struct UserTimeline {
             add(.revived)
             observer.record(.revived(time: time))
         }
+    }
+
+    /// A delivery policy moves reminder `r`'s new notification, as an app would reschedule it: into the
+    /// send window, then out of quiet hours. The engine's state holds the moved time, so its checks
+    /// see what the app scheduled.
+    mutating func move<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
+        let moved = delivery.fireTime(for: n.fireTime, utcOffsetSeconds: dayOrigin - 86_400, usualMinute: usualMinute)
+        guard moved.time != n.fireTime else { return n }
+        if moved.shifted { add(.shifted) }
+        if moved.deferred { add(.deferred) }
+        observer.record(.moved(reminder: r, from: n.fireTime, to: moved.time, shifted: moved.shifted, deferred: moved.deferred))
+        var m = n
+        m.fireTime = moved.time
+        states[r].pending = m
+        return m
+    }
+
+    /// A notification past the frequency cap: not shown. The engine cannot tell it from one that fired.
+    mutating func capped<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) {
+        add(.capped)
+        add(layout.message(messageBase[r] + n.messageIndex, .capped))
+        add(layout.period(periodBase[r] + n.periodIndex, .capped))
+        observer.record(.capped(reminder: r, notification: n))
     }
 
     /// Nobody opens again before the horizon: notifications due after it are censored.
