@@ -14,6 +14,11 @@ let package = Package(
             path: "Sources/ReminderSimSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "ReminderSimZlib",
+            path: "Sources/ReminderSimZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"]),
@@ -24,14 +29,17 @@ let package = Package(
         .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"], exclude: ["README.md"]),
         .target(name: "Rendering", exclude: ["README.md"]),
         .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"]),
-        .target(name: "RecordedData", exclude: ["README.md"]),
+        .target(name: "RecordedData", dependencies: ["ReminderSimZlib"], exclude: ["README.md"]),
+        .target(
+            name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"],
+            exclude: ["README.md"]),
         .target(
             name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"],
             exclude: ["README.md"]),
         .target(
             name: "ReminderSimCLI",
             dependencies: [
-                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData",
+                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData", "Calibration",
             ],
             exclude: ["README.md"]
         ),
@@ -46,7 +54,8 @@ let package = Package(
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
-        .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData"]),
+        .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(
             name: "ReportingTests", dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport"]),

@@ -10,6 +10,11 @@ public struct FitAnalysis {
         public var bgnbdUnit: GapUnit = .weeks
         /// End of the calibration window (seconds since 1970); default: half way through the observation.
         public var calibrationEnd: Double?
+        /// How frequency, recency and age are measured; default: whole days for a log with day
+        /// resolution, continuous time otherwise.
+        public var convention: SummaryConvention?
+        /// Horizon of the per-customer predictions, in `bgnbdUnit`; default: the holdout's length.
+        public var predictionHorizon: Double?
 
         public init() {}
     }
@@ -21,6 +26,10 @@ public struct FitAnalysis {
     public let gapFits: [FitResult]
     public let gapFailures: [(model: String, reason: String)]
     public let calibrationEnd: Double
+    /// The convention the customer summaries were built with.
+    public let convention: SummaryConvention
+    /// Length of the holdout (calibration end to observation end), in `bgnbdUnit`.
+    public let holdoutLength: Double
     public let customers: [CustomerSummary]
     public let bgnbd: BGNBDFit?
     public let bgnbdFailure: String?
@@ -49,8 +58,10 @@ public struct FitAnalysis {
 
         let end = options.calibrationEnd ?? (log.firstVisit + (log.observationEnd - log.firstVisit) / 2)
         calibrationEnd = end
-        customers = log.customerSummaries(calibrationEnd: end, unit: options.bgnbdUnit)
-        holdoutCounts = log.holdoutCounts(calibrationEnd: end, holdoutEnd: log.observationEnd)
+        let convention = options.convention ?? log.summaryConvention
+        self.convention = convention
+        customers = log.customerSummaries(calibrationEnd: end, unit: options.bgnbdUnit, convention: convention)
+        holdoutCounts = log.holdoutCounts(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
         var fit: BGNBDFit?, failure: String?
         do {
             fit = try BGNBD.fit(customers)
@@ -59,10 +70,53 @@ public struct FitAnalysis {
         }
         bgnbd = fit
         bgnbdFailure = failure
-        let holdoutLength = (log.observationEnd - end) / options.bgnbdUnit.seconds
+        let holdoutLength = log.holdoutLength(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
+            / options.bgnbdUnit.seconds
+        self.holdoutLength = holdoutLength
+        // A fit at the edge of the parameter space predicts nothing useful, and its series can take
+        // hundreds of millions of terms: predictions are made from usable fits only.
+        let usable = Self.problem(of: fit, failure: failure) == nil ? fit : nil
         holdoutPredictions = customers.map { c in
-            (try? fit?.conditionalExpectedTransactions(t: holdoutLength, x: c.frequency, tx: c.recency, T: c.age)) ?? .nan
+            (try? usable?.conditionalExpectedTransactions(t: holdoutLength, x: c.frequency, tx: c.recency, T: c.age)) ?? .nan
         }
+    }
+
+    /// One customer's history and BG/NBD's predictions for it.
+    public struct CustomerPrediction: Sendable, Equatable {
+        public let summary: CustomerSummary
+        public let probabilityAlive: Double
+        /// E[Y(t) | x, t_x, T] over the prediction horizon (FHL 2005 eq. 10).
+        public let expectedRepeatVisits: Double
+        /// Repeat visits recorded over the same horizon, when the log covers all of it.
+        public let observedRepeatVisits: Int?
+    }
+
+    /// The horizon of the per-customer predictions, in `bgnbdUnit`.
+    public var predictionHorizon: Double { options.predictionHorizon ?? holdoutLength }
+
+    /// Whether the log covers the whole prediction horizon after the calibration window.
+    public var predictionHorizonIsObserved: Bool { predictionHorizon <= holdoutLength + 1e-9 }
+
+    /// Per-customer predictions over `predictionHorizon`, in the order of `customers`; nil without a usable fit.
+    public func customerPredictions() -> [CustomerPrediction]? {
+        guard let bgnbd, bgnbdProblem == nil else { return nil }
+        let horizon = predictionHorizon
+        let observed: [Int]? = predictionHorizonIsObserved
+            ? (horizon == holdoutLength
+                ? holdoutCounts
+                : log.holdoutCounts(
+                    calibrationEnd: calibrationEnd, holdoutEnd: calibrationEnd + horizon * options.bgnbdUnit.seconds,
+                    convention: convention))
+            : nil
+        var result: [CustomerPrediction] = []
+        result.reserveCapacity(customers.count)
+        for (i, c) in customers.enumerated() {
+            let expected = (try? bgnbd.model.conditionalExpectedTransactions(t: horizon, customer: c)) ?? .nan
+            let alive = (try? bgnbd.model.probabilityAlive(customer: c)) ?? .nan
+            result.append(CustomerPrediction(
+                summary: c, probabilityAlive: alive, expectedRepeatVisits: expected, observedRepeatVisits: observed?[i]))
+        }
+        return result
     }
 
     /// Observed and predicted numbers of customers with x = 0, 1, …, `last`+ repeat visits in the calibration window.
@@ -85,8 +139,10 @@ public struct FitAnalysis {
 
     /// Why the BG/NBD fit cannot be used in a scenario, or nil when it can: a fit that ran to the edge
     /// of the parameter space (no standard errors, or values a scenario refuses) describes no population.
-    public var bgnbdProblem: String? {
-        guard let bgnbd else { return bgnbdFailure ?? "not fitted" }
+    public var bgnbdProblem: String? { Self.problem(of: bgnbd, failure: bgnbdFailure) }
+
+    static func problem(of bgnbd: BGNBDFit?, failure: String?) -> String? {
+        guard let bgnbd else { return failure ?? "not fitted" }
         if !bgnbd.converged { return "the optimiser did not converge" }
         if let bad = bgnbd.parameters.first(where: { !($0.value > 0 && $0.value <= 1e6) }) {
             return String(format: "%@ = %.4g is at the edge of the parameter space", bad.name, bad.value)

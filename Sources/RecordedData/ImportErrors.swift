@@ -23,6 +23,8 @@ public struct ImportIssue: Error, Sendable, Equatable, CustomStringConvertible {
 /// A problem with the file or the format as a whole, rather than with one row.
 public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotRead(file: String, reason: String)
+    /// A gzip file whose compressed data is damaged or cut short.
+    case corruptCompression(file: String, reason: String)
     /// The file has no non-blank line at all.
     case emptyFile(file: String)
     /// The file was read but no row became an event (header only, everything skipped or filtered out).
@@ -36,12 +38,16 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .cannotRead(file, reason):
             return "cannot read \(file): \(reason)"
+        case let .corruptCompression(file, reason):
+            return "\(file): cannot decompress: \(reason)"
         case let .emptyFile(file):
             return "\(file) is empty: there is not even a header line"
         case let .noEvents(file, rows, skipped, filtered):
             return "\(file) holds no usable events (\(rows) data rows, \(skipped) skipped as bad, \(filtered) filtered out by event type)"
         case let .missingColumn(file, name, header):
-            return "\(file): no column named '\(name)' in the header (columns: \(header.joined(separator: ", ")))"
+            // The header comes from the file: shown escaped and shortened, never as raw bytes.
+            let columns = header.prefix(20).map { Excerpt.name($0) }.joined(separator: ", ") + (header.count > 20 ? ", …" : "")
+            return "\(file): no column named \(Excerpt.quoted(name)) in the header (columns: \(columns))"
         case let .columnOutOfRange(file, position, fieldCount):
             return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
         case let .invalidFormat(message):

@@ -21,8 +21,24 @@ public struct LogFormat: Sendable, Equatable {
         public init(integerLiteral value: Int) { self = .position(value) }
     }
 
+    /// One of several layouts a file may have, told apart by the number of fields of its rows.
+    public struct Layout: Sendable, Equatable {
+        public var fieldCount: Int
+        public var timeColumn: Int
+        /// What the columns are, for the import's summary.
+        public var name: String
+
+        public init(fieldCount: Int, timeColumn: Int, name: String) {
+            self.fieldCount = fieldCount
+            self.timeColumn = timeColumn
+            self.name = name
+        }
+    }
+
     public var delimiter: Delimiter
-    public var hasHeader: Bool
+    /// true: the first non-blank line is a header; false: there is none; nil: the first line is a header
+    /// only if it does not read as a data row (columns chosen by name always need a header).
+    public var hasHeader: Bool?
     public var userColumn: Column
     public var timeColumn: Column
     public var timestamp: TimestampFormat
@@ -38,10 +54,13 @@ public struct LogFormat: Sendable, Equatable {
     /// Day resolution: all events of one user on one calendar day (in the default offset) are one visit,
     /// dated at the start of that day. Ignored when `sessionColumn` is set.
     public var visitsByCalendarDay: Bool
+    /// When set, the first row's field count picks the layout, and so the time column; rows with another
+    /// count are bad rows. `timeColumn` is then ignored.
+    public var layouts: [Layout]?
 
     public init(
         delimiter: Delimiter = .comma,
-        hasHeader: Bool = true,
+        hasHeader: Bool? = nil,
         userColumn: Column,
         timeColumn: Column,
         timestamp: TimestampFormat = .iso8601,
@@ -50,7 +69,8 @@ public struct LogFormat: Sendable, Equatable {
         eventTypeColumn: Column? = nil,
         keptEventTypes: Set<String>? = nil,
         sessionGapMinutes: Double = 30,
-        visitsByCalendarDay: Bool = false
+        visitsByCalendarDay: Bool = false,
+        layouts: [Layout]? = nil
     ) {
         self.delimiter = delimiter
         self.hasHeader = hasHeader
@@ -63,17 +83,25 @@ public struct LogFormat: Sendable, Equatable {
         self.keptEventTypes = keptEventTypes
         self.sessionGapMinutes = sessionGapMinutes
         self.visitsByCalendarDay = visitsByCalendarDay
+        self.layouts = layouts
     }
 
-    /// The CDNOW master purchase log (Fader, Hardie & Lee 2005): `customer_id date number_of_cds dollar_value`,
-    /// dates as `yyyyMMdd`; several purchases on one day are one visit.
+    /// CDNOW purchase logs (Fader, Hardie & Lee 2005), whitespace-separated with dates as `yyyyMMdd`, in
+    /// either of the two layouts that circulate: the master file (`customer_id date number_of_cds
+    /// dollar_value`) or the five-column one with a second id before the date (as in the 1/10 sample).
+    /// Several purchases on one day are one visit. A header line is optional.
     public static let cdnow = LogFormat(
         delimiter: .whitespace,
-        hasHeader: true,
+        hasHeader: nil,
         userColumn: 0,
         timeColumn: 1,
         timestamp: .compactDate,
-        visitsByCalendarDay: true
+        visitsByCalendarDay: true,
+        layouts: [
+            Layout(fieldCount: 4, timeColumn: 1, name: "CDNOW master layout (customer id, date, CDs, dollars)"),
+            Layout(fieldCount: 5, timeColumn: 2,
+                   name: "CDNOW five-column layout (customer id, second id, date, CDs, dollars)"),
+        ]
     )
 }
 

@@ -7,21 +7,38 @@ extension RecordedLog {
     /// Throws `ImportIssue` for the first bad row under `.stop`, `ImportError` for file-level problems.
     /// Rows with a time after `observationEnd` are bad rows. Blank lines are ignored but still counted
     /// in line numbers.
+    /// A gzip-compressed file (told by its first bytes, whatever its name) is decompressed as it is read.
     public static func read(
         file path: String,
         format: LogFormat,
         observationEnd: Double? = nil,
-        onBadRow: BadRowPolicy = .stop
+        onBadRow: BadRowPolicy = .stop,
+        outliers: OutlierPolicy = .exclude
     ) throws -> RecordedLog {
-        try read(file: path, format: format, observationEnd: observationEnd, onBadRow: onBadRow, chunkSize: 1 << 20)
+        try read(file: path, format: format, observationEnd: observationEnd, onBadRow: onBadRow, outliers: outliers,
+                 chunkSize: 1 << 20)
     }
 
     static func read(
-        file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy, chunkSize: Int
+        file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy,
+        outliers: OutlierPolicy = .exclude, chunkSize: Int
     ) throws -> RecordedLog {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw ImportError.cannotRead(file: path, reason: "is a directory, not a log file")
+        }
+        var importer = try LogImporter(
+            format: format, file: path, observationEnd: observationEnd, policy: onBadRow, outliers: outliers)
+        if try GzipReader.isCompressed(path) {
+            var reader = try GzipReader(path: path)
+            defer { reader.close() }
+            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+                if count == 0 { break }
+                try buffer.withUnsafeBytes { try importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            }
+            return try importer.finish()
         }
         let handle: FileHandle
         do {
@@ -30,7 +47,6 @@ extension RecordedLog {
             throw ImportError.cannotRead(file: path, reason: systemReason(error))
         }
         defer { try? handle.close() }
-        var importer = try LogImporter(format: format, file: path, observationEnd: observationEnd, policy: onBadRow)
         while true {
             let chunk: Data?
             do {
@@ -50,13 +66,21 @@ extension RecordedLog {
         format: LogFormat,
         observationEnd: Double? = nil,
         onBadRow: BadRowPolicy = .stop,
+        outliers: OutlierPolicy = .exclude,
         name: String = "<text>"
     ) throws -> RecordedLog {
-        var importer = try LogImporter(format: format, file: name, observationEnd: observationEnd, policy: onBadRow)
+        var importer = try LogImporter(
+            format: format, file: name, observationEnd: observationEnd, policy: onBadRow, outliers: outliers)
         var bytes = Array(text.utf8)
         try bytes.withUnsafeMutableBytes { try importer.feed(UnsafeRawBufferPointer($0)) }
         return try importer.finish()
     }
+}
+
+/// Why a user id cannot be used.
+private struct BadUserID: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
 }
 
 /// The streaming state of one import: line assembly, column lookup, and per-user visit accumulation.
@@ -76,7 +100,16 @@ struct LogImporter {
     private var expectedFields: Int?
     private var minimumFields = 0
     private var headerNames: [String] = []
-    private var needsHeader: Bool
+    /// Whether the first non-blank line is still to come, and so may be a header.
+    private var firstLinePending = true
+    /// The first line's fields when it was read as a header.
+    private var headerLine: [String]?
+    /// The layout the first row chose, when the format has several.
+    private var layout: LogFormat.Layout?
+    /// Set until the first row has chosen one of the format's layouts.
+    private var layoutPending: Bool
+    private let outlierPolicy: OutlierPolicy
+    private var extremes = ExtremeEvents()
 
     private var carry: [UInt8] = []
     private var lineNumber = 0
@@ -91,8 +124,12 @@ struct LogImporter {
     /// Per user, session id → (first, last) event time; only used with a session column.
     private var sessions: [[String: (Double, Double)]] = []
 
-    init(format: LogFormat, file: String, observationEnd: Double?, policy: BadRowPolicy) throws(ImportError) {
+    init(
+        format: LogFormat, file: String, observationEnd: Double?, policy: BadRowPolicy, outliers: OutlierPolicy = .exclude
+    ) throws(ImportError) {
         self.format = format
+        outlierPolicy = outliers
+        layoutPending = format.layouts != nil
         self.file = file
         self.observationEnd = observationEnd
         self.policy = policy
@@ -104,8 +141,7 @@ struct LogImporter {
         rule = format.visitsByCalendarDay
             ? .calendarDay(offset: Double(format.defaultUTCOffsetSeconds))
             : .gap(format.sessionGapMinutes * 60)
-        needsHeader = format.hasHeader
-        if !format.hasHeader { try resolveColumns(header: nil) }
+        if format.hasHeader == false || (format.hasHeader == nil && !namesAColumn) { try resolveColumns(header: nil) }
     }
 
     private mutating func resolveColumns(header: [String]?) throws(ImportError) {
@@ -131,13 +167,46 @@ struct LogImporter {
         timeField = try position(format.timeColumn)
         sessionField = try format.sessionColumn.map { (c) throws(ImportError) in try position(c) }
         typeField = try format.eventTypeColumn.map { (c) throws(ImportError) in try position(c) }
-        expectedFields = header?.count
+        expectedFields = format.layouts == nil ? header?.count : nil
         minimumFields = [userField, timeField, sessionField ?? 0, typeField ?? 0].max()! + 1
         headerNames = header ?? []
     }
 
+    /// Whether a column is chosen by name, which needs a header line.
+    private var namesAColumn: Bool {
+        [format.userColumn, format.timeColumn, format.sessionColumn, format.eventTypeColumn].contains {
+            if case .name = $0 { return true } else { return false }
+        }
+    }
+
+    /// Picks the layout whose field count is `count`; false when none has it.
+    private mutating func chooseLayout(fieldCount count: Int) -> Bool {
+        guard let layouts = format.layouts else { return true }
+        guard let chosen = layouts.first(where: { $0.fieldCount == count }) else { return false }
+        layout = chosen
+        layoutPending = false
+        timeField = chosen.timeColumn
+        expectedFields = count
+        minimumFields = max(minimumFields, timeField + 1)
+        return true
+    }
+
+    /// Whether the split line reads as a data row: enough fields, a user id and a readable time.
+    private func readsAsData(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = splitter.count
+        var time = timeField
+        if let layouts = format.layouts {
+            guard let chosen = layouts.first(where: { $0.fieldCount == count }) else { return false }
+            time = chosen.timeColumn
+        }
+        guard count >= max(minimumFields, time + 1) else { return false }
+        let fields = splitter.fields
+        let hasUser = FieldSplitter.withContent(of: fields[userField], in: line) { !$0.isEmpty }
+        return hasUser && FieldSplitter.withContent(of: fields[time], in: line) { parser.parse($0) } != nil
+    }
+
     private func label(_ field: Int) -> String {
-        field < headerNames.count ? "\(headerNames[field]) (position \(field))" : "position \(field)"
+        field < headerNames.count ? "\(Excerpt.name(headerNames[field])) (position \(field))" : "position \(field)"
     }
 
     mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
@@ -191,10 +260,33 @@ struct LogImporter {
             }
             users.append(UserVisits(id: userTable.id(u), visits: visits))
         }
+        var outliers: OutlierReport?
+        if let bounds = OutlierReport.bounds(of: users) {
+            let rows = extremes.beyond(bounds).map { event in
+                ImportIssue(line: event.line, reason: "timestamp \(CivilTime.isoString(event.time)) is an outlier",
+                            file: file, column: label(timeField))
+            }
+            let outlying = users.reduce(0) { $0 + $1.visits.filter { $0 < bounds.lowerBound || $0 > bounds.upperBound }.count }
+            if outlying > 0 {
+                outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
+                if outlierPolicy == .exclude {
+                    users = users.compactMap { user in
+                        let kept = user.visits.filter { bounds.contains($0) }
+                        return kept.isEmpty ? nil : UserVisits(id: user.id, visits: kept)
+                    }
+                    lastEvent = extremes.latest(within: bounds) ?? users.compactMap(\.visits.last).max() ?? lastEvent
+                }
+            }
+        }
+        guard !users.isEmpty else {
+            throw ImportError.noEvents(file: file, rows: rows, skipped: skipped, filtered: filtered)
+        }
         return RecordedLog(
             users: users, observationEnd: observationEnd ?? lastEvent,
             rows: rows, events: events, duplicates: duplicates, skipped: skipped,
-            filtered: filtered, issues: issues, lastEvent: lastEvent)
+            filtered: filtered, issues: issues, lastEvent: lastEvent, headerLine: headerLine,
+            layout: layout?.name, outliers: outliers,
+            calendarDayOffset: sessionField == nil && format.visitsByCalendarDay ? format.defaultUTCOffsetSeconds : nil)
     }
 
     private mutating func processLine(_ raw: UnsafeBufferPointer<UInt8>) throws {
@@ -208,19 +300,33 @@ struct LogImporter {
         }
         guard line.contains(where: { !isBlank($0) }) else { return }
         sawContent = true
-        if needsHeader {
-            if let failure = splitter.split(line) {
-                throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
+        if firstLinePending {
+            firstLinePending = false
+            if format.hasHeader != false {
+                // A line that breaks the quoting rules is no header; unless one is required, it is a bad row.
+                let failure = splitter.split(line)
+                if let failure, format.hasHeader == true || namesAColumn {
+                    throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
+                }
+                if failure == nil, format.hasHeader == true || namesAColumn || !readsAsData(line) {
+                    let names = splitter.fields.map { FieldSplitter.string(of: $0, in: line) }
+                    try resolveColumns(header: names)
+                    headerLine = names
+                    return
+                }
             }
-            try resolveColumns(header: splitter.fields.map { FieldSplitter.string(of: $0, in: line) })
-            needsHeader = false
-            return
         }
         rows += 1
         // Quoted fields never span lines in a log: a quote left open makes its own row bad, and the
         // next line is a row of its own (else one stray quote would swallow the rest of the file).
         if let failure = splitter.split(line) { return try reject(failure.reason) }
         let count = splitter.count
+        if layoutPending {
+            guard chooseLayout(fieldCount: count) else {
+                let counts = format.layouts!.map { String($0.fieldCount) }.joined(separator: " or ")
+                return try reject("expected \(counts) fields, found \(count)")
+            }
+        }
         if let expected = expectedFields, count != expected {
             return try reject("expected \(expected) fields, found \(count)")
         }
@@ -235,9 +341,8 @@ struct LogImporter {
 
         let time = FieldSplitter.withContent(of: fields[timeField], in: line) { parser.parse($0) }
         guard let time else {
-            let text = FieldSplitter.string(of: fields[timeField], in: line)
-            let shown = text.count > 60 ? text.prefix(60) + "…" : Substring(text)
-            return try reject("cannot read timestamp '\(shown)' as \(format.timestamp.displayName)", field: timeField)
+            let shown = FieldSplitter.withContent(of: fields[timeField], in: line) { Excerpt.quoted($0) }
+            return try reject("cannot read timestamp \(shown) as \(format.timestamp.displayName)", field: timeField)
         }
         if let observationEnd, time > observationEnd {
             return try reject(
@@ -245,10 +350,17 @@ struct LogImporter {
                 field: timeField)
         }
 
-        let found = FieldSplitter.withContent(of: fields[userField], in: line) { id -> (index: Int, isNew: Bool)? in
-            id.isEmpty ? nil : userTable.index(of: id)
+        let found = FieldSplitter.withContent(of: fields[userField], in: line) { id -> Result<(Int, Bool), BadUserID> in
+            if id.isEmpty { return .failure(BadUserID("empty user id")) }
+            // A NUL would end the id in any C-based tool and make two users look like one (or one like two).
+            if id.contains(0) { return .failure(BadUserID("user id \(Excerpt.quoted(id)) contains a NUL byte")) }
+            return .success(userTable.index(of: id))
         }
-        guard let (user, isNew) = found else { return try reject("empty user id", field: userField) }
+        let (user, isNew): (Int, Bool)
+        switch found {
+        case .success(let entry): (user, isNew) = entry
+        case .failure(let bad): return try reject(bad.reason, field: userField)
+        }
         if isNew {
             if sessionField == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
         }
@@ -267,6 +379,7 @@ struct LogImporter {
         }
         events += 1
         lastEvent = max(lastEvent, time)
+        extremes.add(time, line: lineNumber)
     }
 
     private mutating func reject(_ reason: String, field: Int? = nil) throws {

@@ -51,6 +51,25 @@ public struct CustomerSummary: Sendable, Hashable {
     }
 }
 
+/// How a customer's frequency, recency and age are measured from their visits.
+public enum SummaryConvention: Sendable, Equatable {
+    /// Times as recorded: the age runs from the first visit to the calibration end instant.
+    case continuous
+    /// Whole calendar days in a fixed UTC offset (seconds east of UTC), the convention of Fader & Hardie's
+    /// CDNOW tables and of lifetimes' `summary_data_from_transaction_data`: frequency counts repeat days,
+    /// recency and age are whole days from the first visit's day to the last visit's day and to the
+    /// calibration end's day, and visits on the calibration end's day are in the window.
+    case wholeDays(utcOffsetSeconds: Int)
+
+    /// A short phrase for reports.
+    public var phrase: String {
+        switch self {
+        case .continuous: return "continuous time (ages to the cut-off instant)"
+        case .wholeDays: return "whole days (ages from the first visit's day to the cut-off day)"
+        }
+    }
+}
+
 /// Users and their visits as recorded in a log, with what the import saw on the way.
 public struct RecordedLog: Sendable {
     /// In first-seen order; a user's position is its dense index.
@@ -73,19 +92,29 @@ public struct RecordedLog: Sendable {
     public let lastVisit: Double
     /// The latest event, which can be later than `lastVisit` since a visit is dated by its first event.
     public let lastEvent: Double
+    /// Set when every visit is one calendar day, dated at its start in this UTC offset (seconds east of
+    /// UTC): the log then has day resolution, and summaries use whole days.
+    public let calendarDayOffset: Int?
+    /// The first line's fields, when it was read as a header rather than as data.
+    public let headerLine: [String]?
+    /// Which of the format's layouts the file has, when the format has several.
+    public let layout: String?
+    /// Visits far outside the rest of the data, and whether they were left out.
+    public let outliers: OutlierReport?
 
     /// A log built in memory; `observationEnd` defaults to the last visit.
     /// - Precondition: at least one user has a visit, and no visit is after `observationEnd`.
-    public init(users: [UserVisits], observationEnd: Double? = nil) {
+    public init(users: [UserVisits], observationEnd: Double? = nil, calendarDayOffset: Int? = nil) {
         let count = users.reduce(0) { $0 + $1.visits.count }
         self.init(
             users: users, observationEnd: observationEnd, rows: count, events: count,
-            duplicates: 0, skipped: 0, filtered: 0, issues: [], lastEvent: nil)
+            duplicates: 0, skipped: 0, filtered: 0, issues: [], lastEvent: nil, calendarDayOffset: calendarDayOffset)
     }
 
     init(
         users: [UserVisits], observationEnd: Double?, rows: Int, events: Int, duplicates: Int,
-        skipped: Int, filtered: Int, issues: [ImportIssue], lastEvent: Double?
+        skipped: Int, filtered: Int, issues: [ImportIssue], lastEvent: Double?, headerLine: [String]? = nil,
+        layout: String? = nil, outliers: OutlierReport? = nil, calendarDayOffset: Int? = nil
     ) {
         let firsts = users.compactMap(\.visits.first)
         let lasts = users.compactMap(\.visits.last)
@@ -96,8 +125,21 @@ public struct RecordedLog: Sendable {
         self.lastEvent = lastEvent ?? lastVisit
         self.observationEnd = observationEnd ?? self.lastEvent
         precondition(lastVisit <= self.observationEnd, "a visit lies after the end of observation")
-        (self.rows, self.events, self.duplicates, self.skipped) = (rows, events, duplicates, skipped)
-        (self.filtered, self.issues) = (filtered, issues)
+        self.rows = rows
+        self.events = events
+        self.duplicates = duplicates
+        self.skipped = skipped
+        self.filtered = filtered
+        self.issues = issues
+        self.calendarDayOffset = calendarDayOffset
+        self.headerLine = headerLine
+        self.layout = layout
+        self.outliers = outliers
+    }
+
+    /// Whole days for a log with day resolution, continuous time otherwise.
+    public var summaryConvention: SummaryConvention {
+        calendarDayOffset.map { .wholeDays(utcOffsetSeconds: $0) } ?? .continuous
     }
 
     public var visitCount: Int { users.reduce(0) { $0 + $1.visits.count } }
@@ -121,27 +163,65 @@ public struct RecordedLog: Sendable {
     }
 
     /// Frequency, recency and age per user over the calibration window that ends at `calibrationEnd`
-    /// (inclusive); users whose first visit is later are left out.
-    public func customerSummaries(calibrationEnd: Double, unit: GapUnit = .weeks) -> [CustomerSummary] {
+    /// (inclusive); users whose first visit is later are left out. `convention` defaults to the log's.
+    public func customerSummaries(
+        calibrationEnd: Double, unit: GapUnit = .weeks, convention: SummaryConvention? = nil
+    ) -> [CustomerSummary] {
         let scale = unit.seconds
+        let rule = convention ?? summaryConvention
+        let cutoff = Self.windowEnd(calibrationEnd, rule)
         var result: [CustomerSummary] = []
         for (index, user) in users.enumerated() {
-            guard let first = user.visits.first, first <= calibrationEnd else { continue }
-            let inWindow = Self.countAtOrBefore(calibrationEnd, in: user.visits)
+            guard let first = user.visits.first, first <= cutoff else { continue }
+            let inWindow = Self.countAtOrBefore(cutoff, in: user.visits)
+            let last = user.visits[inWindow - 1]
+            let recency: Double, age: Double
+            switch rule {
+            case .continuous:
+                recency = last - first
+                age = calibrationEnd - first
+            case .wholeDays(let offset):
+                let firstDay = Self.day(first, offset)
+                recency = Double(Self.day(last, offset) - firstDay) * 86_400
+                age = Double(Self.day(calibrationEnd, offset) - firstDay) * 86_400
+            }
             result.append(CustomerSummary(
-                frequency: inWindow - 1, recency: (user.visits[inWindow - 1] - first) / scale,
-                age: (calibrationEnd - first) / scale, user: index, id: user.id))
+                frequency: inWindow - 1, recency: recency / scale, age: age / scale, user: index, id: user.id))
         }
         return result
     }
 
-    /// Each summarised user's repeat visits in (calibrationEnd, holdoutEnd], in the same order and for the
-    /// same users as `customerSummaries(calibrationEnd:unit:)`.
-    public func holdoutCounts(calibrationEnd: Double, holdoutEnd: Double) -> [Int] {
-        users.compactMap { user in
-            guard let first = user.visits.first, first <= calibrationEnd else { return nil }
-            let later = Self.countAtOrBefore(holdoutEnd, in: user.visits)
-            return max(0, later - Self.countAtOrBefore(calibrationEnd, in: user.visits))
+    /// Each summarised user's repeat visits after the calibration window up to `holdoutEnd` (inclusive; with
+    /// whole days, through `holdoutEnd`'s day), in the same order and for the same users as
+    /// `customerSummaries(calibrationEnd:unit:convention:)`.
+    public func holdoutCounts(
+        calibrationEnd: Double, holdoutEnd: Double, convention: SummaryConvention? = nil
+    ) -> [Int] {
+        let rule = convention ?? summaryConvention
+        let cutoff = Self.windowEnd(calibrationEnd, rule)
+        let later = Self.windowEnd(holdoutEnd, rule)
+        return users.compactMap { user in
+            guard let first = user.visits.first, first <= cutoff else { return nil }
+            return max(0, Self.countAtOrBefore(later, in: user.visits) - Self.countAtOrBefore(cutoff, in: user.visits))
+        }
+    }
+
+    /// The length of (calibrationEnd, holdoutEnd] in seconds: whole days under the whole-day convention.
+    public func holdoutLength(calibrationEnd: Double, holdoutEnd: Double, convention: SummaryConvention? = nil) -> Double {
+        switch convention ?? summaryConvention {
+        case .continuous: return holdoutEnd - calibrationEnd
+        case .wholeDays(let offset): return Double(Self.day(holdoutEnd, offset) - Self.day(calibrationEnd, offset)) * 86_400
+        }
+    }
+
+    /// The calendar day (days since 1970-01-01 in the offset) that holds the instant `t`.
+    static func day(_ t: Double, _ offset: Int) -> Int { Int(((t + Double(offset)) / 86_400).rounded(.down)) }
+
+    /// The latest instant inside a window that ends at `t`: `t` itself, or the end of `t`'s day.
+    private static func windowEnd(_ t: Double, _ rule: SummaryConvention) -> Double {
+        switch rule {
+        case .continuous: return t
+        case .wholeDays(let offset): return Double(day(t, offset) + 1) * 86_400 - Double(offset) - 0.001
         }
     }
 

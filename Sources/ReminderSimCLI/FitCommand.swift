@@ -14,8 +14,12 @@ struct FitCommand: RunnableCommand {
             Reads a log of user visits (CSV, TSV or whitespace-separated, or the CDNOW format), fits \
             exponential, Weibull and lognormal gap models by maximum likelihood with right-censoring and \
             BG/NBD on each user's frequency, recency and age in a calibration window, and checks BG/NBD on \
-            the visits after it. Writes segments.json (segments for a scenario's population), \
-            survival.svg and repeat-visits.svg into --out. Example: \
+            the visits after it. Writes segments.json (segments for a scenario's population), customers.csv \
+            (each customer's frequency, recency, age, probability of being alive and expected repeat visits \
+            over --predict, with the recorded count where the log covers it), survival.svg and \
+            repeat-visits.svg into --out. A log with one visit per calendar day (--by-day, CDNOW) is \
+            summarised in whole days, as Fader & Hardie's tables and lifetimes do; other logs in continuous \
+            time. Example: \
             remindersim fit Datasets/cdnow/CDNOW_master.txt --format cdnow --calibration-end 1997-09-30
             """,
         arguments: [
@@ -26,6 +30,8 @@ struct FitCommand: RunnableCommand {
             .option("--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.",
                     default: "days"),
             .option("--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks"),
+            .option("--predict", valueName: "length",
+                    help: "Horizon of the per-customer predictions, in the BG/NBD unit (default: the holdout's length)."),
             .option("--out", valueName: "dir", help: "Where the segments and charts go (default: Reports/fit-<name>)."),
         ])
 
@@ -35,7 +41,9 @@ struct FitCommand: RunnableCommand {
     let calibrationEnd: String?
     let gapUnit: GapUnit
     let bgnbdUnit: GapUnit
+    let predict: Double?
     let skipBadRows: Bool
+    let keepOutliers: Bool
     let output: String
 
     init(arguments: ParsedArguments) throws {
@@ -44,18 +52,24 @@ struct FitCommand: RunnableCommand {
         format = logOptions.format
         observationEnd = logOptions.observationEnd
         skipBadRows = logOptions.skipBadRows
+        keepOutliers = logOptions.keepOutliers
         calibrationEnd = try LogOptions.date("--calibration-end", arguments)
         gapUnit = try arguments.value("--gap-unit", as: GapUnit.self)
         bgnbdUnit = try arguments.value("--bgnbd-unit", as: GapUnit.self)
+        predict = try arguments.isPresent("--predict")
+            ? arguments.value("--predict", as: Double.self, expected: "a length > 0 and at most 100000", where: { $0 > 0 && $0 <= 1e5 })
+            : nil
         let name = ((data as NSString).lastPathComponent as NSString).deletingPathExtension
         output = try arguments.optionalValue("--out") ?? "Reports/fit-\(name)"
     }
 
     func run(context: CommandContext) throws {
-        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows)
+        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows,
+                                      keepOutliers: keepOutliers, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
         options.gapUnit = gapUnit
         options.bgnbdUnit = bgnbdUnit
+        options.predictionHorizon = predict
         // The last second of the day: visits dated at the start of the next day are outside the window.
         options.calibrationEnd = calibrationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
         if let end = options.calibrationEnd, end <= log.firstVisit || end >= log.observationEnd {
@@ -75,6 +89,10 @@ struct FitCommand: RunnableCommand {
                 toFile: (output as NSString).appendingPathComponent("segments.json"), atomically: true, encoding: .utf8)
             try analysis.survivalChart().write(
                 toFile: (output as NSString).appendingPathComponent("survival.svg"), atomically: true, encoding: .utf8)
+            if let customers = analysis.customerTable() {
+                try customers.encoded().write(
+                    toFile: (output as NSString).appendingPathComponent("customers.csv"), atomically: true, encoding: .utf8)
+            }
             if let chart = analysis.repeatChart() {
                 try chart.write(toFile: (output as NSString).appendingPathComponent("repeat-visits.svg"), atomically: true,
                                 encoding: .utf8)
@@ -83,6 +101,10 @@ struct FitCommand: RunnableCommand {
             throw CommandError.ioError("\(output): cannot write the fit's files: \(CommandRunner.systemReason(error))")
         }
         context.stdout.writeLine("\nSegments for a scenario: \((output as NSString).appendingPathComponent("segments.json"))")
+        if analysis.customerPredictions() != nil {
+            context.stdout.writeLine("Per-customer predictions over \(String(format: "%g", analysis.predictionHorizon)) "
+                + "\(bgnbdUnit.rawValue): \((output as NSString).appendingPathComponent("customers.csv"))")
+        }
         context.stdout.writeLine("Charts: \((output as NSString).appendingPathComponent("survival.svg")), "
             + "\((output as NSString).appendingPathComponent("repeat-visits.svg"))")
     }

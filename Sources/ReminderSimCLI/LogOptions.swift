@@ -9,7 +9,11 @@ struct LogOptions {
     static let arguments: [ArgumentSpec] = [
         .option("--format", valueName: "kind", help: "cdnow, csv, tsv, whitespace, or a single delimiter character.",
                 default: "csv"),
-        .flag("--no-header", help: "The file has no header line (columns are then numbers)."),
+        .flag("--header", help: "The first line is a header, even if it reads as data."),
+        .flag("--no-header", help: """
+            The file has no header line (columns are then numbers). Without either flag, the first line is a \
+            header only if it does not read as a data row; what was read as a header is said on stderr.
+            """),
         .option("--user", valueName: "column", help: "User id column: a header name or a 0-based number.", default: "0"),
         .option("--time", valueName: "column", help: "Timestamp column: a header name or a 0-based number.", default: "1"),
         .option("--timestamp", valueName: "format", help: """
@@ -23,15 +27,25 @@ struct LogOptions {
         .flag("--by-day", help: "All events of a user on one calendar day are one visit."),
         .option("--observation-end", valueName: "date", help: "Last day observed (default: the time of the last event)."),
         .flag("--skip-bad-rows", help: "Skip rows that cannot be read (they are counted) instead of stopping."),
+        .flag("--keep-outliers", help: """
+            Keep visits far outside the rest of the data (more than the span of the central 99% of visit times \
+            before its 0.5th or after its 99.5th percentile). They are always reported; by default left out.
+            """),
     ]
 
     let format: RecordedFormat
     let observationEnd: String?
     let skipBadRows: Bool
+    let keepOutliers: Bool
 
     init(arguments: ParsedArguments) throws {
         let kind: String = try arguments.value("--format")
+        let header = try arguments.flag("--header"), noHeader = try arguments.flag("--no-header")
+        if header && noHeader { throw UsageError("--header and --no-header contradict each other: give at most one") }
         if kind == "cdnow" {
+            if header || noHeader {
+                throw UsageError("--\(header ? "header" : "no-header"): the CDNOW format finds its header line itself")
+            }
             format = .cdnow
         } else {
             func column(_ text: String) -> ColumnReference { Int(text).map { .position($0) } ?? .name(text) }
@@ -42,7 +56,7 @@ struct LogOptions {
             default: kind
             }
             let d = DelimitedFormat(
-                delimiter: delimiter, header: !(try arguments.flag("--no-header")),
+                delimiter: delimiter, header: header ? true : noHeader ? false : nil,
                 user: column(try arguments.value("--user")), time: column(try arguments.value("--time")),
                 timestamp: try arguments.value("--timestamp"),
                 utcOffsetHours: try arguments.value("--utc-offset", expected: "hours from -12 to 14", where: { (-12...14).contains($0) }),
@@ -56,6 +70,7 @@ struct LogOptions {
         }
         observationEnd = try Self.date("--observation-end", arguments)
         skipBadRows = try arguments.flag("--skip-bad-rows")
+        keepOutliers = try arguments.flag("--keep-outliers")
     }
 
     static func date(_ option: String, _ arguments: ParsedArguments) throws -> String? {
@@ -65,12 +80,36 @@ struct LogOptions {
     }
 
     /// Reads the log, turning its problems into the tool's exit codes.
-    static func read(_ path: String, format: RecordedFormat, observationEnd: String?, skipBadRows: Bool) throws -> RecordedLog {
+    /// Says on `diagnostics` what was read as a header and which visits are outliers.
+    static func read(
+        _ path: String, format: RecordedFormat, observationEnd: String?, skipBadRows: Bool, keepOutliers: Bool = false,
+        diagnostics: (String) -> Void = { _ in }
+    ) throws -> RecordedLog {
+        let log: RecordedLog
         do {
-            return try RecordedSource(path: path, format: format, observationEnd: observationEnd)
-                .read(onBadRow: skipBadRows ? .skip : .stop)
+            log = try RecordedSource(path: path, format: format, observationEnd: observationEnd)
+                .read(onBadRow: skipBadRows ? .skip : .stop, outliers: keepOutliers ? .keep : .exclude)
         } catch let error as RecordedDataError {
             throw ScenarioLoading.commandError(error, message: error.message)
         }
+        for line in notes(log, path: path) { diagnostics(line) }
+        return log
+    }
+
+    /// What the import decided on its own: the header line and outlying visits.
+    static func notes(_ log: RecordedLog, path: String) -> [String] {
+        var out: [String] = []
+        if let header = log.headerLine {
+            out.append("\(path): read the first line as a header: "
+                + header.prefix(12).map { Excerpt.quoted($0) }.joined(separator: ", ") + (header.count > 12 ? ", …" : ""))
+        }
+        if let o = log.outliers {
+            out.append("\(path): \(o.visits) visit\(o.visits == 1 ? "" : "s") outside "
+                + "\(CivilTime.isoString(o.bounds.lowerBound)) to \(CivilTime.isoString(o.bounds.upperBound)) "
+                + (o.excluded ? "left out as outliers (--keep-outliers keeps them)" : "kept (--keep-outliers)")
+                + "; an outlier is \(OutlierReport.rule)")
+            for row in o.examples.prefix(5) { out.append("  \(row)") }
+        }
+        return out
     }
 }

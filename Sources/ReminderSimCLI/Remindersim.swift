@@ -15,7 +15,7 @@ public enum Remindersim: Command {
         subcommands: [
             RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
             ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self,
-            FitCommand.self, ImportCommand.self,
+            FitCommand.self, ImportCommand.self, CalibrateCommand.self,
         ])
 
     /// Runs the tool with the process's arguments and returns the exit status.

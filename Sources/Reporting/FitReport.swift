@@ -17,6 +17,7 @@ public enum FitText {
         var out = "Recorded log \(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.users.count))) users, "
             + "\(Text.group(Int64(log.visitCount))) visits (\(Text.group(Int64(log.duplicates))) duplicate events"
             + (log.skipped > 0 ? ", \(Text.group(Int64(log.skipped))) bad rows skipped" : "") + ")\n"
+        if let layout = log.layout { out += "Layout: \(layout).\n" }
         out += "Observed \(day(log.firstVisit)) to \(day(log.observationEnd)).\n"
         for issue in log.issues.prefix(5) { out += "  skipped: \(issue)\n" }
         return out
@@ -54,6 +55,7 @@ public enum FitText {
         var out = ""
         let bu = a.options.bgnbdUnit.rawValue
         out += "\nBG/NBD on \(Text.group(Int64(a.customers.count))) customers, calibration \(day(log.firstVisit)) to \(day(a.calibrationEnd)) (times in \(bu)):\n"
+        out += "  calibration cut-off: \(cutOff(a)); \(a.convention.phrase)\n"
         guard let fit = a.bgnbd else {
             return out + "  not fitted: \(a.bgnbdFailure ?? "unknown reason")\n"
         }
@@ -114,13 +116,48 @@ public enum FitText {
         return out
     }
 
+    /// The exact last instant of the calibration window, as the summaries used it.
+    static func cutOff(_ a: FitAnalysis) -> String {
+        switch a.convention {
+        case .continuous:
+            return "visits up to and including \(CivilTime.isoString(a.calibrationEnd))"
+        case .wholeDays(let offset):
+            let dayNumber = Int(((a.calibrationEnd + Double(offset)) / 86_400).rounded(.down))
+            let lastSecond = Double(dayNumber + 1) * 86_400 - Double(offset) - 1
+            let zone = offset == 0 ? "UTC" : String(format: "UTC%+.2g", Double(offset) / 3_600)
+            return "visits on days up to and including \(CalendarDate(daysSinceEpoch: dayNumber)) (\(zone)), "
+                + "that is up to \(CivilTime.isoString(lastSecond))"
+        }
+    }
+
     static func estimate(_ p: ParameterEstimate) -> String {
         String(format: "%@ %.4g", p.name, p.value) + (p.standardError.map { String(format: " ± %.2g", $0) } ?? " (SE n/a)")
     }
 }
 
-/// What a fit becomes outside the terminal: scenario segments and charts.
+/// What a fit becomes outside the terminal: scenario segments, per-customer predictions and charts.
 extension FitAnalysis {
+    /// One row per calibrated customer: history (x, t_x, T in the BG/NBD unit), probability alive,
+    /// expected repeat visits over the prediction horizon, and the recorded count over it when the log
+    /// covers it; nil without a usable BG/NBD fit.
+    public func customerTable() -> CSVTable? {
+        guard let predictions = customerPredictions() else { return nil }
+        let unit = options.bgnbdUnit.rawValue
+        var header = ["user", "frequency", "recency_\(unit)", "T_\(unit)", "probability_alive", "expected_repeat_visits"]
+        if predictionHorizonIsObserved { header.append("observed_repeat_visits") }
+        var table = CSVTable(header: header)
+        table.rows.reserveCapacity(predictions.count)
+        for p in predictions {
+            var row: [CSVField] = [
+                .text(p.summary.id ?? ""), .integer(Int64(p.summary.frequency)), .decimal(p.summary.recency),
+                .decimal(p.summary.age), .decimal(p.probabilityAlive), .decimal(p.expectedRepeatVisits),
+            ]
+            if predictionHorizonIsObserved { row.append(p.observedRepeatVisits.map { .integer(Int64($0)) } ?? .null) }
+            table.rows.append(row)
+        }
+        return table
+    }
+
     /// Segment JSON objects a scenario can use as they are: BG/NBD, each gap model, and the data itself.
     /// Fits that are not usable are left out. `dataPath` should be absolute, so the segments work from
     /// any scenario folder.

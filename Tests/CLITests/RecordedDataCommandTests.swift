@@ -14,6 +14,22 @@ final class RecordedDataCommandTests: RemindersimTestCase {
         assertExit(fit, 0)
         assertContains(fit.stdout, "23,570 users")
         assertContains(fit.stdout, "BG/NBD on 23,570 customers")
+        assertContains(fit.stdout, "calibration cut-off: visits on days up to and including 1997-09-30 (UTC), "
+            + "that is up to 1997-09-30T23:59:59Z; whole days")
+        // lifetimes' BetaGeoFitter on the same whole-day summaries: r 0.2516, α 4.789, a 0.7234, b 2.161.
+        assertContains(fit.stdout, "r 0.2516 ± 0.0042, alpha 4.789 ± 0.13, a 0.7234 ± 0.054, b 2.161 ± 0.2; log-likelihood -95368.4")
+        let customers = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
+            .split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        XCTAssertEqual(customers.first, ["user", "frequency", "recency_weeks", "T_weeks", "probability_alive",
+                                         "expected_repeat_visits", "observed_repeat_visits"])
+        XCTAssertEqual(customers.count, 23_571)
+        // Customer 00001 bought once, on 1997-01-01: T = 272 days; in the 39 holdout weeks, no purchase.
+        XCTAssertEqual(Array(customers[1].prefix(5)), ["00001", "0", "0", String(272.0 / 7), "1"])
+        XCTAssertEqual(customers[1][6], "0")
+        let expectedTotal = customers.dropFirst().reduce(0.0) { $0 + (Double($1[5]) ?? .nan) }
+        let observedTotal = customers.dropFirst().reduce(0) { $0 + (Int($1[6]) ?? -1_000_000) }
+        XCTAssertEqual(observedTotal, 19_684, "repeat visits 1997-10-01 to 1998-06-30")
+        XCTAssertEqual(expectedTotal, 16_874, accuracy: 1, "the holdout check's prediction, customer by customer")
         for model in ["Lognormal", "Weibull", "Exponential"] { assertContains(fit.stdout, model) }
         for name in ["segments.json", "survival.svg", "repeat-visits.svg"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("fit/\(name)").path), name)
@@ -40,6 +56,42 @@ final class RecordedDataCommandTests: RemindersimTestCase {
             assertExit(run, 0)
             assertContains(run.stdout, "holdout", "run with segment \(segment["name"] ?? "?")")
         }
+    }
+
+    func testFitOnTimestampsUsesContinuousTimeAndPredictsBeyondTheLog() throws {
+        // 300 users with their own visit rates and dropout chances after each visit,
+        // over 120 days from 2024-01-01, at times of day spread over the day (a small LCG keeps it fixed).
+        var state: UInt64 = 16
+        func uniform() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var lines = ["user,time"]
+        for u in 0..<300 {
+            let rate = 0.05 + 0.5 * uniform() * uniform()
+            let dropout = 0.4 * uniform() * uniform()
+            var t = 10 * uniform()
+            while t < 120 {
+                lines.append("u\(u),\(Int(1_704_067_200 + t * 86_400))")
+                if uniform() < dropout { break }
+                t += -log(1 - uniform()) / rate
+            }
+        }
+        try writeFile("visits.csv", lines.joined(separator: "\n") + "\n")
+        let fit = try remindersim("fit", "visits.csv", "--timestamp", "epochSeconds", "--calibration-end", "2024-02-15",
+                                  "--predict", "20", "--out", "fit")
+        assertExit(fit, 0)
+        assertContains(fit.stdout, "calibration cut-off: visits up to and including 2024-02-15T23:59:59Z; continuous time")
+        assertContains(fit.stdout, "Per-customer predictions over 20 weeks")
+        let rows = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
+            .split(separator: "\r\n")
+        XCTAssertEqual(rows.first, "user,frequency,recency_weeks,T_weeks,probability_alive,expected_repeat_visits",
+                       "20 weeks run past the end of the log: nothing observed to compare with")
+        XCTAssertGreaterThan(rows.count, 250)
+
+        let bad = try remindersim("fit", "visits.csv", "--predict", "0")
+        assertExit(bad, 64)
+        assertContains(bad.stderr, "--predict")
     }
 
     func testTheCDNOWExampleScenariosRunAsTheyAre() throws {

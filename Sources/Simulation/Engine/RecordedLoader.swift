@@ -22,12 +22,15 @@ public struct RecordedDataError: Error, Equatable, Sendable, CustomStringConvert
 
 extension RecordedSource {
     /// Reads the log at `path` as it is (not resolved against any folder).
-    public func read(onBadRow: BadRowPolicy = .stop, scenarioPath: String = "") throws -> RecordedLog {
+    public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "") throws
+        -> RecordedLog
+    {
         guard FileManager.default.fileExists(atPath: path) else {
             throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(path): no such file")
         }
         do {
-            return try RecordedLog.read(file: path, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow)
+            return try RecordedLog.read(
+                file: path, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow, outliers: outliers)
         } catch let error as ImportError {
             if case .cannotRead = error {
                 throw RecordedDataError(kind: .unreadable, scenarioPath: scenarioPath, message: "\(error)")

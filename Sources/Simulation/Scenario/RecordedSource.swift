@@ -27,7 +27,8 @@ public enum RecordedFormat: Equatable, Sendable {
 public struct DelimitedFormat: Equatable, Sendable, Encodable {
     /// `,`, `\t`, `whitespace`, or any other single character.
     public var delimiter: String
-    public var header: Bool
+    /// true: the first line is a header; false: there is none; nil: it is a header only if it does not read as data.
+    public var header: Bool?
     public var user: ColumnReference
     public var time: ColumnReference
     /// `iso8601`, `dateTime` (`yyyy-MM-dd HH:mm:ss`), `compactDate` (`yyyyMMdd`), `epochSeconds`,
@@ -42,7 +43,7 @@ public struct DelimitedFormat: Equatable, Sendable, Encodable {
     /// All events of one user on one calendar day are one visit.
     public var byCalendarDay: Bool
 
-    public init(delimiter: String = ",", header: Bool = true, user: ColumnReference, time: ColumnReference,
+    public init(delimiter: String = ",", header: Bool? = nil, user: ColumnReference, time: ColumnReference,
                 timestamp: String = "iso8601", utcOffsetHours: Double = 0, session: ColumnReference? = nil,
                 sessionGapMinutes: Double = 30, byCalendarDay: Bool = false) {
         self.delimiter = delimiter
@@ -186,7 +187,7 @@ extension JSONFieldReader {
             }
         }
         let delimiter = field(o, "delimiter", default: ",", Self.string)
-        let header = field(o, "header", default: true, Self.bool)
+        let header = optionalField(o, "header", Self.bool)
         let user = field(o, "user", column)
         let time = field(o, "time", column)
         let timestamp = field(o, "timestamp", default: "iso8601", Self.string)
@@ -203,8 +204,8 @@ extension JSONFieldReader {
             fail(o.path(issue.path), issue.reason)
             return nil
         }
-        if !header, case .name = user { fail(o.path("user"), "a file without a header needs column numbers") }
-        if !header, case .name = time { fail(o.path("time"), "a file without a header needs column numbers") }
+        if header == .some(false), case .name = user { fail(o.path("user"), "a file without a header needs column numbers") }
+        if header == .some(false), case .name = time { fail(o.path("time"), "a file without a header needs column numbers") }
         return format
     }
 }

@@ -1,0 +1,139 @@
+import RecordedData
+
+/// What a past live test saw, per arm: the moments `calibrate` fits the response model to.
+public struct ExperimentResults: Sendable, Equatable {
+    /// One arm of the test: a reminder configuration or the holdout.
+    public struct Arm: Sendable, Equatable {
+        /// A configuration label of the scenario, or `holdout`.
+        public var label: String
+        public var users: Int
+        public var delivered: Int
+        public var opens: Int
+        public var optOuts: Int
+        public var retainedD7: Int?
+        public var retainedD30: Int?
+        public var attributed: Int?
+        /// The line of the results file the arm came from (0 for arms built in code).
+        public var line: Int
+
+        public init(label: String, users: Int, delivered: Int, opens: Int, optOuts: Int, retainedD7: Int? = nil,
+                    retainedD30: Int? = nil, attributed: Int? = nil, line: Int = 0) {
+            self.label = label
+            self.users = users
+            self.delivered = delivered
+            self.opens = opens
+            self.optOuts = optOuts
+            self.retainedD7 = retainedD7
+            self.retainedD30 = retainedD30
+            self.attributed = attributed
+            self.line = line
+        }
+    }
+
+    public var arms: [Arm]
+
+    public init(arms: [Arm]) { self.arms = arms }
+
+    static let required = ["arm", "users", "delivered", "opens", "opt_outs"]
+    static let optional = ["retained_d7", "retained_d30", "attributed"]
+
+    /// Reads a results file: a header naming at least `arm, users, delivered, opens, opt_outs` (and optionally
+    /// `retained_d7, retained_d30, attributed`), then one row per arm. Fields are separated by commas; a field
+    /// may be in double quotes. An empty optional field means "not measured" for that arm.
+    ///
+    /// - Throws: `ResultsError` naming the file, line, column and reason of the first problem.
+    public static func parse(_ text: String, file: String) throws(ResultsError) -> ExperimentResults {
+        func fail(_ line: Int, _ column: String?, _ reason: String) -> ResultsError {
+            ResultsError(file: file, line: line, column: column, reason: reason)
+        }
+        var header: [String]?
+        var position: [String: Int] = [:]
+        var arms: [Arm] = []
+        var lineNumber = 0
+        // "\r\n" is one Character, so lines are split on any newline Character.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { field -> String in
+                var f = field.trimmingBlanks()
+                if f.count >= 2, f.hasPrefix("\""), f.hasSuffix("\"") { f = String(f.dropFirst().dropLast()) }
+                return f
+            }
+            guard let names = header else {
+                header = fields
+                for (i, name) in fields.enumerated() {
+                    guard required.contains(name) || optional.contains(name) else {
+                        throw fail(lineNumber, "\(i + 1)", "unknown column \(Excerpt.quoted(name)); expected "
+                            + (required + optional).joined(separator: ", "))
+                    }
+                    guard position[name] == nil else { throw fail(lineNumber, "\(i + 1)", "column \(name) appears twice") }
+                    position[name] = i
+                }
+                for name in required where position[name] == nil {
+                    throw fail(lineNumber, nil, "the header lacks the column \(name) (required: \(required.joined(separator: ", ")))")
+                }
+                continue
+            }
+            guard fields.count == names.count else {
+                throw fail(lineNumber, nil, "expected \(names.count) fields as in the header, found \(fields.count)")
+            }
+            func column(_ name: String) -> String { "\(position[name]! + 1) (\(name))" }
+            func count(_ name: String) throws(ResultsError) -> Int? {
+                guard let p = position[name] else { return nil }
+                let text = fields[p]
+                if text.isEmpty {
+                    if required.contains(name) { throw fail(lineNumber, column(name), "is empty") }
+                    return nil
+                }
+                guard let value = Int(text), value >= 0 else {
+                    throw fail(lineNumber, column(name), "expected a whole number ≥ 0, got \(Excerpt.quoted(text))")
+                }
+                return value
+            }
+            let label = fields[position["arm"]!]
+            guard !label.isEmpty else { throw fail(lineNumber, column("arm"), "is empty") }
+            if let other = arms.first(where: { $0.label == label }) {
+                throw fail(lineNumber, column("arm"), "arm \(Excerpt.quoted(label)) is already on line \(other.line)")
+            }
+            let users = try count("users")!
+            guard users > 0 else { throw fail(lineNumber, column("users"), "must be > 0") }
+            let arm = Arm(
+                label: label, users: users, delivered: try count("delivered")!, opens: try count("opens")!,
+                optOuts: try count("opt_outs")!, retainedD7: try count("retained_d7"),
+                retainedD30: try count("retained_d30"), attributed: try count("attributed"), line: lineNumber)
+            for (name, value) in [("opt_outs", arm.optOuts), ("retained_d7", arm.retainedD7 ?? 0),
+                                  ("retained_d30", arm.retainedD30 ?? 0)] where value > users {
+                throw fail(lineNumber, column(name), "\(value) is more than the arm's \(users) users")
+            }
+            arms.append(arm)
+        }
+        guard header != nil else { throw fail(1, nil, "the file is empty: expected a header and one row per arm") }
+        guard !arms.isEmpty else { throw fail(lineNumber, nil, "no arms: expected one row per arm after the header") }
+        return ExperimentResults(arms: arms)
+    }
+}
+
+/// A problem in a results file, with where it is.
+public struct ResultsError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let file: String
+    public let line: Int
+    /// 1-based column number and name, when the problem is in one field.
+    public let column: String?
+    public let reason: String
+
+    public var description: String {
+        "\(file):\(line)" + (column.map { ": column \($0)" } ?? "") + ": \(reason)"
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingBlanks() -> String {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

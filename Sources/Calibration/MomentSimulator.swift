@@ -1,0 +1,119 @@
+import Foundation
+import Simulation
+
+/// Simulates the arms of a past experiment and reduces them to per-user moments in a fixed order.
+struct MomentSimulator {
+    enum Kind: String {
+        case delivered, opens, optOuts = "opt_outs", retainedD7 = "retained_d7", retainedD30 = "retained_d30", attributed
+    }
+
+    /// The scenario cut down to the arms of the results, with the calibration's users and seed.
+    let scenario: Scenario
+    let dataFolder: String?
+    let options: Calibration.Options
+    /// The results' arms' configurations (the holdout has none of its own and is not listed).
+    let configurations: [ConfigurationSpec]
+    /// Per moment: index of its arm in the model (0 is the holdout), its kind, label and observed value.
+    let arm: [Int]
+    let kind: [Kind]
+    let armLabel: [String]
+    var momentName: [String] { kind.map(\.rawValue) }
+    let observed: [Double]
+    let observedUsers: [Double]
+
+    init(scenario: Scenario, dataFolder: String?, results: ExperimentResults, options: Calibration.Options) throws {
+        let all = scenario.expandedConfigurations
+        var used: [ConfigurationSpec] = []
+        for a in results.arms where a.label != "holdout" {
+            guard let c = all.first(where: { $0.label == a.label }) else {
+                let labels = (["holdout"] + all.map(\.label)).map { "\"\($0)\"" }.joined(separator: ", ")
+                throw CalibrationError(.mismatch, "line \(a.line): arm \"\(a.label)\" is not a configuration of the scenario "
+                    + "(its arms: \(labels))")
+            }
+            used.append(c)
+        }
+        var s = scenario
+        s.configurations = used
+        s.grid = nil
+        s.users = options.users
+        if let seed = options.seed { s.seed = seed }
+        self.scenario = s
+        self.dataFolder = dataFolder
+        self.options = options
+        configurations = used
+
+        var arm: [Int] = [], kind: [Kind] = [], labels: [String] = [], observed: [Double] = [], users: [Double] = []
+        for a in results.arms {
+            let index = a.label == "holdout" ? 0 : 1 + used.firstIndex { $0.label == a.label }!
+            if index == 0, a.delivered > 0 || a.optOuts > 0 || (a.attributed ?? 0) > 0 {
+                throw CalibrationError(.mismatch, "line \(a.line): the holdout reports notifications (delivered, opt-outs or "
+                    + "attributed opens), but a holdout sends none")
+            }
+            var values: [(Kind, Int)] = [(.delivered, a.delivered), (.opens, a.opens), (.optOuts, a.optOuts)]
+            if let v = a.retainedD7 { values.append((.retainedD7, v)) }
+            if let v = a.retainedD30 { values.append((.retainedD30, v)) }
+            if let v = a.attributed { values.append((.attributed, v)) }
+            for (k, v) in values {
+                arm.append(index)
+                kind.append(k)
+                labels.append(a.label)
+                observed.append(Double(v) / Double(a.users))
+                users.append(Double(a.users))
+            }
+        }
+        if results.arms.contains(where: { $0.retainedD30 != nil }), scenario.horizonDays < 31 {
+            throw CalibrationError(.mismatch, "retained_d30 needs a scenario of at least 31 days, this one has \(scenario.horizonDays)")
+        }
+        if results.arms.contains(where: { $0.retainedD7 != nil }), scenario.horizonDays < 8 {
+            throw CalibrationError(.mismatch, "retained_d7 needs a scenario of at least 8 days, this one has \(scenario.horizonDays)")
+        }
+        self.arm = arm
+        self.kind = kind
+        armLabel = labels
+        self.observed = observed
+        observedUsers = users
+    }
+
+    /// Moments whose per-user variance is not zero: a moment that cannot vary (a holdout's deliveries) says nothing.
+    func usable(perUserVariance: [Double]) -> [Int] {
+        perUserVariance.indices.filter { perUserVariance[$0] > 0 }
+    }
+
+    private func model(_ response: ResponseModel) throws -> CompiledModel {
+        var s = scenario
+        s.response = response
+        return try CompiledModel(s, dataFolder: dataFolder)
+    }
+
+    /// The moments of all the simulated users.
+    func moments(_ response: ResponseModel) throws -> [Double] {
+        let m = try model(response)
+        return reduce(m.run(options: RunOptions(threads: options.threads)).tallies)
+    }
+
+    /// The moments of each of `options.batches` consecutive batches of the users, with the batch sizes.
+    func batchMoments(_ response: ResponseModel) throws -> [(users: Int, moments: [Double])] {
+        let m = try model(response)
+        let n = options.users
+        let count = min(options.batches, n)
+        return (0..<count).map { b in
+            let range = (b * n / count)..<((b + 1) * n / count)
+            return (range.count, reduce(m.run(options: RunOptions(threads: options.threads, users: range)).tallies))
+        }
+    }
+
+    private func reduce(_ tallies: [Tally]) -> [Double] {
+        arm.indices.map { i in
+            let t = tallies[arm[i]]
+            let users = Double(max(t[.users], 1))
+            switch kind[i] {
+            case .delivered: return Double(t[.delivered]) / users
+            case .opens: return Double(t[.opens]) / users
+            case .optOuts: return Double(t[.optOuts]) / users
+            case .attributed: return Double(t[.attributed]) / users
+            case .retainedD7: return Double(t[.retainedD7]) / Double(max(t[.eligibleD7], 1))
+            case .retainedD30: return Double(t[.retainedD30]) / Double(max(t[.eligibleD30], 1))
+            }
+        }
+    }
+}

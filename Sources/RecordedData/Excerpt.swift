@@ -1,0 +1,72 @@
+/// A short, printable excerpt of bytes read from a file, for messages: a log may hold binary data,
+/// and a terminal must never receive its control bytes.
+public enum Excerpt {
+    /// At most `limit` characters of `bytes` in single quotes. Printable text is kept as it is; control
+    /// characters, invisible format characters (such as bidirectional overrides) and bytes that are not
+    /// UTF-8 are written as `\xNN` or `\u{NNNN}`; a longer text ends in `…`.
+    public static func quoted<C: Collection>(_ bytes: C, limit: Int = 40) -> String where C.Element == UInt8 {
+        let input = Array(bytes)
+        var out = ""
+        var shown = 0
+        var i = 0
+        while i < input.count {
+            guard shown < limit else { return "'" + out + "…'" }
+            let (scalar, length) = decode(input, at: i)
+            if let scalar, isPrintable(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else if let scalar, scalar.value >= 0x80 {
+                out += "\\u{" + hex(scalar.value, width: 4) + "}"
+            } else {
+                out += "\\x" + hex(UInt32(input[i]), width: 2)
+            }
+            i += length
+            shown += 1
+        }
+        return "'" + out + "'"
+    }
+
+    public static func quoted(_ text: String, limit: Int = 40) -> String { quoted(Array(text.utf8), limit: limit) }
+
+    /// A name read from a file (a header field): as it is when it is short and printable, else quoted.
+    public static func name(_ text: String, limit: Int = 40) -> String {
+        let q = quoted(text, limit: limit)
+        return q == "'" + text + "'" && !text.isEmpty ? text : q
+    }
+
+    private static func isPrintable(_ s: Unicode.Scalar) -> Bool {
+        if s.value < 0x80 { return s.value >= 0x20 && s.value != 0x7F }
+        switch s.properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
+        default: return true
+        }
+    }
+
+    /// The scalar starting at `i` and its length in bytes, or nil and 1 for a byte that starts no valid scalar.
+    private static func decode(_ b: [UInt8], at i: Int) -> (Unicode.Scalar?, Int) {
+        let lead = b[i]
+        let length: Int, initial: UInt32
+        switch lead {
+        case 0x00...0x7F: return (Unicode.Scalar(lead), 1)
+        case 0xC2...0xDF: length = 2; initial = UInt32(lead & 0x1F)
+        case 0xE0...0xEF: length = 3; initial = UInt32(lead & 0x0F)
+        case 0xF0...0xF4: length = 4; initial = UInt32(lead & 0x07)
+        default: return (nil, 1)
+        }
+        guard i + length <= b.count else { return (nil, 1) }
+        var value = initial
+        for k in 1..<length {
+            let c = b[i + k]
+            guard c & 0xC0 == 0x80 else { return (nil, 1) }
+            value = value << 6 | UInt32(c & 0x3F)
+        }
+        // Overlong forms and values outside Unicode are not UTF-8.
+        let minimum: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return (nil, 1) }
+        return (scalar, length)
+    }
+
+    private static func hex(_ v: UInt32, width: Int) -> String {
+        let digits = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,83 @@
+import Simulation
+import XCTest
+@testable import Calibration
+
+final class ExperimentResultsTests: XCTestCase {
+    private func problem(_ text: String) -> ResultsError? {
+        do {
+            _ = try ExperimentResults.parse(text, file: "past.csv")
+            XCTFail("expected a problem in:\n\(text)")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testReadsArmsWithOptionalColumns() throws {
+        let r = try ExperimentResults.parse("""
+            arm,users,delivered,opens,opt_outs,retained_d7,attributed\r
+            holdout,1000,0,8000,0,220,\r
+            "2d",1000,3000,8400,60,231,900\r
+
+            """, file: "past.csv")
+        XCTAssertEqual(r.arms, [
+            ExperimentResults.Arm(label: "holdout", users: 1000, delivered: 0, opens: 8000, optOuts: 0, retainedD7: 220, line: 2),
+            ExperimentResults.Arm(label: "2d", users: 1000, delivered: 3000, opens: 8400, optOuts: 60, retainedD7: 231,
+                                  attributed: 900, line: 3),
+        ])
+    }
+
+    func testEveryProblemNamesLineColumnAndReason() {
+        let header = "arm,users,delivered,opens,opt_outs\n"
+        XCTAssertEqual(problem("")?.description, "past.csv:1: the file is empty: expected a header and one row per arm")
+        XCTAssertEqual(problem(header)?.description, "past.csv:2: no arms: expected one row per arm after the header")
+        XCTAssertEqual(problem("arm,users,delivered,opens\n")?.description,
+                       "past.csv:1: the header lacks the column opt_outs (required: arm, users, delivered, opens, opt_outs)")
+        XCTAssertEqual(problem("arm,users,delivered,opens,opt_outs,clicks\n")?.description,
+                       "past.csv:1: column 6: unknown column 'clicks'; expected arm, users, delivered, opens, opt_outs, "
+                       + "retained_d7, retained_d30, attributed")
+        XCTAssertEqual(problem(header + "2d,1000,3000,8400\n")?.description,
+                       "past.csv:2: expected 5 fields as in the header, found 4")
+        XCTAssertEqual(problem(header + "2d,1000,-3,8400,1\n")?.description,
+                       "past.csv:2: column 3 (delivered): expected a whole number ≥ 0, got '-3'")
+        XCTAssertEqual(problem(header + "2d,0,3,8400,1\n")?.description, "past.csv:2: column 2 (users): must be > 0")
+        XCTAssertEqual(problem(header + "2d,10,3,84,11\n")?.description,
+                       "past.csv:2: column 5 (opt_outs): 11 is more than the arm's 10 users")
+        XCTAssertEqual(problem(header + "2d,10,3,84,1\n\n2d,10,3,84,1\n")?.description,
+                       "past.csv:4: column 1 (arm): arm '2d' is already on line 2")
+        XCTAssertEqual(problem(header + ",10,3,84,1\n")?.description, "past.csv:2: column 1 (arm): is empty")
+        XCTAssertEqual(problem(header + "2d,10,\u{1B}[2J,84,1\n")?.description,
+                       "past.csv:2: column 3 (delivered): expected a whole number ≥ 0, got '\\x1B[2J'")
+    }
+
+    func testResultsThatDoNotFitTheScenarioAreRefused() throws {
+        let scenario = smallScenario()
+        func refusal(_ arms: [ExperimentResults.Arm], _ parameters: [ResponseParameter] = [.baseResponse]) -> CalibrationError? {
+            var o = Calibration.Options()
+            o.users = 200
+            do {
+                _ = try Calibration.fit(scenario: scenario, results: ExperimentResults(arms: arms), parameters: parameters, options: o)
+                XCTFail("expected a refusal")
+                return nil
+            } catch let error as CalibrationError {
+                return error
+            } catch {
+                XCTFail("unexpected \(error)")
+                return nil
+            }
+        }
+        let holdout = ExperimentResults.Arm(label: "holdout", users: 100, delivered: 0, opens: 800, optOuts: 0, line: 2)
+        let twoDays = ExperimentResults.Arm(label: "2d", users: 100, delivered: 300, opens: 840, optOuts: 6, line: 3)
+        let unknown = ExperimentResults.Arm(label: "weekly", users: 100, delivered: 300, opens: 840, optOuts: 6, line: 4)
+        XCTAssertEqual(refusal([holdout, unknown])?.description,
+                       "line 4: arm \"weekly\" is not a configuration of the scenario (its arms: \"holdout\", \"1/2/4d circular\", \"2d\")")
+        var noisy = holdout
+        noisy.delivered = 5
+        XCTAssertEqual(refusal([noisy, twoDays])?.kind, .mismatch)
+        XCTAssertEqual(refusal([holdout])?.kind, .notIdentified, "no reminder arm")
+        let fatigue = refusal([holdout, twoDays], [.baseResponse, .fatigue])
+        XCTAssertEqual(fatigue?.kind, .notIdentified)
+        XCTAssertTrue(fatigue?.description.hasPrefix("fatigue cannot be identified from a single arm with one period") ?? false,
+                      fatigue?.description ?? "")
+    }
+}
