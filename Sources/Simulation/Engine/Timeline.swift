@@ -126,29 +126,37 @@ extension CompiledModel {
         var ruleRan: [Bool] = []
         swap(&states, &scratch.states)
         swap(&ruleRan, &scratch.ruleRan)
-        // Only a frequency cap needs the log of recent deliveries; without one nothing is moved.
-        var log = DeliveryLog.unused
-        let capped = c.delivery.frequencyCap != nil
-        if capped {
-            swap(&log, &scratch.deliveryLog)
-            log.reset()
-        }
         defer {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
-            if capped { swap(&log, &scratch.deliveryLog) }
         }
-        return c.reminders.withUnsafeBufferPointer { reminders in
+        guard c.delivery.frequencyCap != nil else {
+            return run(user: user, traits: traits, c, &states, &ruleRan, log: nil, layout: layout, counts: counts, &observer)
+        }
+        // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
+        var log = DeliveryLog.unused
+        swap(&log, &scratch.deliveryLog)
+        defer { swap(&log, &scratch.deliveryLog) }
+        log.reset()
+        return withUnsafeMutablePointer(to: &log) { log in
+            run(user: user, traits: traits, c, &states, &ruleRan, log: log, layout: layout, counts: counts, &observer)
+        }
+    }
+
+    private func run<O: TimelineObserver>(
+        user: Int, traits: UserTraits, _ c: CompiledConfiguration, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
+        log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
+        _ observer: inout O
+    ) -> UserOutcome {
+        c.reminders.withUnsafeBufferPointer { reminders in
             states.withUnsafeMutableBufferPointer { allStates in
                 ruleRan.withUnsafeMutableBufferPointer { allRules in
-                    withUnsafeMutablePointer(to: &log) { log in
-                        var timeline = UserTimeline(
-                            model: self, user: user, traits: traits, configuration: c, reminders: reminders,
-                            states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
-                            ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
-                            deliveryLog: log, layout: layout, counts: counts)
-                        return timeline.run(&observer)
-                    }
+                    var timeline = UserTimeline(
+                        model: self, user: user, traits: traits, configuration: c, reminders: reminders,
+                        states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
+                        ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
+                        deliveryLog: log, layout: layout, counts: counts)
+                    return timeline.run(&observer)
                 }
             }
         }
@@ -209,7 +217,8 @@ struct UserTimeline {
     /// Extensions around the engines: where notifications may fire, and a cap on deliveries.
     let delivery: DeliveryPolicy
     let movesFireTimes: Bool
-    let deliveryLog: UnsafeMutablePointer<DeliveryLog>
+    /// Set when the configuration has a frequency cap.
+    let deliveryLog: UnsafeMutablePointer<DeliveryLog>?
 
     // The user's random streams.
     var organic: Xoshiro256
@@ -239,7 +248,7 @@ struct UserTimeline {
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
          reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
-         ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>, layout: TallyLayout,
+         ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>) {
         segment = model.segments[traits.segment]
         empirical = model.empirical
@@ -504,12 +513,12 @@ struct UserTimeline {
                 outcome(earliest, notification, .suppressed, &observer)
                 continue
             }
-            if let cap = delivery.frequencyCap {
-                guard deliveryLog.pointee.allows(notification.fireTime, cap: cap) else {
+            if let log = deliveryLog, let cap = delivery.frequencyCap {
+                guard log.pointee.allows(notification.fireTime, cap: cap) else {
                     capped(earliest, notification, &observer)
                     continue
                 }
-                deliveryLog.pointee.record(notification.fireTime)
+                log.pointee.record(notification.fireTime)
             }
             outcome(earliest, notification, .delivered, &observer)
             add(layout.hour(localHour(notification.fireTime), .delivered))
