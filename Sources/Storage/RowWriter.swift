@@ -46,12 +46,20 @@ struct RowWriter {
         try writeSlots(result, c)
         try writeDays(result, c)
         try writeCronRules(result, c)
+        try insert(
+            "hourly_stats",
+            ["config_index", "label", "local_hour", "delivered", "responded", "response_rate", "response_rate_low",
+             "response_rate_high"],
+            result.isHoldout ? [] : result.hours.map { h in
+                [c, .text(spec.label), .integer(Int64(h.hour)), .integer(h.delivered), .integer(h.responded)]
+                    + MetricColumns.rate(h.responseRate)
+            })
     }
 
     private static let slotColumns = [
         "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
         "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
-        "response_rate", "response_rate_low", "response_rate_high",
+        "response_rate", "response_rate_low", "response_rate_high", "capped",
     ]
 
     private func writeSlots(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
@@ -111,6 +119,7 @@ struct RowWriter {
         [.integer(row.scheduled), .integer(row.cancelled), .integer(row.delivered), .integer(row.foreground),
          .integer(row.suppressed), .integer(row.censored), .integer(row.triggered)]
             + MetricColumns.rate(row.triggerRate) + [.integer(row.responded)] + MetricColumns.rate(row.responseRate)
+            + [.integer(row.capped)]
     }
 
     static func json<T: Encodable>(_ value: T) -> String {
@@ -133,7 +142,7 @@ enum MetricColumns {
         "incremental_opens", "opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high",
         "incremental_retained_d7", "lift_d7", "lift_d7_low", "lift_d7_high",
         "incremental_retained_d30", "lift_d30", "lift_d30_low", "lift_d30_high",
-        "delivered_per_incremental_open",
+        "delivered_per_incremental_open", "capped", "deferred", "shifted",
     ]
 
     static func values(_ m: ConfigurationMetrics) -> [SQLValue] {
@@ -151,6 +160,7 @@ enum MetricColumns {
             + [holdout ? .null : .integer(m.incrementalRetainedD7)] + estimate(m.liftD7)
             + [holdout ? .null : .integer(m.incrementalRetainedD30)] + estimate(m.liftD30)
             + [m.deliveredPerIncrementalOpen.map { .real($0) } ?? .null]
+            + [.integer(m.capped), .integer(m.deferred), .integer(m.shifted)]
     }
 
     /// A rate and its Wilson interval, or three NULLs.

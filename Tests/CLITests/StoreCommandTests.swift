@@ -12,7 +12,7 @@ import FoundationXML
 final class StoreCommandTests: RemindersimTestCase {
     static let database = "Reports/remindersim.sqlite"
     static let tables = ["runs", "configurations", "config_metrics", "message_stats", "period_stats", "daily_stats",
-                         "retention_curve", "cron_rule_stats", "cron_first_run_days"]
+                         "retention_curve", "cron_rule_stats", "cron_first_run_days", "hourly_stats"]
 
     func testRunListReportExportCompare() throws {
         let scenarioSeed = try XCTUnwrap(defaultScenario()["seed"] as? NSNumber).uint64Value

@@ -12,6 +12,8 @@ public struct SlotMetrics: Sendable {
     public let periodValue: Int?
     /// Notification outcomes (ENGINES.md), and the returns they caused.
     public let scheduled, cancelled, delivered, foreground, suppressed, censored, responded: Int64
+    /// Not shown because of a frequency cap (an extension around the engines).
+    public let capped: Int64
 
     public var triggered: Int64 { delivered + foreground + suppressed }
     public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored) }
@@ -26,6 +28,7 @@ public struct SlotMetrics: Sendable {
         suppressed = read(.suppressed)
         censored = read(.censored)
         responded = read(.responded)
+        capped = read(.capped)
     }
 
     /// Per-message rows of a configuration, reminder by reminder.
