@@ -5,6 +5,11 @@
 # ~0 are what "linear time, flat memory" means), and thread scaling at THREAD_USERS users.
 # Usage: scripts/benchmark.sh [USERS...]   (default: 10000 100000 1000000 10000000)
 # Environment: THREAD_USERS (default 1000000; 0 skips the thread scaling).
+# Then, where python3 with numpy is present and the peer's folder exists (PEER_DIR, default
+# ../shared/bench), the peer comparison: the reference scenario at PEER_USERS users (default
+# 1000000; 0 skips it) against the vectorised numpy peer running both arms, alternating PEER_RUNS
+# times (default 5) and quoting medians, and the bare loop floor.swift (built with swiftc -O) per
+# session per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product remindersim >&2
@@ -58,4 +63,44 @@ if [ "$thread_users" -gt 0 ]; then
         [ -n "$base" ] || base=$w
         printf "%7s %9s %9.2f\n" "$t" "$w" "$(awk -v b="$base" -v w="$w" 'BEGIN { print b / w }')"
     done
+fi
+
+peer_dir=${PEER_DIR:-../shared/bench}
+peer_users=${PEER_USERS:-1000000}
+peer_runs=${PEER_RUNS:-5}
+if [ "$peer_users" -gt 0 ] && [ -f "$peer_dir/ref_numpy.py" ] && [ -f "$peer_dir/reference.json" ] &&
+    python3 -c 'import numpy' 2>/dev/null; then
+    echo
+    echo "peer comparison at $peer_users users, $peer_dir/reference.json (configuration and holdout, 90 days),"
+    echo "alternating $peer_runs times, medians; wall and CPU seconds:"
+    TIMEFORMAT='%R %U %S'
+    ours=() peer=() cpu=()
+    for _ in $(seq "$peer_runs"); do
+        t=$( { time "$bin" run "$peer_dir/reference.json" --users "$peer_users" --threads "$(nproc)" --stats \
+            --db "$work/peer.sqlite" --out "$work/peer" >/dev/null 2>"$work/stats"; } 2>&1)
+        read -r w u s <<<"$t"
+        ours+=("$w")
+        cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
+        sessions=$(sed -nE 's/.*sessions ([0-9]+),.*/\1/p' "$work/stats")
+        t=$( { time sh -c "python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 >/dev/null &&
+            python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 --no-reminder >/dev/null"; } 2>&1)
+        read -r w _ _ <<<"$t"
+        peer+=("$w")
+    done
+    median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    o=$(median "${ours[@]}") p=$(median "${peer[@]}") c=$(median "${cpu[@]}")
+    printf "%-34s %8s s wall %8s s CPU\n" "remindersim run ($(nproc) threads)" "$o" "$c"
+    printf "%-34s %8s s wall\n" "ref_numpy.py, both arms" "$p"
+    awk -v o="$o" -v p="$p" 'BEGIN { printf "peer wall / our wall: %.2f\n", p / o }'
+    ns=$(awk -v c="$c" -v n="$sessions" 'BEGIN { printf "%.1f", c * 1e9 / n }')
+    echo "our CPU time per session: $ns ns ($sessions sessions)"
+    if command -v swiftc >/dev/null && [ -f "$peer_dir/floor.swift" ]; then
+        swiftc -O "$peer_dir/floor.swift" -o "$work/floor" 2>/dev/null
+        floor=()
+        for _ in $(seq "$peer_runs"); do
+            floor+=("$("$work/floor" "$peer_users" | sed -nE 's/.*ns\/session ([0-9.]+);.*/\1/p')")
+        done
+        f=$(median "${floor[@]}")
+        awk -v ns="$ns" -v f="$f" 'BEGIN { printf "floor.swift: %s ns per session; ours / floor: %.2f\n", f, ns / f }'
+    fi
 fi

@@ -91,6 +91,16 @@ public struct Calibration: Sendable {
             let se = (observedStandardError * observedStandardError + simulatedStandardError * simulatedStandardError).squareRoot()
             return se > 0 ? (observed - simulated) / se : 0
         }
+
+        /// Moment `k` of `simulator`, observed and simulated at the fit, with their standard errors.
+        init(_ simulator: MomentSimulator, _ k: Int, perUser: [[Double]], simulated: Double, users: Int) {
+            arm = simulator.armLabel[k]
+            name = simulator.momentName[k]
+            observed = simulator.observed[k]
+            observedStandardError = (perUser[k][k] / simulator.observedUsers[k]).squareRoot()
+            self.simulated = simulated
+            simulatedStandardError = (perUser[k][k] / Double(users)).squareRoot()
+        }
     }
 
     public let estimates: [Estimate]
@@ -127,17 +137,11 @@ public struct Calibration: Sendable {
 
         // Weights: each moment's sampling variance (observed and simulated), estimated once at the start
         // so that the distance being minimised does not change with the point.
-        let startBatches = try simulator.batchMoments(response(start))
-        let startCovariance = perUserCovariance(startBatches)
-        let kept = simulator.usable(perUserVariance: startCovariance.indices.map { startCovariance[$0][$0] })
-        guard kept.count >= parameters.count else {
-            throw CalibrationError(.notIdentified, "the results give \(kept.count) usable moment\(kept.count == 1 ? "" : "s") "
-                + "for \(parameters.count) parameters: add arms or columns, or fit fewer parameters")
-        }
+        let (kept, weights, batchCount) = try momentWeights(
+            simulator, at: response(start), parameters: parameters.count, users: options.users)
         let observed = simulator.observed
-        let weights = kept.map { k in 1 / (startCovariance[k][k] * (1 / simulator.observedUsers[k] + 1 / Double(options.users))) }
 
-        var evaluations = startBatches.count > 0 ? 1 : 0
+        var evaluations = batchCount > 0 ? 1 : 0
         var failure: Error?
         func simulated(_ z: [Double]) -> [Double]? {
             evaluations += 1
@@ -180,41 +184,13 @@ public struct Calibration: Sendable {
             }
         }
         let p = parameters.count
-        let gk = kept.map { g[$0] }
-        var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
-        var b = a
-        for i in 0..<p {
-            for j in 0..<p {
-                a[i][j] = kept.indices.reduce(0) { $0 + gk[$1][i] * weights[$1] * gk[$1][j] }
-                var s = 0.0
-                for k in kept.indices { for l in kept.indices { s += gk[k][i] * weights[k] * sigma[k][l] * weights[l] * gk[l][j] } }
-                b[i][j] = s
-            }
-        }
-        guard let aInverse = invert(a) else {
-            throw CalibrationError(.notIdentified, "the moments do not respond to the parameters at the fit")
-        }
-        let v = multiply(multiply(aInverse, b), aInverse)
-        let estimates = parameters.indices.map { i -> Estimate in
-            let se = max(v[i][i], 0).squareRoot()
-            return Estimate(parameter: parameters[i], value: logistic(best[i]), lower: logistic(best[i] - 1.959_964 * se),
-                            upper: logistic(best[i] + 1.959_964 * se), logOddsStandardError: se)
-        }
+        let v = try sandwich(jacobian: kept.map { g[$0] }, weights: weights, sigma: sigma, parameters: p)
+        let estimates = parameters.indices.map { i in Estimate(parameters[i], logOdds: best[i], variance: v[i][i]) }
 
-        let residual = kept.map { observed[$0] - atFit[$0] }
-        let statistic: Double
-        if let sigmaInverse = invert(sigma) {
-            statistic = residual.indices.reduce(0) { total, i in
-                total + residual.indices.reduce(0) { $0 + residual[i] * sigmaInverse[i][$1] * residual[$1] }
-            }
-        } else {
-            statistic = residual.indices.reduce(0) { $0 + residual[$1] * residual[$1] / sigma[$1][$1] }
-        }
+        let statistic = quadraticForm(kept.map { observed[$0] - atFit[$0] }, covariance: sigma)
         let df = kept.count - p
         let moments = kept.map { k in
-            Moment(arm: simulator.armLabel[k], name: simulator.momentName[k], observed: observed[k],
-                   observedStandardError: (perUser[k][k] / simulator.observedUsers[k]).squareRoot(), simulated: atFit[k],
-                   simulatedStandardError: (perUser[k][k] / Double(options.users)).squareRoot())
+            Moment(simulator, k, perUser: perUser, simulated: atFit[k], users: options.users)
         }
         var calibrated = scenario
         for e in estimates { e.parameter.set(significant(e.value), in: &calibrated.response) }
@@ -222,6 +198,52 @@ public struct Calibration: Sendable {
             estimates: estimates, moments: moments, statistic: statistic, degreesOfFreedom: df,
             pValue: df > 0 ? regularizedGammaQ(a: Double(df) / 2, x: statistic / 2) : nil,
             evaluations: evaluations, converged: search.converged, scenario: calibrated)
+    }
+
+    /// The moments the fit uses (those whose spread can be estimated) and their weights, the inverse of
+    /// each one's sampling variance (observed and simulated), estimated once at `response` so that the
+    /// distance being minimised does not change with the point; and how many batches that took.
+    static func momentWeights(
+        _ simulator: MomentSimulator, at response: ResponseModel, parameters: Int, users: Int
+    ) throws -> (kept: [Int], weights: [Double], batches: Int) {
+        let batches = try simulator.batchMoments(response)
+        let covariance = perUserCovariance(batches)
+        let kept = simulator.usable(perUserVariance: covariance.indices.map { covariance[$0][$0] })
+        guard kept.count >= parameters else {
+            throw CalibrationError(.notIdentified, "the results give \(kept.count) usable moment\(kept.count == 1 ? "" : "s") "
+                + "for \(parameters) parameters: add arms or columns, or fit fewer parameters")
+        }
+        let weights = kept.map { k in 1 / (covariance[k][k] * (1 / simulator.observedUsers[k] + 1 / Double(users))) }
+        return (kept, weights, batches.count)
+    }
+
+    /// (G'WG)⁻¹ G'W Σ W G (G'WG)⁻¹ for the moments' Jacobian G (rows: moments), diagonal weights W and
+    /// the moments' covariance Σ: the covariance of a minimum-distance estimate.
+    static func sandwich(jacobian gk: [[Double]], weights: [Double], sigma: [[Double]], parameters p: Int) throws -> [[Double]] {
+        var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
+        var b = a
+        for i in 0..<p {
+            for j in 0..<p {
+                a[i][j] = gk.indices.reduce(0) { $0 + gk[$1][i] * weights[$1] * gk[$1][j] }
+                var s = 0.0
+                for k in gk.indices { for l in gk.indices { s += gk[k][i] * weights[k] * sigma[k][l] * weights[l] * gk[l][j] } }
+                b[i][j] = s
+            }
+        }
+        guard let aInverse = invert(a) else {
+            throw CalibrationError(.notIdentified, "the moments do not respond to the parameters at the fit")
+        }
+        return multiply(multiply(aInverse, b), aInverse)
+    }
+
+    /// r'Σ⁻¹r, the goodness-of-fit statistic; with the diagonal alone when Σ cannot be inverted.
+    static func quadraticForm(_ residual: [Double], covariance sigma: [[Double]]) -> Double {
+        guard let sigmaInverse = invert(sigma) else {
+            return residual.indices.reduce(0) { $0 + residual[$1] * residual[$1] / sigma[$1][$1] }
+        }
+        return residual.indices.reduce(0) { total, i in
+            total + residual.indices.reduce(0) { $0 + residual[i] * sigmaInverse[i][$1] * residual[$1] }
+        }
     }
 
     // MARK: Identification
@@ -339,5 +361,15 @@ public struct Calibration: Sendable {
         guard x.isFinite, x != 0 else { return x }
         let scale = pow(10, Double(6 - Int(log10(abs(x)).rounded(.up))))
         return (x * scale).rounded() / scale
+    }
+}
+
+extension Calibration.Estimate {
+    /// The estimate of `parameter` from its log-odds and that log-odds' variance, with a 95% interval
+    /// made on the log-odds scale (so it stays inside 0 to 1).
+    init(_ parameter: ResponseParameter, logOdds: Double, variance: Double) {
+        let se = max(variance, 0).squareRoot()
+        self.init(parameter: parameter, value: Calibration.logistic(logOdds), lower: Calibration.logistic(logOdds - 1.959_964 * se),
+                  upper: Calibration.logistic(logOdds + 1.959_964 * se), logOddsStandardError: se)
     }
 }

@@ -4,8 +4,11 @@ import Glibc
 import Foundation
 #endif
 
-/// Exponential waiting times (memoryless delays), drawn by inversion: `X = −mean · ln U`, U ∈ (0, 1).
+/// Exponential waiting times (memoryless delays): `X = mean · E`, E a standard exponential drawn
+/// by the ziggurat (see `RandomNumberGenerator.nextStandardExponential()`).
 public struct ExponentialDistribution: ContinuousDistribution, Equatable {
+    /// The sampler's table, kept so a draw needs no lookup (see `Ziggurat`).
+    @usableFromInline internal let exponential = Ziggurat.exponential
     public let mean: Double
 
     /// - Precondition: `mean` is finite and > 0.
@@ -24,10 +27,10 @@ public struct ExponentialDistribution: ContinuousDistribution, Equatable {
 
     public var variance: Double { mean * mean }
 
-    /// One draw from one generator output.
+    /// One draw; one generator output about 99% of the time.
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        -mean * log(generator.nextOpenUnit())
+        mean * generator.nextStandardExponential(using: exponential)
     }
 
     public func cdf(_ x: Double) -> Double {

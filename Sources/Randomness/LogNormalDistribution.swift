@@ -5,8 +5,11 @@ import Foundation
 #endif
 
 /// Positive, right-skewed quantities (durations, sizes) whose logarithm is normal:
-/// `X = exp(mu + sigma · Z)`, Z standard normal by the polar method.
+/// `X = exp(mu + sigma · Z)`, Z standard normal by the ziggurat, the exponential by `TableExp`.
 public struct LogNormalDistribution: ContinuousDistribution, Equatable {
+    /// The sampler's tables, kept so a draw needs no lookup (see `Ziggurat` and `TableExp`).
+    @usableFromInline internal let normal = Ziggurat.normal
+    @usableFromInline internal let table = TableExp.shared
     /// Mean of ln X.
     public let mu: Double
     /// Standard deviation of ln X.
@@ -41,7 +44,7 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
 
     @inlinable
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        exp(mu + sigma * generator.nextStandardNormal())
+        table.exp(mu + sigma * generator.nextStandardNormal(using: normal))
     }
 
     public func cdf(_ x: Double) -> Double {

@@ -49,21 +49,4 @@ extension RandomNumberGenerator {
         }
         return Int(truncatingIfNeeded: product.high)
     }
-
-    /// A standard normal draw by Marsaglia's polar method (Marsaglia & Bray, SIAM Review 1964).
-    ///
-    /// Draws `u, v` uniform on (−1, 1) until `0 < s = u² + v² < 1`, then returns
-    /// `u · sqrt(−2 ln s / s)`. The method is exact; the second normal it produces (`v · …`) is
-    /// discarded so that the generator is the only state and draws stay reproducible.
-    @inlinable
-    public mutating func nextStandardNormal() -> Double {
-        while true {
-            let u = 2 * nextUnit() - 1
-            let v = 2 * nextUnit() - 1
-            let s = u * u + v * v
-            if s < 1 && s > 0 {
-                return u * (-2 * log(s) / s).squareRoot()
-            }
-        }
-    }
 }

@@ -302,19 +302,7 @@ struct LogImporter {
         sawContent = true
         if firstLinePending {
             firstLinePending = false
-            if format.hasHeader != false {
-                // A line that breaks the quoting rules is no header; unless one is required, it is a bad row.
-                let failure = splitter.split(line)
-                if let failure, format.hasHeader == true || namesAColumn {
-                    throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
-                }
-                if failure == nil, format.hasHeader == true || namesAColumn || !readsAsData(line) {
-                    let names = splitter.fields.map { FieldSplitter.string(of: $0, in: line) }
-                    try resolveColumns(header: names)
-                    headerLine = names
-                    return
-                }
-            }
+            if try takeHeader(line) { return }
         }
         rows += 1
         // Quoted fields never span lines in a log: a quote left open makes its own row bad, and the
@@ -356,15 +344,35 @@ struct LogImporter {
             if id.contains(0) { return .failure(BadUserID("user id \(Excerpt.quoted(id)) contains a NUL byte")) }
             return .success(userTable.index(of: id))
         }
-        let (user, isNew): (Int, Bool)
         switch found {
-        case .success(let entry): (user, isNew) = entry
-        case .failure(let bad): return try reject(bad.reason, field: userField)
+        case let .success((user, isNew)): try record(time, user: user, isNew: isNew, fields: fields, line: line)
+        case let .failure(bad): return try reject(bad.reason, field: userField)
         }
+    }
+
+    /// Reads the first line as the header when one is required, when it names a column the format asks
+    /// for, or when it does not read as data; true when it was the header.
+    private mutating func takeHeader(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        guard format.hasHeader != false else { return false }
+        // A line that breaks the quoting rules is no header; unless one is required, it is a bad row.
+        let failure = splitter.split(line)
+        if let failure, format.hasHeader == true || namesAColumn {
+            throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
+        }
+        guard failure == nil, format.hasHeader == true || namesAColumn || !readsAsData(line) else { return false }
+        let names = splitter.fields.map { FieldSplitter.string(of: $0, in: line) }
+        try resolveColumns(header: names)
+        headerLine = names
+        return true
+    }
+
+    /// One event of `user` at `time`: into the user's session or visit list.
+    private mutating func record(
+        _ time: Double, user: Int, isNew: Bool, fields: [FieldSplitter.Field], line: UnsafeBufferPointer<UInt8>
+    ) throws {
         if isNew {
             if sessionField == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
         }
-
         if let sessionField {
             let session = FieldSplitter.string(of: fields[sessionField], in: line)
             guard !session.isEmpty else { return try reject("empty session id", field: sessionField) }

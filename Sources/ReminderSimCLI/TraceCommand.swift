@@ -131,6 +131,12 @@ struct TraceText {
             case let .ended(r, n, outcome):
                 line(outcome == .cancelled || outcome == .censored ? nil : n.fireTime,
                      "reminder \(r): \(notification(n, r, c)) \(outcome.rawValue)")
+            case let .moved(r, from, to, shifted, deferred):
+                let why = [shifted ? "into the send window" : nil, deferred ? "out of quiet hours" : nil].compactMap { $0 }
+                line(nil, "reminder \(r): fire time moved \(why.joined(separator: ", then ")) (an extension), "
+                    + "from \(time(from, t.traits)) to \(time(to, t.traits))")
+            case let .capped(r, n):
+                line(n.fireTime, "reminder \(r): \(notification(n, r, c)) capped: not shown, over the frequency cap (an extension)")
             case let .responseDrawn(_, responds, p, optOut):
                 line(nil, String(format: "response chance %.1f%%: ", p * 100) + (responds ? "answers" : "ignores it")
                         + (optOut ? "; turns notifications off" : ""))
@@ -150,7 +156,7 @@ struct TraceText {
         out += "  totals: \(tally[.opens]) opens (\(tally[.responseOpens]) caused by a notification), "
             + "\(tally[.launches]) cold launches, \(tally[.scheduled]) scheduled, \(tally[.delivered]) delivered, "
             + "\(tally[.foreground]) foreground, \(tally[.suppressed]) suppressed, \(tally[.cancelled]) cancelled, "
-            + "\(tally[.censored]) censored\n"
+            + "\(tally[.censored]) censored" + (tally[.capped] > 0 ? ", \(tally[.capped]) capped" : "") + "\n"
         return out
     }
 

@@ -23,6 +23,7 @@ public enum MarkdownReport {
         out += DecisionReport.pairwiseSection(results)
         out += DecisionReport.segmentSection(results)
         out += notificationSection(results)
+        out += DeliveryReport.section(results, chart: charts[.deliveriesByHour])
         out += "## Per message\n\n"
         out += slotTable(results, title: "message", rows: \.messages)
         out += "## Per period\n\n"
@@ -88,7 +89,7 @@ public enum MarkdownReport {
             + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
         let notes = DecisionReport.artifactNotes(results)
         if !notes.isEmpty { out += notes.map { "- " + $0 + "\n" }.joined() + "\n" }
-        for kind in ChartKind.allCases where kind != .tradeOffOptOut && kind != .tradeOffDelivered {
+        for kind in ChartKind.allCases where kind != .tradeOffOptOut && kind != .tradeOffDelivered && kind != .deliveriesByHour {
             if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
         }
         return out
@@ -105,6 +106,11 @@ public enum MarkdownReport {
                 return [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored,
                                     m.responded, m.attributed, m.revived].map(Text.group)
             })
+        let capped = results.configurations.filter { $0.spec.delivery.frequencyCap != nil }
+        if !capped.isEmpty {
+            out += "\n" + capped.map { "\($0.label): \(Text.group($0.metrics.capped)) capped" }.joined(separator: "; ")
+                + " (not shown because of a frequency cap; counted as not triggered).\n"
+        }
         out += "\n*Responded* counts the returns a notification really caused (the simulator knows); *attributed* "
             + "counts opens within \(String(format: "%g", results.scenario.response.attributionWindowHours)) h of a delivery, what "
             + "an analytics tool would credit. The gap between them is the attribution error.\n\n"
@@ -281,6 +287,7 @@ public enum ChartKind: String, CaseIterable, Sendable {
     case dailyActiveUsers = "daily-active-users"
     case retention = "retention"
     case triggerByPeriod = "trigger-rate-by-period"
+    case deliveriesByHour = "deliveries-by-hour"
 
     public var title: String {
         switch self {
@@ -292,6 +299,7 @@ public enum ChartKind: String, CaseIterable, Sendable {
         case .dailyActiveUsers: return "Daily active users: difference from the holdout"
         case .retention: return "Retention by day since install: difference from the holdout"
         case .triggerByPeriod: return "Trigger rate by period"
+        case .deliveriesByHour: return "Deliveries by local hour"
         }
     }
 

@@ -92,6 +92,9 @@ enum ReportCharts {
                     return BarValue(rate, low: ci?.low, high: ci?.high)
                 })
             }).svg()))
+        if results.configurations.contains(where: { $0.metrics.delivered > 0 }) {
+            charts.append((.deliveriesByHour, DeliveryReport.chart(results)))
+        }
         return charts
     }
 

@@ -47,12 +47,20 @@ struct RowWriter {
         try writeSlots(result, c)
         try writeDays(result, c)
         try writeCronRules(result, c)
+        try insert(
+            "hourly_stats",
+            ["config_index", "label", "local_hour", "delivered", "responded", "response_rate", "response_rate_low",
+             "response_rate_high"],
+            result.isHoldout ? [] : result.hours.map { h in
+                [c, .text(spec.label), .integer(Int64(h.hour)), .integer(h.delivered), .integer(h.responded)]
+                    + MetricColumns.rate(h.responseRate)
+            })
     }
 
     private static let slotColumns = [
         "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored", "triggered",
         "trigger_rate", "trigger_rate_low", "trigger_rate_high", "responded",
-        "response_rate", "response_rate_low", "response_rate_high",
+        "response_rate", "response_rate_low", "response_rate_high", "capped",
     ]
 
     private func writeSlots(_ result: ConfigurationResult, _ c: SQLValue) throws(StoreError) {
@@ -171,6 +179,7 @@ struct RowWriter {
         [.integer(row.scheduled), .integer(row.cancelled), .integer(row.delivered), .integer(row.foreground),
          .integer(row.suppressed), .integer(row.censored), .integer(row.triggered)]
             + MetricColumns.rate(row.triggerRate) + [.integer(row.responded)] + MetricColumns.rate(row.responseRate)
+            + [.integer(row.capped)]
     }
 
     static func json<T: Encodable>(_ value: T) -> String {
@@ -193,7 +202,7 @@ enum MetricColumns {
         "incremental_opens", "opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high",
         "incremental_retained_d7", "lift_d7", "lift_d7_low", "lift_d7_high",
         "incremental_retained_d30", "lift_d30", "lift_d30_low", "lift_d30_high",
-        "delivered_per_incremental_open",
+        "delivered_per_incremental_open", "capped", "deferred", "shifted",
         "opt_out_rate", "opt_out_rate_low", "opt_out_rate_high",
         "delivered_per_user", "delivered_per_user_low", "delivered_per_user_high",
         "opt_outs_per_delivered", "opt_outs_per_delivered_low", "opt_outs_per_delivered_high",
@@ -216,6 +225,7 @@ enum MetricColumns {
             + [holdout ? .null : .integer(m.incrementalRetainedD7)] + estimate(m.liftD7)
             + [holdout ? .null : .integer(m.incrementalRetainedD30)] + estimate(m.liftD30)
             + [m.deliveredPerIncrementalOpen.map { .real($0) } ?? .null]
+            + [.integer(m.capped), .integer(m.deferred), .integer(m.shifted)]
             + rate(m.optOutRate) + estimate(m.deliveredPerUser) + rate(m.optOutsPerDelivered) + rate(m.attributedPerDelivered)
             + [m.triggerRate.clustered != nil ? .text("clustered") : .text("wilson")]
     }

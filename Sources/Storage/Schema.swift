@@ -164,7 +164,25 @@ enum Schema {
             FROM runs r LEFT JOIN configurations c USING (run_id)
             GROUP BY r.run_id;
         """,
-        // 2: sums over users (clustered intervals, pairs, segments), paired comparisons, per-segment
+        // 2: delivery policies (counts of capped, deferred and shifted notifications) and deliveries by local hour.
+        """
+        ALTER TABLE config_metrics ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN deferred INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN shifted INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE message_stats ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE period_stats ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE hourly_stats (
+            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            config_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            local_hour INTEGER NOT NULL,
+            delivered INTEGER NOT NULL,
+            responded INTEGER NOT NULL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            PRIMARY KEY (run_id, config_index, local_hour)
+        );
+        """,
+        // 3: sums over users (clustered intervals, pairs, segments), paired comparisons, per-segment
         // measures, a tidy reminders table, `label` beside every `config_index`, opt-out rates with intervals.
         """
         CREATE TABLE user_sums (
@@ -308,5 +326,6 @@ enum Schema {
         ("retention_curve", "config_index, day_since_install"),
         ("cron_rule_stats", "config_index, rule_index"),
         ("cron_first_run_days", "config_index, rule_index, day_since_install"),
+        ("hourly_stats", "config_index, local_hour"),
     ]
 }

@@ -13,7 +13,7 @@ final class StoreCommandTests: RemindersimTestCase {
     static let database = "Reports/remindersim.sqlite"
     static let tables = ["runs", "configurations", "reminders", "config_metrics", "pairwise_stats", "segment_metrics",
                          "message_stats", "period_stats", "daily_stats", "retention_curve", "cron_rule_stats",
-                         "cron_first_run_days"]
+                         "cron_first_run_days", "hourly_stats"]
 
     func testRunListReportExportCompare() throws {
         let scenarioSeed = try XCTUnwrap(defaultScenario()["seed"] as? NSNumber).uint64Value

@@ -104,9 +104,12 @@ public struct CompiledConfiguration: Sendable {
     @usableFromInline let periodBase: [Int]
     public let messageSlots: Int
     public let periodSlots: Int
+    /// When notifications may be shown (extensions around the engines); empty for the holdout.
+    @usableFromInline let delivery: DeliveryPolicy
 
     init(_ spec: ConfigurationSpec, weights: [String: Double]) throws {
         self.spec = spec
+        delivery = spec.delivery
         reminders = try spec.reminders.indices.map { Reminder(try spec.reminderConfiguration($0)) }
         cron = try CronTable(rules: spec.cronRules, mode: spec.cronMode)
         var mb: [Int] = [], pb: [Int] = [], w: [Double] = []
@@ -128,6 +131,7 @@ public struct CompiledConfiguration: Sendable {
     /// An empty configuration: the holdout.
     init(holdout: Void) {
         spec = ConfigurationSpec(label: "holdout", reminders: [])
+        delivery = DeliveryPolicy()
         reminders = []
         cron = try! CronTable(rules: [], mode: .documented)
         messageWeights = []

@@ -169,6 +169,9 @@ public struct DeliveryLog: Sendable {
 
     public init(capacity: Int) { times = Array(repeating: 0, count: Swift.max(1, capacity)) }
 
+    /// A placeholder that shares one buffer, for timelines without a cap: assigning it allocates nothing.
+    static let unused = DeliveryLog(capacity: 1)
+
     /// Forgets every delivery (a new user).
     public mutating func reset() {
         next = 0

@@ -105,52 +105,54 @@ extension CompiledModel {
                    sums: UserSums(layout: userSumsLayout))
     }
 
-    /// Simulates users `range` under every configuration and the holdout, adding into `run`.
-    func simulate(users range: Range<Int>, into run: inout RunTallies, scratch: inout TimelineScratch) {
-        let layouts = configurations.indices.map { layout($0) }
+    /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
+    /// the first user who reaches the session limit, and returns who.
+    func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: inout UserSumsRecorder,
+                  scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
-        var recorder = UserSumsRecorder(layouts: layouts)
-        for user in range {
-            let t = traits(user: user)
-            for i in configurations.indices {
-                recorder.begin(i, run.tallies[i].counts)
-                defer { recorder.end(i, run.tallies[i].counts, into: &run.sums!) }
-                outcomes[i] = run.tallies[i].counts.withUnsafeMutableBufferPointer { buffer in
-                    simulate(user: user, traits: t, configuration: configurations[i], layout: layouts[i],
-                             counts: buffer.baseAddress!, scratch: &scratch, observer: &observer)
+        return configurations.withUnsafeBufferPointer { configurations -> SessionLimitBreach? in
+            for user in range {
+                let t = traits(user: user)
+                for i in configurations.indices {
+                    recorder.begin(i, counts.base(i))
+                    outcomes[i] = simulate(user: user, traits: t, configuration: configurations[i],
+                                           layout: counts.layouts[i], counts: counts.base(i), scratch: &scratch,
+                                           observer: &observer)
+                    recorder.end(i, counts.base(i), into: &sums)
                 }
-            }
-            if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
-                run.sessionLimitBreach = SessionLimitBreach(user: user, configuration: i)
-                return
-            }
-            let holdout = outcomes[0]
-            for i in configurations.indices {
-                let o = outcomes[i]
-                let layout = layouts[i]
-                run.tallies[i].counts.withUnsafeMutableBufferPointer { counts in
-                    let lift = o.opens - holdout.opens
-                    counts[Counter.opensLiftSum.rawValue] &+= lift
-                    counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
-                    for (day, retained, eligible, gained, lost) in retentionCounters where o.eligible(day: day) {
-                        counts[eligible.rawValue] &+= 1
-                        let here = o.retained(day: day), there = holdout.retained(day: day)
-                        if here { counts[retained.rawValue] &+= 1 }
-                        if here && !there { counts[gained.rawValue] &+= 1 }
-                        if there && !here { counts[lost.rawValue] &+= 1 }
-                    }
-                    // The curve: users retained on each day, and how many days each user can show.
-                    var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)
-                    while days != 0 {
-                        counts[layout.curveRetained(day: days.trailingZeroBitCount + 1)] &+= 1
-                        days &= days &- 1
-                    }
-                    counts[layout.curveEligibleThrough(o.eligibleThrough)] &+= 1
+                if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                    return SessionLimitBreach(user: user, configuration: i)
                 }
+                for i in configurations.indices {
+                    addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
+                }
+                recorder.finish(segment: t.segment, outcomes: outcomes, into: &sums)
             }
-            recorder.finish(segment: t.segment, outcomes: outcomes, into: &run.sums!)
+            return nil
         }
+    }
+
+    /// The paired comparison of one user's outcome under a configuration with the holdout's.
+    @inline(__always)
+    func addPaired(_ o: UserOutcome, holdout: UserOutcome, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>) {
+        let lift = o.opens - holdout.opens
+        counts[Counter.opensLiftSum.rawValue] &+= lift
+        counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
+        for (day, retained, eligible, gained, lost) in retentionCounters where o.eligible(day: day) {
+            counts[eligible.rawValue] &+= 1
+            let here = o.retained(day: day), there = holdout.retained(day: day)
+            if here { counts[retained.rawValue] &+= 1 }
+            if here && !there { counts[gained.rawValue] &+= 1 }
+            if there && !here { counts[lost.rawValue] &+= 1 }
+        }
+        // The curve: users retained on each day, and how many days each user can show.
+        var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)
+        while days != 0 {
+            counts[layout.curveRetained(day: days.trailingZeroBitCount + 1)] &+= 1
+            days &= days &- 1
+        }
+        counts[layout.curveEligibleThrough(o.eligibleThrough)] &+= 1
     }
 
     /// Runs the scenario's users (or `options.users`) on `options.threads` threads.
@@ -169,24 +171,62 @@ extension CompiledModel {
         let results = Mutex<[RunTallies]>([])
         let threads = min(options.threads, max(chunks, 1))
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            var mine = emptyTallies(users: range)
+            let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) })
+            defer { counts.deallocate() }
             var scratch = TimelineScratch()
+            var sums = UserSums(layout: userSumsLayout)
+            var recorder = UserSumsRecorder(layouts: counts.layouts)
+            var breach: SessionLimitBreach?
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
-                simulate(users: lower..<upper, into: &mine, scratch: &scratch)
-                if mine.sessionLimitBreach != nil {
+                breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: &recorder, scratch: &scratch)
+                if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break
                 }
                 options.progress?(upper - lower)
             }
+            var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range, sums: sums)
+            mine.sessionLimitBreach = breach
             results.withLock { $0.append(mine) }
         }
         var total = emptyTallies(users: range)
         for r in results.withLock({ $0 }) { total.merge(r) }
         return total
     }
+}
+
+/// One worker's counts of every configuration in one flat buffer, configuration after
+/// configuration in each `Tally`'s layout, so the loop adds through plain pointers.
+final class WorkerCounts {
+    let layouts: [TallyLayout]
+    private let starts: [Int]
+    private let storage: UnsafeMutablePointer<Int64>
+
+    init(layouts: [TallyLayout]) {
+        self.layouts = layouts
+        var starts: [Int] = [], total = 0
+        for layout in layouts {
+            starts.append(total)
+            total += layout.count
+        }
+        self.starts = starts
+        storage = .allocate(capacity: max(total, 1))
+        storage.initialize(repeating: 0, count: max(total, 1))
+    }
+
+    /// Where configuration `i`'s counts start.
+    @inline(__always) func base(_ i: Int) -> UnsafeMutablePointer<Int64> { storage + starts[i] }
+
+    /// Configuration `i`'s counts as a `Tally`.
+    func tally(_ i: Int) -> Tally {
+        var tally = Tally(layout: layouts[i])
+        for k in 0..<layouts[i].count { tally.counts[k] = storage[starts[i] + k] }
+        return tally
+    }
+
+    func deallocate() { storage.deallocate() }
 }

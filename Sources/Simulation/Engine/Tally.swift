@@ -8,11 +8,20 @@ public enum Counter: Int, CaseIterable, Sendable {
     case opensLiftSum, opensLiftSquares
     /// Users retained on day k here but not in the holdout (gained), and the reverse (lost).
     case gainedD1, lostD1, gainedD7, lostD7, gainedD30, lostD30
+    /// Delivery policies: notifications moved out of quiet hours, moved into a send window, and not
+    /// delivered because of a frequency cap.
+    case deferred, shifted, capped
 }
 
 /// Per-message and per-period counts of notifications.
 public enum SlotCounter: Int, CaseIterable, Sendable {
-    case scheduled, cancelled, delivered, foreground, suppressed, censored, responded
+    case scheduled, cancelled, delivered, foreground, suppressed, censored, responded, capped
+}
+
+/// Per local clock hour of the user: notifications delivered then, and those of them that brought the
+/// user back.
+public enum HourCounter: Int, CaseIterable, Sendable {
+    case delivered, responded
 }
 
 /// Per cron rule counts.
@@ -37,6 +46,8 @@ public struct TallyLayout: Equatable, Sendable {
     public let curveRetainedOffset: Int
     /// Users whose days 1...K lie inside the horizon, K = 0...30 (one bin per user).
     public let curveEligibleOffset: Int
+    /// Deliveries and responses by the user's local hour, 0...23.
+    public let hourOffset: Int
     public let count: Int
 
     public init(messageSlots: Int, periodSlots: Int, cronRules: Int, days: Int) {
@@ -51,8 +62,11 @@ public struct TallyLayout: Equatable, Sendable {
         firstRunOffset = ruleOffset + cronRules * RuleCounter.allCases.count
         curveRetainedOffset = firstRunOffset + cronRules * (days + 1)
         curveEligibleOffset = curveRetainedOffset + retentionCurveDays
-        count = curveEligibleOffset + retentionCurveDays + 1
+        hourOffset = curveEligibleOffset + retentionCurveDays + 1
+        count = hourOffset + 24 * HourCounter.allCases.count
     }
+
+    @inlinable public func hour(_ h: Int, _ c: HourCounter) -> Int { hourOffset + h * HourCounter.allCases.count + c.rawValue }
 
     @inlinable public func curveRetained(day k: Int) -> Int { curveRetainedOffset + k - 1 }
     @inlinable public func curveEligibleThrough(_ k: Int) -> Int { curveEligibleOffset + k }
@@ -92,6 +106,7 @@ public struct Tally: Equatable, Sendable {
     public func daily(_ day: Int) -> Int64 { counts[layout.daily(day)] }
     public func rule(_ r: Int, _ c: RuleCounter) -> Int64 { counts[layout.rule(r, c)] }
     public func firstRun(_ r: Int, day: Int) -> Int64 { counts[layout.firstRun(r, day: day)] }
+    public func hour(_ h: Int, _ c: HourCounter) -> Int64 { counts[layout.hour(h, c)] }
 
     /// Retention on day k after install (1...30), among users whose day k ends inside the horizon.
     public func retention(day k: Int) -> (retained: Int64, eligible: Int64) {

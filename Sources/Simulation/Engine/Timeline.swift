@@ -25,6 +25,10 @@ public enum TimelineEvent: Sendable {
     case close(time: Double)
     case scheduled(reminder: Int, notification: PendingNotification, state: ReminderState)
     case ended(reminder: Int, notification: PendingNotification, outcome: NotificationOutcome)
+    /// A delivery policy moved a notification's fire time: into the send window, out of quiet hours.
+    case moved(reminder: Int, from: Double, to: Double, shifted: Bool, deferred: Bool)
+    /// A frequency cap kept a notification from being shown at its fire time.
+    case capped(reminder: Int, notification: PendingNotification)
     case responseDrawn(reminder: Int, responds: Bool, probability: Double, optOut: Bool)
     case droppedOut(time: Double)
     case revived(time: Double)
@@ -64,13 +68,17 @@ public struct UserOutcome: Equatable, Sendable {
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
     @usableFromInline var ruleRan: [Bool] = []
+    /// A frequency cap's recent deliveries, sized for the largest cap.
+    @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
 
     public init() {}
 
+    /// Clears the first `reminders` states and `rules` flags; the buffers only ever grow, so
+    /// configurations of different sizes in turn allocate nothing.
     mutating func reset(reminders: Int, rules: Int) {
-        if states.count != reminders { states = Array(repeating: ReminderState(), count: reminders) }
+        if states.count < reminders { states = Array(repeating: ReminderState(), count: reminders) }
         for i in 0..<reminders { states[i] = ReminderState() }
-        if ruleRan.count != rules { ruleRan = Array(repeating: false, count: rules) }
+        if ruleRan.count < rules { ruleRan = Array(repeating: false, count: rules) }
         for i in 0..<rules { ruleRan[i] = false }
     }
 }
@@ -112,8 +120,8 @@ extension CompiledModel {
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
         scratch.reset(reminders: c.reminders.count, rules: c.cron.rules.count)
-        // The per-user buffers leave `scratch` for the duration, so that pointers into them and
-        // the cron callback never overlap an access to `scratch` itself.
+        // The per-user buffers leave `scratch` for the duration, so that pointers into them never
+        // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
         var ruleRan: [Bool] = []
         swap(&states, &scratch.states)
@@ -122,265 +130,472 @@ extension CompiledModel {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
         }
-        return c.reminders.withUnsafeBufferPointer { reminders in
-            states.withUnsafeMutableBufferPointer { states in
-                ruleRan.withUnsafeMutableBufferPointer { ruleRan in
-                    simulate(user: user, traits: traits, c: c, reminders: reminders, states: states,
-                             ruleRan: ruleRan, layout: layout, counts: counts, observer: &observer)
+        guard c.delivery.frequencyCap != nil else {
+            return run(user: user, traits: traits, c, &states, &ruleRan, log: nil, layout: layout, counts: counts, &observer)
+        }
+        // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
+        var log = DeliveryLog.unused
+        swap(&log, &scratch.deliveryLog)
+        defer { swap(&log, &scratch.deliveryLog) }
+        log.reset()
+        return withUnsafeMutablePointer(to: &log) { log in
+            run(user: user, traits: traits, c, &states, &ruleRan, log: log, layout: layout, counts: counts, &observer)
+        }
+    }
+
+    private func run<O: TimelineObserver>(
+        user: Int, traits: UserTraits, _ c: CompiledConfiguration, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
+        log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
+        _ observer: inout O
+    ) -> UserOutcome {
+        c.reminders.withUnsafeBufferPointer { reminders in
+            states.withUnsafeMutableBufferPointer { allStates in
+                ruleRan.withUnsafeMutableBufferPointer { allRules in
+                    var timeline = UserTimeline(
+                        model: self, user: user, traits: traits, configuration: c, reminders: reminders,
+                        states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
+                        ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
+                        deliveryLog: log, layout: layout, counts: counts)
+                    return timeline.run(&observer)
                 }
             }
         }
     }
+}
 
-    private func simulate<O: TimelineObserver>(
-        user: Int, traits: UserTraits, c: CompiledConfiguration, reminders: UnsafeBufferPointer<Reminder>,
-        states: UnsafeMutableBufferPointer<ReminderState>, ruleRan: UnsafeMutableBufferPointer<Bool>,
-        layout: TallyLayout, counts: UnsafeMutablePointer<Int64>, observer: inout O
-    ) -> UserOutcome {
-        let segment = segments[traits.segment]
-        // The run covers [0, horizon): an event at the horizon itself is outside it.
-        let horizon = horizonSeconds
-        let offset = traits.utcOffsetSeconds
-        var organic = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
-        var responseStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .response)
-        var messageStream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .message)
-        let reminderCount = reminders.count
-        let cron = c.cron
-        let ruleCount = cron.rules.count
-        let messageBase = c.messageBase, periodBase = c.periodBase, messageWeights = c.messageWeights
-        let response = self.response
+/// The organic draws of one session, made in this order after every session whatever happens next.
+struct OrganicDraws {
+    var length: Double
+    var dropout: Double
+    var repeatDropout: Double
+    var gap: Double
+}
 
-        @inline(__always) func add(_ index: Int) { counts[index] &+= 1 }
-        @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
-        @inline(__always) func outcome(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome) {
-            let slot: SlotCounter
-            switch o {
-            case .cancelled: slot = .cancelled; add(.cancelled)
-            case .delivered: slot = .delivered; add(.delivered)
-            case .foreground: slot = .foreground; add(.foreground)
-            case .suppressed: slot = .suppressed; add(.suppressed)
-            case .censored: slot = .censored; add(.censored)
-            }
-            add(layout.message(messageBase[r] + n.messageIndex, slot))
-            add(layout.period(periodBase[r] + n.periodIndex, slot))
-            observer.record(.ended(reminder: r, notification: n, outcome: o))
+/// A session just closed: when, when the user would come back on their own, and whether the user
+/// dropped out after it.
+struct ClosedSession {
+    var close: Double
+    var organicNext: Double
+    var dropsOut: Bool
+}
+
+/// One user's run under one configuration: the constants the loop reads and the user's state, so
+/// that each step is a method of its own and, once inlined into `run()`, the state lives in
+/// registers.
+///
+/// The steps, in the order of a user's life: `open` (counts, cron rules, the reminder engine's
+/// check), `session` (its length and the organic draws), `close` (the reminder engine schedules),
+/// `fire` (notifications fire in time order while the user is away) with `respond` (whether a
+/// delivered one brings the user back), then the next open or the end of the horizon.
+struct UserTimeline {
+    // Constants of the run.
+    let segment: CompiledSegment
+    let empirical: EmpiricalTables
+    let response: CompiledResponse
+    /// The run covers [0, horizon): an event at the horizon itself is outside it.
+    let horizon: Double
+    /// The most sessions the user may have (`Scenario.sessionLimit`).
+    let sessionLimit: Int
+    /// The UTC offset plus one day: `t + dayOrigin` is positive for every time of the run (offsets
+    /// lie within −12...14 hours), so whole seconds are found by truncation and days by integer
+    /// division, ⌊⌊y⌋ / 86,400⌋ = ⌊y / 86,400⌋, with no call to `floor` and no floating division.
+    let dayOrigin: Double
+    let install: Double
+    let gapMean: Double
+    let repeatDropout: Double
+    let installDay: Int
+    let reminders: UnsafeBufferPointer<Reminder>
+    let states: UnsafeMutableBufferPointer<ReminderState>
+    let ruleRan: UnsafeMutableBufferPointer<Bool>
+    let cron: CronTable
+    let messageBase: [Int]
+    let periodBase: [Int]
+    let messageWeights: [Double]
+    let exponential = Ziggurat.exponential
+    let layout: TallyLayout
+    let counts: UnsafeMutablePointer<Int64>
+    /// Extensions around the engines: where notifications may fire, and a cap on deliveries.
+    let delivery: DeliveryPolicy
+    let movesFireTimes: Bool
+    /// Set when the configuration has a frequency cap.
+    let deliveryLog: UnsafeMutablePointer<DeliveryLog>?
+
+    // The user's random streams.
+    var organic: Xoshiro256
+    var responseStream: Xoshiro256
+    var messageStream: Xoshiro256
+
+    // The user's state.
+    var result = UserOutcome()
+    var dormant = false
+    var optedOut = false
+    /// fatigue^k, k = notifications delivered since the last organic open.
+    var fatigueFactor = 1.0
+    var unclaimedDelivery = -Double.infinity
+    /// Local minute of the day of the most recent organic open (the install included), for a send
+    /// window at the user's usual hour.
+    var usualMinute: Int?
+    var lastDAUDay = -1
+    var sessionIndex = 0
+    var counters = LaunchCounters()
+    /// A replayed user's recorded visits, as times since install; the first is the install.
+    var recorded: ArraySlice<Double> = []
+    var nextRecorded = 1
+    /// The next session's organic draws, made one session ahead: they depend on nothing the
+    /// session does, so the processor computes them while the current session is counted
+    /// instead of waiting for them at the next open. The stream's order is unchanged.
+    var ahead = OrganicDraws(length: 0, dropout: 0, repeatDropout: 0, gap: 0)
+
+    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
+         reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
+         ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
+         counts: UnsafeMutablePointer<Int64>) {
+        segment = model.segments[traits.segment]
+        empirical = model.empirical
+        response = model.response
+        horizon = model.horizonSeconds
+        sessionLimit = model.sessionLimit
+        dayOrigin = traits.utcOffsetSeconds + 86_400
+        install = traits.install
+        gapMean = traits.gapMeanSeconds
+        repeatDropout = traits.repeatDropout
+        installDay = Int(traits.install + dayOrigin) / 86_400 - 1
+        self.reminders = reminders
+        self.states = states
+        self.ruleRan = ruleRan
+        cron = c.cron
+        messageBase = c.messageBase
+        periodBase = c.periodBase
+        messageWeights = c.messageWeights
+        self.layout = layout
+        self.counts = counts
+        delivery = c.delivery
+        movesFireTimes = c.delivery.movesFireTimes
+        self.deliveryLog = deliveryLog
+        organic = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .organic)
+        responseStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .response)
+        messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
+        if case let .replay(table) = segment.gaps {
+            let t = model.replayTables[table]
+            let first = t.starts[traits.replayUser]
+            recorded = t.offsets[first..<(first + t.counts[traits.replayUser])]
         }
-        @inline(__always) func localDay(_ t: Double) -> Int { Int(((t + offset) / 86_400).rounded(.down)) }
+    }
 
-        var result = UserOutcome()
-        let installDay = localDay(traits.install)
+    @inline(__always) func add(_ index: Int) { counts[index] &+= 1 }
+    @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
+    /// The local calendar day of time `t` (≥ 0), counted from the run's start.
+    @inline(__always) func localDay(_ t: Double) -> Int { Int(t + dayOrigin) / 86_400 - 1 }
+    /// The local clock hour (0...23) of time `t` (≥ 0).
+    @inline(__always) func localHour(_ t: Double) -> Int { Int(t + dayOrigin) % 86_400 / 3_600 }
+
+    /// Counts how a notification of reminder `r` ended.
+    @inline(__always)
+    mutating func outcome<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O) {
+        let slot: SlotCounter
+        switch o {
+        case .cancelled: slot = .cancelled; add(.cancelled)
+        case .delivered: slot = .delivered; add(.delivered)
+        case .foreground: slot = .foreground; add(.foreground)
+        case .suppressed: slot = .suppressed; add(.suppressed)
+        case .censored: slot = .censored; add(.censored)
+        }
+        add(layout.message(messageBase[r] + n.messageIndex, slot))
+        add(layout.period(periodBase[r] + n.periodIndex, slot))
+        observer.record(.ended(reminder: r, notification: n, outcome: o))
+    }
+
+    /// The whole timeline, from the install to the horizon.
+    @inline(__always)
+    mutating func run<O: TimelineObserver>(_ observer: inout O) -> UserOutcome {
         // Day k counts only if it ends inside the horizon.
-        let lastWholeDay = Int(((horizon + offset) / 86_400).rounded(.down)) - 1 - installDay
+        let lastWholeDay = localDay(horizon) - 1 - installDay
         result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
         add(.users)
-
-        var openTime = traits.install
+        ahead = drawOrganic()
+        var openTime = install
         var cause = OpenCause.install
         var coldLaunch = true
-        var dormant = false
-        var optedOut = false
-        // fatigue^k, k = notifications delivered since the last organic open.
-        var fatigueFactor = 1.0
-        var unclaimedDelivery = -Double.infinity
-        var lastDAUDay = -1
-        var sessionIndex = 0
-        var counters = LaunchCounters()
-        // A replayed user's recorded visits, as run times; the first is the install.
-        var recorded: ArraySlice<Double> = []
-        var nextRecorded = 1
-        if case let .replay(table) = segment.gaps {
-            let t = replayTables[table]
-            recorded = t.offsets[t.starts[traits.replayUser]..<(t.starts[traits.replayUser] + t.counts[traits.replayUser])]
-        }
-
         while true {
             // A bounded number of sessions per user keeps every run's time proportional to users × days.
             if sessionIndex >= sessionLimit {
                 result.exceededSessionLimit = true
                 break
             }
-            // The open.
-            observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
-            add(.opens)
-            result.opens &+= 1
-            if cause == .notification {
-                add(.responseOpens)
-            } else {
-                add(.organicOpens)
-                fatigueFactor = 1
-            }
-            let utcDay = Int(openTime / 86_400)
-            if utcDay != lastDAUDay {
-                lastDAUDay = utcDay
-                add(layout.daily(utcDay))
-            }
-            let today = localDay(openTime)
-            let sinceInstall = today - installDay
-            if sinceInstall >= 1 && sinceInstall <= retentionCurveDays {
-                result.retainedDays |= 1 << UInt32(sinceInstall - 1)
-            }
-            if openTime - unclaimedDelivery <= response.attributionSeconds {
-                add(.attributed)
-                unclaimedDelivery = -.infinity
-            }
-            if coldLaunch {
-                add(.launches)
-                if ruleCount > 0 {
-                    cron.launch(onDay: today, counters: &counters) { rule, matched in
-                        add(layout.rule(rule, .evaluated))
-                        add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
-                        if matched && !ruleRan[rule] {
-                            ruleRan[rule] = true
-                            add(layout.rule(rule, .usersRan))
-                            add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
-                        }
-                        observer.record(.cronRule(index: rule, matched: matched))
-                    }
-                }
-            }
-            for r in 0..<reminderCount {
-                // A notification that fired while the user was away was counted when it fired.
-                reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
-                observer.record(.reminderChecked(reminder: r, state: states[r]))
-            }
-
-            // The session, and the organic draws made after every session whatever happens next.
-            let length = segment.session.sample(&organic)
-            let dropoutDraw = organic.nextUnit()
-            let repeatDropoutDraw = organic.nextUnit()
-            let gap = sampleGap(segment.gaps, &organic, gapMean: traits.gapMeanSeconds)
-            let close = openTime + length
-            var organicNext = close + gap
-            if !recorded.isEmpty {
-                // Recorded visits that fell inside the session just closed are part of it; a visit a
-                // notification brought in between recorded ones is an extra one.
-                while nextRecorded < recorded.count, traits.install + recorded[recorded.startIndex + nextRecorded] <= close {
-                    nextRecorded += 1
-                }
-                organicNext = nextRecorded < recorded.count
-                    ? traits.install + recorded[recorded.startIndex + nextRecorded] : .infinity
-            }
-            if close >= horizon {
-                // A session still open at the end never closes; what is pending fires in it or never.
-                for r in 0..<reminderCount {
-                    if let n = states[r].pending { outcome(r, n, n.fireTime >= horizon ? .censored : .foreground) }
-                }
-                observer.record(.horizon(time: horizon))
+            open(at: openTime, cause: cause, coldLaunch: coldLaunch, &observer)
+            guard let session = session(openedAt: openTime, &observer) else { break }
+            close(session, &observer)
+            let (next, responder) = fire(after: session, &observer)
+            if next >= horizon {
+                endAtHorizon(&observer)
                 break
             }
-            observer.record(.close(time: close))
-            for r in 0..<reminderCount {
-                if let end = reminders[r].enteredBackground(at: close, state: &states[r], random: &messageStream) {
-                    let n = end.notification
-                    switch end {
-                    case .cancelled: outcome(r, n, n.fireTime >= horizon ? .censored : .cancelled)
-                    case .firedInForeground: outcome(r, n, .foreground)
-                    case .firedInBackground: break
-                    }
-                }
-                let n = states[r].pending!
-                add(.scheduled)
-                add(layout.message(messageBase[r] + n.messageIndex, .scheduled))
-                add(layout.period(periodBase[r] + n.periodIndex, .scheduled))
-                observer.record(.scheduled(reminder: r, notification: n, state: states[r]))
+            if case let (r, n)? = responder {
+                brought(back: r, by: n, at: next, &observer)
             }
-            let wasDormant = dormant
-            // An infinite gap is a draw past the longest return ever recorded: a dropout.
-            if dropoutDraw < segment.dropoutPerSession
-                || (sessionIndex > 0 && repeatDropoutDraw < traits.repeatDropout) || gap.isInfinite
-            {
-                dormant = true
-            }
-            if dormant && !wasDormant { observer.record(.droppedOut(time: close)) }
-            sessionIndex += 1
-
-            // Away: notifications fire in time order until the user opens again.
-            var nextOpen = dormant ? Double.infinity : organicNext
-            var nextCause = OpenCause.organic
-            var responder = -1
-            var fired: UInt64 = 0
-            while true {
-                var earliest = -1
-                var earliestTime = Double.infinity
-                for r in 0..<reminderCount where fired & (1 << UInt64(r)) == 0 {
-                    if let n = states[r].pending, n.fireTime < earliestTime {
-                        earliest = r
-                        earliestTime = n.fireTime
-                    }
-                }
-                // A fire at the very instant of the next open has fired: the engine's check at that open
-                // sees no time left, so it is counted here.
-                guard earliest >= 0, earliestTime <= nextOpen, earliestTime < horizon else { break }
-                fired |= 1 << UInt64(earliest)
-                let n = states[earliest].pending!
-                if optedOut {
-                    outcome(earliest, n, .suppressed)
-                    continue
-                }
-                outcome(earliest, n, .delivered)
-                unclaimedDelivery = n.fireTime
-                var p = response.base * messageWeights[messageBase[earliest] + n.messageIndex] * fatigueFactor
-                if let quiet = response.quiet {
-                    let local = n.fireTime + offset
-                    let secondOfDay = local - (local / 86_400).rounded(.down) * 86_400
-                    if quiet.contains(hour: Int(secondOfDay / 3_600)) { p *= response.quietFactor }
-                }
-                if dormant { p *= response.dormantFactor }
-                fatigueFactor *= response.fatigue
-                let responds = responseStream.nextUnit() < p
-                let optsOut = responseStream.nextUnit() < response.optOut
-                let delay = response.delay.sample(&responseStream)
-                observer.record(.responseDrawn(reminder: earliest, responds: responds, probability: min(p, 1), optOut: optsOut))
-                if optsOut {
-                    optedOut = true
-                    add(.optOuts)
-                }
-                if responds {
-                    let at = n.fireTime + delay
-                    if at < nextOpen && at < horizon {
-                        nextOpen = at
-                        nextCause = .notification
-                        responder = earliest
-                    }
-                }
-            }
-            if nextOpen >= horizon {
-                for r in 0..<reminderCount {
-                    if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored) }
-                }
-                observer.record(.horizon(time: horizon))
-                break
-            }
-            if nextCause == .notification {
-                // The notification that brought the user back is the one whose response came first.
-                let n = states[responder].pending!
-                add(.responded)
-                add(layout.message(messageBase[responder] + n.messageIndex, .responded))
-                add(layout.period(periodBase[responder] + n.periodIndex, .responded))
-                if dormant {
-                    dormant = false
-                    add(.revived)
-                    observer.record(.revived(time: nextOpen))
-                }
-            }
-            coldLaunch = nextOpen - close >= segment.coldLaunchSeconds
-            openTime = nextOpen
-            cause = nextCause
+            coldLaunch = next - session.close >= segment.coldLaunchSeconds
+            openTime = next
+            cause = responder == nil ? .organic : .notification
+        }
+        // Every rule is evaluated at every launch, so its evaluations are the user's launches.
+        for rule in 0..<cron.rules.count {
+            counts[layout.rule(rule, .evaluated)] &+= Int64(counters.totalLaunches)
         }
         return result
     }
 
+    /// The app opens: counts, the cron rules on a cold launch, and the reminder engine's check.
     @inline(__always)
-    func sampleGap(_ gaps: GapSampler, _ g: inout Xoshiro256, gapMean: Double) -> Double {
-        switch gaps {
-        case let .exponential(d): return d.sample(&g)
-        case let .weibull(d): return d.sample(&g)
-        case let .lognormal(d): return d.sample(&g)
-        case .bgnbd: return -gapMean * log(g.nextOpenUnit())
-        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: g.nextUnit())
-        case let .kaplanMeier(start, count): return empirical.sampleOrNever(start: start, count: count, u: g.nextUnit())
+    mutating func open<O: TimelineObserver>(at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O) {
+        observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
+        add(.opens)
+        result.opens &+= 1
+        if cause == .notification {
+            add(.responseOpens)
+        } else {
+            add(.organicOpens)
+            fatigueFactor = 1
+            if movesFireTimes { usualMinute = Int(openTime + dayOrigin) % 86_400 / 60 }
+        }
+        let utcDay = Int(openTime) / 86_400
+        if utcDay != lastDAUDay {
+            lastDAUDay = utcDay
+            add(layout.daily(utcDay))
+        }
+        let today = localDay(openTime)
+        let sinceInstall = today - installDay
+        if sinceInstall >= 1 && sinceInstall <= retentionCurveDays {
+            result.retainedDays |= 1 << UInt32(sinceInstall - 1)
+        }
+        if openTime - unclaimedDelivery <= response.attributionSeconds {
+            add(.attributed)
+            unclaimedDelivery = -.infinity
+        }
+        if coldLaunch {
+            add(.launches)
+            if !cron.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+        }
+        for r in 0..<reminders.count {
+            // A notification that fired while the user was away was counted when it fired.
+            reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
+            let state = states[r]
+            observer.record(.reminderChecked(reminder: r, state: state))
+        }
+    }
+
+    /// A cold launch through the cron engine, as `CronTable.launch` does it: the launch is counted,
+    /// then each rule's block or else-block runs. (Evaluations are counted once per user, in
+    /// `run()`.)
+    @inline(__always)
+    mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
+        counters.recordLaunch(onDay: today)
+        for rule in 0..<cron.rules.count {
+            let matched = cron.rules[rule].matches(counters)
+            add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
+            if matched && !ruleRan[rule] {
+                ruleRan[rule] = true
+                add(layout.rule(rule, .usersRan))
+                add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
+            }
+            observer.record(.cronRule(index: rule, matched: matched))
+        }
+    }
+
+    /// The session opened at `openTime`, and the organic draws made after every session whatever
+    /// happens next. Nil when the session is still open at the horizon: it never closes, and what
+    /// is pending fires in it or never.
+    @inline(__always)
+    mutating func session<O: TimelineObserver>(openedAt openTime: Double, _ observer: inout O) -> ClosedSession? {
+        let draws = ahead
+        ahead = drawOrganic()
+        let length = draws.length, gap = draws.gap
+        let close = openTime + length
+        var organicNext = close + gap
+        if !recorded.isEmpty {
+            // Recorded visits that fell inside the session just closed are part of it; a visit a
+            // notification brought in between recorded ones is an extra one.
+            while nextRecorded < recorded.count, install + recorded[recorded.startIndex + nextRecorded] <= close {
+                nextRecorded += 1
+            }
+            organicNext = nextRecorded < recorded.count
+                ? install + recorded[recorded.startIndex + nextRecorded] : .infinity
+        }
+        if close >= horizon {
+            for r in 0..<reminders.count {
+                if let n = states[r].pending { outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer) }
+            }
+            let end = horizon
+            observer.record(.horizon(time: end))
+            return nil
+        }
+        // An infinite gap is a draw past the longest return ever recorded: a dropout.
+        let dropsOut = draws.dropout < segment.dropoutPerSession
+            || (sessionIndex > 0 && draws.repeatDropout < repeatDropout) || gap.isInfinite
+        return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
+    }
+
+    /// One session's organic draws: its length, the dropout draws, the gap to the next organic open.
+    @inline(__always)
+    mutating func drawOrganic() -> OrganicDraws {
+        let length = segment.session.sample(&organic)
+        let dropout = organic.nextUnit()
+        // Only BG/NBD users have a chance of dropping out after a repeat visit.
+        let repeatDropout = self.repeatDropout > 0 ? organic.nextUnit() : 1
+        return OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+    }
+
+    /// The gap to the next organic open, from the segment's return process.
+    @inline(__always)
+    mutating func sampleGap() -> Double {
+        switch segment.gaps {
+        case let .exponential(d): return d.sample(&organic)
+        case let .weibull(d): return d.sample(&organic)
+        case let .lognormal(d): return d.sample(&organic)
+        case .bgnbd: return gapMean * organic.nextStandardExponential(using: exponential)
+        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: organic.nextUnit())
+        case let .kaplanMeier(start, count):
+            return empirical.sampleOrNever(start: start, count: count, u: organic.nextUnit())
         case .replay: return 0
         }
     }
-}
 
+    /// The app goes to the background: each reminder replaces its notification by a new one.
+    @inline(__always)
+    mutating func close<O: TimelineObserver>(_ session: ClosedSession, _ observer: inout O) {
+        observer.record(.close(time: session.close))
+        for r in 0..<reminders.count {
+            if let end = reminders[r].enteredBackground(at: session.close, state: &states[r], random: &messageStream) {
+                let n = end.notification
+                switch end {
+                case .cancelled: outcome(r, n, n.fireTime >= horizon ? .censored : .cancelled, &observer)
+                case .firedInForeground: outcome(r, n, .foreground, &observer)
+                case .firedInBackground: break
+                }
+            }
+            guard var n = states[r].pending else { continue }
+            if movesFireTimes { n = move(r, n, &observer) }
+            add(.scheduled)
+            add(layout.message(messageBase[r] + n.messageIndex, .scheduled))
+            add(layout.period(periodBase[r] + n.periodIndex, .scheduled))
+            let state = states[r]
+            observer.record(.scheduled(reminder: r, notification: n, state: state))
+        }
+        if session.dropsOut && !dormant {
+            dormant = true
+            observer.record(.droppedOut(time: session.close))
+        }
+        sessionIndex += 1
+    }
+
+    /// Away: notifications fire in time order until the user opens again. Returns the next open
+    /// (the horizon or later if none) and, if a notification brought it, which one.
+    @inline(__always)
+    mutating func fire<O: TimelineObserver>(after session: ClosedSession, _ observer: inout O)
+        -> (Double, (Int, PendingNotification)?)
+    {
+        var nextOpen = dormant ? Double.infinity : session.organicNext
+        var responder: (Int, PendingNotification)?
+        var fired: UInt64 = 0
+        while true {
+            var earliest = -1
+            var notification = PendingNotification(fireTime: .infinity, messageIndex: 0, periodIndex: 0)
+            for r in 0..<reminders.count where fired & (1 << UInt64(r)) == 0 {
+                if let n = states[r].pending, n.fireTime < notification.fireTime {
+                    earliest = r
+                    notification = n
+                }
+            }
+            // A fire at the very instant of the next open has fired: the engine's check at that
+            // open sees no time left, so it is counted here.
+            guard earliest >= 0, notification.fireTime <= nextOpen, notification.fireTime < horizon else { break }
+            fired |= 1 << UInt64(earliest)
+            if optedOut {
+                outcome(earliest, notification, .suppressed, &observer)
+                continue
+            }
+            if let log = deliveryLog, let cap = delivery.frequencyCap {
+                guard log.pointee.allows(notification.fireTime, cap: cap) else {
+                    capped(earliest, notification, &observer)
+                    continue
+                }
+                log.pointee.record(notification.fireTime)
+            }
+            outcome(earliest, notification, .delivered, &observer)
+            add(layout.hour(localHour(notification.fireTime), .delivered))
+            unclaimedDelivery = notification.fireTime
+            if let at = respond(to: notification, of: earliest, &observer), at < nextOpen && at < horizon {
+                nextOpen = at
+                responder = (earliest, notification)
+            }
+        }
+        return (nextOpen, responder)
+    }
+
+    /// A delivered notification: whether the user answers it (and when) and whether it makes the
+    /// user turn notifications off.
+    @inline(__always)
+    mutating func respond<O: TimelineObserver>(to n: PendingNotification, of r: Int, _ observer: inout O) -> Double? {
+        var p = response.base * messageWeights[messageBase[r] + n.messageIndex] * fatigueFactor
+        if let quiet = response.quiet {
+            if quiet.contains(hour: Int(n.fireTime + dayOrigin) % 86_400 / 3_600) { p *= response.quietFactor }
+        }
+        if dormant { p *= response.dormantFactor }
+        fatigueFactor *= response.fatigue
+        let responds = responseStream.nextUnit() < p
+        let optsOut = responseStream.nextUnit() < response.optOut
+        let delay = response.delay.sample(&responseStream)
+        observer.record(.responseDrawn(reminder: r, responds: responds, probability: min(p, 1), optOut: optsOut))
+        if optsOut {
+            optedOut = true
+            add(.optOuts)
+        }
+        return responds ? n.fireTime + delay : nil
+    }
+
+    /// The user comes back because of reminder `r`'s notification `n`.
+    @inline(__always)
+    mutating func brought<O: TimelineObserver>(back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O) {
+        add(.responded)
+        add(layout.hour(localHour(n.fireTime), .responded))
+        add(layout.message(messageBase[r] + n.messageIndex, .responded))
+        add(layout.period(periodBase[r] + n.periodIndex, .responded))
+        if dormant {
+            dormant = false
+            add(.revived)
+            observer.record(.revived(time: time))
+        }
+    }
+
+    /// A delivery policy moves reminder `r`'s new notification, as an app would reschedule it: into the
+    /// send window, then out of quiet hours. The engine's state holds the moved time, so its checks
+    /// see what the app scheduled.
+    mutating func move<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
+        let moved = delivery.fireTime(for: n.fireTime, utcOffsetSeconds: dayOrigin - 86_400, usualMinute: usualMinute)
+        guard moved.time != n.fireTime else { return n }
+        if moved.shifted { add(.shifted) }
+        if moved.deferred { add(.deferred) }
+        observer.record(.moved(reminder: r, from: n.fireTime, to: moved.time, shifted: moved.shifted, deferred: moved.deferred))
+        var m = n
+        m.fireTime = moved.time
+        states[r].pending = m
+        return m
+    }
+
+    /// A notification past the frequency cap: not shown. The engine cannot tell it from one that fired.
+    mutating func capped<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) {
+        add(.capped)
+        add(layout.message(messageBase[r] + n.messageIndex, .capped))
+        add(layout.period(periodBase[r] + n.periodIndex, .capped))
+        observer.record(.capped(reminder: r, notification: n))
+    }
+
+    /// Nobody opens again before the horizon: notifications due after it are censored.
+    @inline(__always)
+    mutating func endAtHorizon<O: TimelineObserver>(_ observer: inout O) {
+        for r in 0..<reminders.count {
+            if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored, &observer) }
+        }
+        let end = horizon
+        observer.record(.horizon(time: end))
+    }
+}

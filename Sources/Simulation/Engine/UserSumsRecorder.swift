@@ -32,12 +32,10 @@ struct UserSumsRecorder {
     }
 
     /// Call before configuration `i` simulates the user, with its tally's counts.
-    mutating func begin(_ i: Int, _ counts: [Int64]) {
+    mutating func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
         let n = layouts[i].ruleOffset
         before[i].withUnsafeMutableBufferPointer { b in
-            counts.withUnsafeBufferPointer { c in
-                for k in 0..<n { b[k] = c[k] }
-            }
+            for k in 0..<n { b[k] = c[k] }
         }
     }
 
@@ -50,10 +48,10 @@ struct UserSumsRecorder {
     }
 
     /// Call after configuration `i` simulated the user: adds the user's ratio terms.
-    mutating func end(_ i: Int, _ counts: [Int64], into sums: inout UserSums) {
+    mutating func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, into sums: inout UserSums) {
         let layout = layouts[i]
         let sumsLayout = sums.layout
-        counts.withUnsafeBufferPointer { c in
+        do {
             before[i].withUnsafeBufferPointer { b in
                 func d(_ k: Int) -> Int64 { c[k] &- b[k] }
                 func d(_ counter: Counter) -> Int64 { d(counter.rawValue) }

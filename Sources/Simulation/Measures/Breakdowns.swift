@@ -15,6 +15,8 @@ public struct SlotMetrics: Sendable {
     /// Per-user sums of the trigger and response ratios, for their clustered intervals.
     let triggerSums: RatioSums?
     let responseSums: RatioSums?
+    /// Not shown because of a frequency cap (an extension around the engines).
+    public let capped: Int64
 
     public var triggered: Int64 { delivered + foreground + suppressed }
     public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored, clustered: triggerSums) }
@@ -31,6 +33,7 @@ public struct SlotMetrics: Sendable {
         suppressed = read(.suppressed)
         censored = read(.censored)
         responded = read(.responded)
+        capped = read(.capped)
     }
 
     /// Per-message rows of a configuration, reminder by reminder.

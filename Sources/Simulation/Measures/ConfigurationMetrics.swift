@@ -8,6 +8,9 @@ public struct ConfigurationMetrics: Sendable {
     /// Opens within the attribution window of a delivery; users who turned notifications off; dormant
     /// users brought back by a response.
     public let attributed, optOuts, revived: Int64
+    /// Delivery policies (extensions): notifications not shown over a frequency cap, fire times moved out of
+    /// quiet hours, fire times moved into a send window.
+    public let capped, deferred, shifted: Int64
     /// Triggered (delivered + foreground + suppressed) out of scheduled − censored.
     public let triggerRate: Proportion
     /// Responded out of delivered.
@@ -55,6 +58,7 @@ public struct ConfigurationMetrics: Sendable {
         attributed = t[.attributed]
         optOuts = t[.optOuts]
         revived = t[.revived]
+        (capped, deferred, shifted) = (t[.capped], t[.deferred], t[.shifted])
         triggerRate = Proportion(t[.delivered] + t[.foreground] + t[.suppressed], of: t[.scheduled] - t[.censored],
                                  clustered: clustered(.trigger))
         responseRate = Proportion(t[.responded], of: t[.delivered], clustered: clustered(.response))

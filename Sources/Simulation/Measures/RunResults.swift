@@ -10,6 +10,8 @@ public struct ConfigurationResult: Sendable {
     public let messages: [SlotMetrics]
     public let periods: [SlotMetrics]
     public let cronRules: [CronRuleMetrics]
+    /// Deliveries and responses by the user's local hour, 0 to 23.
+    public let hours: [HourMetrics]
 
     init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?) {
         self.index = index
@@ -20,6 +22,7 @@ public struct ConfigurationResult: Sendable {
         messages = SlotMetrics.messages(spec, tally, sums: sums, index: index)
         periods = SlotMetrics.periods(spec, tally, sums: sums, index: index)
         cronRules = CronRuleMetrics.rules(spec, tally)
+        hours = (0..<24).map { HourMetrics(hour: $0, delivered: tally.hour($0, .delivered), responded: tally.hour($0, .responded)) }
     }
 
     public var label: String { spec.label }
@@ -118,4 +121,13 @@ public struct RunResults: Sendable {
 extension ConfigurationSpec {
     /// The configuration without reminders that every run simulates beside the scenario's own.
     public static let holdout = ConfigurationSpec(label: "holdout", reminders: [])
+}
+
+/// Notifications delivered in one local clock hour of the users, and those that brought the user back.
+public struct HourMetrics: Sendable, Equatable {
+    public let hour: Int
+    public let delivered: Int64
+    public let responded: Int64
+
+    public var responseRate: Proportion { Proportion(responded, of: delivered) }
 }

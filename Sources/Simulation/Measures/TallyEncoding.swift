@@ -12,13 +12,45 @@ extension Tally {
         return bytes
     }
 
-    /// A tally read back from `encodedCounts()`; nil when the bytes do not fit the layout.
+    /// A tally read back from `encodedCounts()`, or from the shorter counts of builds before delivery
+    /// policies (which lack their counters, which are then 0); nil when the bytes fit neither.
     public init?(layout: TallyLayout, encodedCounts bytes: [UInt8]) {
-        guard bytes.count == layout.count * 8 else { return nil }
+        let values = Self.decode(bytes)
         self.init(layout: layout)
-        counts = Self.decode(bytes)
+        if bytes.count == layout.count * 8 {
+            counts = values
+        } else if bytes.count == Self.countBeforePolicies(layout) * 8 {
+            fillFromBeforePolicies(values)
+        } else {
+            return nil
+        }
     }
 
+    /// Counters, slot counters and the sections after them, as stored before delivery policies.
+    static let countersBeforePolicies = Counter.deferred.rawValue
+    static let slotCountersBeforePolicies = SlotCounter.capped.rawValue
+
+    static func countBeforePolicies(_ l: TallyLayout) -> Int {
+        countersBeforePolicies + (l.messageSlots + l.periodSlots) * slotCountersBeforePolicies
+            + (l.hourOffset - l.dailyOffset)
+    }
+
+    private mutating func fillFromBeforePolicies(_ old: [Int64]) {
+        let l = layout
+        for i in 0..<Self.countersBeforePolicies { counts[i] = old[i] }
+        let oldStride = Self.slotCountersBeforePolicies
+        for slot in 0..<(l.messageSlots + l.periodSlots) {
+            for c in 0..<oldStride {
+                counts[l.messageOffset + slot * SlotCounter.allCases.count + c] = old[Self.countersBeforePolicies + slot * oldStride + c]
+            }
+        }
+        // Days, rules, first runs and the retention curve kept their order and size.
+        let oldRest = Self.countersBeforePolicies + (l.messageSlots + l.periodSlots) * oldStride
+        for i in 0..<(l.hourOffset - l.dailyOffset) { counts[l.dailyOffset + i] = old[oldRest + i] }
+    }
+}
+
+extension Tally {
     /// The integers `encode` wrote (a trailing partial value is ignored).
     public static func decode(_ bytes: [UInt8]) -> [Int64] {
         (0..<(bytes.count / 8)).map { i in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sums over users of a ratio's per-user numerator x and denominator y: Σx, Σy, Σx², Σy², Σxy.
 /// What the delta-method interval of a ratio of sums needs, and integers, so they merge exactly.
 public struct RatioSums: Equatable, Sendable {
@@ -20,13 +22,22 @@ public struct RatioSums: Equatable, Sendable {
 
     /// Σx / Σy and its user-clustered 95% interval: the delta method for a ratio estimator,
     /// Var(R) ≈ n/(n − 1) · Σ(xᵢ − R·yᵢ)² / (Σy)², the users being the independent units
-    /// (Cochran 1977, §6.3; the cluster-robust variance of a ratio). Clamped to `bounds`.
+    /// (Cochran 1977, §6.3; the cluster-robust variance of a ratio). For a proportion strictly
+    /// between 0 and 1 the interval is taken on the logit scale (se of logit R = se / (R(1 − R)))
+    /// and mapped back; otherwise it is R ± z·se clamped to `bounds`.
     public func interval(z: Double = z95, bounds: ClosedRange<Double> = 0...1) -> (low: Double, high: Double)? {
         guard y > 0, users > 1 else { return nil }
         let n = Double(users), sy = Double(y), r = Double(x) / sy
         // Σ(x − R y)² expanded; the products are exact integers up to 2^53 per term.
         let residual = max(0, Double(xx) - 2 * r * Double(xy) + r * r * Double(yy))
         let se = (n / (n - 1) * residual).squareRoot() / sy
+        if bounds == 0...1 && r > 0 && r < 1 {
+            // A proportion: the interval is built on the logit scale and mapped back, so that it stays
+            // inside (0, 1) and is asymmetric near the edges, where a rare rate's estimate is skewed.
+            let logit = log(r / (1 - r)), half = z * se / (r * (1 - r))
+            func back(_ x: Double) -> Double { 1 / (1 + exp(-x)) }
+            return (back(logit - half), back(logit + half))
+        }
         return (Swift.max(bounds.lowerBound, r - z * se), Swift.min(bounds.upperBound, r + z * se))
     }
 }
