@@ -41,8 +41,10 @@ struct TuneReport {
         result.stages.enumerated().map { k, s in
             let final = k == result.stages.count - 1
             var parts = ["stage \(k + 1)\(final ? " (final)" : ""): \(TuneCommand.count(s.users)) users",
-                         "\(s.evaluated) evaluated"]
-            if s.overCapacity > 0 { parts.append("\(s.overCapacity) left out beforehand (not among the best \(s.entered))") }
+                         "\(TuneCommand.count(s.evaluated)) evaluated"]
+            if s.overCapacity > 0 {
+                parts.append("\(TuneCommand.count(s.overCapacity)) left out beforehand (not among the \(TuneCommand.count(s.entered)) it takes)")
+            }
             if !final { parts.append("\(s.infeasible) dropped as clearly infeasible, \(s.worse) as clearly worse, \(s.survivors) go on") }
             parts.append(String(format: "%.1f s", s.seconds))
             return parts.joined(separator: ", ")
@@ -52,7 +54,10 @@ struct TuneReport {
     func constraintLines(_ f: CandidateFigures) -> [String] {
         rule.orderedConstraints.map { m, b in
             let met = f.value(m).map(b.admits) ?? false
-            return "\(m.rawValue) \(show(f.measures[m], m)), limit \(bound(b, m)): \(met ? "met" : "NOT met")"
+            let e = f.measures[m]
+            let crosses = e.map { e in [b.min, b.max].contains { $0.map { e.low < $0 && $0 < e.high } ?? false } } ?? false
+            return "\(m.rawValue) \(show(e, m)), limit \(bound(b, m)): \(met ? "met" : "NOT met")"
+                + (crosses ? " on the estimate; its interval crosses the limit, too close to call" : "")
         }
     }
 

@@ -25,24 +25,24 @@ final class TuneCommandTests: RemindersimTestCase {
 
     func testTuneWritesTheRecommendationAndItsReport() throws {
         let file = try scenario(space: ["periods": ["min": 1, "max": 8], "sequenceLength": ["min": 1, "max": 2]])
-        let result = try remindersim("tune", file.path, "--users", "1600", "--threads", "2", "--out", "out")
+        let result = try remindersim("tune", file.path, "--users", "1200", "--threads", "2", "--out", "out")
         assertExit(result, 0)
         assertNoEscapes(result)
         assertContains(result.stdout, "Tune of \"tune-periods\": 64 candidates against the baseline \"3 days\"")
-        assertContains(result.stdout, "stage 1: 400 users, 64 evaluated")
-        assertContains(result.stdout, "Sensitivity, base response halved")
-        assertContains(result.stderr, "tune: 64 candidates, stages of 400 → 1,600 users", "stderr")
-        assertContains(result.stderr, "tune: stage 1/2 at 400 users", "stderr")
+        assertContains(result.stdout, "stage 1: 300 users, 64 evaluated")
+        assertContains(result.stderr, "tune: 64 candidates, stages of 300 → 1,200 users", "stderr")
+        assertContains(result.stderr, "tune: stage 1/2 at 300 users", "stderr")
         let folder = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
         let recommendation = try XCTUnwrap(JSONSerialization.jsonObject(
             with: Data(contentsOf: folder.appendingPathComponent("recommendation.json"))) as? [String: Any])
         XCTAssertEqual(recommendation["candidates"] as? Int, 64)
-        XCTAssertEqual(recommendation["users"] as? Int, 1600)
+        XCTAssertEqual(recommendation["users"] as? Int, 1200)
         if let configuration = recommendation["configuration"] as? [String: Any] {
             // Ready to paste: the configuration reads back as a scenario's configuration.
             let label = try XCTUnwrap(configuration["label"] as? String)
             assertContains(result.stdout, "Recommendation: \"\(label)\"")
             XCTAssertNotNil(recommendation["recheck"] as? [String: Any])
+            assertContains(result.stdout, "Sensitivity, base response halved")
         } else {
             assertContains(result.stdout, "nothing to recommend")
         }
@@ -52,7 +52,7 @@ final class TuneCommandTests: RemindersimTestCase {
         XCTAssertEqual(csv.split(separator: "\n").count, 65, "one row per candidate and a header")
 
         // A second tune goes to the next folder; the same seed gives the same recommendation.
-        let again = try remindersim("tune", file.path, "--users", "1600", "--threads", "1", "--out", "out")
+        let again = try remindersim("tune", file.path, "--users", "1200", "--threads", "1", "--out", "out")
         assertExit(again, 0)
         let second = try Data(contentsOf: workDirectory.appendingPathComponent("out/tune-periods-tune-2/recommendation.json"))
         XCTAssertEqual(second, try Data(contentsOf: folder.appendingPathComponent("recommendation.json")))

@@ -24,11 +24,15 @@ public struct TuneSpace: Encodable, Equatable, Sendable {
     public var randomMessage: [Bool]?
     /// The messages every candidate shows; nil: the baseline's first reminder's.
     public var messages: [String]?
+    /// Delivery policy choices; nil: the baseline's.
+    public var delivery: [DeliveryPolicy]?
 
     public init(periods: TuneRange, unit: PeriodUnit = .days, sequenceLength: TuneRange = TuneRange(min: 1, max: 1),
-                circular: [Bool] = [false], randomMessage: [Bool]? = nil, messages: [String]? = nil) {
+                circular: [Bool] = [false], randomMessage: [Bool]? = nil, messages: [String]? = nil,
+                delivery: [DeliveryPolicy]? = nil) {
         (self.periods, self.unit, self.sequenceLength) = (periods, unit, sequenceLength)
         (self.circular, self.randomMessage, self.messages) = (circular, randomMessage, messages)
+        self.delivery = delivery
     }
 
     /// Sequences the ranges allow before equivalent ones are merged (saturating).
@@ -46,7 +50,8 @@ public struct TuneSpace: Encodable, Equatable, Sendable {
                 total = t
             }
         }
-        let (withChoices, o) = total.multipliedReportingOverflow(by: max(1, circular.count) * max(1, randomMessage?.count ?? 1))
+        let choices = max(1, circular.count) * max(1, randomMessage?.count ?? 1) * max(1, delivery?.count ?? 1)
+        let (withChoices, o) = total.multipliedReportingOverflow(by: choices)
         return o ? Int.max : withChoices
     }
 }
@@ -86,6 +91,7 @@ extension TuneSpace {
         let first = baseline.reminders.first
         let texts = messages ?? first?.messages ?? ["Come back"]
         let randoms = randomMessage ?? [first?.randomMessage ?? false]
+        let policies = delivery ?? [baseline.delivery]
         let values = Array(periods.min...periods.max)
         var seen = Set<String>()
         var out: [ConfigurationSpec] = []
@@ -97,18 +103,24 @@ extension TuneSpace {
                 let sequence = index.map { values[$0] }
                 for wraps in circular {
                     for random in randoms {
-                        let (canonical, canonicalWraps) = Self.canonical(sequence, circular: wraps)
-                        let form = canonical.count >= sequenceLength.min ? (canonical, canonicalWraps) : (sequence, wraps)
-                        let key = form.0.map(String.init).joined(separator: "/") + (form.1 ? "c" : "") + (random ? "r" : "")
-                        guard seen.insert(key).inserted else { continue }
-                        var parts = [sequence.map(String.init).joined(separator: "/") + suffix]
-                        if sequence.count > 1 && circular.count > 1 { parts.append(wraps ? "circular" : "stay") }
-                        if randoms.count > 1 && texts.count > 1 { parts.append(random ? "random" : "in order") }
-                        out.append(ConfigurationSpec(
-                            label: parts.joined(separator: " "), mode: .documented,
-                            reminders: [ReminderSpec(messages: texts, timePeriods: sequence, unit: unit, randomMessage: random,
-                                                     circularTimePeriod: wraps)],
-                            cronRules: baseline.cronRules))
+                        for (p, policy) in policies.enumerated() {
+                            let (canonical, canonicalWraps) = Self.canonical(sequence, circular: wraps)
+                            let form = canonical.count >= sequenceLength.min ? (canonical, canonicalWraps) : (sequence, wraps)
+                            let key = form.0.map(String.init).joined(separator: "/") + (form.1 ? "c" : "") + (random ? "r" : "")
+                                + " \(p)"
+                            guard seen.insert(key).inserted else { continue }
+                            var parts = [sequence.map(String.init).joined(separator: "/") + suffix]
+                            if sequence.count > 1 && circular.count > 1 { parts.append(wraps ? "circular" : "stay") }
+                            if randoms.count > 1 && texts.count > 1 { parts.append(random ? "random" : "in order") }
+                            if policies.count > 1 { parts.append("delivery \(p + 1)") }
+                            var spec = ConfigurationSpec(
+                                label: parts.joined(separator: " "), mode: .documented,
+                                reminders: [ReminderSpec(messages: texts, timePeriods: sequence, unit: unit, randomMessage: random,
+                                                         circularTimePeriod: wraps)],
+                                cronRules: baseline.cronRules)
+                            spec.delivery = policy
+                            out.append(spec)
+                        }
                     }
                 }
                 // The next sequence, the last position counting fastest.
@@ -189,9 +201,10 @@ extension JSONFieldReader {
         let circular = field(o, "circular", default: [false]) { r, j, p in r.distinctBools(j, at: p) }
         let random = optionalField(o, "randomMessage") { r, j, p in r.distinctBools(j, at: p) }
         let messages = optionalField(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
-        guard let periods, let unit, let length, let circular, let random, let messages else { return nil }
+        let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
+        guard let periods, let unit, let length, let circular, let random, let messages, let delivery else { return nil }
         return TuneSpace(periods: periods, unit: unit, sequenceLength: length, circular: circular, randomMessage: random,
-                         messages: messages)
+                         messages: messages, delivery: delivery)
     }
 
     mutating func distinctBools(_ json: JSON, at path: String) -> [Bool]? {

@@ -304,6 +304,33 @@ public struct Tuner: Sendable {
         }
     }
 
+    static let shortlistRule = "half the best by estimate meeting the constraints, then the best whose 95% intervals "
+        + "lie within every limit"
+
+    /// The `capacity` candidates a stage takes: half of them the best on the estimates (those meeting
+    /// every constraint first), the rest the best of those whose 95% intervals lie within every limit,
+    /// then the next best on the estimates. The best on the estimates sit at a limit when the objective
+    /// and a constrained measure grow together, and half of them cross it on more users; the others
+    /// keep candidates that will still meet the constraints. In the estimates' order.
+    func shortlist(_ alive: [Int], _ capacity: Int, _ outcomes: [CandidateOutcome]) -> [Int] {
+        let items = alive.map { ($0, outcomes[$0].figures!) }
+        let byEstimate = ranked(items).map(\.0)
+        let safe = ranked(items.filter { clearlyAdmissible($0.1) }).map(\.0)
+        var chosen = Set(byEstimate.prefix((capacity + 1) / 2))
+        for c in safe where chosen.count < capacity { chosen.insert(c) }
+        for c in byEstimate where chosen.count < capacity { chosen.insert(c) }
+        return byEstimate.filter(chosen.contains)
+    }
+
+    /// Every constrained measure's interval, widened from 95% to z, lies within its bound.
+    func clearlyAdmissible(_ f: CandidateFigures, z: Double = z95) -> Bool {
+        spec.rule.orderedConstraints.allSatisfy { m, b in
+            guard let m95 = f.measures[m] else { return false }
+            let e = Self.widened(m95, z: z)
+            return (b.min.map { e.low >= $0 } ?? true) && (b.max.map { e.high <= $0 } ?? true)
+        }
+    }
+
     /// An interval widened from 95% to `z`.
     static func widened(_ e: Estimate, z: Double) -> Estimate {
         let f = z / z95
@@ -351,12 +378,12 @@ public struct Tuner: Sendable {
             let started = DispatchTime.now()
             var summary = StageSummary(users: n)
             if alive.count > plan.capacity[k] {
-                let keep = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
-                for c in keep.dropFirst(plan.capacity[k]) {
-                    outcomes[c].dropped = "not among the \(plan.capacity[k]) best by estimate that stage \(k + 1) takes"
+                let keep = shortlist(alive, plan.capacity[k], outcomes)
+                for c in alive where !keep.contains(c) {
+                    outcomes[c].dropped = "not among the \(plan.capacity[k]) that stage \(k + 1) takes (\(Self.shortlistRule))"
                 }
                 summary.overCapacity = alive.count - plan.capacity[k]
-                alive = Array(keep.prefix(plan.capacity[k]))
+                alive = keep
             } else if k > 0 {
                 alive = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
             }
@@ -392,8 +419,10 @@ public struct Tuner: Sendable {
                         remaining.remove(c)
                     }
                 }
-                let contenders = members.filter { remaining.contains($0) && admissible(outcomes[$0].figures!) }
-                leader = ranked(contenders.map { ($0, outcomes[$0].figures!) }).first?.0 ?? leader
+                // The leader must clearly meet the constraints: a candidate inside a limit only by chance
+                // would drop better ones that do meet them.
+                let contenders = members.filter { remaining.contains($0) && clearlyAdmissible(outcomes[$0].figures!, z: z) }
+                leader = ranked(contenders.map { ($0, outcomes[$0].figures!) }).first?.0
                 guard let l = leader, let li = here[l] else { continue }
                 for c in batch where remaining.contains(c) && c != l {
                     let reason: String?
@@ -445,13 +474,13 @@ public struct Tuner: Sendable {
         let started = DispatchTime.now()
         let n = plan.stageUsers[last]
         var summary = StageSummary(users: n)
-        if last > 0 {
-            let keep = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
-            for c in keep.dropFirst(plan.capacity[last]) {
-                outcomes[c].dropped = "not among the \(plan.capacity[last]) best by estimate that go to the final stage"
+        if last > 0 && alive.count > plan.capacity[last] {
+            let keep = shortlist(alive, plan.capacity[last], outcomes)
+            for c in alive where !keep.contains(c) {
+                outcomes[c].dropped = "not among the \(plan.capacity[last]) that go to the final stage (\(Self.shortlistRule))"
             }
-            summary.overCapacity = max(0, alive.count - plan.capacity[last])
-            alive = Array(keep.prefix(plan.capacity[last]))
+            summary.overCapacity = alive.count - plan.capacity[last]
+            alive = keep
         }
         summary.entered = alive.count
         let final = try check("final", alive, users: n, seed: scenario.seed, response: scenario.response, done: done,
