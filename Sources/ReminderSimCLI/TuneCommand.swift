@@ -167,8 +167,8 @@ final class ProgressPrinter: Sendable {
             let elapsed = Double(now - start) / 1e9
             let eta = p.simulated > 0 ? elapsed * max(0, p.planned - p.simulated) / p.simulated : nil
             let what = p.phase == "race"
-                ? "stage \(p.stage)/\(p.stages) at \(TuneCommand.count(p.users)) users: \(p.evaluated) of \(p.entered) evaluated, "
-                    + "\(p.left) left"
+                ? "stage \(p.stage)/\(p.stages) at \(TuneCommand.count(p.users)) users: \(TuneCommand.count(p.evaluated)) of "
+                    + "\(TuneCommand.count(p.entered)) evaluated, \(TuneCommand.count(p.left)) left"
                 : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(p.entered) candidate\(p.entered == 1 ? "" : "s")"
             return "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
         }

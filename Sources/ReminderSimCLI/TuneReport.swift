@@ -45,7 +45,8 @@ struct TuneReport {
             if s.overCapacity > 0 {
                 parts.append("\(TuneCommand.count(s.overCapacity)) left out beforehand (not among the \(TuneCommand.count(s.entered)) it takes)")
             }
-            if !final { parts.append("\(s.infeasible) dropped as clearly infeasible, \(s.worse) as clearly worse, \(s.survivors) go on") }
+            if !final { parts.append("\(TuneCommand.count(s.infeasible)) dropped as clearly infeasible, \(TuneCommand.count(s.worse)) as clearly worse, "
+                                   + "\(TuneCommand.count(s.survivors)) go on") }
             parts.append(String(format: "%.1f s", s.seconds))
             return parts.joined(separator: ", ")
         }
