@@ -9,8 +9,9 @@ enum GapSampler: Sendable {
     case exponential(ExponentialDistribution)
     case weibull(WeibullDistribution)
     case lognormal(LogNormalDistribution)
-    /// Per-user rate and dropout come from the user's traits; `unitSeconds` scales the rate.
-    case bgnbd(rate: GammaDistribution, dropout: BetaDistribution, unitSeconds: Double)
+    /// The per-user gap mean and dropout come from the user's traits (drawn from the segment's
+    /// `BGNBDMixing`); the case itself stays small, because the loop copies it at every session.
+    case bgnbd
     /// Entries `start..<start + count` of the model's empirical tables.
     case empirical(start: Int, count: Int)
     /// Kaplan–Meier steps `start..<start + count` of the empirical tables; past the last, no return.
@@ -28,9 +29,8 @@ enum GapSampler: Sendable {
             self = .weibull(WeibullDistribution(shape: shape, scale: scale * unit.seconds))
         case let .lognormal(mu, sigma, unit):
             self = .lognormal(LogNormalDistribution(mu: mu + log(unit.seconds), sigma: sigma))
-        case let .bgnbd(r, alpha, a, b, unit):
-            self = .bgnbd(rate: GammaDistribution(shape: r, rate: alpha), dropout: BetaDistribution(a: a, b: b),
-                          unitSeconds: unit.seconds)
+        case .bgnbd:
+            self = .bgnbd
         case let .empirical(values, weights, unit):
             let start = tables.seconds.count
             let w = weights ?? Array(repeating: 1, count: values.count)
@@ -84,10 +84,27 @@ struct EmpiricalTables: Sendable {
     }
 }
 
+/// The BG/NBD mixing distributions from which each user of a segment draws a return rate and a
+/// dropout chance; `unitSeconds` scales the rate.
+@usableFromInline
+struct BGNBDMixing: Sendable {
+    let rate: GammaDistribution
+    let dropout: BetaDistribution
+    let unitSeconds: Double
+
+    init?(_ process: ReturnProcess) {
+        guard case let .bgnbd(r, alpha, a, b, unit) = process else { return nil }
+        rate = GammaDistribution(shape: r, rate: alpha)
+        dropout = BetaDistribution(a: a, b: b)
+        unitSeconds = unit.seconds
+    }
+}
+
 /// One segment, ready for simulation.
 @usableFromInline
 struct CompiledSegment: Sendable {
     @usableFromInline let gaps: GapSampler
+    @usableFromInline let mixing: BGNBDMixing?
     @usableFromInline let dropoutPerSession: Double
     @usableFromInline let session: LogNormalDistribution
     @usableFromInline let coldLaunchSeconds: Double
@@ -102,6 +119,8 @@ public struct CompiledConfiguration: Sendable {
     @usableFromInline let messageWeights: [Double]
     @usableFromInline let messageBase: [Int]
     @usableFromInline let periodBase: [Int]
+    /// Whether any reminder picks its messages at random (and so needs the message stream).
+    @usableFromInline let randomMessages: Bool
     public let messageSlots: Int
     public let periodSlots: Int
 
@@ -126,6 +145,7 @@ public struct CompiledConfiguration: Sendable {
         messageBase = mb
         periodBase = pb
         messageWeights = w
+        randomMessages = spec.reminders.contains { $0.randomMessage }
         messageSlots = m
         periodSlots = p
     }
@@ -138,6 +158,7 @@ public struct CompiledConfiguration: Sendable {
         messageWeights = []
         messageBase = []
         periodBase = []
+        randomMessages = false
         messageSlots = 0
         periodSlots = 0
     }
@@ -188,7 +209,7 @@ public struct CompiledModel: Sendable {
                 gaps = GapSampler(segment.returns, tables: &tables)
             }
             compiled.append(CompiledSegment(
-                gaps: gaps, dropoutPerSession: segment.dropoutPerSession,
+                gaps: gaps, mixing: BGNBDMixing(segment.returns), dropoutPerSession: segment.dropoutPerSession,
                 session: LogNormalDistribution(median: segment.sessionLength.medianMinutes * 60, sigma: segment.sessionLength.sigma),
                 coldLaunchSeconds: segment.coldLaunchAfterMinutes * 60))
         }

@@ -87,10 +87,10 @@ extension CompiledModel {
         let offset = offsetSeconds[offsetChoice.sample(&g)]
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
-        if case let .bgnbd(rate, p, unitSeconds) = segments[segment].gaps {
+        if let mixing = segments[segment].mixing {
             // A rate of exactly 0 cannot be drawn from a continuous Gamma, but guard the division.
-            gapMean = unitSeconds / max(rate.sample(&g), .leastNormalMagnitude)
-            dropout = p.sample(&g)
+            gapMean = mixing.unitSeconds / max(mixing.rate.sample(&g), .leastNormalMagnitude)
+            dropout = mixing.dropout.sample(&g)
         }
         var replayUser = -1
         if case let .replay(table) = segments[segment].gaps {
@@ -163,7 +163,11 @@ struct ClosedSession {
 /// delivered one brings the user back), then the next open or the end of the horizon.
 struct UserTimeline {
     // Constants of the run.
-    let segment: CompiledSegment
+    // The user's segment, in the parts the loop reads (not its BG/NBD mixing: that made the traits).
+    let gaps: GapSampler
+    let sessionLength: LogNormalDistribution
+    let dropoutPerSession: Double
+    let coldLaunchSeconds: Double
     let empirical: EmpiricalTables
     let response: CompiledResponse
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
@@ -179,7 +183,8 @@ struct UserTimeline {
     let reminders: UnsafeBufferPointer<Reminder>
     let states: UnsafeMutableBufferPointer<ReminderState>
     let ruleRan: UnsafeMutableBufferPointer<Bool>
-    let cron: CronTable
+    /// The cron engine's rules, in registration order.
+    let rules: [CronRule]
     let messageBase: [Int]
     let periodBase: [Int]
     let messageWeights: [Double]
@@ -189,8 +194,13 @@ struct UserTimeline {
 
     // The user's random streams.
     var organic: Xoshiro256
-    var responseStream: Xoshiro256
-    var messageStream: Xoshiro256
+    /// Seeded at the first delivery: most users of most configurations never need it.
+    var responseStream = Xoshiro256(state: (1, 0, 0, 0))
+    var responseSeeded = false
+    /// Seeded only when a reminder picks messages at random.
+    var messageStream = Xoshiro256(state: (1, 0, 0, 0))
+    let seed: UInt64
+    let user: UInt64
 
     // The user's state.
     var result = UserOutcome()
@@ -213,7 +223,11 @@ struct UserTimeline {
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
          reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>) {
-        segment = model.segments[traits.segment]
+        let segment = model.segments[traits.segment]
+        gaps = segment.gaps
+        sessionLength = segment.session
+        dropoutPerSession = segment.dropoutPerSession
+        coldLaunchSeconds = segment.coldLaunchSeconds
         empirical = model.empirical
         response = model.response
         horizon = model.horizonSeconds
@@ -225,16 +239,19 @@ struct UserTimeline {
         self.reminders = reminders
         self.states = states
         self.ruleRan = ruleRan
-        cron = c.cron
+        rules = c.cron.rules
         messageBase = c.messageBase
         periodBase = c.periodBase
         messageWeights = c.messageWeights
         self.layout = layout
         self.counts = counts
         organic = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .organic)
-        responseStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .response)
-        messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
-        if case let .replay(table) = segment.gaps {
+        seed = model.seed
+        self.user = UInt64(user)
+        if c.randomMessages {
+            messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
+        }
+        if case let .replay(table) = gaps {
             let t = model.replayTables[table]
             let first = t.starts[traits.replayUser]
             recorded = t.offsets[first..<(first + t.counts[traits.replayUser])]
@@ -285,12 +302,12 @@ struct UserTimeline {
             if case let (r, n)? = responder {
                 brought(back: r, by: n, at: next, &observer)
             }
-            coldLaunch = next - session.close >= segment.coldLaunchSeconds
+            coldLaunch = next - session.close >= coldLaunchSeconds
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
         // Every rule is evaluated at every launch, so its evaluations are the user's launches.
-        for rule in 0..<cron.rules.count {
+        for rule in 0..<rules.count {
             counts[layout.rule(rule, .evaluated)] &+= Int64(counters.totalLaunches)
         }
         return result
@@ -308,23 +325,22 @@ struct UserTimeline {
             add(.organicOpens)
             fatigueFactor = 1
         }
+        // Whether an open starts a new day or falls on days 1...30 is as good as random, so these
+        // two are counted without branches the processor would mispredict.
         let utcDay = Int(openTime) / 86_400
-        if utcDay != lastDAUDay {
-            lastDAUDay = utcDay
-            add(layout.daily(utcDay))
-        }
+        counts[layout.daily(utcDay)] &+= utcDay != lastDAUDay ? 1 : 0
+        lastDAUDay = utcDay
         let today = localDay(openTime)
         let sinceInstall = today - installDay
-        if sinceInstall >= 1 && sinceInstall <= retentionCurveDays {
-            result.retainedDays |= 1 << UInt32(sinceInstall - 1)
-        }
+        let bit = UInt32(truncatingIfNeeded: sinceInstall &- 1)
+        result.retainedDays |= bit < UInt32(retentionCurveDays) ? 1 << bit : 0
         if openTime - unclaimedDelivery <= response.attributionSeconds {
             add(.attributed)
             unclaimedDelivery = -.infinity
         }
         if coldLaunch {
             add(.launches)
-            if !cron.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+            if !rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
         for r in 0..<reminders.count {
             // A notification that fired while the user was away was counted when it fired.
@@ -340,10 +356,11 @@ struct UserTimeline {
     @inline(__always)
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         counters.recordLaunch(onDay: today)
-        for rule in 0..<cron.rules.count {
-            let matched = cron.rules[rule].matches(counters)
+        for rule in 0..<rules.count {
+            let matched = rules[rule].matches(counters)
             add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
-            if matched && !ruleRan[rule] {
+            // Tested in this order because `ruleRan` soon stays true, where `matched` keeps changing.
+            if !ruleRan[rule] && matched {
                 ruleRan[rule] = true
                 add(layout.rule(rule, .usersRan))
                 add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
@@ -380,7 +397,7 @@ struct UserTimeline {
             return nil
         }
         // An infinite gap is a draw past the longest return ever recorded: a dropout.
-        let dropsOut = draws.dropout < segment.dropoutPerSession
+        let dropsOut = draws.dropout < dropoutPerSession
             || (sessionIndex > 0 && draws.repeatDropout < repeatDropout) || gap.isInfinite
         return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
     }
@@ -388,7 +405,7 @@ struct UserTimeline {
     /// One session's organic draws: its length, the dropout draws, the gap to the next organic open.
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
-        let length = segment.session.sample(&organic)
+        let length = sessionLength.sample(&organic)
         let dropout = organic.nextUnit()
         // Only BG/NBD users have a chance of dropping out after a repeat visit.
         let repeatDropout = self.repeatDropout > 0 ? organic.nextUnit() : 1
@@ -398,7 +415,7 @@ struct UserTimeline {
     /// The gap to the next organic open, from the segment's return process.
     @inline(__always)
     mutating func sampleGap() -> Double {
-        switch segment.gaps {
+        switch gaps {
         case let .exponential(d): return d.sample(&organic)
         case let .weibull(d): return d.sample(&organic)
         case let .lognormal(d): return d.sample(&organic)
@@ -483,6 +500,10 @@ struct UserTimeline {
         }
         if dormant { p *= response.dormantFactor }
         fatigueFactor *= response.fatigue
+        if !responseSeeded {
+            responseStream = Xoshiro256(seed: seed, user: user, purpose: .response)
+            responseSeeded = true
+        }
         let responds = responseStream.nextUnit() < p
         let optsOut = responseStream.nextUnit() < response.optOut
         let delay = response.delay.sample(&responseStream)
