@@ -64,10 +64,11 @@ extension CompiledModel {
         configurations.withUnsafeBufferPointer { configurations in
             for user in range {
                 let t = traits(user: user)
+                scratch.beginUser(seed: seed, user: user)
                 for i in configurations.indices {
-                    outcomes[i] = simulate(user: user, traits: t, configuration: configurations[i],
-                                           layout: counts.layouts[i], counts: counts.base(i), scratch: &scratch,
-                                           observer: &observer)
+                    outcomes[i] = simulateSharingDraws(
+                        user: user, traits: t, configuration: configurations[i], layout: counts.layouts[i],
+                        counts: counts.base(i), scratch: &scratch, observer: &observer)
                 }
                 for i in configurations.indices {
                     addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))

@@ -62,8 +62,15 @@ public struct UserOutcome: Equatable, Sendable {
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
     @usableFromInline var ruleRan: [Bool] = []
+    var organic = OrganicDrawCache()
 
     public init() {}
+
+    /// Starts a user: the organic draws cached for the previous one are dropped.
+    mutating func beginUser(seed: UInt64, user: Int) {
+        organic.draws.removeAll(keepingCapacity: true)
+        organic.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
+    }
 
     /// Clears the first `reminders` states and `rules` flags; the buffers only ever grow, so
     /// configurations of different sizes in turn allocate nothing.
@@ -111,16 +118,31 @@ extension CompiledModel {
         user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
+        scratch.beginUser(seed: seed, user: user)
+        return simulateSharingDraws(user: user, traits: traits, configuration: c, layout: layout, counts: counts,
+                                    scratch: &scratch, observer: &observer)
+    }
+
+    /// `simulate`, reusing the organic draws already in `scratch` for this user (the k-th session
+    /// draws the same values under every configuration, so they are drawn once per user and read
+    /// back by the other configurations). The caller starts each user with `beginUser`.
+    func simulateSharingDraws<O: TimelineObserver>(
+        user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
+        counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
+    ) -> UserOutcome {
         scratch.reset(reminders: c.reminders.count, rules: c.cron.rules.count)
         // The per-user buffers leave `scratch` for the duration, so that pointers into them never
         // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
         var ruleRan: [Bool] = []
+        var organic = OrganicDrawCache()
         swap(&states, &scratch.states)
         swap(&ruleRan, &scratch.ruleRan)
+        swap(&organic, &scratch.organic)
         defer {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
+            swap(&organic, &scratch.organic)
         }
         return c.reminders.withUnsafeBufferPointer { reminders in
             states.withUnsafeMutableBufferPointer { allStates in
@@ -130,6 +152,8 @@ extension CompiledModel {
                         states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
                         ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
                         layout: layout, counts: counts)
+                    swap(&organic, &timeline.organic)
+                    defer { swap(&organic, &timeline.organic) }
                     return timeline.run(&observer)
                 }
             }
@@ -143,6 +167,12 @@ struct OrganicDraws {
     var dropout: Double
     var repeatDropout: Double
     var gap: Double
+}
+
+/// One user's organic draws so far, session after session, and the organic stream after them.
+struct OrganicDrawCache {
+    var draws: [OrganicDraws] = []
+    var stream = Xoshiro256(state: (1, 0, 0, 0))
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
@@ -193,7 +223,9 @@ struct UserTimeline {
     let counts: UnsafeMutablePointer<Int64>
 
     // The user's random streams.
-    var organic: Xoshiro256
+    /// The user's organic draws, shared with the other configurations; `drawn` of them used here.
+    var organic = OrganicDrawCache()
+    var drawn = 0
     /// Seeded at the first delivery: most users of most configurations never need it.
     var responseStream = Xoshiro256(state: (1, 0, 0, 0))
     var responseSeeded = false
@@ -245,7 +277,6 @@ struct UserTimeline {
         messageWeights = c.messageWeights
         self.layout = layout
         self.counts = counts
-        organic = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .organic)
         seed = model.seed
         self.user = UInt64(user)
         if c.randomMessages {
@@ -405,24 +436,28 @@ struct UserTimeline {
     /// One session's organic draws: its length, the dropout draws, the gap to the next organic open.
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
-        let length = sessionLength.sample(&organic)
-        let dropout = organic.nextUnit()
+        drawn += 1
+        if drawn <= organic.draws.count { return organic.draws[drawn - 1] }
+        let length = sessionLength.sample(&organic.stream)
+        let dropout = organic.stream.nextUnit()
         // Only BG/NBD users have a chance of dropping out after a repeat visit.
-        let repeatDropout = self.repeatDropout > 0 ? organic.nextUnit() : 1
-        return OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+        let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
+        let draws = OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+        organic.draws.append(draws)
+        return draws
     }
 
     /// The gap to the next organic open, from the segment's return process.
     @inline(__always)
     mutating func sampleGap() -> Double {
         switch gaps {
-        case let .exponential(d): return d.sample(&organic)
-        case let .weibull(d): return d.sample(&organic)
-        case let .lognormal(d): return d.sample(&organic)
-        case .bgnbd: return gapMean * organic.nextStandardExponential(using: exponential)
-        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: organic.nextUnit())
+        case let .exponential(d): return d.sample(&organic.stream)
+        case let .weibull(d): return d.sample(&organic.stream)
+        case let .lognormal(d): return d.sample(&organic.stream)
+        case .bgnbd: return gapMean * organic.stream.nextStandardExponential(using: exponential)
+        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: organic.stream.nextUnit())
         case let .kaplanMeier(start, count):
-            return empirical.sampleOrNever(start: start, count: count, u: organic.nextUnit())
+            return empirical.sampleOrNever(start: start, count: count, u: organic.stream.nextUnit())
         case .replay: return 0
         }
     }
