@@ -67,6 +67,28 @@ struct EmpiricalTables: Sendable {
     /// The value whose cumulative probability first exceeds `u` among entries `start..<start+count`.
     @inlinable
     func sample(start: Int, count: Int, u: Double) -> Double {
+        seconds.withUnsafeBufferPointer { seconds in
+            cumulative.withUnsafeBufferPointer { cumulative in
+                Self.sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
+            }
+        }
+    }
+
+    /// Like `sample`, but the cumulative probabilities may stop short of 1: a draw beyond the
+    /// last one is "never" (+infinity).
+    @inlinable
+    func sampleOrNever(start: Int, count: Int, u: Double) -> Double {
+        seconds.withUnsafeBufferPointer { seconds in
+            cumulative.withUnsafeBufferPointer { cumulative in
+                Self.sampleOrNever(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
+            }
+        }
+    }
+
+    /// `sample` on the tables' values and cumulative probabilities.
+    @inlinable
+    static func sample(seconds: UnsafeBufferPointer<Double>, cumulative: UnsafeBufferPointer<Double>,
+                       start: Int, count: Int, u: Double) -> Double {
         var low = start, high = start + count - 1
         while low < high {
             let middle = (low + high) >> 1
@@ -75,12 +97,12 @@ struct EmpiricalTables: Sendable {
         return seconds[low]
     }
 
-    /// Like `sample`, but the cumulative probabilities may stop short of 1: a draw beyond the
-    /// last one is "never" (+infinity).
+    /// `sampleOrNever` on the tables' values and cumulative probabilities.
     @inlinable
-    func sampleOrNever(start: Int, count: Int, u: Double) -> Double {
+    static func sampleOrNever(seconds: UnsafeBufferPointer<Double>, cumulative: UnsafeBufferPointer<Double>,
+                              start: Int, count: Int, u: Double) -> Double {
         guard u < cumulative[start + count - 1] else { return .infinity }
-        return sample(start: start, count: count, u: u)
+        return sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
     }
 }
 
@@ -110,6 +132,25 @@ struct CompiledSegment: Sendable {
     @usableFromInline let coldLaunchSeconds: Double
 }
 
+/// An immutable copy of an array in memory of its own, freed with the owner: the simulation loop
+/// holds plain pointers into it, which costs no reference counting per user.
+@usableFromInline
+final class FrozenBuffer<Element>: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Element>
+    private let storage: UnsafeMutablePointer<Element>
+
+    init(_ elements: [Element]) {
+        storage = .allocate(capacity: max(elements.count, 1))
+        storage.initialize(from: elements, count: elements.count)
+        buffer = UnsafeBufferPointer(start: storage, count: elements.count)
+    }
+
+    deinit {
+        storage.deinitialize(count: buffer.count)
+        storage.deallocate()
+    }
+}
+
 /// One configuration, ready for simulation: engines built, rules parsed, weights resolved by index.
 public struct CompiledConfiguration: Sendable {
     public let spec: ConfigurationSpec
@@ -121,6 +162,12 @@ public struct CompiledConfiguration: Sendable {
     @usableFromInline let periodBase: [Int]
     /// Whether any reminder picks its messages at random (and so needs the message stream).
     @usableFromInline let randomMessages: Bool
+    /// The same tables, the reminders and the cron rules, frozen for the loop.
+    let frozenReminders: FrozenBuffer<Reminder>
+    let frozenRules: FrozenBuffer<CronRule>
+    let frozenMessageBase: FrozenBuffer<Int>
+    let frozenPeriodBase: FrozenBuffer<Int>
+    let frozenMessageWeights: FrozenBuffer<Double>
     public let messageSlots: Int
     public let periodSlots: Int
 
@@ -146,6 +193,11 @@ public struct CompiledConfiguration: Sendable {
         periodBase = pb
         messageWeights = w
         randomMessages = spec.reminders.contains { $0.randomMessage }
+        frozenReminders = FrozenBuffer(reminders)
+        frozenRules = FrozenBuffer(cron.rules)
+        frozenMessageBase = FrozenBuffer(mb)
+        frozenPeriodBase = FrozenBuffer(pb)
+        frozenMessageWeights = FrozenBuffer(w)
         messageSlots = m
         periodSlots = p
     }
@@ -159,8 +211,33 @@ public struct CompiledConfiguration: Sendable {
         messageBase = []
         periodBase = []
         randomMessages = false
+        frozenReminders = FrozenBuffer([])
+        frozenRules = FrozenBuffer([])
+        frozenMessageBase = FrozenBuffer([])
+        frozenPeriodBase = FrozenBuffer([])
+        frozenMessageWeights = FrozenBuffer([])
         messageSlots = 0
         periodSlots = 0
+    }
+}
+
+/// What the loop reads of a configuration, as plain pointers into its frozen buffers: copying it
+/// costs no reference counting. Valid while the configuration lives.
+struct ConfigurationView {
+    let reminders: UnsafeBufferPointer<Reminder>
+    let rules: UnsafeBufferPointer<CronRule>
+    let messageBase: UnsafeBufferPointer<Int>
+    let periodBase: UnsafeBufferPointer<Int>
+    let messageWeights: UnsafeBufferPointer<Double>
+    let randomMessages: Bool
+}
+
+extension CompiledConfiguration {
+    var view: ConfigurationView {
+        ConfigurationView(
+            reminders: frozenReminders.buffer, rules: frozenRules.buffer, messageBase: frozenMessageBase.buffer,
+            periodBase: frozenPeriodBase.buffer, messageWeights: frozenMessageWeights.buffer,
+            randomMessages: randomMessages)
     }
 }
 
@@ -171,6 +248,9 @@ public struct CompiledModel: Sendable {
     public let configurations: [CompiledConfiguration]
     @usableFromInline let segments: [CompiledSegment]
     @usableFromInline let empirical: EmpiricalTables
+    /// The empirical tables' values and cumulative probabilities, frozen for the loop.
+    let frozenSeconds: FrozenBuffer<Double>
+    let frozenCumulative: FrozenBuffer<Double>
     @usableFromInline let replayTables: [ReplayTable]
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
@@ -215,6 +295,8 @@ public struct CompiledModel: Sendable {
         }
         segments = compiled
         empirical = tables
+        frozenSeconds = FrozenBuffer(tables.seconds)
+        frozenCumulative = FrozenBuffer(tables.cumulative)
         replayTables = replays
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }

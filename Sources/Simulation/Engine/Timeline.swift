@@ -119,18 +119,21 @@ extension CompiledModel {
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
         scratch.beginUser(seed: seed, user: user)
-        return simulateSharingDraws(user: user, traits: traits, configuration: c, layout: layout, counts: counts,
-                                    scratch: &scratch, observer: &observer)
+        return withExtendedLifetime(c) {
+            simulateSharingDraws(user: user, traits: traits, configuration: c.view, layout: layout, counts: counts,
+                                 scratch: &scratch, observer: &observer)
+        }
     }
 
     /// `simulate`, reusing the organic draws already in `scratch` for this user (the k-th session
     /// draws the same values under every configuration, so they are drawn once per user and read
-    /// back by the other configurations). The caller starts each user with `beginUser`.
+    /// back by the other configurations). The caller starts each user with `beginUser` and keeps
+    /// the configuration of `c` alive.
     func simulateSharingDraws<O: TimelineObserver>(
-        user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
+        user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
-        scratch.reset(reminders: c.reminders.count, rules: c.cron.rules.count)
+        scratch.reset(reminders: c.reminders.count, rules: c.rules.count)
         // The per-user buffers leave `scratch` for the duration, so that pointers into them never
         // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
@@ -144,18 +147,16 @@ extension CompiledModel {
             swap(&ruleRan, &scratch.ruleRan)
             swap(&organic, &scratch.organic)
         }
-        return c.reminders.withUnsafeBufferPointer { reminders in
-            states.withUnsafeMutableBufferPointer { allStates in
-                ruleRan.withUnsafeMutableBufferPointer { allRules in
-                    var timeline = UserTimeline(
-                        model: self, user: user, traits: traits, configuration: c, reminders: reminders,
-                        states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
-                        ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
-                        layout: layout, counts: counts)
-                    swap(&organic, &timeline.organic)
-                    defer { swap(&organic, &timeline.organic) }
-                    return timeline.run(&observer)
-                }
+        return states.withUnsafeMutableBufferPointer { allStates in
+            ruleRan.withUnsafeMutableBufferPointer { allRules in
+                var timeline = UserTimeline(
+                    model: self, user: user, traits: traits, configuration: c,
+                    states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
+                    ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
+                    layout: layout, counts: counts)
+                swap(&organic, &timeline.organic)
+                defer { swap(&organic, &timeline.organic) }
+                return timeline.run(&observer)
             }
         }
     }
@@ -198,7 +199,8 @@ struct UserTimeline {
     let sessionLength: LogNormalDistribution
     let dropoutPerSession: Double
     let coldLaunchSeconds: Double
-    let empirical: EmpiricalTables
+    let empiricalSeconds: UnsafeBufferPointer<Double>
+    let empiricalCumulative: UnsafeBufferPointer<Double>
     let response: CompiledResponse
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
     let horizon: Double
@@ -214,10 +216,10 @@ struct UserTimeline {
     let states: UnsafeMutableBufferPointer<ReminderState>
     let ruleRan: UnsafeMutableBufferPointer<Bool>
     /// The cron engine's rules, in registration order.
-    let rules: [CronRule]
-    let messageBase: [Int]
-    let periodBase: [Int]
-    let messageWeights: [Double]
+    let rules: UnsafeBufferPointer<CronRule>
+    let messageBase: UnsafeBufferPointer<Int>
+    let periodBase: UnsafeBufferPointer<Int>
+    let messageWeights: UnsafeBufferPointer<Double>
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
@@ -252,15 +254,16 @@ struct UserTimeline {
     /// instead of waiting for them at the next open. The stream's order is unchanged.
     var ahead = OrganicDraws(length: 0, dropout: 0, repeatDropout: 0, gap: 0)
 
-    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
-         reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
+    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
+         states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>) {
         let segment = model.segments[traits.segment]
         gaps = segment.gaps
         sessionLength = segment.session
         dropoutPerSession = segment.dropoutPerSession
         coldLaunchSeconds = segment.coldLaunchSeconds
-        empirical = model.empirical
+        empiricalSeconds = model.frozenSeconds.buffer
+        empiricalCumulative = model.frozenCumulative.buffer
         response = model.response
         horizon = model.horizonSeconds
         dayOrigin = traits.utcOffsetSeconds + 86_400
@@ -268,10 +271,10 @@ struct UserTimeline {
         gapMean = traits.gapMeanSeconds
         repeatDropout = traits.repeatDropout
         installDay = Int(traits.install + dayOrigin) / 86_400 - 1
-        self.reminders = reminders
+        reminders = c.reminders
         self.states = states
         self.ruleRan = ruleRan
-        rules = c.cron.rules
+        rules = c.rules
         messageBase = c.messageBase
         periodBase = c.periodBase
         messageWeights = c.messageWeights
@@ -455,9 +458,12 @@ struct UserTimeline {
         case let .weibull(d): return d.sample(&organic.stream)
         case let .lognormal(d): return d.sample(&organic.stream)
         case .bgnbd: return gapMean * organic.stream.nextStandardExponential(using: exponential)
-        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: organic.stream.nextUnit())
+        case let .empirical(start, count):
+            return EmpiricalTables.sample(seconds: empiricalSeconds, cumulative: empiricalCumulative,
+                                          start: start, count: count, u: organic.stream.nextUnit())
         case let .kaplanMeier(start, count):
-            return empirical.sampleOrNever(start: start, count: count, u: organic.stream.nextUnit())
+            return EmpiricalTables.sampleOrNever(seconds: empiricalSeconds, cumulative: empiricalCumulative,
+                                                 start: start, count: count, u: organic.stream.nextUnit())
         case .replay: return 0
         }
     }
