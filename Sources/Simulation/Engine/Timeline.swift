@@ -299,7 +299,9 @@ struct UserTimeline {
 
     /// Counts how a notification of reminder `r` ended.
     @inline(__always)
-    mutating func outcome<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O) {
+    mutating func outcome<O: TimelineObserver>(
+        _ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O
+    ) {
         let slot: SlotCounter
         switch o {
         case .cancelled: slot = .cancelled; add(.cancelled)
@@ -349,7 +351,9 @@ struct UserTimeline {
 
     /// The app opens: counts, the cron rules on a cold launch, and the reminder engine's check.
     @inline(__always)
-    mutating func open<O: TimelineObserver>(at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O) {
+    mutating func open<O: TimelineObserver>(
+        at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O
+    ) {
         observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
         add(.opens)
         result.opens &+= 1
@@ -424,7 +428,9 @@ struct UserTimeline {
         }
         if close >= horizon {
             for r in 0..<reminders.count {
-                if let n = states[r].pending { outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer) }
+                if let n = states[r].pending {
+                    outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
+                }
             }
             let end = horizon
             observer.record(.horizon(time: end))
@@ -558,7 +564,9 @@ struct UserTimeline {
 
     /// The user comes back because of reminder `r`'s notification `n`.
     @inline(__always)
-    mutating func brought<O: TimelineObserver>(back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O) {
+    mutating func brought<O: TimelineObserver>(
+        back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O
+    ) {
         add(.responded)
         add(layout.message(messageBase[r] + n.messageIndex, .responded))
         add(layout.period(periodBase[r] + n.periodIndex, .responded))
