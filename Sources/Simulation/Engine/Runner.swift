@@ -97,23 +97,24 @@ extension CompiledModel {
     func simulate(users range: Range<Int>, into counts: WorkerCounts, scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
-        return configurations.withUnsafeBufferPointer { configurations -> SessionLimitBreach? in
-            for user in range {
-                let t = traits(user: user)
-                for i in configurations.indices {
-                    outcomes[i] = simulate(user: user, traits: t, configuration: configurations[i],
-                                           layout: counts.layouts[i], counts: counts.base(i), scratch: &scratch,
-                                           observer: &observer)
-                }
-                if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
-                    return SessionLimitBreach(user: user, configuration: i)
-                }
-                for i in configurations.indices {
-                    addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
-                }
+        // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
+        let views = configurations.map(\.view)
+        for user in range {
+            let t = traits(user: user)
+            scratch.beginUser(seed: seed, user: user)
+            for i in configurations.indices {
+                outcomes[i] = simulateSharingDraws(
+                    user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                    counts: counts.base(i), scratch: &scratch, observer: &observer)
             }
-            return nil
+            if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                return SessionLimitBreach(user: user, configuration: i)
+            }
+            for i in configurations.indices {
+                addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
+            }
         }
+        return nil
     }
 
     /// The paired comparison of one user's outcome under a configuration with the holdout's.
