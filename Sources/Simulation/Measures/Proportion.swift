@@ -10,8 +10,7 @@ public struct Proportion: Equatable, Sendable {
     public let total: Int64
 
     public init(_ count: Int64, of total: Int64) {
-        self.count = count
-        self.total = total
+        (self.count, self.total) = (count, total)
     }
 
     public var rate: Double? { total > 0 ? Double(count) / Double(total) : nil }
