@@ -19,8 +19,7 @@ public struct WeibullDistribution: ContinuousDistribution, Equatable {
     public init(shape: Double, scale: Double) {
         precondition(shape > 0 && shape.isFinite, "WeibullDistribution: shape must be finite and > 0")
         precondition(scale > 0 && scale.isFinite, "WeibullDistribution: scale must be finite and > 0")
-        self.shape = shape
-        self.scale = scale
+        (self.shape, self.scale) = (shape, scale)
         self.inverseShape = 1 / shape
     }
 
