@@ -74,7 +74,7 @@ if [ "$peer_users" -gt 0 ] && [ -f "$peer_dir/ref_numpy.py" ] && [ -f "$peer_dir
     echo "peer comparison at $peer_users users, $peer_dir/reference.json (configuration and holdout, 90 days),"
     echo "alternating $peer_runs times, medians; wall and CPU seconds:"
     TIMEFORMAT='%R %U %S'
-    ours=() peer=() cpu=()
+    ours=() peer=() cpu=() peercpu=()
     for _ in $(seq "$peer_runs"); do
         t=$( { time "$bin" run "$peer_dir/reference.json" --users "$peer_users" --threads "$(nproc)" --stats \
             --db "$work/peer.sqlite" --out "$work/peer" >/dev/null 2>"$work/stats"; } 2>&1)
@@ -84,23 +84,29 @@ if [ "$peer_users" -gt 0 ] && [ -f "$peer_dir/ref_numpy.py" ] && [ -f "$peer_dir
         sessions=$(sed -nE 's/.*sessions ([0-9]+),.*/\1/p' "$work/stats")
         t=$( { time sh -c "python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 >/dev/null &&
             python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 --no-reminder >/dev/null"; } 2>&1)
-        read -r w _ _ <<<"$t"
+        read -r w u s <<<"$t"
         peer+=("$w")
+        peercpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
     done
     median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-    o=$(median "${ours[@]}") p=$(median "${peer[@]}") c=$(median "${cpu[@]}")
+    o=$(median "${ours[@]}") p=$(median "${peer[@]}") c=$(median "${cpu[@]}") pc=$(median "${peercpu[@]}")
     printf "%-34s %8s s wall %8s s CPU\n" "remindersim run ($(nproc) threads)" "$o" "$c"
-    printf "%-34s %8s s wall\n" "ref_numpy.py, both arms" "$p"
-    awk -v o="$o" -v p="$p" 'BEGIN { printf "peer wall / our wall: %.2f\n", p / o }'
+    printf "%-34s %8s s wall %8s s CPU\n" "ref_numpy.py, both arms" "$p" "$pc"
+    awk -v o="$o" -v p="$p" -v c="$c" -v pc="$pc" \
+        'BEGIN { printf "peer wall / our wall: %.2f; peer CPU / our CPU: %.2f\n", p / o, pc / c }'
     ns=$(awk -v c="$c" -v n="$sessions" 'BEGIN { printf "%.1f", c * 1e9 / n }')
     echo "our CPU time per session: $ns ns ($sessions sessions)"
     if command -v swiftc >/dev/null && [ -f "$peer_dir/floor.swift" ]; then
         swiftc -O "$peer_dir/floor.swift" -o "$work/floor" 2>/dev/null
         floor=()
         for _ in $(seq "$peer_runs"); do
-            floor+=("$("$work/floor" "$peer_users" | sed -nE 's/.*ns\/session ([0-9.]+);.*/\1/p')")
+            # CPU time per session (what floor.swift prints is wall time, which a busy machine inflates).
+            t=$( { time "$work/floor" "$peer_users" >"$work/floor.out"; } 2>&1)
+            read -r _ u s <<<"$t"
+            n=$(sed -nE 's/.*sessions ([0-9]+) .*/\1/p' "$work/floor.out")
+            floor+=("$(awk -v u="$u" -v s="$s" -v n="$n" 'BEGIN { printf "%.1f", (u + s) * 1e9 / n }')")
         done
         f=$(median "${floor[@]}")
-        awk -v ns="$ns" -v f="$f" 'BEGIN { printf "floor.swift: %s ns per session; ours / floor: %.2f\n", f, ns / f }'
+        awk -v ns="$ns" -v f="$f" 'BEGIN { printf "floor.swift: %s ns CPU per session; ours / floor: %.2f\n", f, ns / f }'
     fi
 fi

@@ -21,8 +21,7 @@ public struct BetaDistribution: ContinuousDistribution, Equatable {
     public init(a: Double, b: Double) {
         precondition(a > 0 && a.isFinite, "BetaDistribution: a must be finite and > 0")
         precondition(b > 0 && b.isFinite, "BetaDistribution: b must be finite and > 0")
-        self.a = a
-        self.b = b
+        (self.a, self.b) = (a, b)
         gammaA = GammaDistribution(shape: a, rate: 1)
         gammaB = GammaDistribution(shape: b, rate: 1)
         useLogs = a < 1 || b < 1

@@ -25,8 +25,7 @@ public struct GammaDistribution: ContinuousDistribution, Equatable {
     public init(shape: Double, rate: Double) {
         precondition(shape > 0 && shape.isFinite, "GammaDistribution: shape must be finite and > 0")
         precondition(rate > 0 && rate.isFinite, "GammaDistribution: rate must be finite and > 0")
-        self.shape = shape
-        self.rate = rate
+        (self.shape, self.rate) = (shape, rate)
         boosted = shape < 1
         let base = boosted ? shape + 1 : shape
         d = base - 1.0 / 3.0

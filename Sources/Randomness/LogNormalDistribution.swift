@@ -19,8 +19,7 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
     public init(mu: Double, sigma: Double) {
         precondition(mu.isFinite, "LogNormalDistribution: mu must be finite")
         precondition(sigma > 0 && sigma.isFinite, "LogNormalDistribution: sigma must be finite and > 0")
-        self.mu = mu
-        self.sigma = sigma
+        (self.mu, self.sigma) = (mu, sigma)
     }
 
     /// Parameterised by the median `exp(mu)`, which is often easier to elicit than `mu`.

@@ -125,7 +125,9 @@ extension RandomNumberGenerator {
     }
 
     /// The rare part of a normal draw: the tail (layer 0) or the wedge test; nil to start again.
-    @usableFromInline
+    /// Inlinable so that it is specialised for the caller's generator, but never inlined, so that
+    /// the fast path stays small.
+    @inlinable @inline(never)
     internal mutating func normalSlowPath(bits: UInt64, table: Ziggurat) -> Double? {
         let index = Int(truncatingIfNeeded: bits & 0xFF)
         if index == 0 {
@@ -172,8 +174,9 @@ extension RandomNumberGenerator {
         }
     }
 
-    /// The wedge test of an exponential draw outside layer 0; nil to start again.
-    @usableFromInline
+    /// The wedge test of an exponential draw outside layer 0; nil to start again (specialised for
+    /// the caller's generator, never inlined).
+    @inlinable @inline(never)
     internal mutating func exponentialWedge(bits: UInt64, table: Ziggurat) -> Double? {
         let layer = table.layers[Int(truncatingIfNeeded: bits & 0xFF)]
         let x = Double(Int64(truncatingIfNeeded: bits &>> 11)) * layer.width

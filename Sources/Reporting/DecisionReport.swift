@@ -72,7 +72,17 @@ enum DecisionReport {
                         + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
                         + (c.usersToSeparate.map {
                             "About \(Text.group($0)) users would separate them (80% power, 5% two-sided, if the difference is as large as estimated)."
-                        } ?? "No user count would separate them: the estimated difference is zero.") + "\n\n"
+                        } ?? "No user count would separate them: the estimated difference is zero.")
+                    // Where the objective cannot choose, the other paired measures may.
+                    let clear = d.versusRunnerUp.filter { $0.measure != c.measure && !$0.includesZero }.compactMap { p -> String? in
+                        guard let e = p.difference else { return nil }
+                        let lowerIsBetter = p.measure == .optOutRate || p.measure == .deliveredPerUser
+                        let better = (e.value > 0) != lowerIsBetter ? label(results, best) : label(results, runner)
+                        return "\(Markdown.escapeCell(better)) on \(p.measure.title)"
+                    }
+                    out += clear.isEmpty ? "\n\n"
+                        : " Where they differ clearly (the runner-up column above), the better one is "
+                        + clear.joined(separator: ", ") + ".\n\n"
                 } else {
                     out += "The runner-up, \(Markdown.escapeCell(label(results, runner))), is clearly behind on \(c.measure.title): "
                         + "its paired interval excludes zero.\n\n"

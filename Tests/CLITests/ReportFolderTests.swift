@@ -41,11 +41,14 @@ final class ReportFolderTests: RemindersimTestCase {
     }
 
     /// `report` killed at moments spread over its life leaves either no folder or the whole report.
+    /// Kills spread over a render's life, one in each sixth of it.
+    static let kills = 6
+
     func testAKilledRenderLeavesNoHalfFolder() throws {
         var scenario: Any = try defaultScenario()
         scenario = try JSONEdit.setting(1, at: "population.installSpreadDays", in: scenario)
         scenario = try JSONEdit.setting([
-            "labelPrefix": "grid ", "messages": (0..<10).map { "message \($0)" }, "timePeriods": (1...20).map { [$0] },
+            "labelPrefix": "grid ", "messages": (0..<10).map { "message \($0)" }, "timePeriods": (1...10).map { [$0] },
             "mode": ["documented", "original"], "cronRules": ["1 1", "2 *"],
         ] as [String: Any], at: "grid", in: scenario)
         try writeFile("wide.json", try JSONEdit.text(scenario))
@@ -58,10 +61,10 @@ final class ReportFolderTests: RemindersimTestCase {
         let life = calibration.elapsed
         var random = TestRandom(seed: 11)
         var killedWhileWriting = 0
-        for i in 0..<8 {
+        for i in 0..<Self.kills {
             let out = "killed-\(i)"
             let run = try startRemindersim(["report", "1", "--db", "wide.sqlite", "--out", out])
-            Thread.sleep(forTimeInterval: life * (Double(i) + random.unit()) / 8)
+            Thread.sleep(forTimeInterval: life * (Double(i) + random.unit()) / Double(Self.kills))
             let killed = run.killNow()
             _ = try XCTUnwrap(run.wait(timeout: 60))
             let folder = "\(out)/default-1"
@@ -71,9 +74,9 @@ final class ReportFolderTests: RemindersimTestCase {
                 killedWhileWriting += 1
             }
         }
-        print("report kills: \(killedWhileWriting) of 8 left no folder; the render lives \(String(format: "%.2f", life)) s")
+        print("report kills: \(killedWhileWriting) of \(Self.kills) left no folder; the render lives \(String(format: "%.2f", life)) s")
         // After a kill, the next render clears the killed one's partial folder and writes the report.
-        for i in 0..<8 {
+        for i in 0..<Self.kills {
             assertExit(try remindersim("report", "1", "--db", "wide.sqlite", "--out", "killed-\(i)"), 0)
             XCTAssertEqual(try contents("killed-\(i)/default-1"), whole)
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workPath("killed-\(i)")), ["default-1"])

@@ -9,8 +9,9 @@ enum GapSampler: Sendable {
     case exponential(ExponentialDistribution)
     case weibull(WeibullDistribution)
     case lognormal(LogNormalDistribution)
-    /// Per-user rate and dropout come from the user's traits; `unitSeconds` scales the rate.
-    case bgnbd(rate: GammaDistribution, dropout: BetaDistribution, unitSeconds: Double)
+    /// The per-user gap mean and dropout come from the user's traits (drawn from the segment's
+    /// `BGNBDMixing`); the case itself stays small, because the loop copies it at every session.
+    case bgnbd
     /// Entries `start..<start + count` of the model's empirical tables.
     case empirical(start: Int, count: Int)
     /// Kaplan–Meier steps `start..<start + count` of the empirical tables; past the last, no return.
@@ -28,9 +29,8 @@ enum GapSampler: Sendable {
             self = .weibull(WeibullDistribution(shape: shape, scale: scale * unit.seconds))
         case let .lognormal(mu, sigma, unit):
             self = .lognormal(LogNormalDistribution(mu: mu + log(unit.seconds), sigma: sigma))
-        case let .bgnbd(r, alpha, a, b, unit):
-            self = .bgnbd(rate: GammaDistribution(shape: r, rate: alpha), dropout: BetaDistribution(a: a, b: b),
-                          unitSeconds: unit.seconds)
+        case .bgnbd:
+            self = .bgnbd
         case let .empirical(values, weights, unit):
             let start = tables.seconds.count
             let w = weights ?? Array(repeating: 1, count: values.count)
@@ -67,6 +67,28 @@ struct EmpiricalTables: Sendable {
     /// The value whose cumulative probability first exceeds `u` among entries `start..<start+count`.
     @inlinable
     func sample(start: Int, count: Int, u: Double) -> Double {
+        seconds.withUnsafeBufferPointer { seconds in
+            cumulative.withUnsafeBufferPointer { cumulative in
+                Self.sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
+            }
+        }
+    }
+
+    /// Like `sample`, but the cumulative probabilities may stop short of 1: a draw beyond the
+    /// last one is "never" (+infinity).
+    @inlinable
+    func sampleOrNever(start: Int, count: Int, u: Double) -> Double {
+        seconds.withUnsafeBufferPointer { seconds in
+            cumulative.withUnsafeBufferPointer { cumulative in
+                Self.sampleOrNever(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
+            }
+        }
+    }
+
+    /// `sample` on the tables' values and cumulative probabilities.
+    @inlinable
+    static func sample(seconds: UnsafeBufferPointer<Double>, cumulative: UnsafeBufferPointer<Double>,
+                       start: Int, count: Int, u: Double) -> Double {
         var low = start, high = start + count - 1
         while low < high {
             let middle = (low + high) >> 1
@@ -75,12 +97,28 @@ struct EmpiricalTables: Sendable {
         return seconds[low]
     }
 
-    /// Like `sample`, but the cumulative probabilities may stop short of 1: a draw beyond the
-    /// last one is "never" (+infinity).
+    /// `sampleOrNever` on the tables' values and cumulative probabilities.
     @inlinable
-    func sampleOrNever(start: Int, count: Int, u: Double) -> Double {
+    static func sampleOrNever(seconds: UnsafeBufferPointer<Double>, cumulative: UnsafeBufferPointer<Double>,
+                              start: Int, count: Int, u: Double) -> Double {
         guard u < cumulative[start + count - 1] else { return .infinity }
-        return sample(start: start, count: count, u: u)
+        return sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: u)
+    }
+}
+
+/// The BG/NBD mixing distributions from which each user of a segment draws a return rate and a
+/// dropout chance; `unitSeconds` scales the rate.
+@usableFromInline
+struct BGNBDMixing: Sendable {
+    let rate: GammaDistribution
+    let dropout: BetaDistribution
+    let unitSeconds: Double
+
+    init?(_ process: ReturnProcess) {
+        guard case let .bgnbd(r, alpha, a, b, unit) = process else { return nil }
+        rate = GammaDistribution(shape: r, rate: alpha)
+        dropout = BetaDistribution(a: a, b: b)
+        unitSeconds = unit.seconds
     }
 }
 
@@ -88,9 +126,29 @@ struct EmpiricalTables: Sendable {
 @usableFromInline
 struct CompiledSegment: Sendable {
     @usableFromInline let gaps: GapSampler
+    @usableFromInline let mixing: BGNBDMixing?
     @usableFromInline let dropoutPerSession: Double
     @usableFromInline let session: LogNormalDistribution
     @usableFromInline let coldLaunchSeconds: Double
+}
+
+/// An immutable copy of an array in memory of its own, freed with the owner: the simulation loop
+/// holds plain pointers into it, which costs no reference counting per user.
+@usableFromInline
+final class FrozenBuffer<Element>: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Element>
+    private let storage: UnsafeMutablePointer<Element>
+
+    init(_ elements: [Element]) {
+        storage = .allocate(capacity: max(elements.count, 1))
+        storage.initialize(from: elements, count: elements.count)
+        buffer = UnsafeBufferPointer(start: storage, count: elements.count)
+    }
+
+    deinit {
+        storage.deinitialize(count: buffer.count)
+        storage.deallocate()
+    }
 }
 
 /// One configuration, ready for simulation: engines built, rules parsed, weights resolved by index.
@@ -102,6 +160,14 @@ public struct CompiledConfiguration: Sendable {
     @usableFromInline let messageWeights: [Double]
     @usableFromInline let messageBase: [Int]
     @usableFromInline let periodBase: [Int]
+    /// Whether any reminder picks its messages at random (and so needs the message stream).
+    @usableFromInline let randomMessages: Bool
+    /// The same tables, the reminders and the cron rules, frozen for the loop.
+    let frozenReminders: FrozenBuffer<Reminder>
+    let frozenRules: FrozenBuffer<CronRule>
+    let frozenMessageBase: FrozenBuffer<Int>
+    let frozenPeriodBase: FrozenBuffer<Int>
+    let frozenMessageWeights: FrozenBuffer<Double>
     public let messageSlots: Int
     public let periodSlots: Int
     /// When notifications may be shown (extensions around the engines); empty for the holdout.
@@ -124,6 +190,12 @@ public struct CompiledConfiguration: Sendable {
         messageBase = mb
         periodBase = pb
         messageWeights = w
+        randomMessages = spec.reminders.contains { $0.randomMessage }
+        frozenReminders = FrozenBuffer(reminders)
+        frozenRules = FrozenBuffer(cron.rules)
+        frozenMessageBase = FrozenBuffer(mb)
+        frozenPeriodBase = FrozenBuffer(pb)
+        frozenMessageWeights = FrozenBuffer(w)
         messageSlots = m
         periodSlots = p
     }
@@ -137,8 +209,35 @@ public struct CompiledConfiguration: Sendable {
         messageWeights = []
         messageBase = []
         periodBase = []
+        randomMessages = false
+        frozenReminders = FrozenBuffer([])
+        frozenRules = FrozenBuffer([])
+        frozenMessageBase = FrozenBuffer([])
+        frozenPeriodBase = FrozenBuffer([])
+        frozenMessageWeights = FrozenBuffer([])
         messageSlots = 0
         periodSlots = 0
+    }
+}
+
+/// What the loop reads of a configuration, as plain pointers into its frozen buffers: copying it
+/// costs no reference counting. Valid while the configuration lives.
+struct ConfigurationView {
+    let reminders: UnsafeBufferPointer<Reminder>
+    let rules: UnsafeBufferPointer<CronRule>
+    let messageBase: UnsafeBufferPointer<Int>
+    let periodBase: UnsafeBufferPointer<Int>
+    let messageWeights: UnsafeBufferPointer<Double>
+    let randomMessages: Bool
+    let delivery: DeliveryPolicy
+}
+
+extension CompiledConfiguration {
+    var view: ConfigurationView {
+        ConfigurationView(
+            reminders: frozenReminders.buffer, rules: frozenRules.buffer, messageBase: frozenMessageBase.buffer,
+            periodBase: frozenPeriodBase.buffer, messageWeights: frozenMessageWeights.buffer,
+            randomMessages: randomMessages, delivery: delivery)
     }
 }
 
@@ -149,6 +248,9 @@ public struct CompiledModel: Sendable {
     public let configurations: [CompiledConfiguration]
     @usableFromInline let segments: [CompiledSegment]
     @usableFromInline let empirical: EmpiricalTables
+    /// The empirical tables' values and cumulative probabilities, frozen for the loop.
+    let frozenSeconds: FrozenBuffer<Double>
+    let frozenCumulative: FrozenBuffer<Double>
     @usableFromInline let replayTables: [ReplayTable]
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
@@ -189,12 +291,14 @@ public struct CompiledModel: Sendable {
                 gaps = GapSampler(segment.returns, tables: &tables)
             }
             compiled.append(CompiledSegment(
-                gaps: gaps, dropoutPerSession: segment.dropoutPerSession,
+                gaps: gaps, mixing: BGNBDMixing(segment.returns), dropoutPerSession: segment.dropoutPerSession,
                 session: LogNormalDistribution(median: segment.sessionLength.medianMinutes * 60, sigma: segment.sessionLength.sigma),
                 coldLaunchSeconds: segment.coldLaunchAfterMinutes * 60))
         }
         segments = compiled
         empirical = tables
+        frozenSeconds = FrozenBuffer(tables.seconds)
+        frozenCumulative = FrozenBuffer(tables.cumulative)
         replayTables = replays
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }

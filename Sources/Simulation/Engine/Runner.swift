@@ -111,26 +111,27 @@ extension CompiledModel {
                   scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
-        return configurations.withUnsafeBufferPointer { configurations -> SessionLimitBreach? in
-            for user in range {
-                let t = traits(user: user)
-                for i in configurations.indices {
-                    recorder.begin(i, counts.base(i))
-                    outcomes[i] = simulate(user: user, traits: t, configuration: configurations[i],
-                                           layout: counts.layouts[i], counts: counts.base(i), scratch: &scratch,
-                                           observer: &observer)
-                    recorder.end(i, counts.base(i), into: &sums)
-                }
-                if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
-                    return SessionLimitBreach(user: user, configuration: i)
-                }
-                for i in configurations.indices {
-                    addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
-                }
-                recorder.finish(segment: t.segment, outcomes: outcomes, into: &sums)
+        // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
+        let views = configurations.map(\.view)
+        for user in range {
+            let t = traits(user: user)
+            scratch.beginUser(seed: seed, user: user)
+            for i in configurations.indices {
+                recorder.begin(i, counts.base(i))
+                outcomes[i] = simulateSharingDraws(
+                    user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                    counts: counts.base(i), scratch: &scratch, observer: &observer)
+                recorder.end(i, counts.base(i), into: &sums)
             }
-            return nil
+            if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                return SessionLimitBreach(user: user, configuration: i)
+            }
+            for i in configurations.indices {
+                addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
+            }
+            recorder.finish(segment: t.segment, outcomes: outcomes, into: &sums)
         }
+        return nil
     }
 
     /// The paired comparison of one user's outcome under a configuration with the holdout's.

@@ -68,10 +68,17 @@ public struct UserOutcome: Equatable, Sendable {
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
     @usableFromInline var ruleRan: [Bool] = []
+    var organic = OrganicDrawCache()
     /// A frequency cap's recent deliveries, sized for the largest cap.
     @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
 
     public init() {}
+
+    /// Starts a user: the organic draws cached for the previous one are dropped.
+    mutating func beginUser(seed: UInt64, user: Int) {
+        organic.draws.removeAll(keepingCapacity: true)
+        organic.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
+    }
 
     /// Clears the first `reminders` states and `rules` flags; the buffers only ever grow, so
     /// configurations of different sizes in turn allocate nothing.
@@ -95,10 +102,10 @@ extension CompiledModel {
         let offset = offsetSeconds[offsetChoice.sample(&g)]
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
-        if case let .bgnbd(rate, p, unitSeconds) = segments[segment].gaps {
+        if let mixing = segments[segment].mixing {
             // A rate of exactly 0 cannot be drawn from a continuous Gamma, but guard the division.
-            gapMean = unitSeconds / max(rate.sample(&g), .leastNormalMagnitude)
-            dropout = p.sample(&g)
+            gapMean = mixing.unitSeconds / max(mixing.rate.sample(&g), .leastNormalMagnitude)
+            dropout = mixing.dropout.sample(&g)
         }
         var replayUser = -1
         if case let .replay(table) = segments[segment].gaps {
@@ -119,19 +126,38 @@ extension CompiledModel {
         user: Int, traits: UserTraits, configuration c: CompiledConfiguration, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
-        scratch.reset(reminders: c.reminders.count, rules: c.cron.rules.count)
+        scratch.beginUser(seed: seed, user: user)
+        return withExtendedLifetime(c) {
+            simulateSharingDraws(user: user, traits: traits, configuration: c.view, layout: layout, counts: counts,
+                                 scratch: &scratch, observer: &observer)
+        }
+    }
+
+    /// `simulate`, reusing the organic draws already in `scratch` for this user (the k-th session
+    /// draws the same values under every configuration, so they are drawn once per user and read
+    /// back by the other configurations). The caller starts each user with `beginUser` and keeps
+    /// the configuration of `c` alive.
+    func simulateSharingDraws<O: TimelineObserver>(
+        user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
+        counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
+    ) -> UserOutcome {
+        scratch.reset(reminders: c.reminders.count, rules: c.rules.count)
         // The per-user buffers leave `scratch` for the duration, so that pointers into them never
         // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
         var ruleRan: [Bool] = []
+        var organic = OrganicDrawCache()
         swap(&states, &scratch.states)
         swap(&ruleRan, &scratch.ruleRan)
+        swap(&organic, &scratch.organic)
         defer {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
+            swap(&organic, &scratch.organic)
         }
         guard c.delivery.frequencyCap != nil else {
-            return run(user: user, traits: traits, c, &states, &ruleRan, log: nil, layout: layout, counts: counts, &observer)
+            return run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: nil, layout: layout,
+                       counts: counts, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
         var log = DeliveryLog.unused
@@ -139,25 +165,26 @@ extension CompiledModel {
         defer { swap(&log, &scratch.deliveryLog) }
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
-            run(user: user, traits: traits, c, &states, &ruleRan, log: log, layout: layout, counts: counts, &observer)
+            run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: log, layout: layout, counts: counts,
+                &observer)
         }
     }
 
     private func run<O: TimelineObserver>(
-        user: Int, traits: UserTraits, _ c: CompiledConfiguration, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
-        log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
-        _ observer: inout O
+        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
+        _ organic: inout OrganicDrawCache, log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
+        counts: UnsafeMutablePointer<Int64>, _ observer: inout O
     ) -> UserOutcome {
-        c.reminders.withUnsafeBufferPointer { reminders in
-            states.withUnsafeMutableBufferPointer { allStates in
-                ruleRan.withUnsafeMutableBufferPointer { allRules in
-                    var timeline = UserTimeline(
-                        model: self, user: user, traits: traits, configuration: c, reminders: reminders,
-                        states: UnsafeMutableBufferPointer(rebasing: allStates[..<reminders.count]),
-                        ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.cron.rules.count]),
-                        deliveryLog: log, layout: layout, counts: counts)
-                    return timeline.run(&observer)
-                }
+        states.withUnsafeMutableBufferPointer { allStates in
+            ruleRan.withUnsafeMutableBufferPointer { allRules in
+                var timeline = UserTimeline(
+                    model: self, user: user, traits: traits, configuration: c,
+                    states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
+                    ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
+                    deliveryLog: log, layout: layout, counts: counts)
+                swap(&organic, &timeline.organic)
+                defer { swap(&organic, &timeline.organic) }
+                return timeline.run(&observer)
             }
         }
     }
@@ -169,6 +196,12 @@ struct OrganicDraws {
     var dropout: Double
     var repeatDropout: Double
     var gap: Double
+}
+
+/// One user's organic draws so far, session after session, and the organic stream after them.
+struct OrganicDrawCache {
+    var draws: [OrganicDraws] = []
+    var stream = Xoshiro256(state: (1, 0, 0, 0))
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
@@ -189,8 +222,13 @@ struct ClosedSession {
 /// delivered one brings the user back), then the next open or the end of the horizon.
 struct UserTimeline {
     // Constants of the run.
-    let segment: CompiledSegment
-    let empirical: EmpiricalTables
+    // The user's segment, in the parts the loop reads (not its BG/NBD mixing: that made the traits).
+    let gaps: GapSampler
+    let sessionLength: LogNormalDistribution
+    let dropoutPerSession: Double
+    let coldLaunchSeconds: Double
+    let empiricalSeconds: UnsafeBufferPointer<Double>
+    let empiricalCumulative: UnsafeBufferPointer<Double>
     let response: CompiledResponse
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
     let horizon: Double
@@ -207,10 +245,11 @@ struct UserTimeline {
     let reminders: UnsafeBufferPointer<Reminder>
     let states: UnsafeMutableBufferPointer<ReminderState>
     let ruleRan: UnsafeMutableBufferPointer<Bool>
-    let cron: CronTable
-    let messageBase: [Int]
-    let periodBase: [Int]
-    let messageWeights: [Double]
+    /// The cron engine's rules, in registration order.
+    let rules: UnsafeBufferPointer<CronRule>
+    let messageBase: UnsafeBufferPointer<Int>
+    let periodBase: UnsafeBufferPointer<Int>
+    let messageWeights: UnsafeBufferPointer<Double>
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
@@ -221,9 +260,16 @@ struct UserTimeline {
     let deliveryLog: UnsafeMutablePointer<DeliveryLog>?
 
     // The user's random streams.
-    var organic: Xoshiro256
-    var responseStream: Xoshiro256
-    var messageStream: Xoshiro256
+    /// The user's organic draws, shared with the other configurations; `drawn` of them used here.
+    var organic = OrganicDrawCache()
+    var drawn = 0
+    /// Seeded at the first delivery: most users of most configurations never need it.
+    var responseStream = Xoshiro256(state: (1, 0, 0, 0))
+    var responseSeeded = false
+    /// Seeded only when a reminder picks messages at random.
+    var messageStream = Xoshiro256(state: (1, 0, 0, 0))
+    let seed: UInt64
+    let user: UInt64
 
     // The user's state.
     var result = UserOutcome()
@@ -246,12 +292,17 @@ struct UserTimeline {
     /// instead of waiting for them at the next open. The stream's order is unchanged.
     var ahead = OrganicDraws(length: 0, dropout: 0, repeatDropout: 0, gap: 0)
 
-    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: CompiledConfiguration,
-         reminders: UnsafeBufferPointer<Reminder>, states: UnsafeMutableBufferPointer<ReminderState>,
+    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
+         states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>) {
-        segment = model.segments[traits.segment]
-        empirical = model.empirical
+        let segment = model.segments[traits.segment]
+        gaps = segment.gaps
+        sessionLength = segment.session
+        dropoutPerSession = segment.dropoutPerSession
+        coldLaunchSeconds = segment.coldLaunchSeconds
+        empiricalSeconds = model.frozenSeconds.buffer
+        empiricalCumulative = model.frozenCumulative.buffer
         response = model.response
         horizon = model.horizonSeconds
         sessionLimit = model.sessionLimit
@@ -260,10 +311,10 @@ struct UserTimeline {
         gapMean = traits.gapMeanSeconds
         repeatDropout = traits.repeatDropout
         installDay = Int(traits.install + dayOrigin) / 86_400 - 1
-        self.reminders = reminders
+        reminders = c.reminders
         self.states = states
         self.ruleRan = ruleRan
-        cron = c.cron
+        rules = c.rules
         messageBase = c.messageBase
         periodBase = c.periodBase
         messageWeights = c.messageWeights
@@ -272,10 +323,12 @@ struct UserTimeline {
         delivery = c.delivery
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
-        organic = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .organic)
-        responseStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .response)
-        messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
-        if case let .replay(table) = segment.gaps {
+        seed = model.seed
+        self.user = UInt64(user)
+        if c.randomMessages {
+            messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
+        }
+        if case let .replay(table) = gaps {
             let t = model.replayTables[table]
             let first = t.starts[traits.replayUser]
             recorded = t.offsets[first..<(first + t.counts[traits.replayUser])]
@@ -291,7 +344,9 @@ struct UserTimeline {
 
     /// Counts how a notification of reminder `r` ended.
     @inline(__always)
-    mutating func outcome<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O) {
+    mutating func outcome<O: TimelineObserver>(
+        _ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O
+    ) {
         let slot: SlotCounter
         switch o {
         case .cancelled: slot = .cancelled; add(.cancelled)
@@ -333,12 +388,12 @@ struct UserTimeline {
             if case let (r, n)? = responder {
                 brought(back: r, by: n, at: next, &observer)
             }
-            coldLaunch = next - session.close >= segment.coldLaunchSeconds
+            coldLaunch = next - session.close >= coldLaunchSeconds
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
         // Every rule is evaluated at every launch, so its evaluations are the user's launches.
-        for rule in 0..<cron.rules.count {
+        for rule in 0..<rules.count {
             counts[layout.rule(rule, .evaluated)] &+= Int64(counters.totalLaunches)
         }
         return result
@@ -346,7 +401,9 @@ struct UserTimeline {
 
     /// The app opens: counts, the cron rules on a cold launch, and the reminder engine's check.
     @inline(__always)
-    mutating func open<O: TimelineObserver>(at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O) {
+    mutating func open<O: TimelineObserver>(
+        at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O
+    ) {
         observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
         add(.opens)
         result.opens &+= 1
@@ -357,23 +414,22 @@ struct UserTimeline {
             fatigueFactor = 1
             if movesFireTimes { usualMinute = Int(openTime + dayOrigin) % 86_400 / 60 }
         }
+        // Whether an open starts a new day or falls on days 1...30 is as good as random, so these
+        // two are counted without branches the processor would mispredict.
         let utcDay = Int(openTime) / 86_400
-        if utcDay != lastDAUDay {
-            lastDAUDay = utcDay
-            add(layout.daily(utcDay))
-        }
+        counts[layout.daily(utcDay)] &+= utcDay != lastDAUDay ? 1 : 0
+        lastDAUDay = utcDay
         let today = localDay(openTime)
         let sinceInstall = today - installDay
-        if sinceInstall >= 1 && sinceInstall <= retentionCurveDays {
-            result.retainedDays |= 1 << UInt32(sinceInstall - 1)
-        }
+        let bit = UInt32(truncatingIfNeeded: sinceInstall &- 1)
+        result.retainedDays |= bit < UInt32(retentionCurveDays) ? 1 << bit : 0
         if openTime - unclaimedDelivery <= response.attributionSeconds {
             add(.attributed)
             unclaimedDelivery = -.infinity
         }
         if coldLaunch {
             add(.launches)
-            if !cron.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+            if !rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
         for r in 0..<reminders.count {
             // A notification that fired while the user was away was counted when it fired.
@@ -389,10 +445,11 @@ struct UserTimeline {
     @inline(__always)
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         counters.recordLaunch(onDay: today)
-        for rule in 0..<cron.rules.count {
-            let matched = cron.rules[rule].matches(counters)
+        for rule in 0..<rules.count {
+            let matched = rules[rule].matches(counters)
             add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
-            if matched && !ruleRan[rule] {
+            // Tested in this order because `ruleRan` soon stays true, where `matched` keeps changing.
+            if !ruleRan[rule] && matched {
                 ruleRan[rule] = true
                 add(layout.rule(rule, .usersRan))
                 add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
@@ -422,14 +479,16 @@ struct UserTimeline {
         }
         if close >= horizon {
             for r in 0..<reminders.count {
-                if let n = states[r].pending { outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer) }
+                if let n = states[r].pending {
+                    outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
+                }
             }
             let end = horizon
             observer.record(.horizon(time: end))
             return nil
         }
         // An infinite gap is a draw past the longest return ever recorded: a dropout.
-        let dropsOut = draws.dropout < segment.dropoutPerSession
+        let dropsOut = draws.dropout < dropoutPerSession
             || (sessionIndex > 0 && draws.repeatDropout < repeatDropout) || gap.isInfinite
         return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
     }
@@ -437,24 +496,31 @@ struct UserTimeline {
     /// One session's organic draws: its length, the dropout draws, the gap to the next organic open.
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
-        let length = segment.session.sample(&organic)
-        let dropout = organic.nextUnit()
+        drawn += 1
+        if drawn <= organic.draws.count { return organic.draws[drawn - 1] }
+        let length = sessionLength.sample(&organic.stream)
+        let dropout = organic.stream.nextUnit()
         // Only BG/NBD users have a chance of dropping out after a repeat visit.
-        let repeatDropout = self.repeatDropout > 0 ? organic.nextUnit() : 1
-        return OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+        let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
+        let draws = OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+        organic.draws.append(draws)
+        return draws
     }
 
     /// The gap to the next organic open, from the segment's return process.
     @inline(__always)
     mutating func sampleGap() -> Double {
-        switch segment.gaps {
-        case let .exponential(d): return d.sample(&organic)
-        case let .weibull(d): return d.sample(&organic)
-        case let .lognormal(d): return d.sample(&organic)
-        case .bgnbd: return gapMean * organic.nextStandardExponential(using: exponential)
-        case let .empirical(start, count): return empirical.sample(start: start, count: count, u: organic.nextUnit())
+        switch gaps {
+        case let .exponential(d): return d.sample(&organic.stream)
+        case let .weibull(d): return d.sample(&organic.stream)
+        case let .lognormal(d): return d.sample(&organic.stream)
+        case .bgnbd: return gapMean * organic.stream.nextStandardExponential(using: exponential)
+        case let .empirical(start, count):
+            return EmpiricalTables.sample(seconds: empiricalSeconds, cumulative: empiricalCumulative,
+                                          start: start, count: count, u: organic.stream.nextUnit())
         case let .kaplanMeier(start, count):
-            return empirical.sampleOrNever(start: start, count: count, u: organic.nextUnit())
+            return EmpiricalTables.sampleOrNever(seconds: empiricalSeconds, cumulative: empiricalCumulative,
+                                                 start: start, count: count, u: organic.stream.nextUnit())
         case .replay: return 0
         }
     }
@@ -541,6 +607,10 @@ struct UserTimeline {
         }
         if dormant { p *= response.dormantFactor }
         fatigueFactor *= response.fatigue
+        if !responseSeeded {
+            responseStream = Xoshiro256(seed: seed, user: user, purpose: .response)
+            responseSeeded = true
+        }
         let responds = responseStream.nextUnit() < p
         let optsOut = responseStream.nextUnit() < response.optOut
         let delay = response.delay.sample(&responseStream)
@@ -554,7 +624,9 @@ struct UserTimeline {
 
     /// The user comes back because of reminder `r`'s notification `n`.
     @inline(__always)
-    mutating func brought<O: TimelineObserver>(back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O) {
+    mutating func brought<O: TimelineObserver>(
+        back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O
+    ) {
         add(.responded)
         add(layout.hour(localHour(n.fireTime), .responded))
         add(layout.message(messageBase[r] + n.messageIndex, .responded))

@@ -15,9 +15,7 @@ public struct Proportion: Equatable, Sendable {
     public let clustered: RatioSums?
 
     public init(_ count: Int64, of total: Int64, clustered: RatioSums? = nil) {
-        self.count = count
-        self.total = total
-        self.clustered = clustered
+        (self.count, self.total, self.clustered) = (count, total, clustered)
     }
 
     public var rate: Double? { total > 0 ? Double(count) / Double(total) : nil }
