@@ -11,7 +11,7 @@ struct TuneCommand: RunnableCommand {
         discussion: """
             Races every candidate of the space on the same virtual users: each stage simulates the \
             remaining candidates on more users and drops those clearly infeasible or clearly worse than \
-            the leader (paired intervals); the best few finish at --users, the winner is re-checked on \
+            the leader (paired intervals); the best 20 finish at --users, the winner is re-checked on \
             other users against the baseline, and the top five are re-run with the response model \
             changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \

@@ -1,4 +1,5 @@
 import Foundation
+import RecordedData
 
 /// Why a tune cannot start.
 public struct TuneError: Error, Sendable {
@@ -263,8 +264,10 @@ public struct Tuner: Sendable {
         } catch let error as ScenarioError {
             let first = error.issues.first
             throw TuneError(path: first?.path ?? "", reason: first?.reason ?? "cannot be simulated")
+        } catch let error as RecordedDataError {
+            throw TuneError(path: "", reason: error.description)
         } catch {
-            throw TuneError(path: "", reason: "cannot be simulated: \(error)")
+            throw TuneError(path: "", reason: "cannot be simulated")
         }
         let chunk = max(16, min(2_048, users / (threads * 4)))
         let tallies = model.run(options: RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress))
