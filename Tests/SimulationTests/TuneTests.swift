@@ -41,6 +41,12 @@ final class TuneTests: XCTestCase {
         XCTAssertFalse(labels.contains("2/2d stay"), "\(labels)")
     }
 
+    /// A stored run keeps its scenario as canonical JSON: the tune block must read back the same.
+    func testTuneBlockReadsBackFromCanonicalJSON() throws {
+        let s = try Self.scenario(users: 100, space: #"{"periods": {"min": 2, "max": 9}, "unit": "hours", "sequenceLength": {"min": 1, "max": 2}, "circular": [true], "randomMessage": [false, true], "messages": ["Your daily lesson is ready"], "delivery": [{}, {"frequencyCap": {"max": 2, "perDays": 7}}]}"#)
+        XCTAssertEqual(try Scenario.decode(try s.canonicalJSON()), s)
+    }
+
     func testDeliveryPoliciesMultiplyTheCandidates() throws {
         let s = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 2}, "delivery": [{}, {"frequencyCap": {"max": 2, "perDays": 7}}]}"#)
         let candidates = try Tuner(scenario: s, threads: 1).candidates
