@@ -156,12 +156,14 @@ final class ProgressPrinter: Sendable {
 
     init(io: ConsoleIO) { self.io = io }
 
+    /// Called from worker threads: the clock is read and the line written under the lock, so lines
+    /// neither interleave nor see the clock go back.
     func show(_ p: TuneProgress) {
-        let now = DispatchTime.now().uptimeNanoseconds
         let key = "\(p.phase) \(p.stage)"
-        let line: String? = state.withLock { s in
+        state.withLock { s in
+            let now = DispatchTime.now().uptimeNanoseconds
             let fresh = s.key != key
-            guard fresh || now - s.last > (io.stderrIsTerminal ? 250_000_000 : 5_000_000_000) else { return nil }
+            guard fresh || now >= s.last + (io.stderrIsTerminal ? 250_000_000 : 5_000_000_000) else { return }
             s.key = key
             s.last = now
             let elapsed = Double(now - start) / 1e9
@@ -170,10 +172,9 @@ final class ProgressPrinter: Sendable {
                 ? "stage \(p.stage)/\(p.stages) at \(TuneCommand.count(p.users)) users: \(TuneCommand.count(p.evaluated)) of "
                     + "\(TuneCommand.count(p.entered)) evaluated, \(TuneCommand.count(p.left)) left"
                 : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(p.entered) candidate\(p.entered == 1 ? "" : "s")"
-            return "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
+            let line = "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
+            if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K" + line) } else { io.stderr.writeLine(line) }
         }
-        guard let line else { return }
-        if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K" + line) } else { io.stderr.writeLine(line) }
     }
 
     func done() {

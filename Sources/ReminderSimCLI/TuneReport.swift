@@ -90,10 +90,11 @@ struct TuneReport {
         let vsBase = r.final.versusBaseline.first { $0.measure == pm }
         out.append("  against the baseline \"\(r.baseline.label)\": \(pm.title) \(showDifference(vsBase)) (paired)")
         for line in constraintLines(f) { out.append("  " + line) }
-        let baseMet = rule.orderedConstraints.allSatisfy { m, b in r.final.baseline.value(m).map(b.admits) ?? false }
-        if !baseMet {
-            out.append("  the baseline itself breaks a constraint here: "
-                       + constraintLines(r.final.baseline).filter { $0.hasSuffix("NOT met") }.joined(separator: "; "))
+        let broken = rule.orderedConstraints.filter { m, b in !(r.final.baseline.value(m).map(b.admits) ?? false) }
+        if !broken.isEmpty {
+            out.append("  the baseline itself breaks a constraint here: " + broken.map { m, b in
+                "\(m.rawValue) \(show(r.final.baseline.measures[m], m)), limit \(bound(b, m))"
+            }.joined(separator: "; "))
         }
         if let ru = r.final.versusRunnerUp, r.final.ranking.filter(\.admissible).count > 1 {
             let second = r.final.ranking.filter(\.admissible)[1].candidate

@@ -111,6 +111,18 @@ final class TuneTests: XCTestCase {
         XCTAssertTrue(one.contains { $0.contains("clearly") }, "nothing was dropped, so the race was not exercised:\n\(one.joined(separator: "\n"))")
     }
 
+    /// However few the users, more candidates than finalists are raced first: the final run holds
+    /// only the finalists.
+    func testFewUsersStillRace() throws {
+        XCTAssertEqual(TunePlan(candidates: 5_656, finalUsers: 100).stageUsers, [100, 100])
+        XCTAssertEqual(TunePlan(candidates: 5_656, finalUsers: 300).stageUsers, [200, 300])
+        XCTAssertEqual(TunePlan(candidates: 5_656, finalUsers: 100_000).stageUsers, [1_562, 6_250, 25_000, 100_000])
+        XCTAssertEqual(TunePlan(candidates: 20, finalUsers: 100_000).stageUsers, [100_000])
+        let s = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 6}, "sequenceLength": {"min": 1, "max": 2}}"#)
+        let r = try Tuner(scenario: s, threads: 2, finalists: 4).run()
+        XCTAssertLessThanOrEqual(r.final.ranking.count, 4)
+    }
+
     func testEmptyAndAbsurdSpacesAreRefusedWithTheReason() throws {
         XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 5, "max": 2}}"#)) { error in
             XCTAssertTrue("\(error)".contains("tune.space.periods: min 5 is above max 2"), "\(error)")

@@ -42,6 +42,8 @@ public struct TunePlan: Sendable {
         var users = [finalUsers]
         if candidates > self.finalists {
             while users.count < Self.maximumStages && users[0] / 4 >= Self.minimumStageUsers { users.insert(users[0] / 4, at: 0) }
+            // Too few users for a smaller first stage: the race runs on up to 200 of them, then the finalists on all.
+            if users.count == 1 { users.insert(min(users[0], Self.minimumStageUsers), at: 0) }
         }
         stageUsers = users
         let first = Double(candidates) * Double(users[0])
@@ -125,7 +127,8 @@ public struct TuneCheck: Sendable {
     public let seed: UInt64
     /// Candidates in the order the rule ranks them: the admissible ones best first, then the others.
     public let ranking: [(candidate: Int, figures: CandidateFigures, admissible: Bool)]
-    /// Every paired measure of the first-ranked admissible candidate against the baseline.
+    /// Every paired measure of the first-ranked admissible candidate (or, when none is, the first)
+    /// against the baseline.
     public let versusBaseline: [PairwiseComparison]
     /// The objective's paired comparison between the top two admissible candidates.
     public let versusRunnerUp: PairwiseComparison?
@@ -547,7 +550,8 @@ public struct Tuner: Sendable {
         let admitted = ranking.filter(\.admissible).map(\.candidate)
         var versusBaseline: [PairwiseComparison] = []
         var versusRunnerUp: PairwiseComparison?
-        if let w = admitted.first {
+        // The first admissible, or the first at all (the re-check of a winner that misses a limit there).
+        if let w = admitted.first ?? ranking.first?.candidate {
             versusBaseline = run.results.comparisons(position[w]!, against: run.baselineIndex)
             if admitted.count > 1, let pm = pairedMeasure ?? Optional(spec.rule.objective.pairMeasure) {
                 versusRunnerUp = run.results.comparison(position[w]!, against: position[admitted[1]]!, pm)
