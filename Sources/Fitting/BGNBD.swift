@@ -233,14 +233,11 @@ public enum BGNBD {
             p.allSatisfy { $0 > 0 } ? -groups.logLikelihood(r: p[0], alpha: p[1], a: p[2], b: p[3]) : .infinity
         }
         let hessian = NumericalDerivatives.hessian(of: natural, at: estimate, steps: estimate.map { 1e-4 * $0 })
-        let summary = observedInformationSummary(hessian: hessian)
-        let names = ["r", "alpha", "a", "b"]
+        let fitted = parameterEstimates(["r": estimate[0], "alpha": estimate[1], "a": estimate[2], "b": estimate[3]], hessian: hessian)
         return BGNBDFit(
             model: try BGNBDModel(r: estimate[0], alpha: estimate[1], a: estimate[2], b: estimate[3]),
-            parameters: names.indices.map {
-                ParameterEstimate(name: names[$0], value: estimate[$0], standardError: summary.standardErrors[$0])
-            },
-            covariance: summary.covariance,
+            parameters: fitted.parameters,
+            covariance: fitted.covariance,
             logLikelihood: -polished.value,
             n: customers.count,
             converged: search.converged || polished.stationary,

@@ -49,12 +49,17 @@ extension Array where Element == ParameterEstimate {
     }
 }
 
-/// Standard errors and covariance from the Hessian of −logL at the optimum (nil when it is not positive definite).
-func observedInformationSummary(hessian: [[Double]]) -> (standardErrors: [Double?], covariance: [[Double]]?) {
-    guard let covariance = choleskyInverse(hessian),
-          covariance.indices.allSatisfy({ covariance[$0][$0] > 0 && covariance[$0][$0].isFinite })
-    else {
-        return (Array(repeating: nil, count: hessian.count), nil)
+/// The parameters at the optimum with their standard errors, and their covariance, from the Hessian of
+/// −logL there in the same order: its inverse, the inverse observed information. Without standard
+/// errors and covariance when that inverse is not positive definite.
+func parameterEstimates(
+    _ parameters: KeyValuePairs<String, Double>, hessian: [[Double]]
+) -> (parameters: [ParameterEstimate], covariance: [[Double]]?) {
+    precondition(hessian.count == parameters.count, "one row of the Hessian per parameter")
+    let inverse = choleskyInverse(hessian)
+    let covariance = inverse.flatMap { c in c.indices.allSatisfy { c[$0][$0] > 0 && c[$0][$0].isFinite } ? c : nil }
+    let estimates = parameters.enumerated().map { i, p in
+        ParameterEstimate(name: p.key, value: p.value, standardError: covariance.map { $0[i][i].squareRoot() })
     }
-    return (covariance.indices.map { covariance[$0][$0].squareRoot() }, covariance)
+    return (estimates, covariance)
 }

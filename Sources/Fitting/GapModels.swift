@@ -141,6 +141,21 @@ private struct GapData {
     }
 }
 
+extension FitResult {
+    /// The fit of `model` to `data` at the optimum `parameters`, with standard errors and covariance from
+    /// `hessian`, the Hessian of −logL there.
+    fileprivate init(
+        _ model: GapModel, _ distribution: GapDistribution, _ data: GapData, parameters: KeyValuePairs<String, Double>,
+        hessian: [[Double]], logLikelihood: Double, converged: Bool, iterations: Int
+    ) {
+        let fitted = parameterEstimates(parameters, hessian: hessian)
+        self.init(
+            model: model, distribution: distribution, parameters: fitted.parameters, covariance: fitted.covariance,
+            logLikelihood: logLikelihood, n: data.n, uncensoredCount: data.events.count, converged: converged,
+            iterations: iterations)
+    }
+}
+
 /// λ̂ = d / Σt and, from the observed information d/λ², SE = λ̂/√d.
 private func fitExponential(_ data: GapData) -> FitResult {
     let total = data.all.reduce(0, +)
@@ -243,16 +258,9 @@ private func weibullResult(
         [d / (k * k) + szl2, -k / scale * szl],
         [-k / scale * szl, d * k * k / (scale * scale)],
     ]
-    let summary = observedInformationSummary(hessian: information)
     return FitResult(
-        model: .weibull, distribution: .weibull(shape: k, scale: scale),
-        parameters: [
-            ParameterEstimate(name: "shape", value: k, standardError: summary.standardErrors[0]),
-            ParameterEstimate(name: "scale", value: scale, standardError: summary.standardErrors[1]),
-        ],
-        covariance: summary.covariance, logLikelihood: logLikelihood,
-        n: data.n, uncensoredCount: data.events.count, converged: converged, iterations: iterations
-    )
+        .weibull, .weibull(shape: k, scale: scale), data, parameters: ["shape": k, "scale": scale], hessian: information,
+        logLikelihood: logLikelihood, converged: converged, iterations: iterations)
 }
 
 /// Nelder–Mead over (μ, ln σ) from the moments of the uncensored ln t, sharpened by Newton steps;
@@ -278,16 +286,8 @@ private func fitLogNormal(_ data: GapData) throws(FittingError) -> FitResult {
 
     let natural: ([Double]) -> Double = { p in -data.logLikelihood(.logNormal(mu: p[0], sigma: p[1])) }
     let hessian = NumericalDerivatives.hessian(of: natural, at: [mu, sigma], steps: [1e-4 * sigma, 1e-4 * sigma])
-    let summary = observedInformationSummary(hessian: hessian)
     return FitResult(
-        model: .logNormal, distribution: .logNormal(mu: mu, sigma: sigma),
-        parameters: [
-            ParameterEstimate(name: "mu", value: mu, standardError: summary.standardErrors[0]),
-            ParameterEstimate(name: "sigma", value: sigma, standardError: summary.standardErrors[1]),
-        ],
-        covariance: summary.covariance, logLikelihood: -polished.value,
-        n: data.n, uncensoredCount: data.events.count,
-        converged: search.converged || polished.stationary,
-        iterations: search.iterations + polished.iterations
-    )
+        .logNormal, .logNormal(mu: mu, sigma: sigma), data, parameters: ["mu": mu, "sigma": sigma], hessian: hessian,
+        logLikelihood: -polished.value, converged: search.converged || polished.stationary,
+        iterations: search.iterations + polished.iterations)
 }
