@@ -1,5 +1,6 @@
-/// A short, printable excerpt of bytes read from a file, for messages: a log may hold binary data,
-/// and a terminal must never receive its control bytes.
+/// Text from outside shown safely in messages: a short, printable excerpt of bytes read from a file
+/// (a log may hold binary data), or any text kept to one line; a terminal must never receive control
+/// bytes it would obey.
 public enum Excerpt {
     /// At most `limit` characters of `bytes` in single quotes. Printable text is kept as it is; control
     /// characters, invisible format characters (such as bidirectional overrides) and bytes that are not
@@ -26,6 +27,34 @@ public enum Excerpt {
     }
 
     public static func quoted(_ text: String, limit: Int = 40) -> String { quoted(Array(text.utf8), limit: limit) }
+
+    /// `text` kept to one line: line breaks and tabs written `\n`, `\r` and `\t`, and every other scalar
+    /// that `escapes` picks written `\u{…}` in hexadecimal, upper case when `uppercaseHex`. Text with
+    /// nothing to escape comes back as it is.
+    public static func oneLine(
+        _ text: String, uppercaseHex: Bool, escaping escapes: (Unicode.Scalar) -> Bool
+    ) -> String {
+        func named(_ scalar: Unicode.Scalar) -> String? {
+            switch scalar {
+            case "\n": return "\\n"
+            case "\r": return "\\r"
+            case "\t": return "\\t"
+            default: return nil
+            }
+        }
+        guard text.unicodeScalars.contains(where: { named($0) != nil || escapes($0) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if let name = named(scalar) {
+                out += name
+            } else if escapes(scalar) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: uppercaseHex) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 
     /// A name read from a file (a header field): as it is when it is short and printable, else quoted.
     public static func name(_ text: String, limit: Int = 40) -> String {

@@ -1,22 +1,12 @@
 import Foundation
+import RecordedData
 
 /// Text for a terminal: user text made safe for one line, and rows laid out in columns.
 public enum TerminalText {
     /// User text made safe for one terminal line: control characters shown escaped, long text cut.
     public static func printable(_ text: String, limit: Int = 48) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+        let out = Excerpt.oneLine(text, uppercaseHex: false) {
+            $0.properties.generalCategory == .control || $0.properties.generalCategory == .format
         }
         return out.count > limit ? String(out.prefix(limit - 1)) + "…" : out
     }

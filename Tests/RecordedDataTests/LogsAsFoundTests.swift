@@ -86,6 +86,17 @@ final class LogsAsFoundTests: XCTestCase {
         XCTAssertEqual(Excerpt.name("ti\tme"), "'ti\\x09me'")
     }
 
+    func testOneLineEscapesBreaksAndWhatItIsAskedTo() {
+        let digits: (Unicode.Scalar) -> Bool = { $0.properties.numericType != nil }
+        XCTAssertEqual(Excerpt.oneLine("plain", uppercaseHex: true, escaping: digits), "plain")
+        XCTAssertEqual(Excerpt.oneLine("a\nb\r\tc", uppercaseHex: true) { _ in false }, "a\\nb\\r\\tc",
+                       "line breaks and tabs are always escaped, by name")
+        XCTAssertEqual(Excerpt.oneLine("x1\u{1B}", uppercaseHex: true, escaping: digits), "x\\u{31}\u{1B}",
+                       "only what the predicate picks is written as a code point")
+        XCTAssertEqual(Excerpt.oneLine("\u{202E}", uppercaseHex: true) { _ in true }, "\\u{202E}")
+        XCTAssertEqual(Excerpt.oneLine("\u{202E}", uppercaseHex: false) { _ in true }, "\\u{202e}")
+    }
+
     func testAHeaderOfBinaryBytesIsShownEscaped() {
         let text = "\u{1B}]0;owned\u{07},\u{202E}when\na,2024-03-01T08:00:00Z\n"
         let error = expectImportError { try RecordedLog.parse(text, format: csvFormat) }

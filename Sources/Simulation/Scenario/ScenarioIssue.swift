@@ -1,3 +1,5 @@
+import RecordedData
+
 /// One problem found in a scenario: where (a JSON path such as
 /// `configurations[2].reminders[0].timePeriods[1]`) and why.
 public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible {
@@ -11,21 +13,8 @@ public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible
     /// One line, whatever the scenario held: values quoted in a reason may carry line breaks, escape
     /// sequences or bidirectional controls, which are shown escaped so that they cannot break the
     /// `FILE: PATH: REASON` lines or repaint the terminal.
-    public var description: String { Self.printable(path.isEmpty ? reason : "\(path): \(reason)") }
-
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where needsEscape(scalar): out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+    public var description: String {
+        Excerpt.oneLine(path.isEmpty ? reason : "\(path): \(reason)", uppercaseHex: true, escaping: Self.needsEscape)
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
