@@ -55,6 +55,23 @@ final class ScenarioDecodingTests: XCTestCase {
         XCTAssertEqual(s.configurations[0].reminders[0], ReminderSpec(messages: ["hi"], timePeriods: [7]))
     }
 
+    func testObjectsKeyedByDataReportEveryBadMember() throws {
+        let notObject = issues(try edited(["response"], ["messageWeights": [1, 2]]))
+        XCTAssertEqual(notObject, ["response.messageWeights: expected an object mapping message text to weight, got an array"])
+        // Every member is read, whatever fails before it (the order of the keys is the dictionary's here).
+        let twoBad = issues(try edited(["response"], ["messageWeights": ["hi": -1, "there": "x", "ok": 1]]))
+        XCTAssertEqual(twoBad.sorted(), [
+            "response.messageWeights[\"hi\"]: must be between 0 and 1000000, got -1",
+            "response.messageWeights[\"there\"]: expected a number, got a string",
+        ])
+        let constraints = issues(try edited(["decision"], ["constraints": "none"]))
+        XCTAssertEqual(constraints, [
+            "decision.constraints: expected an object mapping a measure to {\"min\": …, \"max\": …}, got a string",
+        ])
+        let s = try Scenario.decode(try edited(["decision"], ["constraints": ["optOutRate": ["max": 0.05], "liftD7": ["min": 0]]]))
+        XCTAssertEqual(s.decision?.constraints, [.optOutRate: DecisionBound(min: nil, max: 0.05), .liftD7: DecisionBound(min: 0, max: nil)])
+    }
+
     func testMissingFields() {
         XCTAssertEqual(issues("{}"), [
             "name: required field is missing", "population: required field is missing",

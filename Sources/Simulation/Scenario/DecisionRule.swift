@@ -101,32 +101,28 @@ extension JSONFieldReader {
         let objective = field(o, "objective", default: DecisionRule.defaultRule.objective) { r, j, p in
             r.enumeration(j, at: p, as: DecisionMeasure.self)
         }
-        let constraints = field(o, "constraints", default: [:]) { r, j, p -> [DecisionMeasure: DecisionBound]? in
-            guard case let .object(members) = j else {
-                r.fail(p, "expected an object mapping a measure to {\"min\": …, \"max\": …}, got \(j.typeName)")
-                return nil
+        let constraints = field(o, "constraints", default: [:]) { r, j, p in
+            r.dictionary(j, at: p, mapping: "a measure to {\"min\": …, \"max\": …}") { r, key, value in
+                r.constraint(value, measure: key, at: JSONFieldReader.join(p, key))
             }
-            var out: [DecisionMeasure: DecisionBound] = [:]
-            var ok = true
-            for (key, value) in members {
-                let kp = JSONFieldReader.join(p, key)
-                guard let measure = DecisionMeasure(rawValue: key) else {
-                    r.fail(kp, "unknown measure; expected one of \(DecisionMeasure.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
-                    ok = false
-                    continue
-                }
-                guard let b = r.object(value, at: kp) else { ok = false; continue }
-                let low = r.optionalField(b, "min", Self.number(.any))
-                let high = r.optionalField(b, "max", Self.number(.any))
-                r.finish(b)
-                guard let low, let high else { ok = false; continue }
-                if low == nil && high == nil { r.fail(kp, "needs \"min\", \"max\" or both"); ok = false; continue }
-                if let low, let high, low > high { r.fail(kp, "min \(low) is above max \(high)"); ok = false; continue }
-                out[measure] = DecisionBound(min: low, max: high)
-            }
-            return ok ? out : nil
         }
         guard let objective, let constraints else { return nil }
         return DecisionRule(objective: objective, constraints: constraints)
+    }
+
+    /// One entry of `constraints`: a known measure and its bounds.
+    private mutating func constraint(_ json: JSON, measure key: String, at path: String) -> (DecisionMeasure, DecisionBound)? {
+        guard let measure = DecisionMeasure(rawValue: key) else {
+            fail(path, "unknown measure; expected one of \(DecisionMeasure.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            return nil
+        }
+        guard let b = object(json, at: path) else { return nil }
+        let low = optionalField(b, "min", Self.number(.any))
+        let high = optionalField(b, "max", Self.number(.any))
+        finish(b)
+        guard let low, let high else { return nil }
+        if low == nil && high == nil { fail(path, "needs \"min\", \"max\" or both"); return nil }
+        if let low, let high, low > high { fail(path, "min \(low) is above max \(high)"); return nil }
+        return (measure, DecisionBound(min: low, max: high))
     }
 }

@@ -280,17 +280,10 @@ extension JSONFieldReader {
         defer { self.finish(o) }
         let d = ResponseModel.defaults
         let base = field(o, "baseResponse", default: d.baseResponse, Self.number(.probability))
-        let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p -> [String: Double]? in
-            guard case let .object(members) = j else {
-                r.fail(p, "expected an object mapping message text to weight, got \(j.typeName)")
-                return nil
+        let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p in
+            r.dictionary(j, at: p, mapping: "message text to weight") { r, k, v in
+                r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .within(0...1e6)).map { (k, $0) }
             }
-            var out: [String: Double] = [:]
-            var ok = true
-            for (k, v) in members {
-                if let w = r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .within(0...1e6)) { out[k] = w } else { ok = false }
-            }
-            return ok ? out : nil
         }
         let fatigue = field(o, "fatigue", default: d.fatigue, Self.number(.probability))
         let quiet = field(o, "quietHours", default: d.quietHours) { r, j, p -> QuietHours?? in

@@ -142,6 +142,25 @@ struct JSONFieldReader {
         }
         return ok ? out : nil
     }
+
+    /// An object whose keys are data (message texts, measure names), not field names: `member` reads
+    /// each key and value, or reports why it cannot. `expected` says what the object maps, for the
+    /// issue when the value is not an object. Nil when any member fails; a later duplicate key wins.
+    mutating func dictionary<Key: Hashable, Value>(
+        _ value: JSON, at path: String, mapping expected: String,
+        _ member: (inout JSONFieldReader, _ key: String, _ value: JSON) -> (Key, Value)?
+    ) -> [Key: Value]? {
+        guard case let .object(members) = value else {
+            fail(path, "expected an object mapping \(expected), got \(value.typeName)")
+            return nil
+        }
+        var out: [Key: Value] = [:]
+        var ok = true
+        for (key, value) in members {
+            if let (k, v) = member(&self, key, value) { out[k] = v } else { ok = false }
+        }
+        return ok ? out : nil
+    }
 }
 
 /// The members of one JSON object and its path, remembering which keys were read.
