@@ -147,24 +147,15 @@ extension ReturnProcess: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(distributionName, forKey: .distribution)
+        func parameters(_ values: KeyValuePairs<Keys, Double>, unit: GapUnit) throws {
+            for (key, value) in values { try c.encode(value, forKey: key) }
+            try c.encode(unit, forKey: .unit)
+        }
         switch self {
-        case let .exponential(mean, unit):
-            try c.encode(mean, forKey: .mean)
-            try c.encode(unit, forKey: .unit)
-        case let .weibull(shape, scale, unit):
-            try c.encode(shape, forKey: .shape)
-            try c.encode(scale, forKey: .scale)
-            try c.encode(unit, forKey: .unit)
-        case let .lognormal(mu, sigma, unit):
-            try c.encode(mu, forKey: .mu)
-            try c.encode(sigma, forKey: .sigma)
-            try c.encode(unit, forKey: .unit)
-        case let .bgnbd(r, alpha, a, b, unit):
-            try c.encode(r, forKey: .r)
-            try c.encode(alpha, forKey: .alpha)
-            try c.encode(a, forKey: .a)
-            try c.encode(b, forKey: .b)
-            try c.encode(unit, forKey: .unit)
+        case let .exponential(mean, unit): try parameters([.mean: mean], unit: unit)
+        case let .weibull(shape, scale, unit): try parameters([.shape: shape, .scale: scale], unit: unit)
+        case let .lognormal(mu, sigma, unit): try parameters([.mu: mu, .sigma: sigma], unit: unit)
+        case let .bgnbd(r, alpha, a, b, unit): try parameters([.r: r, .alpha: alpha, .a: a, .b: b], unit: unit)
         case let .empirical(values, weights, unit):
             try c.encode(values, forKey: .values)
             try c.encodeIfPresent(weights, forKey: .weights)
