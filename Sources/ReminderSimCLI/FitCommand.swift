@@ -36,23 +36,16 @@ struct FitCommand: RunnableCommand {
         ])
 
     let data: String
-    let format: RecordedFormat
-    let observationEnd: String?
+    let logOptions: LogOptions
     let calibrationEnd: String?
     let gapUnit: GapUnit
     let bgnbdUnit: GapUnit
     let predict: Double?
-    let skipBadRows: Bool
-    let keepOutliers: Bool
     let output: String
 
     init(arguments: ParsedArguments) throws {
         data = try arguments.value("data")
-        let logOptions = try LogOptions(arguments: arguments)
-        format = logOptions.format
-        observationEnd = logOptions.observationEnd
-        skipBadRows = logOptions.skipBadRows
-        keepOutliers = logOptions.keepOutliers
+        logOptions = try LogOptions(arguments: arguments)
         calibrationEnd = try LogOptions.date("--calibration-end", arguments)
         gapUnit = try arguments.value("--gap-unit", as: GapUnit.self)
         bgnbdUnit = try arguments.value("--bgnbd-unit", as: GapUnit.self)
@@ -64,8 +57,7 @@ struct FitCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        let log = try LogOptions.read(data, format: format, observationEnd: observationEnd, skipBadRows: skipBadRows,
-                                      keepOutliers: keepOutliers, diagnostics: context.stderr.writeLine)
+        let log = try logOptions.read(data, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
         options.gapUnit = gapUnit
         options.bgnbdUnit = bgnbdUnit
@@ -73,14 +65,15 @@ struct FitCommand: RunnableCommand {
         // The last second of the day: visits dated at the start of the next day are outside the window.
         options.calibrationEnd = calibrationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
         if let end = options.calibrationEnd, end <= log.firstVisit || end >= log.observationEnd {
-            throw UsageError("--calibration-end: must fall inside the observation, \(day(log.firstVisit)) to \(day(log.observationEnd))")
+            throw UsageError("--calibration-end: must fall inside the observation, "
+                + "\(LogOptions.day(log.firstVisit)) to \(LogOptions.day(log.observationEnd))")
         }
         let analysis = FitAnalysis(log: log, options: options)
         context.stdout.write(FitText.render(analysis, data: data))
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
-        let segments = analysis.segments(dataPath: absolute, format: format, observationEnd: observationEnd)
+        let segments = analysis.segments(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
         let json = try JSONSerialization.data(
             withJSONObject: ["segments": segments], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         do {
@@ -108,8 +101,6 @@ struct FitCommand: RunnableCommand {
         context.stdout.writeLine("Charts: \((output as NSString).appendingPathComponent("survival.svg")), "
             + "\((output as NSString).appendingPathComponent("repeat-visits.svg"))")
     }
-
-    func day(_ seconds: Double) -> String { CalendarDate(daysSinceEpoch: Int((seconds / 86_400).rounded(.down))).description }
 }
 
 extension GapUnit: ArgumentValue {}

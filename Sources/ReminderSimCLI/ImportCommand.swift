@@ -30,17 +30,14 @@ struct ImportCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         let started = DispatchTime.now()
-        let log = try LogOptions.read(data, format: options.format, observationEnd: options.observationEnd,
-                                      skipBadRows: options.skipBadRows, keepOutliers: options.keepOutliers,
-                                      diagnostics: context.stderr.writeLine)
+        let log = try options.read(data, diagnostics: context.stderr.writeLine)
         let seconds = RunCommand.seconds(since: started)
-        func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
         let out = context.stdout
         out.writeLine("\(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
         out.writeLine("  users: \(Text.group(Int64(log.users.count))), visits: \(Text.group(Int64(log.visitCount)))"
             + String(format: " (%.2f per user)", Double(log.visitCount) / Double(max(log.users.count, 1))))
         if let layout = log.layout { out.writeLine("  layout: \(layout)") }
-        out.writeLine("  first visit \(day(log.firstVisit)), observation end \(day(log.observationEnd))")
+        out.writeLine("  first visit \(LogOptions.day(log.firstVisit)), observation end \(LogOptions.day(log.observationEnd))")
         out.writeLine("  duplicate events: \(Text.group(Int64(log.duplicates))), rows filtered out: "
             + "\(Text.group(Int64(log.filtered))), bad rows skipped: \(Text.group(Int64(log.skipped)))")
         for issue in log.issues.prefix(10) { out.writeLine("  skipped: \(issue)") }

@@ -79,12 +79,9 @@ struct LogOptions {
         return text
     }
 
-    /// Reads the log, turning its problems into the tool's exit codes.
+    /// Reads the log at `path` as these options say, turning its problems into the tool's exit codes.
     /// Says on `diagnostics` what was read as a header and which visits are outliers.
-    static func read(
-        _ path: String, format: RecordedFormat, observationEnd: String?, skipBadRows: Bool, keepOutliers: Bool = false,
-        diagnostics: (String) -> Void = { _ in }
-    ) throws -> RecordedLog {
+    func read(_ path: String, diagnostics: (String) -> Void) throws -> RecordedLog {
         let log: RecordedLog
         do {
             log = try RecordedSource(path: path, format: format, observationEnd: observationEnd)
@@ -92,8 +89,13 @@ struct LogOptions {
         } catch let error as RecordedDataError {
             throw ScenarioLoading.commandError(error, message: error.message)
         }
-        for line in notes(log, path: path) { diagnostics(line) }
+        for line in Self.notes(log, path: path) { diagnostics(line) }
         return log
+    }
+
+    /// The calendar day (UTC) of a time in a log, as messages name it.
+    static func day(_ seconds: Double) -> String {
+        CalendarDate(daysSinceEpoch: Int((seconds / 86_400).rounded(.down))).description
     }
 
     /// What the import decided on its own: the header line and outlying visits.
