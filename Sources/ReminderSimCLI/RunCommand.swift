@@ -35,9 +35,7 @@ struct RunCommand: RunnableCommand {
         ])
 
     let path: String?
-    let users: Int?
-    let days: Int?
-    let seed: UInt64?
+    let overrides: ScenarioOverrides
     let threads: Int
     let stats: Bool
     let json: Bool
@@ -47,7 +45,7 @@ struct RunCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
-        (users, days, seed) = try ScenarioLoading.overrides(arguments)
+        overrides = try ScenarioOverrides(arguments)
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")
@@ -57,11 +55,8 @@ struct RunCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        var scenario = try ScenarioLoading.load(path)
-        if let users { scenario.users = users }
-        if let days { scenario.horizonDays = days }
-        if let seed { scenario.seed = seed }
-        let model = try ScenarioLoading.compile(scenario, path: path, days: days)
+        let scenario = try overrides.load(path)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
 
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
@@ -74,7 +69,7 @@ struct RunCommand: RunnableCommand {
         let result = model.run(options: RunOptions(threads: threads, users: users, progress: { progress.advance(by: $0) }))
         progress.finish()
         if let breach = result.sessionLimitBreach {
-            throw CommandError.dataError("\(ScenarioLoading.displayName(path) ?? "the built-in scenario"): \(model.explain(breach))")
+            throw ScenarioLoading.sessionLimitError(breach, in: model, path: path)
         }
         let wall = Self.seconds(since: started)
 

@@ -72,23 +72,43 @@ enum ScenarioLoading {
         }
     }
 
-    /// `--users`, `--days` and `--seed`, which override a scenario's own values.
-    static func overrides(_ arguments: ParsedArguments) throws -> (users: Int?, days: Int?, seed: UInt64?) {
-        let users: Int? = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
-                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
-        let days: Int? = try arguments.isPresent("--days")
-            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
-            : nil
-        let seed: UInt64? = try arguments.isPresent("--seed")
-            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
-            : nil
-        return (users, days, seed)
+    /// A run stopped at the session limit, as the tool's error naming the scenario, the user and the segment.
+    static func sessionLimitError(_ breach: SessionLimitBreach, in model: CompiledModel, path: String?) -> CommandError {
+        CommandError.dataError("\(displayName(path) ?? "the built-in scenario"): \(model.explain(breach))")
     }
 
     static func invalid(_ error: ScenarioError) -> CommandError {
         let count = error.issues.count
         return CommandError.dataError(
             "invalid scenario (\(count) problem\(count == 1 ? "" : "s")):\n" + error.description)
+    }
+}
+
+/// `--users`, `--days` and `--seed`, which override a scenario's own values.
+struct ScenarioOverrides {
+    let users: Int?
+    /// Named in any problem the new horizon causes (see `ScenarioLoading.compile`).
+    let days: Int?
+    let seed: UInt64?
+
+    init(_ arguments: ParsedArguments) throws {
+        users = try arguments.isPresent("--users")
+            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
+                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
+        days = try arguments.isPresent("--days")
+            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
+            : nil
+        seed = try arguments.isPresent("--seed")
+            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
+            : nil
+    }
+
+    /// The scenario in `path` (see `ScenarioLoading.load`) with these values in place of its own.
+    func load(_ path: String?) throws -> Scenario {
+        var scenario = try ScenarioLoading.load(path)
+        if let users { scenario.users = users }
+        if let days { scenario.horizonDays = days }
+        if let seed { scenario.seed = seed }
+        return scenario
     }
 }

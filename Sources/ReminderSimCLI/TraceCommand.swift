@@ -27,26 +27,21 @@ struct TraceCommand: RunnableCommand {
     let path: String?
     let user: Int
     let label: String?
-    let users: Int?
-    let days: Int?
-    let seed: UInt64?
+    let overrides: ScenarioOverrides
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
         user = try arguments.value("--user", expected: "a user index ≥ 0", where: { $0 >= 0 })
         label = try arguments.optionalValue("--config")
-        (users, days, seed) = try ScenarioLoading.overrides(arguments)
+        overrides = try ScenarioOverrides(arguments)
     }
 
     func run(context: CommandContext) throws {
-        var scenario = try ScenarioLoading.load(path)
-        if let users { scenario.users = users }
-        if let days { scenario.horizonDays = days }
-        if let seed { scenario.seed = seed }
+        let scenario = try overrides.load(path)
         guard user < scenario.users else {
             throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
-        let model = try ScenarioLoading.compile(scenario, path: path, days: days)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
@@ -63,8 +58,7 @@ struct TraceCommand: RunnableCommand {
             let trace = model.trace(user: user, configuration: i)
             context.stdout.write("\n" + formatter.timeline(trace))
             if trace.exceededSessionLimit {
-                throw CommandError.dataError(
-                    "\(ScenarioLoading.displayName(path) ?? "the built-in scenario"): \(model.explain(SessionLimitBreach(user: user, configuration: i)))")
+                throw ScenarioLoading.sessionLimitError(SessionLimitBreach(user: user, configuration: i), in: model, path: path)
             }
         }
     }

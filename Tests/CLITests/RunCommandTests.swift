@@ -90,6 +90,18 @@ final class RunCommandTests: RemindersimTestCase {
         assertContains(result.stdoutLines.first ?? "", "700 users, 45 days", "first line")
     }
 
+    func testTraceTakesTheSameOverridesAsRun() throws {
+        let refused = inProcess("trace", "--user", "5", "--users", "3")
+        assertExit(refused, 64)
+        assertContains(refused.stderr, "--user: the scenario has 3 users (0 to 2), got 5")
+        let short = inProcess("trace", "--user", "0", "--days", "10")
+        assertExit(short, 65)
+        assertContains(short.stderr, "(horizonDays is 10 from --days 10)")
+        let traced = inProcess("trace", "--user", "0", "--users", "3", "--days", "31", "--seed", "7")
+        assertExit(traced, 0)
+        assertContains(traced.stdoutLines.first ?? "", "(seed 7)", "first line")
+    }
+
     /// Horizons shorter than the default scenario's 30-day install spread: some users install
     /// after the horizon ends. Every such run must still finish and report, never crash.
     func testHorizonShorterThanTheInstallSpreadIsRefused() throws {
