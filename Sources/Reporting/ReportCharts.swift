@@ -5,53 +5,71 @@ import Storage
 /// The report's charts as SVG text, by kind.
 enum ReportCharts {
     static func render(_ results: RunResults) -> [(ChartKind, String)] {
-        let all = results.all
-        let tallies = all.map(\.tally)
-        let specs = all.map(\.spec)
-        let metrics = all.map(\.metrics)
-        let configs = Array(all.indices.dropFirst())
-        var charts: [(ChartKind, String)] = []
+        var charts = tradeOffCharts(results)
+        charts.append((.triggerRate, triggerRateChart(results)))
+        charts.append((.opensLift, opensLiftChart(results)))
+        charts.append((.dailyActiveUsers, dailyActiveUsersChart(results)))
+        charts.append((.retention, retentionChart(results)))
+        if let chart = periodChart(results) { charts.append((.byPeriod, chart)) }
+        charts.append((.triggerByPeriod, triggerByPeriodChart(results)))
+        if results.configurations.contains(where: { $0.metrics.delivered > 0 }) {
+            charts.append((.deliveriesByHour, DeliveryReport.chart(results)))
+        }
+        return charts
+    }
 
-        charts += tradeOffCharts(results)
-
-        charts.append((.triggerRate, IntervalBarChart(
-            title: "Trigger rate per configuration", categoryAxisTitle: "Configuration",
+    static func triggerRateChart(_ results: RunResults) -> String {
+        IntervalBarChart(
+            title: ChartKind.triggerRate.title, categoryAxisTitle: "Configuration",
             valueAxisTitle: "Trigger rate (% of notifications not censored; 95% interval clustered by user)",
             valueFormat: .percent,
-            bars: configs.map { i in
-                let p = metrics[i].triggerRate
+            bars: results.configurations.map { c in
+                let p = c.metrics.triggerRate
                 let ci = p.interval
-                return IntervalBar(label: specs[i].label, value: p.rate ?? 0, low: ci?.low, high: ci?.high)
-            }).svg()))
+                return IntervalBar(label: c.label, value: p.rate ?? 0, low: ci?.low, high: ci?.high)
+            }).svg()
+    }
 
-        charts.append((.opensLift, IntervalBarChart(
-            title: "Opens per user gained over the holdout", categoryAxisTitle: "Configuration",
+    static func opensLiftChart(_ results: RunResults) -> String {
+        IntervalBarChart(
+            title: ChartKind.opensLift.title, categoryAxisTitle: "Configuration",
             valueAxisTitle: "Extra opens per user over the run (95% interval)", valueFormat: .number,
-            bars: configs.map { i in
-                let e = metrics[i].opensLiftPerUser
-                return IntervalBar(label: specs[i].label, value: e?.value ?? 0, low: e?.low, high: e?.high)
-            }, reference: ReferenceLine(label: "Holdout", value: 0)).svg()))
+            bars: results.configurations.map { c in
+                let e = c.metrics.opensLiftPerUser
+                return IntervalBar(label: c.label, value: e?.value ?? 0, low: e?.low, high: e?.high)
+            }, reference: ReferenceLine(label: "Holdout", value: 0)).svg()
+    }
 
+    /// Daily active users above the holdout's: paired intervals as bands when the run kept sums over
+    /// users, the plain difference otherwise.
+    static func dailyActiveUsersChart(_ results: RunResults) -> String {
+        let tallies = results.all.map(\.tally)
         let days = tallies[0].layout.days
         let paired = results.tallies.sums != nil
-        func dailySeries(_ i: Int) -> LineSeries {
+        func series(_ i: Int) -> LineSeries {
+            let label = results.all[i].label
             guard paired else {
-                return LineSeries(name: specs[i].label, points: (0..<days).map {
+                return LineSeries(name: label, points: (0..<days).map {
                     (x: Double($0), y: Double(tallies[i].daily($0) - tallies[0].daily($0)))
                 })
             }
             let estimates = (0..<days).map { results.dailyActiveDifference(i, day: $0) }
             return LineSeries(
-                name: specs[i].label, points: estimates.enumerated().map { (x: Double($0), y: $1?.value ?? .nan) },
+                name: label, points: estimates.enumerated().map { (x: Double($0), y: $1?.value ?? .nan) },
                 band: estimates.enumerated().compactMap { d, e in e.map { (x: Double(d), low: $0.low, high: $0.high) } })
         }
-        charts.append((.dailyActiveUsers, LineChart(
+        return LineChart(
             title: "Daily active users minus the holdout's (bands: 95% paired intervals)",
             xAxisTitle: "Day of the run (days from the start date, UTC)",
             yAxisTitle: "Extra daily active users (users)",
-            series: configs.map(dailySeries), yIncludesZero: true).svg()))
+            series: results.all.indices.dropFirst().map(series), yIncludesZero: true).svg()
+    }
 
-        func retentionSeries(_ i: Int) -> LineSeries {
+    /// Retention above the holdout's by day since install, with paired bands when the run kept sums.
+    static func retentionChart(_ results: RunResults) -> String {
+        let tallies = results.all.map(\.tally)
+        let paired = results.tallies.sums != nil
+        func series(_ i: Int) -> LineSeries {
             let estimates: [(Int, Estimate)] = (1...retentionCurveDays).compactMap { k in
                 if paired { return results.retentionDifference(i, day: k).map { (k, $0) } }
                 let r = tallies[i].retention(day: k), h = tallies[0].retention(day: k)
@@ -59,43 +77,39 @@ enum ReportCharts {
                 let v = Double(r.retained - h.retained) / Double(r.eligible)
                 return (k, Estimate(value: v, low: v, high: v))
             }
-            return LineSeries(name: specs[i].label, points: estimates.map { (x: Double($0.0), y: $0.1.value) }, marker: true,
+            return LineSeries(name: results.all[i].label, points: estimates.map { (x: Double($0.0), y: $0.1.value) }, marker: true,
                               band: paired ? estimates.map { (x: Double($0.0), low: $0.1.low, high: $0.1.high) } : [])
         }
-        charts.append((.retention, LineChart(
+        return LineChart(
             title: "Retention minus the holdout's, by day since install (bands: 95% paired intervals)",
             xAxisTitle: "Days since install (the user's local days)",
             yAxisTitle: "Retention difference (percentage points)", yFormat: .percent,
-            series: configs.map(retentionSeries)).svg()))
+            series: results.all.indices.dropFirst().map(series)).svg()
+    }
 
-        if let chart = periodChart(results) { charts.append((.byPeriod, chart)) }
-
-        // One group per (reminder, period position, delay really used), for the periods that were used;
-        // reminders are named only when some configuration has several.
-        let periodRows = configs.map { all[$0].periods }
-        let severalReminders = configs.contains { specs[$0].reminders.count > 1 }
-        var keys: [String] = []
+    /// One group per (reminder, period position, delay really used), for the periods that were used;
+    /// reminders are named only when some configuration has several.
+    static func triggerByPeriodChart(_ results: RunResults) -> String {
+        let configs = results.configurations
+        let severalReminders = configs.contains { $0.spec.reminders.count > 1 }
         func key(_ row: SlotMetrics) -> String {
             (severalReminders ? "reminder \(row.reminder + 1), " : "") + "period \(row.index + 1): \(row.name)"
         }
-        for rows in periodRows {
-            for row in rows where row.triggerRate.rate != nil && !keys.contains(key(row)) { keys.append(key(row)) }
+        var keys: [String] = []
+        for c in configs {
+            for row in c.periods where row.triggerRate.rate != nil && !keys.contains(key(row)) { keys.append(key(row)) }
         }
-        charts.append((.triggerByPeriod, GroupedBarChart(
-            title: "Trigger rate by period", groupAxisTitle: "Period (in the order the reminder uses them)",
+        return GroupedBarChart(
+            title: ChartKind.triggerByPeriod.title, groupAxisTitle: "Period (in the order the reminder uses them)",
             valueAxisTitle: "Trigger rate, % of notifications not censored (clustered 95% interval)",
             groups: keys,
-            series: zip(configs, periodRows).map { i, rows in
-                BarSeries(name: specs[i].label, values: keys.map { k in
-                    guard let row = rows.first(where: { key($0) == k }), let rate = row.triggerRate.rate else { return nil }
+            series: configs.map { c in
+                BarSeries(name: c.label, values: keys.map { k in
+                    guard let row = c.periods.first(where: { key($0) == k }), let rate = row.triggerRate.rate else { return nil }
                     let ci = row.triggerRate.interval
                     return BarValue(rate, low: ci?.low, high: ci?.high)
                 })
-            }).svg()))
-        if results.configurations.contains(where: { $0.metrics.delivered > 0 }) {
-            charts.append((.deliveriesByHour, DeliveryReport.chart(results)))
-        }
-        return charts
+            }).svg()
     }
 
     /// Opens lift against opt-out rate and against notifications delivered per user, with the
@@ -121,8 +135,7 @@ enum ReportCharts {
             }
             let front = ScatterChart.paretoFront(points.map { (x: $0.x, y: $0.y) })
             out.append((kind, ScatterChart(
-                title: cost == .optOutRate ? "Trade-off: extra opens against users opting out"
-                    : "Trade-off: extra opens against notifications delivered",
+                title: kind.title,
                 xAxisTitle: cost == .optOutRate ? "Users who turned notifications off (% of users; 95% Wilson interval)"
                     : "Notifications delivered per user over the run (95% interval)",
                 yAxisTitle: "Extra opens per user (95% interval)",
