@@ -47,70 +47,9 @@ enum DecisionReport {
             + (s.baseline == nil ? " (the default; set `baseline` to compare with what you ship today)" : "") + ".\n\n"
         out += "**" + Markdown.escapeCell(headline(results)) + "**\n\n"
         if let best = d.recommended {
-            var why = "Why: among the configurations that meet every constraint, \(Markdown.escapeCell(label(results, best))) has the "
-                + "\(d.rule.objective.higherIsBetter ? "highest" : "lowest") \(d.rule.objective.title)."
-            if results.pairwise.isEmpty {
-                why += " This run was stored without sums over users, so no paired comparison is available."
-            }
-            out += why + " Paired differences on the same users (95% intervals):\n\n"
-            var header = ["measure", "\(label(results, best)) − \(label(results, d.baseline)) (baseline)"]
-            if let r = d.runnerUp { header.append("\(label(results, best)) − \(label(results, r)) (runner-up)") }
-            let rows = PairMeasure.allCases.map { m -> [String] in
-                var row = [m.title + (m.isFraction ? " (pp)" : "")]
-                row.append(d.versusBaseline.first { $0.measure == m }.map(Text.difference) ?? (best == d.baseline ? "(same)" : "n/a"))
-                if d.runnerUp != nil { row.append(d.versusRunnerUp.first { $0.measure == m }.map(Text.difference) ?? "n/a") }
-                return row
-            }
-            out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
-            if d.runnerUp == nil {
-                out += "No other configuration meets every constraint, so there is no runner-up to compare with.\n\n"
-            }
-            if let runner = d.runnerUp, let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
-                if c.includesZero {
-                    out += "**Cannot be told apart:** \(Markdown.escapeCell(label(results, best))) and "
-                        + "\(Markdown.escapeCell(label(results, runner))) differ by \(Text.difference(c)) in \(c.measure.title) at "
-                        + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
-                        + (c.usersToSeparate.map {
-                            "About \(Text.group($0)) users would separate them (80% power, 5% two-sided, if the difference is as large as estimated)."
-                        } ?? "No user count would separate them: the estimated difference is zero.")
-                    // Where the objective cannot choose, the other paired measures may.
-                    let clear = d.versusRunnerUp.filter { $0.measure != c.measure && !$0.includesZero }.compactMap { p -> String? in
-                        guard let e = p.difference else { return nil }
-                        let lowerIsBetter = p.measure == .optOutRate || p.measure == .deliveredPerUser
-                        let better = (e.value > 0) != lowerIsBetter ? label(results, best) : label(results, runner)
-                        return "\(Markdown.escapeCell(better)) on \(p.measure.title)"
-                    }
-                    out += clear.isEmpty ? "\n\n"
-                        : " Where they differ clearly (the runner-up column above), the better one is "
-                        + clear.joined(separator: ", ") + ".\n\n"
-                } else {
-                    out += "The runner-up, \(Markdown.escapeCell(label(results, runner))), is clearly behind on \(c.measure.title): "
-                        + "its paired interval excludes zero.\n\n"
-                }
-            }
+            out += reasons(results, best: best)
         }
-        if !d.constraints.isEmpty {
-            out += "Constraints:\n\n"
-            out += Markdown.table(
-                header: ["constraint", "binds", "configurations it excludes", "too close to call (interval crosses the limit)"],
-                alignments: [.left, .left, .left, .left],
-                rows: d.constraints.map { c in
-                    let close = results.configurations.filter { config in
-                        guard let e = config.estimate(c.measure) else { return false }
-                        return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
-                    }
-                    return [constraintText(c.measure, c.bound),
-                     c.binds ? "yes: it excludes a configuration that would otherwise win" : "no",
-                     c.excluded.isEmpty ? "none" : c.excluded.map { "\(label(results, $0)) (\(Text.measure(c.measure, results.all[$0].estimate(c.measure))))" }
-                        .joined(separator: "; "),
-                     close.isEmpty ? "none" : close.map { "\($0.label) (\(c.excluded.contains($0.index) ? "excluded" : "admitted"))" }
-                        .joined(separator: "; ")]
-                }) + "\n"
-        }
-        if !d.constraints.isEmpty {
-            out += "Constraints are checked on the estimates. A configuration whose interval crosses a limit could fall "
-                + "on either side of it with more users; in the trade-off charts its whiskers cross the limit line.\n\n"
-        }
+        out += constraintsText(results)
         let notes = artifactNotes(results)
         if !notes.isEmpty {
             out += "Measurement notes:\n\n" + notes.map { "- " + $0 + "\n" }.joined() + "\n"
@@ -118,6 +57,85 @@ enum DecisionReport {
         for kind in [ChartKind.tradeOffOptOut, .tradeOffDelivered] {
             if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }
         }
+        return out
+    }
+
+    /// Why `best` is recommended: the paired differences to the baseline and the runner-up, and whether
+    /// the runner-up can be told apart.
+    static func reasons(_ results: RunResults, best: Int) -> String {
+        let d = results.decision
+        var out = "Why: among the configurations that meet every constraint, \(Markdown.escapeCell(label(results, best))) has the "
+            + "\(d.rule.objective.higherIsBetter ? "highest" : "lowest") \(d.rule.objective.title)."
+        if results.pairwise.isEmpty {
+            out += " This run was stored without sums over users, so no paired comparison is available."
+        }
+        out += " Paired differences on the same users (95% intervals):\n\n"
+        var header = ["measure", "\(label(results, best)) − \(label(results, d.baseline)) (baseline)"]
+        if let r = d.runnerUp { header.append("\(label(results, best)) − \(label(results, r)) (runner-up)") }
+        let rows = PairMeasure.allCases.map { m -> [String] in
+            var row = [m.title + (m.isFraction ? " (pp)" : "")]
+            row.append(d.versusBaseline.first { $0.measure == m }.map(Text.difference) ?? (best == d.baseline ? "(same)" : "n/a"))
+            if d.runnerUp != nil { row.append(d.versusRunnerUp.first { $0.measure == m }.map(Text.difference) ?? "n/a") }
+            return row
+        }
+        out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
+        guard let runner = d.runnerUp else {
+            return out + "No other configuration meets every constraint, so there is no runner-up to compare with.\n\n"
+        }
+        if let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
+            out += runnerUpText(results, best: best, runner: runner, on: c)
+        }
+        return out
+    }
+
+    /// The top two on the measure they are compared on: clearly apart, or not, with what would separate
+    /// them and where the other measures differ clearly.
+    static func runnerUpText(_ results: RunResults, best: Int, runner: Int, on c: PairwiseComparison) -> String {
+        guard c.includesZero else {
+            return "The runner-up, \(Markdown.escapeCell(label(results, runner))), is clearly behind on \(c.measure.title): "
+                + "its paired interval excludes zero.\n\n"
+        }
+        var out = "**Cannot be told apart:** \(Markdown.escapeCell(label(results, best))) and "
+            + "\(Markdown.escapeCell(label(results, runner))) differ by \(Text.difference(c)) in \(c.measure.title) at "
+            + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
+            + (c.usersToSeparate.map {
+                "About \(Text.group($0)) users would separate them (80% power, 5% two-sided, if the difference is as large as estimated)."
+            } ?? "No user count would separate them: the estimated difference is zero.")
+        // Where the objective cannot choose, the other paired measures may.
+        let clear = results.decision.versusRunnerUp.filter { $0.measure != c.measure && !$0.includesZero }.compactMap { p -> String? in
+            guard let e = p.difference else { return nil }
+            let lowerIsBetter = p.measure == .optOutRate || p.measure == .deliveredPerUser
+            let better = (e.value > 0) != lowerIsBetter ? label(results, best) : label(results, runner)
+            return "\(Markdown.escapeCell(better)) on \(p.measure.title)"
+        }
+        out += clear.isEmpty ? "\n\n"
+            : " Where they differ clearly (the runner-up column above), the better one is "
+            + clear.joined(separator: ", ") + ".\n\n"
+        return out
+    }
+
+    /// Each constraint: whether it binds, what it excludes and which configurations are too close to call.
+    static func constraintsText(_ results: RunResults) -> String {
+        let constraints = results.decision.constraints
+        guard !constraints.isEmpty else { return "" }
+        var out = "Constraints:\n\n"
+        out += Markdown.table(
+            header: ["constraint", "binds", "configurations it excludes", "too close to call (interval crosses the limit)"],
+            alignments: [.left, .left, .left, .left],
+            rows: constraints.map { c in
+                let close = results.configurations.filter { config in
+                    guard let e = config.estimate(c.measure) else { return false }
+                    return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
+                }
+                return [constraintText(c.measure, c.bound),
+                 c.binds ? "yes: it excludes a configuration that would otherwise win" : "no",
+                 c.excluded.isEmpty ? "none" : c.excluded.map { "\(label(results, $0)) (\(Text.measure(c.measure, results.all[$0].estimate(c.measure))))" }
+                    .joined(separator: "; "),
+                 close.isEmpty ? "none" : close.map { "\($0.label) (\(c.excluded.contains($0.index) ? "excluded" : "admitted"))" }
+                    .joined(separator: "; ")]
+            }) + "\n"
+        out += "Constraints are checked on the estimates. A configuration whose interval crosses a limit could fall "
+            + "on either side of it with more users; in the trade-off charts its whiskers cross the limit line.\n\n"
         return out
     }
 
