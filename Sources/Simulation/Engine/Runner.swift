@@ -120,8 +120,8 @@ extension CompiledModel {
                 recorder.begin(i, counts.base(i))
                 outcomes[i] = simulateSharingDraws(
                     user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
-                    counts: counts.base(i), scratch: &scratch, observer: &observer)
-                recorder.end(i, counts.base(i), into: &sums)
+                    counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
+                recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: &sums)
             }
             if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
                 return SessionLimitBreach(user: user, configuration: i)
@@ -172,7 +172,7 @@ extension CompiledModel {
         let results = Mutex<[RunTallies]>([])
         let threads = min(options.threads, max(chunks, 1))
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
-            let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) })
+            let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) }, activeDayWords: activeDayWords)
             defer { counts.deallocate() }
             var scratch = TimelineScratch()
             var sums = UserSums(layout: userSumsLayout)
@@ -201,13 +201,17 @@ extension CompiledModel {
 }
 
 /// One worker's counts of every configuration in one flat buffer, configuration after
-/// configuration in each `Tally`'s layout, so the loop adds through plain pointers.
+/// configuration in each `Tally`'s layout, so the loop adds through plain pointers; and the bitset
+/// of the run days the current user opened the app under the configuration being simulated.
 final class WorkerCounts {
     let layouts: [TallyLayout]
     private let starts: [Int]
     private let storage: UnsafeMutablePointer<Int64>
+    let activeDays: UnsafeMutablePointer<UInt64>
 
-    init(layouts: [TallyLayout]) {
+    init(layouts: [TallyLayout], activeDayWords: Int) {
+        activeDays = .allocate(capacity: activeDayWords)
+        activeDays.initialize(repeating: 0, count: activeDayWords)
         self.layouts = layouts
         var starts: [Int] = [], total = 0
         for layout in layouts {
@@ -229,5 +233,8 @@ final class WorkerCounts {
         return tally
     }
 
-    func deallocate() { storage.deallocate() }
+    func deallocate() {
+        storage.deallocate()
+        activeDays.deallocate()
+    }
 }

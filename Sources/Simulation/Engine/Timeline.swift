@@ -90,6 +90,11 @@ public struct TimelineScratch {
     }
 }
 
+extension CompiledModel {
+    /// Words of a bitset with one bit per run day.
+    var activeDayWords: Int { (horizonDays + 63) / 64 }
+}
+
 /// The retention curve runs to this day after install.
 public let retentionCurveDays = 30
 
@@ -127,20 +132,25 @@ extension CompiledModel {
         counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
         scratch.beginUser(seed: seed, user: user)
-        return withExtendedLifetime(c) {
-            simulateSharingDraws(user: user, traits: traits, configuration: c.view, layout: layout, counts: counts,
-                                 scratch: &scratch, observer: &observer)
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: activeDayWords) { days in
+            withExtendedLifetime(c) {
+                simulateSharingDraws(user: user, traits: traits, configuration: c.view, layout: layout, counts: counts,
+                                     activeDays: days.baseAddress!, scratch: &scratch, observer: &observer)
+            }
         }
     }
 
     /// `simulate`, reusing the organic draws already in `scratch` for this user (the k-th session
     /// draws the same values under every configuration, so they are drawn once per user and read
     /// back by the other configurations). The caller starts each user with `beginUser` and keeps
-    /// the configuration of `c` alive.
+    /// the configuration of `c` alive. The run days (UTC) the user opens the app are set as bits
+    /// in `activeDays` (`activeDayWords` words, cleared here).
     func simulateSharingDraws<O: TimelineObserver>(
         user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
-        counts: UnsafeMutablePointer<Int64>, scratch: inout TimelineScratch, observer: inout O
+        counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
+        scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
+        activeDays.update(repeating: 0, count: activeDayWords)
         scratch.reset(reminders: c.reminders.count, rules: c.rules.count)
         // The per-user buffers leave `scratch` for the duration, so that pointers into them never
         // overlap an access to `scratch` itself.
@@ -157,7 +167,7 @@ extension CompiledModel {
         }
         guard c.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: nil, layout: layout,
-                       counts: counts, &observer)
+                       counts: counts, activeDays: activeDays, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
         var log = DeliveryLog.unused
@@ -166,14 +176,14 @@ extension CompiledModel {
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
             run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: log, layout: layout, counts: counts,
-                &observer)
+                activeDays: activeDays, &observer)
         }
     }
 
     private func run<O: TimelineObserver>(
         user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
         _ organic: inout OrganicDrawCache, log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
-        counts: UnsafeMutablePointer<Int64>, _ observer: inout O
+        counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, _ observer: inout O
     ) -> UserOutcome {
         states.withUnsafeMutableBufferPointer { allStates in
             ruleRan.withUnsafeMutableBufferPointer { allRules in
@@ -181,7 +191,7 @@ extension CompiledModel {
                     model: self, user: user, traits: traits, configuration: c,
                     states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
                     ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
-                    deliveryLog: log, layout: layout, counts: counts)
+                    deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
                 swap(&organic, &timeline.organic)
                 defer { swap(&organic, &timeline.organic) }
                 return timeline.run(&observer)
@@ -253,6 +263,8 @@ struct UserTimeline {
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
+    /// The run days (UTC) the user opened the app, as bits.
+    let activeDays: UnsafeMutablePointer<UInt64>
     /// Extensions around the engines: where notifications may fire, and a cap on deliveries.
     let delivery: DeliveryPolicy
     let movesFireTimes: Bool
@@ -295,7 +307,7 @@ struct UserTimeline {
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
-         counts: UnsafeMutablePointer<Int64>) {
+         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
         let segment = model.segments[traits.segment]
         gaps = segment.gaps
         sessionLength = segment.session
@@ -320,6 +332,7 @@ struct UserTimeline {
         messageWeights = c.messageWeights
         self.layout = layout
         self.counts = counts
+        self.activeDays = activeDays
         delivery = c.delivery
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
@@ -419,6 +432,7 @@ struct UserTimeline {
         let utcDay = Int(openTime) / 86_400
         counts[layout.daily(utcDay)] &+= utcDay != lastDAUDay ? 1 : 0
         lastDAUDay = utcDay
+        activeDays[utcDay &>> 6] |= 1 &<< UInt64(utcDay & 63)
         let today = localDay(openTime)
         let sinceInstall = today - installDay
         let bit = UInt32(truncatingIfNeeded: sinceInstall &- 1)

@@ -3,7 +3,7 @@
 /// The timeline adds its counts straight into a configuration's tally; the recorder reads the
 /// notification counters and per-message/period counters (a prefix of the tally) before and after
 /// each configuration's simulation of a user, so the difference is that user's own totals. The
-/// event loop is untouched.
+/// days the user was active come from the timeline's bitset of run days.
 struct UserSumsRecorder {
     private let layouts: [TallyLayout]
     /// Per configuration: the tally prefix before the current user.
@@ -20,7 +20,7 @@ struct UserSumsRecorder {
 
     init(layouts: [TallyLayout]) {
         self.layouts = layouts
-        before = layouts.map { Array(repeating: 0, count: $0.ruleOffset) }
+        before = layouts.map { Array(repeating: 0, count: $0.dailyOffset) }
         activeDays = layouts.map { Array(repeating: 0, count: ($0.days + 63) / 64) }
         let zeros = Array(repeating: Int64(0), count: layouts.count)
         delivered = zeros
@@ -33,7 +33,7 @@ struct UserSumsRecorder {
 
     /// Call before configuration `i` simulates the user, with its tally's counts.
     mutating func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
-        let n = layouts[i].ruleOffset
+        let n = layouts[i].dailyOffset
         before[i].withUnsafeMutableBufferPointer { b in
             for k in 0..<n { b[k] = c[k] }
         }
@@ -47,8 +47,10 @@ struct UserSumsRecorder {
         s[4] &+= x &* y
     }
 
-    /// Call after configuration `i` simulated the user: adds the user's ratio terms.
-    mutating func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, into sums: inout UserSums) {
+    /// Call after configuration `i` simulated the user, with its tally's counts and the user's run
+    /// days: adds the user's ratio terms.
+    mutating func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, activeDays days: UnsafePointer<UInt64>,
+                      into sums: inout UserSums) {
         let layout = layouts[i]
         let sumsLayout = sums.layout
         do {
@@ -66,10 +68,7 @@ struct UserSumsRecorder {
                 responded[i] = resp
                 optedOut[i] = opt > 0
                 activeDays[i].withUnsafeMutableBufferPointer { words in
-                    for w in words.indices { words[w] = 0 }
-                    for day in 0..<layout.days where d(layout.daily(day)) != 0 {
-                        words[day >> 6] |= 1 << UInt64(day & 63)
-                    }
+                    for w in words.indices { words[w] = days[w] }
                 }
                 sums.counts.withUnsafeMutableBufferPointer { s in
                     let base = s.baseAddress!
