@@ -95,6 +95,9 @@ extension CompiledModel {
     var activeDayWords: Int { (horizonDays + 63) / 64 }
 }
 
+/// Organic draws are made this many sessions at a time.
+let organicBlock = 8
+
 /// The retention curve runs to this day after install.
 public let retentionCurveDays = 30
 
@@ -511,14 +514,23 @@ struct UserTimeline {
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
         drawn += 1
-        if drawn <= organic.draws.count { return organic.draws[drawn - 1] }
-        let length = sessionLength.sample(&organic.stream)
-        let dropout = organic.stream.nextUnit()
-        // Only BG/NBD users have a chance of dropping out after a repeat visit.
-        let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
-        let draws = OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
-        organic.draws.append(draws)
-        return draws
+        if drawn > organic.draws.count { drawOrganicBlock() }
+        return organic.draws[drawn - 1]
+    }
+
+    /// The next `organicBlock` sessions' organic draws, in the stream's order. The draws of one
+    /// session depend on nothing the simulation does, so drawing several in a row lets the
+    /// processor overlap them; the few drawn past the user's last session are never read.
+    @inline(never)
+    mutating func drawOrganicBlock() {
+        for _ in 0..<organicBlock {
+            let length = sessionLength.sample(&organic.stream)
+            let dropout = organic.stream.nextUnit()
+            // Only BG/NBD users have a chance of dropping out after a repeat visit.
+            let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
+            organic.draws.append(OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout,
+                                              gap: sampleGap()))
+        }
     }
 
     /// The gap to the next organic open, from the segment's return process.
