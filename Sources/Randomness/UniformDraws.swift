@@ -10,7 +10,7 @@ import Foundation
 extension RandomNumberGenerator {
     /// A uniform double in [0, 1): the top 53 bits of one `next()` scaled by 2^−53, so every
     /// multiple of 2^−53 in [0, 1) is equally likely.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func nextUnit() -> Double {
         // Signed conversion because the value fits in 53 bits and cvtsi2sd is cheaper than the
         // unsigned conversion sequence.

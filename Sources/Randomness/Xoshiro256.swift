@@ -45,7 +45,7 @@ public struct Xoshiro256: RandomNumberGenerator, Sendable, Equatable {
         (s0, s1, s2, s3)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func next() -> UInt64 {
         let result = Xoshiro256.rotateLeft(s0 &+ s3, by: 23) &+ s0
         let t = s1 &<< 17

@@ -107,7 +107,7 @@ extension RandomNumberGenerator {
     }
 
     /// `nextStandardNormal()` through a table the caller keeps: `table` must be `Ziggurat.normal`.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func nextStandardNormal(using table: Ziggurat) -> Double {
         while true {
             let bits = next()
@@ -156,7 +156,7 @@ extension RandomNumberGenerator {
 
     /// `nextStandardExponential()` through a table the caller keeps: `table` must be
     /// `Ziggurat.exponential`.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func nextStandardExponential(using table: Ziggurat) -> Double {
         var shift = 0.0
         while true {
