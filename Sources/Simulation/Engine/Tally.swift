@@ -29,7 +29,9 @@ public enum RuleCounter: Int, CaseIterable, Sendable {
     case evaluated, blockRuns, elseRuns, usersRan
 }
 
-/// Where each count lives in a `Tally`'s flat storage.
+/// Where each count lives in a `Tally`'s flat storage. The index functions use wrapping
+/// arithmetic: their operands are bounded by the layout's small sizes, and the loop calls them at
+/// every event.
 public struct TallyLayout: Equatable, Sendable {
     public let messageSlots: Int
     public let periodSlots: Int
@@ -66,26 +68,26 @@ public struct TallyLayout: Equatable, Sendable {
         count = hourOffset + 24 * HourCounter.allCases.count
     }
 
-    @inlinable public func hour(_ h: Int, _ c: HourCounter) -> Int { hourOffset + h * HourCounter.allCases.count + c.rawValue }
+    @inlinable public func hour(_ h: Int, _ c: HourCounter) -> Int { hourOffset &+ h &* HourCounter.allCases.count &+ c.rawValue }
 
-    @inlinable public func curveRetained(day k: Int) -> Int { curveRetainedOffset + k - 1 }
-    @inlinable public func curveEligibleThrough(_ k: Int) -> Int { curveEligibleOffset + k }
+    @inlinable public func curveRetained(day k: Int) -> Int { curveRetainedOffset &+ k &- 1 }
+    @inlinable public func curveEligibleThrough(_ k: Int) -> Int { curveEligibleOffset &+ k }
 
     @inlinable public func message(_ slot: Int, _ c: SlotCounter) -> Int {
-        messageOffset + slot * SlotCounter.allCases.count + c.rawValue
+        messageOffset &+ slot &* SlotCounter.allCases.count &+ c.rawValue
     }
 
     @inlinable public func period(_ slot: Int, _ c: SlotCounter) -> Int {
-        periodOffset + slot * SlotCounter.allCases.count + c.rawValue
+        periodOffset &+ slot &* SlotCounter.allCases.count &+ c.rawValue
     }
 
-    @inlinable public func daily(_ day: Int) -> Int { dailyOffset + day }
+    @inlinable public func daily(_ day: Int) -> Int { dailyOffset &+ day }
 
     @inlinable public func rule(_ r: Int, _ c: RuleCounter) -> Int {
-        ruleOffset + r * RuleCounter.allCases.count + c.rawValue
+        ruleOffset &+ r &* RuleCounter.allCases.count &+ c.rawValue
     }
 
-    @inlinable public func firstRun(_ r: Int, day: Int) -> Int { firstRunOffset + r * (days + 1) + day }
+    @inlinable public func firstRun(_ r: Int, day: Int) -> Int { firstRunOffset &+ r &* (days &+ 1) &+ day }
 }
 
 /// Integer counts for one configuration. Integers add exactly in any order, which is what makes a
