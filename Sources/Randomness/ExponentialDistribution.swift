@@ -28,7 +28,7 @@ public struct ExponentialDistribution: ContinuousDistribution, Equatable {
     public var variance: Double { mean * mean }
 
     /// One draw; one generator output about 99% of the time.
-    @inlinable
+    @inlinable @inline(__always)
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
         mean * generator.nextStandardExponential(using: exponential)
     }

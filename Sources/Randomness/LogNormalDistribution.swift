@@ -41,7 +41,7 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
         return expm1(s2) * exp(2 * mu + s2)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
         table.exp(mu + sigma * generator.nextStandardNormal(using: normal))
     }
