@@ -252,6 +252,8 @@ public struct CompiledModel: Sendable {
     let frozenSeconds: FrozenBuffer<Double>
     let frozenCumulative: FrozenBuffer<Double>
     @usableFromInline let replayTables: [ReplayTable]
+    /// Each replay table's visit offsets, frozen for the loop.
+    let frozenReplayOffsets: [FrozenBuffer<Double>]
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
@@ -300,6 +302,7 @@ public struct CompiledModel: Sendable {
         frozenSeconds = FrozenBuffer(tables.seconds)
         frozenCumulative = FrozenBuffer(tables.cumulative)
         replayTables = replays
+        frozenReplayOffsets = replays.map { FrozenBuffer($0.offsets) }
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))

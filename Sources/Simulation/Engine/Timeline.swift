@@ -68,7 +68,7 @@ public struct UserOutcome: Equatable, Sendable {
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
     @usableFromInline var ruleRan: [Bool] = []
-    var organic = OrganicDrawCache()
+    let organic = OrganicDrawOwner()
     /// A frequency cap's recent deliveries, sized for the largest cap.
     @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
 
@@ -76,8 +76,8 @@ public struct TimelineScratch {
 
     /// Starts a user: the organic draws cached for the previous one are dropped.
     mutating func beginUser(seed: UInt64, user: Int) {
-        organic.draws.removeAll(keepingCapacity: true)
-        organic.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
+        organic.cache.count = 0
+        organic.cache.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
     }
 
     /// Clears the first `reminders` states and `rules` flags; the buffers only ever grow, so
@@ -159,14 +159,14 @@ extension CompiledModel {
         // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
         var ruleRan: [Bool] = []
-        var organic = OrganicDrawCache()
+        var organic = scratch.organic.cache
         swap(&states, &scratch.states)
         swap(&ruleRan, &scratch.ruleRan)
-        swap(&organic, &scratch.organic)
         defer {
             swap(&states, &scratch.states)
             swap(&ruleRan, &scratch.ruleRan)
-            swap(&organic, &scratch.organic)
+            // The buffer may have moved as it grew: its owner keeps the new one.
+            scratch.organic.cache = organic
         }
         guard c.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: nil, layout: layout,
@@ -191,12 +191,11 @@ extension CompiledModel {
         states.withUnsafeMutableBufferPointer { allStates in
             ruleRan.withUnsafeMutableBufferPointer { allRules in
                 var timeline = UserTimeline(
-                    model: self, user: user, traits: traits, configuration: c,
+                    model: self, user: user, traits: traits, configuration: c, organic: organic,
                     states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
                     ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
                     deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
-                swap(&organic, &timeline.organic)
-                defer { swap(&organic, &timeline.organic) }
+                defer { organic = timeline.organic }
                 return timeline.run(&observer)
             }
         }
@@ -212,9 +211,38 @@ struct OrganicDraws {
 }
 
 /// One user's organic draws so far, session after session, and the organic stream after them.
+///
+/// The buffer is plain memory, so that the loop writes and reads it with no reference counting
+/// or uniqueness checks; it only grows, is reused from user to user, and belongs to an
+/// `OrganicDrawOwner`, which takes the cache back (with the buffer wherever it moved) after each
+/// run and frees it at the end.
 struct OrganicDrawCache {
-    var draws: [OrganicDraws] = []
+    var draws: UnsafeMutablePointer<OrganicDraws>
+    var count = 0
+    var capacity: Int
     var stream = Xoshiro256(state: (1, 0, 0, 0))
+
+    /// Makes room for `n` more draws.
+    mutating func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        let larger = max(2 * capacity, count + n)
+        let moved = UnsafeMutablePointer<OrganicDraws>.allocate(capacity: larger)
+        moved.moveInitialize(from: draws, count: count)
+        draws.deallocate()
+        (draws, capacity) = (moved, larger)
+    }
+}
+
+/// Owns a worker's `OrganicDrawCache` buffer.
+final class OrganicDrawOwner {
+    var cache: OrganicDrawCache
+
+    init() {
+        let capacity = 256
+        cache = OrganicDrawCache(draws: .allocate(capacity: capacity), capacity: capacity)
+    }
+
+    deinit { cache.draws.deallocate() }
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
@@ -276,7 +304,7 @@ struct UserTimeline {
 
     // The user's random streams.
     /// The user's organic draws, shared with the other configurations; `drawn` of them used here.
-    var organic = OrganicDrawCache()
+    var organic: OrganicDrawCache
     var drawn = 0
     /// Seeded at the first delivery: most users of most configurations never need it.
     var responseStream = Xoshiro256(state: (1, 0, 0, 0))
@@ -300,7 +328,7 @@ struct UserTimeline {
     var sessionIndex = 0
     var counters = LaunchCounters()
     /// A replayed user's recorded visits, as times since install; the first is the install.
-    var recorded: ArraySlice<Double> = []
+    var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
     /// The next session's organic draws, made one session ahead: they depend on nothing the
     /// session does, so the processor computes them while the current session is counted
@@ -308,7 +336,7 @@ struct UserTimeline {
     var ahead = OrganicDraws(length: 0, dropout: 0, repeatDropout: 0, gap: 0)
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
-         states: UnsafeMutableBufferPointer<ReminderState>,
+         organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
         let segment = model.segments[traits.segment]
@@ -336,6 +364,7 @@ struct UserTimeline {
         self.layout = layout
         self.counts = counts
         self.activeDays = activeDays
+        self.organic = organic
         delivery = c.delivery
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
@@ -347,7 +376,7 @@ struct UserTimeline {
         if case let .replay(table) = gaps {
             let t = model.replayTables[table]
             let first = t.starts[traits.replayUser]
-            recorded = t.offsets[first..<(first + t.counts[traits.replayUser])]
+            recorded = UnsafeBufferPointer(rebasing: model.frozenReplayOffsets[table].buffer[first..<(first + t.counts[traits.replayUser])])
         }
     }
 
@@ -488,11 +517,11 @@ struct UserTimeline {
         if !recorded.isEmpty {
             // Recorded visits that fell inside the session just closed are part of it; a visit a
             // notification brought in between recorded ones is an extra one.
-            while nextRecorded < recorded.count, install + recorded[recorded.startIndex + nextRecorded] <= close {
+            while nextRecorded < recorded.count, install + recorded[nextRecorded] <= close {
                 nextRecorded += 1
             }
             organicNext = nextRecorded < recorded.count
-                ? install + recorded[recorded.startIndex + nextRecorded] : .infinity
+                ? install + recorded[nextRecorded] : .infinity
         }
         if close >= horizon {
             for r in 0..<reminders.count {
@@ -514,8 +543,8 @@ struct UserTimeline {
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
         drawn += 1
-        if drawn > organic.draws.count { drawOrganicBlock() }
-        return organic.draws[drawn - 1]
+        if drawn > organic.count { drawOrganicBlock() }
+        return organic.draws[drawn &- 1]
     }
 
     /// The next `organicBlock` sessions' organic draws, in the stream's order. The draws of one
@@ -523,13 +552,15 @@ struct UserTimeline {
     /// processor overlap them; the few drawn past the user's last session are never read.
     @inline(never)
     mutating func drawOrganicBlock() {
+        organic.reserve(organicBlock)
         for _ in 0..<organicBlock {
             let length = sessionLength.sample(&organic.stream)
             let dropout = organic.stream.nextUnit()
             // Only BG/NBD users have a chance of dropping out after a repeat visit.
             let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
-            organic.draws.append(OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout,
-                                              gap: sampleGap()))
+            organic.draws[organic.count] = OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout,
+                                                        gap: sampleGap())
+            organic.count &+= 1
         }
     }
 
