@@ -107,31 +107,37 @@ extension CompiledModel {
 
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
     /// the first user who reaches the session limit, and returns who.
-    func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: inout UserSumsRecorder,
+    func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder,
                   scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
         let views = configurations.map(\.view)
-        for user in range {
-            let t = traits(user: user)
-            scratch.beginUser(seed: seed, user: user)
-            for i in configurations.indices {
-                recorder.begin(i, counts.base(i))
-                outcomes[i] = simulateSharingDraws(
-                    user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
-                    counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
-                recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: &sums)
+        let sumsLayout = sums.layout
+        return sums.counts.withUnsafeMutableBufferPointer { sumsBuffer in
+            let s = sumsBuffer.baseAddress!
+            return outcomes.withUnsafeMutableBufferPointer { outcomes in
+                for user in range {
+                    let t = traits(user: user)
+                    scratch.beginUser(seed: seed, user: user)
+                    for i in configurations.indices {
+                        recorder.begin(i, counts.base(i))
+                        outcomes[i] = simulateSharingDraws(
+                            user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                            counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
+                        recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
+                    }
+                    if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
+                        return SessionLimitBreach(user: user, configuration: i)
+                    }
+                    for i in configurations.indices {
+                        addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
+                    }
+                    recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
+                }
+                return nil
             }
-            if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
-                return SessionLimitBreach(user: user, configuration: i)
-            }
-            for i in configurations.indices {
-                addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
-            }
-            recorder.finish(segment: t.segment, outcomes: outcomes, into: &sums)
         }
-        return nil
     }
 
     /// The paired comparison of one user's outcome under a configuration with the holdout's.
@@ -176,14 +182,15 @@ extension CompiledModel {
             defer { counts.deallocate() }
             var scratch = TimelineScratch()
             var sums = UserSums(layout: userSumsLayout)
-            var recorder = UserSumsRecorder(layouts: counts.layouts)
+            let recorder = UserSumsRecorder(layouts: counts.layouts)
+            defer { recorder.deallocate() }
             var breach: SessionLimitBreach?
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
-                breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: &recorder, scratch: &scratch)
+                breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, scratch: &scratch)
                 if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break

@@ -4,39 +4,56 @@
 /// notification counters and per-message/period counters (a prefix of the tally) before and after
 /// each configuration's simulation of a user, so the difference is that user's own totals. The
 /// days the user was active come from the timeline's bitset of run days.
-struct UserSumsRecorder {
+///
+/// One recorder per worker; its storage is plain memory allocated once, so recording a user does
+/// no reference counting. Free it with `deallocate()`.
+final class UserSumsRecorder {
     private let layouts: [TallyLayout]
+    /// Where configuration i's saved tally prefix starts in `before`.
+    private let prefixStart: [Int]
     /// Per configuration: the tally prefix before the current user.
-    private var before: [[Int64]]
-    /// Per configuration: the current user's totals.
-    private var delivered: [Int64]
-    private var optedOut: [Bool]
-    private var scheduled: [Int64]
-    private var censored: [Int64]
-    private var triggered: [Int64]
-    private var responded: [Int64]
+    private let before: UnsafeMutablePointer<Int64>
+    /// Per configuration: the current user's totals, one `Total` row each.
+    private let totals: UnsafeMutablePointer<Int64>
     /// Per configuration: the run days (UTC) the current user opened the app, as bits.
-    private var activeDays: [[UInt64]]
+    private let activeDays: UnsafeMutablePointer<UInt64>
+    private let words: Int
+
+    /// The current user's totals kept per configuration.
+    private enum Total: Int, CaseIterable {
+        case delivered, optedOut, scheduled, censored, triggered, responded
+    }
 
     init(layouts: [TallyLayout]) {
         self.layouts = layouts
-        before = layouts.map { Array(repeating: 0, count: $0.dailyOffset) }
-        activeDays = layouts.map { Array(repeating: 0, count: ($0.days + 63) / 64) }
-        let zeros = Array(repeating: Int64(0), count: layouts.count)
-        delivered = zeros
-        optedOut = Array(repeating: false, count: layouts.count)
-        scheduled = zeros
-        censored = zeros
-        triggered = zeros
-        responded = zeros
+        var starts: [Int] = [], at = 0
+        for layout in layouts {
+            starts.append(at)
+            at += layout.dailyOffset
+        }
+        prefixStart = starts
+        before = .allocate(capacity: max(at, 1))
+        before.initialize(repeating: 0, count: max(at, 1))
+        totals = .allocate(capacity: max(layouts.count * Total.allCases.count, 1))
+        totals.initialize(repeating: 0, count: max(layouts.count * Total.allCases.count, 1))
+        words = ((layouts.first?.days ?? 0) + 63) / 64
+        activeDays = .allocate(capacity: max(layouts.count * words, 1))
+        activeDays.initialize(repeating: 0, count: max(layouts.count * words, 1))
+    }
+
+    func deallocate() {
+        before.deallocate()
+        totals.deallocate()
+        activeDays.deallocate()
+    }
+
+    @inline(__always) private func total(_ i: Int, _ t: Total) -> Int64 {
+        totals[i &* Total.allCases.count &+ t.rawValue]
     }
 
     /// Call before configuration `i` simulates the user, with its tally's counts.
-    mutating func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
-        let n = layouts[i].dailyOffset
-        before[i].withUnsafeMutableBufferPointer { b in
-            for k in 0..<n { b[k] = c[k] }
-        }
+    func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
+        (before + prefixStart[i]).update(from: c, count: layouts[i].dailyOffset)
     }
 
     @inline(__always) private static func add(_ s: UnsafeMutablePointer<Int64>, _ x: Int64, _ y: Int64) {
@@ -47,143 +64,141 @@ struct UserSumsRecorder {
         s[4] &+= x &* y
     }
 
-    /// Call after configuration `i` simulated the user, with its tally's counts and the user's run
-    /// days: adds the user's ratio terms.
-    mutating func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, activeDays days: UnsafePointer<UInt64>,
-                      into sums: inout UserSums) {
+    /// Call after configuration `i` simulated the user, with its tally's counts, the user's run days
+    /// and the sums' storage: adds the user's ratio terms.
+    func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, activeDays days: UnsafePointer<UInt64>,
+             into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
         let layout = layouts[i]
-        let sumsLayout = sums.layout
-        do {
-            before[i].withUnsafeBufferPointer { b in
-                func d(_ k: Int) -> Int64 { c[k] &- b[k] }
-                func d(_ counter: Counter) -> Int64 { d(counter.rawValue) }
-                let del = d(.delivered)
-                let trig = del &+ d(.foreground) &+ d(.suppressed)
-                let sch = d(.scheduled), cen = d(.censored), resp = d(.responded)
-                let opt = d(.optOuts)
-                delivered[i] = del
-                triggered[i] = trig
-                scheduled[i] = sch
-                censored[i] = cen
-                responded[i] = resp
-                optedOut[i] = opt > 0
-                activeDays[i].withUnsafeMutableBufferPointer { words in
-                    for w in words.indices { words[w] = days[w] }
-                }
-                sums.counts.withUnsafeMutableBufferPointer { s in
-                    let base = s.baseAddress!
-                    Self.add(base + sumsLayout.ratio(i, .trigger), trig, sch &- cen)
-                    Self.add(base + sumsLayout.ratio(i, .response), resp, del)
-                    Self.add(base + sumsLayout.ratio(i, .attributed), d(.attributed), del)
-                    Self.add(base + sumsLayout.ratio(i, .optOut), opt, del)
-                    let slots = layout.messageSlots + layout.periodSlots
-                    for slot in 0..<slots {
-                        let o = layout.messageOffset + slot * SlotCounter.allCases.count
-                        let sDel = d(o + SlotCounter.delivered.rawValue)
-                        let sTrig = sDel &+ d(o + SlotCounter.foreground.rawValue) &+ d(o + SlotCounter.suppressed.rawValue)
-                        let sEligible = d(o + SlotCounter.scheduled.rawValue) &- d(o + SlotCounter.censored.rawValue)
-                        // Most users never reach most slots: skip the zeros.
-                        if sEligible != 0 || sTrig != 0 {
-                            Self.add(base + sumsLayout.slot(i, slot, response: false), sTrig, sEligible)
-                        }
-                        if sDel != 0 {
-                            Self.add(base + sumsLayout.slot(i, slot, response: true), d(o + SlotCounter.responded.rawValue), sDel)
-                        }
-                    }
-                }
+        let b = before + prefixStart[i]
+        func d(_ k: Int) -> Int64 { c[k] &- b[k] }
+        func d(_ counter: Counter) -> Int64 { d(counter.rawValue) }
+        let del = d(.delivered)
+        let trig = del &+ d(.foreground) &+ d(.suppressed)
+        let sch = d(.scheduled), cen = d(.censored), resp = d(.responded)
+        let opt = d(.optOuts)
+        let t = totals + i &* Total.allCases.count
+        t[Total.delivered.rawValue] = del
+        t[Total.triggered.rawValue] = trig
+        t[Total.scheduled.rawValue] = sch
+        t[Total.censored.rawValue] = cen
+        t[Total.responded.rawValue] = resp
+        t[Total.optedOut.rawValue] = opt > 0 ? 1 : 0
+        (activeDays + i &* words).update(from: days, count: words)
+        Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen)
+        Self.add(sums + l.ratio(i, .response), resp, del)
+        Self.add(sums + l.ratio(i, .attributed), d(.attributed), del)
+        Self.add(sums + l.ratio(i, .optOut), opt, del)
+        let slots = layout.messageSlots + layout.periodSlots
+        for slot in 0..<slots {
+            let o = layout.messageOffset + slot * SlotCounter.allCases.count
+            let sDel = d(o + SlotCounter.delivered.rawValue)
+            let sTrig = sDel &+ d(o + SlotCounter.foreground.rawValue) &+ d(o + SlotCounter.suppressed.rawValue)
+            let sEligible = d(o + SlotCounter.scheduled.rawValue) &- d(o + SlotCounter.censored.rawValue)
+            // Most users never reach most slots: skip the zeros.
+            if sEligible != 0 || sTrig != 0 {
+                Self.add(sums + l.slot(i, slot, response: false), sTrig, sEligible)
+            }
+            if sDel != 0 {
+                Self.add(sums + l.slot(i, slot, response: true), d(o + SlotCounter.responded.rawValue), sDel)
             }
         }
     }
 
     /// Call once every configuration has simulated the user: adds the segment and pair terms.
-    func finish(segment: Int, outcomes: [UserOutcome], into sums: inout UserSums) {
-        let k = layouts.count
-        let l = sums.layout
-        let holdout = outcomes[0]
-        sums.counts.withUnsafeMutableBufferPointer { s in
-            let base = s.baseAddress!
-            for i in 0..<k {
-                let o = outcomes[i]
-                let g = base + l.segment(i, segment)
-                func add(_ c: SegmentCounter, _ v: Int64) { g[c.rawValue] &+= v }
-                let lift = o.opens &- holdout.opens
-                add(.users, 1)
-                add(.opens, o.opens)
-                add(.opensLiftSum, lift)
-                add(.opensLiftSquares, lift &* lift)
-                add(.delivered, delivered[i])
-                add(.optOuts, optedOut[i] ? 1 : 0)
-                add(.scheduled, scheduled[i])
-                add(.censored, censored[i])
-                func retention(_ day: Int, _ retained: SegmentCounter, _ eligible: SegmentCounter,
-                               _ gained: SegmentCounter, _ lost: SegmentCounter) {
-                    guard o.eligible(day: day) else { return }
-                    add(eligible, 1)
-                    let here = o.retained(day: day), there = holdout.retained(day: day)
-                    if here { add(retained, 1) }
-                    if here && !there { add(gained, 1) }
-                    if there && !here { add(lost, 1) }
-                }
-                retention(7, .retainedD7, .eligibleD7, .gainedD7, .lostD7)
-                retention(30, .retainedD30, .eligibleD30, .gainedD30, .lostD30)
-                Self.add(base + l.segmentRatio(i, segment, response: false), triggered[i], scheduled[i] &- censored[i])
-                Self.add(base + l.segmentRatio(i, segment, response: true), responded[i], delivered[i])
+    func finish(segment: Int, outcomes: UnsafeBufferPointer<UserOutcome>, into sums: UnsafeMutablePointer<Int64>,
+                _ l: UserSumsLayout) {
+        for i in 0..<layouts.count {
+            addSegmentTerms(i, segment: segment, outcomes: outcomes, sums + l.segment(i, segment))
+            Self.add(sums + l.segmentRatio(i, segment, response: false), total(i, .triggered),
+                     total(i, .scheduled) &- total(i, .censored))
+            Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
+        }
+        for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
+        for a in 0..<layouts.count {
+            for b in (a + 1)..<layouts.count { addPairTerms(a, b, outcomes: outcomes, sums + l.pair(a, b)) }
+        }
+    }
+
+    /// Configuration `i`'s segment counters for one user.
+    private func addSegmentTerms(_ i: Int, segment: Int, outcomes: UnsafeBufferPointer<UserOutcome>,
+                                 _ g: UnsafeMutablePointer<Int64>) {
+        let o = outcomes[i], holdout = outcomes[0]
+        func add(_ c: SegmentCounter, _ v: Int64) { g[c.rawValue] &+= v }
+        let lift = o.opens &- holdout.opens
+        add(.users, 1)
+        add(.opens, o.opens)
+        add(.opensLiftSum, lift)
+        add(.opensLiftSquares, lift &* lift)
+        add(.delivered, total(i, .delivered))
+        add(.optOuts, total(i, .optedOut))
+        add(.scheduled, total(i, .scheduled))
+        add(.censored, total(i, .censored))
+        func retention(_ day: Int, _ retained: SegmentCounter, _ eligible: SegmentCounter,
+                       _ gained: SegmentCounter, _ lost: SegmentCounter) {
+            guard o.eligible(day: day) else { return }
+            add(eligible, 1)
+            let here = o.retained(day: day), there = holdout.retained(day: day)
+            if here { add(retained, 1) }
+            if here && !there { add(gained, 1) }
+            if there && !here { add(lost, 1) }
+        }
+        retention(7, .retainedD7, .eligibleD7, .gainedD7, .lostD7)
+        retention(30, .retainedD30, .eligibleD30, .gainedD30, .lostD30)
+    }
+
+    /// Day-by-day differences of configuration `i` from the holdout: retention curve and daily
+    /// active users.
+    private func addDayDifferences(_ i: Int, outcomes: UnsafeBufferPointer<UserOutcome>,
+                                   _ base: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
+        let o = outcomes[i], holdout = outcomes[0]
+        let mask = (UInt32(1) << UInt32(o.eligibleThrough)) &- 1
+        var gained = o.retainedDays & ~holdout.retainedDays & mask
+        var lost = holdout.retainedDays & ~o.retainedDays & mask
+        while gained != 0 {
+            base[l.curve(i, day: gained.trailingZeroBitCount + 1, gained: true)] &+= 1
+            gained &= gained &- 1
+        }
+        while lost != 0 {
+            base[l.curve(i, day: lost.trailingZeroBitCount + 1, gained: false)] &+= 1
+            lost &= lost &- 1
+        }
+        let mine = activeDays + i &* words
+        for w in 0..<words {
+            let here = mine[w], there = activeDays[w]
+            var more = here & ~there, fewer = there & ~here
+            while more != 0 {
+                base[l.daily(i, day: w * 64 + more.trailingZeroBitCount, gained: true)] &+= 1
+                more &= more &- 1
             }
-            // Day-by-day differences from the holdout: retention curve and daily active users.
-            for i in 1..<k {
-                let o = outcomes[i]
-                let mask = (UInt32(1) << UInt32(o.eligibleThrough)) &- 1
-                var gained = o.retainedDays & ~holdout.retainedDays & mask
-                var lost = holdout.retainedDays & ~o.retainedDays & mask
-                while gained != 0 {
-                    base[l.curve(i, day: gained.trailingZeroBitCount + 1, gained: true)] &+= 1
-                    gained &= gained &- 1
-                }
-                while lost != 0 {
-                    base[l.curve(i, day: lost.trailingZeroBitCount + 1, gained: false)] &+= 1
-                    lost &= lost &- 1
-                }
-                for w in activeDays[i].indices {
-                    let here = activeDays[i][w], there = activeDays[0][w]
-                    var more = here & ~there, fewer = there & ~here
-                    while more != 0 {
-                        base[l.daily(i, day: w * 64 + more.trailingZeroBitCount, gained: true)] &+= 1
-                        more &= more &- 1
-                    }
-                    while fewer != 0 {
-                        base[l.daily(i, day: w * 64 + fewer.trailingZeroBitCount, gained: false)] &+= 1
-                        fewer &= fewer &- 1
-                    }
-                }
-            }
-            for a in 0..<k {
-                let oa = outcomes[a]
-                for b in (a + 1)..<k {
-                    let ob = outcomes[b]
-                    let p = base + l.pair(a, b)
-                    func add(_ c: PairCounter, _ v: Int64) { p[c.rawValue] &+= v }
-                    add(.users, 1)
-                    let dOpens = oa.opens &- ob.opens, dDelivered = delivered[a] &- delivered[b]
-                    add(.opensDiff, dOpens)
-                    add(.opensDiffSquares, dOpens &* dOpens)
-                    add(.deliveredDiff, dDelivered)
-                    add(.deliveredDiffSquares, dDelivered &* dDelivered)
-                    if optedOut[a] && !optedOut[b] { add(.optOutOnlyA, 1) }
-                    if optedOut[b] && !optedOut[a] { add(.optOutOnlyB, 1) }
-                    if oa.eligible(day: 7) {
-                        add(.eligibleD7, 1)
-                        let x = oa.retained(day: 7), y = ob.retained(day: 7)
-                        if x && !y { add(.retainedD7OnlyA, 1) }
-                        if y && !x { add(.retainedD7OnlyB, 1) }
-                    }
-                    if oa.eligible(day: 30) {
-                        add(.eligibleD30, 1)
-                        let x = oa.retained(day: 30), y = ob.retained(day: 30)
-                        if x && !y { add(.retainedD30OnlyA, 1) }
-                        if y && !x { add(.retainedD30OnlyB, 1) }
-                    }
-                }
+            while fewer != 0 {
+                base[l.daily(i, day: w * 64 + fewer.trailingZeroBitCount, gained: false)] &+= 1
+                fewer &= fewer &- 1
             }
         }
+    }
+
+    /// The pair (a, b)'s counters for one user.
+    private func addPairTerms(_ a: Int, _ b: Int, outcomes: UnsafeBufferPointer<UserOutcome>,
+                              _ p: UnsafeMutablePointer<Int64>) {
+        let oa = outcomes[a], ob = outcomes[b]
+        func add(_ c: PairCounter, _ v: Int64) { p[c.rawValue] &+= v }
+        add(.users, 1)
+        let dOpens = oa.opens &- ob.opens, dDelivered = total(a, .delivered) &- total(b, .delivered)
+        add(.opensDiff, dOpens)
+        add(.opensDiffSquares, dOpens &* dOpens)
+        add(.deliveredDiff, dDelivered)
+        add(.deliveredDiffSquares, dDelivered &* dDelivered)
+        let optA = total(a, .optedOut) != 0, optB = total(b, .optedOut) != 0
+        if optA && !optB { add(.optOutOnlyA, 1) }
+        if optB && !optA { add(.optOutOnlyB, 1) }
+        func retention(_ day: Int, _ eligible: PairCounter, _ onlyA: PairCounter, _ onlyB: PairCounter) {
+            guard oa.eligible(day: day) else { return }
+            add(eligible, 1)
+            let x = oa.retained(day: day), y = ob.retained(day: day)
+            if x && !y { add(onlyA, 1) }
+            if y && !x { add(onlyB, 1) }
+        }
+        retention(7, .eligibleD7, .retainedD7OnlyA, .retainedD7OnlyB)
+        retention(30, .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB)
     }
 }
