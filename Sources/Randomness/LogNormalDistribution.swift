@@ -43,7 +43,21 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
 
     @inlinable @inline(__always)
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        table.exp(mu + sigma * generator.nextStandardNormal(using: normal))
+        value(ofLog: logSample(&generator))
+    }
+
+    /// A draw of ln X; `value(ofLog:)` of it is `sample`'s draw, bit for bit. Splitting the two
+    /// lets a caller draw several in stream order and then exponentiate them together, where the
+    /// processor can overlap the exponentials.
+    @inlinable @inline(__always)
+    public func logSample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
+        mu + sigma * generator.nextStandardNormal(using: normal)
+    }
+
+    /// X from a draw of ln X.
+    @inlinable @inline(__always)
+    public func value(ofLog x: Double) -> Double {
+        table.exp(x)
     }
 
     public func cdf(_ x: Double) -> Double {

@@ -549,19 +549,24 @@ struct UserTimeline {
 
     /// The next `organicBlock` sessions' organic draws, in the stream's order. The draws of one
     /// session depend on nothing the simulation does, so drawing several in a row lets the
-    /// processor overlap them; the few drawn past the user's last session are never read.
+    /// processor overlap them; the few drawn past the user's last session are never read. The
+    /// session lengths' exponentials, the slowest part, are taken after the block's draws, in a
+    /// loop of their own with nothing between them.
     @inline(never)
     mutating func drawOrganicBlock() {
         organic.reserve(organicBlock)
-        for _ in 0..<organicBlock {
-            let length = sessionLength.sample(&organic.stream)
+        let block = organic.draws + organic.count
+        for k in 0..<organicBlock {
+            let logLength = sessionLength.logSample(&organic.stream)
             let dropout = organic.stream.nextUnit()
             // Only BG/NBD users have a chance of dropping out after a repeat visit.
             let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
-            organic.draws[organic.count] = OrganicDraws(length: length, dropout: dropout, repeatDropout: repeatDropout,
-                                                        gap: sampleGap())
-            organic.count &+= 1
+            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
         }
+        for k in 0..<organicBlock {
+            block[k].length = sessionLength.value(ofLog: block[k].length)
+        }
+        organic.count &+= organicBlock
     }
 
     /// The gap to the next organic open, from the segment's return process.
