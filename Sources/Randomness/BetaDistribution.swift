@@ -19,8 +19,8 @@ public struct BetaDistribution: ContinuousDistribution, Equatable {
 
     /// - Precondition: `a` and `b` are finite and > 0.
     public init(a: Double, b: Double) {
-        precondition(a > 0 && a.isFinite, "BetaDistribution: a must be finite and > 0")
-        precondition(b > 0 && b.isFinite, "BetaDistribution: b must be finite and > 0")
+        requirePositiveFinite(a, "a", of: "BetaDistribution")
+        requirePositiveFinite(b, "b", of: "BetaDistribution")
         (self.a, self.b) = (a, b)
         gammaA = GammaDistribution(shape: a, rate: 1)
         gammaB = GammaDistribution(shape: b, rate: 1)

@@ -28,3 +28,10 @@ extension ContinuousDistribution {
         1 - cdf(x)
     }
 }
+
+/// Stops with "`type`: `name` must be finite and > 0" unless `value` is: the check every
+/// distribution makes of its scale and shape parameters.
+@inline(__always)
+func requirePositiveFinite(_ value: Double, _ name: String, of type: String) {
+    precondition(value > 0 && value.isFinite, "\(type): \(name) must be finite and > 0")
+}

@@ -13,13 +13,13 @@ public struct ExponentialDistribution: ContinuousDistribution, Equatable {
 
     /// - Precondition: `mean` is finite and > 0.
     public init(mean: Double) {
-        precondition(mean > 0 && mean.isFinite, "ExponentialDistribution: mean must be finite and > 0")
+        requirePositiveFinite(mean, "mean", of: "ExponentialDistribution")
         self.mean = mean
     }
 
     /// - Precondition: `rate` is finite and > 0.
     public init(rate: Double) {
-        precondition(rate > 0 && rate.isFinite, "ExponentialDistribution: rate must be finite and > 0")
+        requirePositiveFinite(rate, "rate", of: "ExponentialDistribution")
         self.init(mean: 1 / rate)
     }
 

@@ -23,8 +23,8 @@ public struct GammaDistribution: ContinuousDistribution, Equatable {
 
     /// - Precondition: `shape` and `rate` are finite and > 0.
     public init(shape: Double, rate: Double) {
-        precondition(shape > 0 && shape.isFinite, "GammaDistribution: shape must be finite and > 0")
-        precondition(rate > 0 && rate.isFinite, "GammaDistribution: rate must be finite and > 0")
+        requirePositiveFinite(shape, "shape", of: "GammaDistribution")
+        requirePositiveFinite(rate, "rate", of: "GammaDistribution")
         (self.shape, self.rate) = (shape, rate)
         boosted = shape < 1
         let base = boosted ? shape + 1 : shape
@@ -36,7 +36,7 @@ public struct GammaDistribution: ContinuousDistribution, Equatable {
 
     /// - Precondition: `shape` and `scale` are finite and > 0.
     public init(shape: Double, scale: Double) {
-        precondition(scale > 0 && scale.isFinite, "GammaDistribution: scale must be finite and > 0")
+        requirePositiveFinite(scale, "scale", of: "GammaDistribution")
         self.init(shape: shape, rate: 1 / scale)
     }
 

@@ -18,7 +18,7 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
     /// - Precondition: `mu` is finite; `sigma` is finite and > 0.
     public init(mu: Double, sigma: Double) {
         precondition(mu.isFinite, "LogNormalDistribution: mu must be finite")
-        precondition(sigma > 0 && sigma.isFinite, "LogNormalDistribution: sigma must be finite and > 0")
+        requirePositiveFinite(sigma, "sigma", of: "LogNormalDistribution")
         (self.mu, self.sigma) = (mu, sigma)
     }
 
@@ -26,7 +26,7 @@ public struct LogNormalDistribution: ContinuousDistribution, Equatable {
     ///
     /// - Precondition: `median` is finite and > 0; `sigma` is finite and > 0.
     public init(median: Double, sigma: Double) {
-        precondition(median > 0 && median.isFinite, "LogNormalDistribution: median must be finite and > 0")
+        requirePositiveFinite(median, "median", of: "LogNormalDistribution")
         self.init(mu: log(median), sigma: sigma)
     }
 

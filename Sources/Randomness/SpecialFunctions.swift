@@ -40,14 +40,7 @@ private let specialMaxIterations = 100_000
 ///
 /// - Precondition: a > 0 and x ≥ 0.
 public func regularizedGammaP(a: Double, x: Double) -> Double {
-    precondition(a > 0, "regularizedGammaP: a must be > 0")
-    precondition(x >= 0, "regularizedGammaP: x must be >= 0")
-    if x == 0 { return 0 }
-    if x.isInfinite { return 1 }
-    if x < a + 1 {
-        return gammaSeries(a: a, x: x)
-    }
-    return 1 - gammaContinuedFraction(a: a, x: x)
+    regularizedGamma(a: a, x: x, upper: false)
 }
 
 /// Q(a, x) = 1 − P(a, x), the regularized upper incomplete gamma function, computed directly in the
@@ -55,14 +48,23 @@ public func regularizedGammaP(a: Double, x: Double) -> Double {
 ///
 /// - Precondition: a > 0 and x ≥ 0.
 public func regularizedGammaQ(a: Double, x: Double) -> Double {
-    precondition(a > 0, "regularizedGammaQ: a must be > 0")
-    precondition(x >= 0, "regularizedGammaQ: x must be >= 0")
-    if x == 0 { return 1 }
-    if x.isInfinite { return 0 }
+    regularizedGamma(a: a, x: x, upper: true)
+}
+
+/// P(a, x), or Q(a, x) when `upper`: each side takes the series below a + 1 and the continued
+/// fraction above, and the other side is 1 minus it, so the one asked for keeps its precision
+/// where it is small.
+private func regularizedGamma(a: Double, x: Double, upper: Bool) -> Double {
+    let name = upper ? "regularizedGammaQ" : "regularizedGammaP"
+    precondition(a > 0, "\(name): a must be > 0")
+    precondition(x >= 0, "\(name): x must be >= 0")
+    if x == 0 || x.isInfinite { return (x == 0) == upper ? 1 : 0 }
     if x < a + 1 {
-        return 1 - gammaSeries(a: a, x: x)
+        let p = gammaSeries(a: a, x: x)
+        return upper ? 1 - p : p
     }
-    return gammaContinuedFraction(a: a, x: x)
+    let q = gammaContinuedFraction(a: a, x: x)
+    return upper ? q : 1 - q
 }
 
 /// ln(e^{−x} x^a / Γ(a)), the common prefactor of both expansions.

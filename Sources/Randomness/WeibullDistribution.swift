@@ -17,8 +17,8 @@ public struct WeibullDistribution: ContinuousDistribution, Equatable {
 
     /// - Precondition: `shape` and `scale` are finite and > 0.
     public init(shape: Double, scale: Double) {
-        precondition(shape > 0 && shape.isFinite, "WeibullDistribution: shape must be finite and > 0")
-        precondition(scale > 0 && scale.isFinite, "WeibullDistribution: scale must be finite and > 0")
+        requirePositiveFinite(shape, "shape", of: "WeibullDistribution")
+        requirePositiveFinite(scale, "scale", of: "WeibullDistribution")
         (self.shape, self.scale) = (shape, scale)
         self.inverseShape = 1 / shape
     }

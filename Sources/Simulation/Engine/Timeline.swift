@@ -263,11 +263,8 @@ struct ClosedSession {
 /// delivered one brings the user back), then the next open or the end of the horizon.
 struct UserTimeline {
     // Constants of the run.
-    // The user's segment, in the parts the loop reads (not its BG/NBD mixing: that made the traits).
-    let gaps: GapSampler
-    let sessionLength: LogNormalDistribution
-    let dropoutPerSession: Double
-    let coldLaunchSeconds: Double
+    /// The user's segment: return process, session lengths, dropout, cold-launch threshold.
+    let segment: CompiledSegment
     let empiricalSeconds: UnsafeBufferPointer<Double>
     let empiricalCumulative: UnsafeBufferPointer<Double>
     let response: CompiledResponse
@@ -279,9 +276,8 @@ struct UserTimeline {
     /// lie within −12...14 hours), so whole seconds are found by truncation and days by integer
     /// division, ⌊⌊y⌋ / 86,400⌋ = ⌊y / 86,400⌋, with no call to `floor` and no floating division.
     let dayOrigin: Double
-    let install: Double
-    let gapMean: Double
-    let repeatDropout: Double
+    /// The user's install time, BG/NBD gap mean and repeat dropout.
+    let traits: UserTraits
     let installDay: Int
     let reminders: UnsafeBufferPointer<Reminder>
     let states: UnsafeMutableBufferPointer<ReminderState>
@@ -339,20 +335,14 @@ struct UserTimeline {
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
-        let segment = model.segments[traits.segment]
-        gaps = segment.gaps
-        sessionLength = segment.session
-        dropoutPerSession = segment.dropoutPerSession
-        coldLaunchSeconds = segment.coldLaunchSeconds
+        segment = model.segments[traits.segment]
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
         response = model.response
         horizon = model.horizonSeconds
         sessionLimit = model.sessionLimit
         dayOrigin = traits.utcOffsetSeconds + 86_400
-        install = traits.install
-        gapMean = traits.gapMeanSeconds
-        repeatDropout = traits.repeatDropout
+        self.traits = traits
         installDay = Int(traits.install + dayOrigin) / 86_400 - 1
         reminders = c.reminders
         self.states = states
@@ -373,7 +363,7 @@ struct UserTimeline {
         if c.randomMessages {
             messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
         }
-        if case let .replay(table) = gaps {
+        if case let .replay(table) = segment.gaps {
             let t = model.replayTables[table]
             let first = t.starts[traits.replayUser]
             recorded = UnsafeBufferPointer(rebasing: model.frozenReplayOffsets[table].buffer[first..<(first + t.counts[traits.replayUser])])
@@ -413,7 +403,7 @@ struct UserTimeline {
         result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
         add(.users)
         ahead = drawOrganic()
-        var openTime = install
+        var openTime = traits.install
         var cause = OpenCause.install
         var coldLaunch = true
         while true {
@@ -433,7 +423,7 @@ struct UserTimeline {
             if case let (r, n)? = responder {
                 brought(back: r, by: n, at: next, &observer)
             }
-            coldLaunch = next - session.close >= coldLaunchSeconds
+            coldLaunch = next - session.close >= segment.coldLaunchSeconds
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
@@ -517,11 +507,11 @@ struct UserTimeline {
         if !recorded.isEmpty {
             // Recorded visits that fell inside the session just closed are part of it; a visit a
             // notification brought in between recorded ones is an extra one.
-            while nextRecorded < recorded.count, install + recorded[nextRecorded] <= close {
+            while nextRecorded < recorded.count, traits.install + recorded[nextRecorded] <= close {
                 nextRecorded += 1
             }
             organicNext = nextRecorded < recorded.count
-                ? install + recorded[nextRecorded] : .infinity
+                ? traits.install + recorded[nextRecorded] : .infinity
         }
         if close >= horizon {
             for r in 0..<reminders.count {
@@ -534,8 +524,8 @@ struct UserTimeline {
             return nil
         }
         // An infinite gap is a draw past the longest return ever recorded: a dropout.
-        let dropsOut = draws.dropout < dropoutPerSession
-            || (sessionIndex > 0 && draws.repeatDropout < repeatDropout) || gap.isInfinite
+        let dropsOut = draws.dropout < segment.dropoutPerSession
+            || (sessionIndex > 0 && draws.repeatDropout < traits.repeatDropout) || gap.isInfinite
         return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
     }
 
@@ -557,14 +547,14 @@ struct UserTimeline {
         organic.reserve(organicBlock)
         let block = organic.draws + organic.count
         for k in 0..<organicBlock {
-            let logLength = sessionLength.logSample(&organic.stream)
+            let logLength = segment.session.logSample(&organic.stream)
             let dropout = organic.stream.nextUnit()
             // Only BG/NBD users have a chance of dropping out after a repeat visit.
-            let repeatDropout = self.repeatDropout > 0 ? organic.stream.nextUnit() : 1
+            let repeatDropout = traits.repeatDropout > 0 ? organic.stream.nextUnit() : 1
             block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
         }
         for k in 0..<organicBlock {
-            block[k].length = sessionLength.value(ofLog: block[k].length)
+            block[k].length = segment.session.value(ofLog: block[k].length)
         }
         organic.count &+= organicBlock
     }
@@ -572,11 +562,11 @@ struct UserTimeline {
     /// The gap to the next organic open, from the segment's return process.
     @inline(__always)
     mutating func sampleGap() -> Double {
-        switch gaps {
+        switch segment.gaps {
         case let .exponential(d): return d.sample(&organic.stream)
         case let .weibull(d): return d.sample(&organic.stream)
         case let .lognormal(d): return d.sample(&organic.stream)
-        case .bgnbd: return gapMean * organic.stream.nextStandardExponential(using: exponential)
+        case .bgnbd: return traits.gapMeanSeconds * organic.stream.nextStandardExponential(using: exponential)
         case let .empirical(start, count):
             return EmpiricalTables.sample(seconds: empiricalSeconds, cumulative: empiricalCumulative,
                                           start: start, count: count, u: organic.stream.nextUnit())
