@@ -32,7 +32,7 @@ public enum RuleCounter: Int, CaseIterable, Sendable {
 /// Where each count lives in a `Tally`'s flat storage. The index functions use wrapping
 /// arithmetic: their operands are bounded by the layout's small sizes, and the loop calls them at
 /// every event.
-public struct TallyLayout: Equatable, Sendable {
+public struct TallyLayout: CountsLayout {
     public let messageSlots: Int
     public let periodSlots: Int
     public let cronRules: Int
@@ -90,17 +90,10 @@ public struct TallyLayout: Equatable, Sendable {
     @inlinable public func firstRun(_ r: Int, day: Int) -> Int { firstRunOffset &+ r &* (days &+ 1) &+ day }
 }
 
-/// Integer counts for one configuration. Integers add exactly in any order, which is what makes a
-/// run's results independent of the thread count and of any split into shards.
-public struct Tally: Equatable, Sendable {
-    public let layout: TallyLayout
-    public var counts: [Int64]
+/// Integer counts for one configuration.
+public typealias Tally = Counts<TallyLayout>
 
-    public init(layout: TallyLayout) {
-        self.layout = layout
-        counts = Array(repeating: 0, count: layout.count)
-    }
-
+extension Tally {
     public subscript(_ c: Counter) -> Int64 { counts[c.rawValue] }
 
     public func message(_ slot: Int, _ c: SlotCounter) -> Int64 { counts[layout.message(slot, c)] }
@@ -114,11 +107,5 @@ public struct Tally: Equatable, Sendable {
     public func retention(day k: Int) -> (retained: Int64, eligible: Int64) {
         let eligible = (k...retentionCurveDays).reduce(Int64(0)) { $0 + counts[layout.curveEligibleThrough($1)] }
         return (counts[layout.curveRetained(day: k)], eligible)
-    }
-
-    /// Adds another tally of the same layout.
-    public mutating func merge(_ other: Tally) {
-        precondition(layout == other.layout, "Tally.merge: layouts differ")
-        for i in counts.indices { counts[i] &+= other.counts[i] }
     }
 }

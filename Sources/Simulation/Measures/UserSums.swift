@@ -70,7 +70,7 @@ public enum PairCounter: Int, CaseIterable, Sendable {
 }
 
 /// Where each sum lives in `UserSums`' flat storage.
-public struct UserSumsLayout: Equatable, Sendable {
+public struct UserSumsLayout: CountsLayout {
     public let configurations: Int
     public let segments: Int
     public let messageSlots: [Int]
@@ -135,26 +135,9 @@ public struct UserSumsLayout: Equatable, Sendable {
 
 /// Sums over users of per-user quantities: user-clustered ratio intervals, paired comparisons between
 /// every two configurations, and per-segment measures. Integers, so they add exactly in any order.
-public struct UserSums: Equatable, Sendable {
-    public let layout: UserSumsLayout
-    public var counts: [Int64]
+public typealias UserSums = Counts<UserSumsLayout>
 
-    public init(layout: UserSumsLayout) {
-        self.layout = layout
-        counts = Array(repeating: 0, count: layout.count)
-    }
-
-    public init?(layout: UserSumsLayout, counts: [Int64]) {
-        guard counts.count == layout.count else { return nil }
-        self.layout = layout
-        self.counts = counts
-    }
-
-    public mutating func merge(_ other: UserSums) {
-        precondition(layout == other.layout, "UserSums.merge: layouts differ")
-        for i in counts.indices { counts[i] &+= other.counts[i] }
-    }
-
+extension UserSums {
     private func ratio(at o: Int, users: Int64) -> RatioSums {
         RatioSums(users: users, x: counts[o], y: counts[o + 1], xx: counts[o + 2], yy: counts[o + 3], xy: counts[o + 4])
     }
