@@ -197,4 +197,13 @@ final class RunnerTests: XCTestCase {
         XCTAssertTrue(s.semanticIssues().contains(ScenarioIssue(
             path: "configurations[0].reminders", reason: "at most 64 reminders per configuration, got 65")))
     }
+
+    func testAtMostSixtyFourCronRulesPerConfiguration() {
+        var s = smallDefault(users: 10)
+        s.configurations = [ConfigurationSpec(label: "rules", reminders: [], cronRules: Array(repeating: "1 *", count: 65))]
+        XCTAssertTrue(s.semanticIssues().contains(ScenarioIssue(
+            path: "configurations[0].cronRules", reason: "at most 64 cron rules per configuration, got 65")))
+        s.configurations = [ConfigurationSpec(label: "rules", reminders: [], cronRules: Array(repeating: "1 *", count: 64))]
+        XCTAssertFalse(s.semanticIssues().contains { $0.path.hasPrefix("configurations[0]") })
+    }
 }

@@ -165,6 +165,7 @@ public struct CompiledConfiguration: Sendable {
     /// The same tables, the reminders and the cron rules, frozen for the loop.
     let frozenReminders: FrozenBuffer<Reminder>
     let frozenRules: FrozenBuffer<CronRule>
+    let cronTable: CronLaunchTable
     let frozenMessageBase: FrozenBuffer<Int>
     let frozenPeriodBase: FrozenBuffer<Int>
     let frozenMessageWeights: FrozenBuffer<Double>
@@ -173,7 +174,7 @@ public struct CompiledConfiguration: Sendable {
     /// When notifications may be shown (extensions around the engines); empty for the holdout.
     @usableFromInline let delivery: DeliveryPolicy
 
-    init(_ spec: ConfigurationSpec, weights: [String: Double]) throws {
+    init(_ spec: ConfigurationSpec, weights: [String: Double], days: Int) throws {
         self.spec = spec
         delivery = spec.delivery
         reminders = try spec.reminders.indices.map { Reminder(try spec.reminderConfiguration($0)) }
@@ -193,6 +194,7 @@ public struct CompiledConfiguration: Sendable {
         randomMessages = spec.reminders.contains { $0.randomMessage }
         frozenReminders = FrozenBuffer(reminders)
         frozenRules = FrozenBuffer(cron.rules)
+        cronTable = CronLaunchTable(rules: cron.rules, days: days)
         frozenMessageBase = FrozenBuffer(mb)
         frozenPeriodBase = FrozenBuffer(pb)
         frozenMessageWeights = FrozenBuffer(w)
@@ -201,7 +203,7 @@ public struct CompiledConfiguration: Sendable {
     }
 
     /// An empty configuration: the holdout.
-    init(holdout: Void) {
+    init(holdout: Void, days: Int) {
         spec = ConfigurationSpec(label: "holdout", reminders: [])
         delivery = DeliveryPolicy()
         reminders = []
@@ -212,6 +214,7 @@ public struct CompiledConfiguration: Sendable {
         randomMessages = false
         frozenReminders = FrozenBuffer([])
         frozenRules = FrozenBuffer([])
+        cronTable = CronLaunchTable(rules: [], days: days)
         frozenMessageBase = FrozenBuffer([])
         frozenPeriodBase = FrozenBuffer([])
         frozenMessageWeights = FrozenBuffer([])
@@ -225,6 +228,7 @@ public struct CompiledConfiguration: Sendable {
 struct ConfigurationView {
     let reminders: UnsafeBufferPointer<Reminder>
     let rules: UnsafeBufferPointer<CronRule>
+    let cronTable: CronLaunchTable.View
     let messageBase: UnsafeBufferPointer<Int>
     let periodBase: UnsafeBufferPointer<Int>
     let messageWeights: UnsafeBufferPointer<Double>
@@ -235,7 +239,7 @@ struct ConfigurationView {
 extension CompiledConfiguration {
     var view: ConfigurationView {
         ConfigurationView(
-            reminders: frozenReminders.buffer, rules: frozenRules.buffer, messageBase: frozenMessageBase.buffer,
+            reminders: frozenReminders.buffer, rules: frozenRules.buffer, cronTable: cronTable.view, messageBase: frozenMessageBase.buffer,
             periodBase: frozenPeriodBase.buffer, messageWeights: frozenMessageWeights.buffer,
             randomMessages: randomMessages, delivery: delivery)
     }
@@ -272,9 +276,9 @@ public struct CompiledModel: Sendable {
         let issues = scenario.semanticIssues()
         if !issues.isEmpty { throw ScenarioError(issues: issues) }
         self.scenario = scenario
-        configurations = [CompiledConfiguration(holdout: ())]
+        configurations = [CompiledConfiguration(holdout: (), days: scenario.horizonDays)]
             + (try scenario.expandedConfigurations.map {
-                try CompiledConfiguration($0, weights: scenario.response.messageWeights)
+                try CompiledConfiguration($0, weights: scenario.response.messageWeights, days: scenario.horizonDays)
             })
         var tables = EmpiricalTables()
         var replays: [ReplayTable] = []

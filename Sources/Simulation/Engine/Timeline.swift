@@ -67,7 +67,8 @@ public struct UserOutcome: Equatable, Sendable {
 /// Per-worker buffers reused from user to user, so the loop allocates nothing.
 public struct TimelineScratch {
     @usableFromInline var states: [ReminderState] = []
-    @usableFromInline var ruleRan: [Bool] = []
+    /// Per cron rule, the current user's block runs.
+    @usableFromInline var ruleBlockRuns: [Int64] = []
     let organic = OrganicDrawOwner()
     /// A frequency cap's recent deliveries, sized for the largest cap.
     @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
@@ -85,8 +86,8 @@ public struct TimelineScratch {
     mutating func reset(reminders: Int, rules: Int) {
         if states.count < reminders { states = Array(repeating: ReminderState(), count: reminders) }
         for i in 0..<reminders { states[i] = ReminderState() }
-        if ruleRan.count < rules { ruleRan = Array(repeating: false, count: rules) }
-        for i in 0..<rules { ruleRan[i] = false }
+        if ruleBlockRuns.count < rules { ruleBlockRuns = Array(repeating: 0, count: rules) }
+        for i in 0..<rules { ruleBlockRuns[i] = 0 }
     }
 }
 
@@ -158,18 +159,18 @@ extension CompiledModel {
         // The per-user buffers leave `scratch` for the duration, so that pointers into them never
         // overlap an access to `scratch` itself.
         var states: [ReminderState] = []
-        var ruleRan: [Bool] = []
+        var ruleBlockRuns: [Int64] = []
         var organic = scratch.organic.cache
         swap(&states, &scratch.states)
-        swap(&ruleRan, &scratch.ruleRan)
+        swap(&ruleBlockRuns, &scratch.ruleBlockRuns)
         defer {
             swap(&states, &scratch.states)
-            swap(&ruleRan, &scratch.ruleRan)
+            swap(&ruleBlockRuns, &scratch.ruleBlockRuns)
             // The buffer may have moved as it grew: its owner keeps the new one.
             scratch.organic.cache = organic
         }
         guard c.delivery.frequencyCap != nil else {
-            return run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: nil, layout: layout,
+            return run(user: user, traits: traits, c, &states, &ruleBlockRuns, &organic, log: nil, layout: layout,
                        counts: counts, activeDays: activeDays, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
@@ -178,22 +179,22 @@ extension CompiledModel {
         defer { swap(&log, &scratch.deliveryLog) }
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
-            run(user: user, traits: traits, c, &states, &ruleRan, &organic, log: log, layout: layout, counts: counts,
+            run(user: user, traits: traits, c, &states, &ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
                 activeDays: activeDays, &observer)
         }
     }
 
     private func run<O: TimelineObserver>(
-        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: inout [ReminderState], _ ruleRan: inout [Bool],
+        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: inout [ReminderState], _ ruleBlockRuns: inout [Int64],
         _ organic: inout OrganicDrawCache, log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, _ observer: inout O
     ) -> UserOutcome {
         states.withUnsafeMutableBufferPointer { allStates in
-            ruleRan.withUnsafeMutableBufferPointer { allRules in
+            ruleBlockRuns.withUnsafeMutableBufferPointer { allRules in
                 var timeline = UserTimeline(
                     model: self, user: user, traits: traits, configuration: c, organic: organic,
                     states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
-                    ruleRan: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
+                    ruleBlockRuns: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
                     deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
                 defer { organic = timeline.organic }
                 return timeline.run(&observer)
@@ -281,9 +282,11 @@ struct UserTimeline {
     let installDay: Int
     let reminders: UnsafeBufferPointer<Reminder>
     let states: UnsafeMutableBufferPointer<ReminderState>
-    let ruleRan: UnsafeMutableBufferPointer<Bool>
-    /// The cron engine's rules, in registration order.
+    /// Per cron rule, the user's block runs so far.
+    let ruleBlockRuns: UnsafeMutableBufferPointer<Int64>
+    /// The cron engine's rules, in registration order, and which of them match at a launch.
     let rules: UnsafeBufferPointer<CronRule>
+    let cronTable: CronLaunchTable.View
     let messageBase: UnsafeBufferPointer<Int>
     let periodBase: UnsafeBufferPointer<Int>
     let messageWeights: UnsafeBufferPointer<Double>
@@ -323,6 +326,8 @@ struct UserTimeline {
     var lastDAUDay = -1
     var sessionIndex = 0
     var counters = LaunchCounters()
+    /// The cron rules whose block has run for the user, as bits.
+    var rulesRan: UInt64 = 0
     /// A replayed user's recorded visits, as times since install; the first is the install.
     var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
@@ -333,7 +338,7 @@ struct UserTimeline {
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
-         ruleRan: UnsafeMutableBufferPointer<Bool>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
+         ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
         segment = model.segments[traits.segment]
         empiricalSeconds = model.frozenSeconds.buffer
@@ -346,8 +351,9 @@ struct UserTimeline {
         installDay = Int(traits.install + dayOrigin) / 86_400 - 1
         reminders = c.reminders
         self.states = states
-        self.ruleRan = ruleRan
+        self.ruleBlockRuns = ruleBlockRuns
         rules = c.rules
+        cronTable = c.cronTable
         messageBase = c.messageBase
         periodBase = c.periodBase
         messageWeights = c.messageWeights
@@ -427,9 +433,13 @@ struct UserTimeline {
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
-        // Every rule is evaluated at every launch, so its evaluations are the user's launches.
+        // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
+        // those where its block did not run ran its else-block.
+        let launches = Int64(counters.totalLaunches)
         for rule in 0..<rules.count {
-            counts[layout.rule(rule, .evaluated)] &+= Int64(counters.totalLaunches)
+            counts[layout.rule(rule, .evaluated)] &+= launches
+            counts[layout.rule(rule, .blockRuns)] &+= ruleBlockRuns[rule]
+            counts[layout.rule(rule, .elseRuns)] &+= launches &- ruleBlockRuns[rule]
         }
         return result
     }
@@ -476,21 +486,28 @@ struct UserTimeline {
     }
 
     /// A cold launch through the cron engine, as `CronTable.launch` does it: the launch is counted,
-    /// then each rule's block or else-block runs. (Evaluations are counted once per user, in
-    /// `run()`.)
+    /// then each rule's block or else-block runs (`CronLaunchTable` gives which, as the engine
+    /// answers). The block runs are kept per user and counted, with the else-block runs and the
+    /// evaluations, in `run()`.
     @inline(__always)
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         counters.recordLaunch(onDay: today)
+        let matched = cronTable.matches(rules, counters)
         for rule in 0..<rules.count {
-            let matched = rules[rule].matches(counters)
-            add(layout.rule(rule, matched ? .blockRuns : .elseRuns))
-            // Tested in this order because `ruleRan` soon stays true, where `matched` keeps changing.
-            if !ruleRan[rule] && matched {
-                ruleRan[rule] = true
+            ruleBlockRuns[rule] &+= Int64(truncatingIfNeeded: matched &>> UInt64(rule) & 1)
+            observer.record(.cronRule(index: rule, matched: matched & 1 << UInt64(rule) != 0))
+        }
+        // The rules whose block runs for the user's first time.
+        var first = matched & ~rulesRan
+        if first != 0 {
+            rulesRan |= first
+            let day = min(max(sinceInstall, 0), layout.days)
+            while first != 0 {
+                let rule = first.trailingZeroBitCount
                 add(layout.rule(rule, .usersRan))
-                add(layout.firstRun(rule, day: min(max(sinceInstall, 0), layout.days)))
+                add(layout.firstRun(rule, day: day))
+                first &= first &- 1
             }
-            observer.record(.cronRule(index: rule, matched: matched))
         }
     }
 

@@ -38,6 +38,8 @@ extension Scenario {
 extension ConfigurationSpec {
     /// The simulation tracks a configuration's pending notifications in one 64-bit mask.
     public static let maximumReminders = 64
+    /// The simulation looks up which cron rules match at a launch as one 64-bit mask.
+    public static let maximumCronRules = 64
 
     /// Problems of one configuration on its own: engine settings, domains, cron rules in its mode.
     /// `listed` is false for a grid's configurations, whose problems are reported at `grid`.
@@ -47,6 +49,11 @@ extension ConfigurationSpec {
             issues.append(ScenarioIssue(
                 path: listed ? "\(p).\(sequence == nil ? "reminders" : "sequence.afterDays")" : p,
                 reason: "at most \(Self.maximumReminders) reminders per configuration, got \(reminders.count)"))
+        }
+        if cronRules.count > Self.maximumCronRules {
+            issues.append(ScenarioIssue(
+                path: listed ? "\(p).cronRules" : p,
+                reason: "at most \(Self.maximumCronRules) cron rules per configuration, got \(cronRules.count)"))
         }
         if mode.isOriginal && reminders.count > 1 {
             issues.append(ScenarioIssue(
