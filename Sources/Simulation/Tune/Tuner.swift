@@ -369,159 +369,214 @@ public struct Tuner: Sendable {
         return m.isFraction ? String(format: "%.2f%%", 100 * x) : String(format: "%.3f", x)
     }
 
+    /// What the race keeps from one step to the next.
+    struct Race {
+        var outcomes: [CandidateOutcome]
+        /// Candidates still in the race, in the order the next stage takes them.
+        var alive: [Int]
+        /// The best candidate that clearly meets every constraint, once one does.
+        var leader: Int?
+        var stages: [StageSummary] = []
+    }
+
+    /// One racing stage while it runs.
+    struct StageState {
+        var summary: StageSummary
+        /// Candidates of the stage not dropped so far.
+        var remaining: Set<Int>
+        var evaluated = Set<Int>()
+
+        /// Drops `c` as clearly worse than the leader.
+        mutating func dropWorse(_ c: Int, _ reason: String, _ race: inout Race) {
+            race.outcomes[c].dropped = reason
+            summary.worse += 1
+            remaining.remove(c)
+        }
+    }
+
+    /// Counts configurations × users simulated, from worker threads, and reports progress.
+    struct Meter: Sendable {
+        let done = SimulatedCounter()
+        let planned: Double
+        let progress: (@Sendable (TuneProgress) -> Void)?
+    }
+
     /// Runs the race, the re-check and the sensitivity runs.
     public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
-        var outcomes = candidates.map { CandidateOutcome(spec: $0, stage: -1, dropped: nil, figures: nil, firstStage: nil) }
-        var stages: [StageSummary] = []
-        let done = SimulatedCounter()
-        let planned = plan.simulations
-        var alive = Array(candidates.indices)
-        var leader: Int?
-        let z = plan.dropZ
-        let last = plan.stageUsers.count - 1
-
-        for (k, n) in plan.stageUsers.enumerated() where k < last {
-            let started = DispatchTime.now()
-            var summary = StageSummary(users: n)
-            if alive.count > plan.capacity[k] {
-                let keep = shortlist(alive, plan.capacity[k], outcomes)
-                for c in alive where !keep.contains(c) {
-                    outcomes[c].dropped = "not among the \(plan.capacity[k]) that stage \(k + 1) takes (\(Self.shortlistRule))"
-                }
-                summary.overCapacity = alive.count - plan.capacity[k]
-                alive = keep
-            } else if k > 0 {
-                alive = ranked(alive.map { ($0, outcomes[$0].figures!) }).map(\.0)
-            }
-            summary.entered = alive.count
-            var queue = alive.filter { $0 != leader }
-            var remaining = Set(alive)
-            var evaluated = Set<Int>()
-            while !queue.isEmpty {
-                let batch = Array(queue.prefix(plan.batchSize))
-                queue.removeFirst(batch.count)
-                let members = (leader.map { [$0] } ?? []) + batch
-                let (width, soFar, entered, left) = (members.count + 2, evaluated.count, summary.entered, remaining.count)
-                let report: @Sendable (Int) -> Void = { users in
-                    let total = done.add(Double(users * width))
-                    progress?(TuneProgress(stage: k + 1, stages: last + 1, users: n, evaluated: soFar, entered: entered,
-                                           left: left, simulated: total, planned: planned, phase: "race"))
-                }
-                let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                                       response: scenario.response, progress: report)
-                var here: [Int: Int] = [:]
-                for (j, c) in members.enumerated() {
-                    here[c] = run.index(j)
-                    let f = figures(run, run.index(j))
-                    outcomes[c].figures = f
-                    outcomes[c].stage = k
-                    if k == 0 { outcomes[c].firstStage = f }
-                    evaluated.insert(c)
-                }
-                for c in batch {
-                    if let reason = clearlyInfeasible(outcomes[c].figures!) {
-                        outcomes[c].dropped = reason
-                        summary.infeasible += 1
-                        remaining.remove(c)
-                    }
-                }
-                // The leader must clearly meet the constraints: a candidate inside a limit only by chance
-                // would drop better ones that do meet them.
-                let contenders = members.filter { remaining.contains($0) && clearlyAdmissible(outcomes[$0].figures!, z: z) }
-                leader = ranked(contenders.map { ($0, outcomes[$0].figures!) }).first?.0
-                guard let l = leader, let li = here[l] else { continue }
-                for c in batch where remaining.contains(c) && c != l {
-                    let reason: String?
-                    if let pm = pairedMeasure, let d = run.results.comparison(here[c]!, against: li, pm)?.difference {
-                        let w = Self.widened(d, z: z)
-                        reason = clearlyWorse(w)
-                            ? "clearly worse than \"\(candidates[l].label)\" at \(n) users: paired difference "
-                                + "\(Self.show(w, spec.rule.objective))" : nil
-                    } else {
-                        reason = unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
-                    }
-                    if let reason {
-                        outcomes[c].dropped = reason
-                        summary.worse += 1
-                        remaining.remove(c)
-                    }
-                }
-            }
-            // Candidates met an earlier leader than the last: compare them with it through their paired
-            // differences from the baseline. Without the two's covariance the spread is bounded by the sum
-            // of the two standard errors (Cauchy–Schwarz), so this only drops what is worse whatever it is.
-            if let l = leader {
-                for c in alive where remaining.contains(c) && c != l {
-                    let reason: String?
-                    if pairedMeasure != nil, let a = outcomes[c].figures?.versusBaseline, let b = outcomes[l].figures?.versusBaseline {
-                        let half = ((a.high - a.low) / 2 + (b.high - b.low) / 2) * z / z95
-                        let d = a.value - b.value
-                        reason = clearlyWorse(Estimate(value: d, low: d - half, high: d + half))
-                            ? "clearly worse than \"\(candidates[l].label)\" at \(n) users: difference "
-                                + "\(Self.show(Estimate(value: d, low: d - half, high: d + half), spec.rule.objective)) "
-                                + "(bounded without pairing)" : nil
-                    } else {
-                        reason = unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
-                    }
-                    if let reason {
-                        outcomes[c].dropped = reason
-                        summary.worse += 1
-                        remaining.remove(c)
-                    }
-                }
-            }
-            summary.evaluated = evaluated.count
-            summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-            stages.append(summary)
-            alive = alive.filter { remaining.contains($0) }
+        let meter = Meter(planned: plan.simulations, progress: progress)
+        var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, dropped: nil, figures: nil, firstStage: nil) },
+                        alive: Array(candidates.indices))
+        for k in plan.stageUsers.indices.dropLast() {
+            try runStage(k, &race, meter)
         }
-
-        // The final stage: the best few together at the full user count.
-        let started = DispatchTime.now()
-        let n = plan.stageUsers[last]
-        var summary = StageSummary(users: n)
-        if last > 0 && alive.count > plan.capacity[last] {
-            let keep = shortlist(alive, plan.capacity[last], outcomes)
-            for c in alive where !keep.contains(c) {
-                outcomes[c].dropped = "not among the \(plan.capacity[last]) that go to the final stage (\(Self.shortlistRule))"
-            }
-            summary.overCapacity = alive.count - plan.capacity[last]
-            alive = keep
-        }
-        summary.entered = alive.count
-        let final = try check("final", alive, users: n, seed: scenario.seed, response: scenario.response, done: done,
-                              planned: planned, progress: progress)
-        for (c, f, _) in final.ranking {
-            outcomes[c].figures = f
-            outcomes[c].stage = last
-            if last == 0 { outcomes[c].firstStage = f }
-        }
-        summary.evaluated = alive.count
-        summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        stages.append(summary)
-
+        let final = try runFinalStage(&race, meter)
         var recheck: TuneCheck?
         if let w = final.winner {
-            recheck = try check("re-check", [w], users: n, seed: recheckSeed, response: scenario.response, done: done,
-                                planned: planned, progress: progress)
+            recheck = try check("re-check", [w], users: final.users, seed: recheckSeed, response: scenario.response,
+                                meter: meter)
         }
-        let top = Array(final.ranking.map(\.candidate).prefix(TunePlan.sensitivityTop))
-        var sensitivity: [TuneCheck] = []
-        if final.winner != nil {
-            let r = scenario.response
-            var half = r, double = r, optOut = r
-            half.baseResponse = r.baseResponse / 2
-            double.baseResponse = min(1, r.baseResponse * 2)
-            optOut.optOutPerDelivery = min(1, r.optOutPerDelivery * 2)
-            for (name, response) in [("base response halved", half), ("base response doubled", double),
-                                     ("opt-outs doubled", optOut)] {
-                sensitivity.append(try check(name, top, users: n, seed: scenario.seed, response: response, done: done,
-                                             planned: planned, progress: progress))
+        let sensitivity = try sensitivityChecks(final, meter)
+        return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
+                          stages: race.stages, final: final, recheck: recheck, sensitivity: sensitivity,
+                          simulated: meter.done.value)
+    }
+
+    /// Leaves out, before stage k, the candidates beyond the most it takes (see `shortlist`); says
+    /// whether any were.
+    func leaveOutBeyondCapacity(_ k: Int, _ race: inout Race, _ summary: inout StageSummary) -> Bool {
+        let capacity = plan.capacity[k]
+        guard race.alive.count > capacity else { return false }
+        let keep = shortlist(race.alive, capacity, race.outcomes)
+        let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
+        for c in race.alive where !keep.contains(c) {
+            race.outcomes[c].dropped = "not among the \(capacity) that \(place) (\(Self.shortlistRule))"
+        }
+        summary.overCapacity = race.alive.count - capacity
+        race.alive = keep
+        return true
+    }
+
+    /// Racing stage k: the candidates it takes, simulated in batches on its users; the clearly
+    /// infeasible and the clearly worse leave the race.
+    func runStage(_ k: Int, _ race: inout Race, _ meter: Meter) throws(TuneError) {
+        let started = DispatchTime.now()
+        var summary = StageSummary(users: plan.stageUsers[k])
+        if !leaveOutBeyondCapacity(k, &race, &summary) && k > 0 {
+            race.alive = ranked(race.alive.map { ($0, race.outcomes[$0].figures!) }).map(\.0)
+        }
+        summary.entered = race.alive.count
+        var stage = StageState(summary: summary, remaining: Set(race.alive))
+        var queue = race.alive.filter { $0 != race.leader }
+        while !queue.isEmpty {
+            let batch = Array(queue.prefix(plan.batchSize))
+            queue.removeFirst(batch.count)
+            try runBatch(batch, stage: k, &race, &stage, meter)
+        }
+        dropWorseThanLastLeader(stage: k, &race, &stage)
+        stage.summary.evaluated = stage.evaluated.count
+        stage.summary.seconds = Self.seconds(since: started)
+        race.stages.append(stage.summary)
+        race.alive = race.alive.filter { stage.remaining.contains($0) }
+    }
+
+    /// One run of a racing stage: `batch` with the leader, the holdout and the baseline. Drops the
+    /// clearly infeasible, picks the leader again, and drops what is clearly worse than it.
+    func runBatch(_ batch: [Int], stage k: Int, _ race: inout Race, _ stage: inout StageState,
+                  _ meter: Meter) throws(TuneError) {
+        let n = plan.stageUsers[k]
+        let members = (race.leader.map { [$0] } ?? []) + batch
+        let stages = plan.stageUsers.count
+        let (width, soFar, entered, left) = (members.count + 2, stage.evaluated.count, stage.summary.entered, stage.remaining.count)
+        let report: @Sendable (Int) -> Void = { users in
+            let total = meter.done.add(Double(users * width))
+            meter.progress?(TuneProgress(stage: k + 1, stages: stages, users: n, evaluated: soFar, entered: entered,
+                                         left: left, simulated: total, planned: meter.planned, phase: "race"))
+        }
+        let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
+                               response: scenario.response, progress: report)
+        var here: [Int: Int] = [:]
+        for (j, c) in members.enumerated() {
+            here[c] = run.index(j)
+            let f = figures(run, run.index(j))
+            race.outcomes[c].figures = f
+            race.outcomes[c].stage = k
+            if k == 0 { race.outcomes[c].firstStage = f }
+            stage.evaluated.insert(c)
+        }
+        for c in batch {
+            if let reason = clearlyInfeasible(race.outcomes[c].figures!) {
+                race.outcomes[c].dropped = reason
+                stage.summary.infeasible += 1
+                stage.remaining.remove(c)
             }
         }
-        return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: outcomes,
-                          stages: stages, final: final, recheck: recheck, sensitivity: sensitivity,
-                          simulated: done.value)
+        // The leader must clearly meet the constraints: a candidate inside a limit only by chance
+        // would drop better ones that do meet them.
+        let contenders = members.filter { stage.remaining.contains($0) && clearlyAdmissible(race.outcomes[$0].figures!, z: plan.dropZ) }
+        race.leader = ranked(contenders.map { ($0, race.outcomes[$0].figures!) }).first?.0
+        guard let l = race.leader, let li = here[l] else { return }
+        for c in batch where stage.remaining.contains(c) && c != l {
+            let d = pairedMeasure.flatMap { run.results.comparison(here[c]!, against: li, $0)?.difference }
+            if let reason = worseReason(c, than: l, users: n, difference: d.map { (Self.widened($0, z: plan.dropZ), false) },
+                                        race.outcomes) {
+                stage.dropWorse(c, reason, &race)
+            }
+        }
+    }
+
+    /// Candidates met an earlier leader than the last: compare them with it through their paired
+    /// differences from the baseline. Without the two's covariance the spread is bounded by the sum
+    /// of the two standard errors (Cauchy–Schwarz), so this only drops what is worse whatever it is.
+    func dropWorseThanLastLeader(stage k: Int, _ race: inout Race, _ stage: inout StageState) {
+        guard let l = race.leader else { return }
+        let z = plan.dropZ
+        for c in race.alive where stage.remaining.contains(c) && c != l {
+            var bounded: Estimate?
+            if pairedMeasure != nil, let a = race.outcomes[c].figures?.versusBaseline, let b = race.outcomes[l].figures?.versusBaseline {
+                let half = ((a.high - a.low) / 2 + (b.high - b.low) / 2) * z / z95
+                let d = a.value - b.value
+                bounded = Estimate(value: d, low: d - half, high: d + half)
+            }
+            if let reason = worseReason(c, than: l, users: plan.stageUsers[k], difference: bounded.map { ($0, true) }, race.outcomes) {
+                stage.dropWorse(c, reason, &race)
+            }
+        }
+    }
+
+    /// Why candidate `c` is clearly worse than the leader `l`, or nil. `difference` is c − l on the
+    /// objective, already widened to z, and whether it is bounded without pairing; without one, the
+    /// two's own widened intervals are compared.
+    func worseReason(_ c: Int, than l: Int, users n: Int, difference: (interval: Estimate, bounded: Bool)?,
+                     _ outcomes: [CandidateOutcome]) -> String? {
+        guard let difference else {
+            return unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
+        }
+        guard clearlyWorse(difference.interval) else { return nil }
+        let shown = Self.show(difference.interval, spec.rule.objective)
+        return "clearly worse than \"\(candidates[l].label)\" at \(n) users: "
+            + (difference.bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)")
+    }
+
+    /// The final stage: the best few together at the full user count, ranked.
+    func runFinalStage(_ race: inout Race, _ meter: Meter) throws(TuneError) -> TuneCheck {
+        let started = DispatchTime.now()
+        let last = plan.stageUsers.count - 1
+        var summary = StageSummary(users: plan.stageUsers[last])
+        if last > 0 { _ = leaveOutBeyondCapacity(last, &race, &summary) }
+        summary.entered = race.alive.count
+        let final = try check("final", race.alive, users: plan.stageUsers[last], seed: scenario.seed,
+                              response: scenario.response, meter: meter)
+        for (c, f, _) in final.ranking {
+            race.outcomes[c].figures = f
+            race.outcomes[c].stage = last
+            if last == 0 { race.outcomes[c].firstStage = f }
+        }
+        summary.evaluated = race.alive.count
+        summary.seconds = Self.seconds(since: started)
+        race.stages.append(summary)
+        return final
+    }
+
+    /// The top five finalists re-run on the final users with the base response halved, doubled, and
+    /// with opt-outs doubled; nothing when no finalist meets the constraints.
+    func sensitivityChecks(_ final: TuneCheck, _ meter: Meter) throws(TuneError) -> [TuneCheck] {
+        guard final.winner != nil else { return [] }
+        let top = Array(final.ranking.map(\.candidate).prefix(TunePlan.sensitivityTop))
+        let r = scenario.response
+        var half = r, double = r, optOut = r
+        half.baseResponse = r.baseResponse / 2
+        double.baseResponse = min(1, r.baseResponse * 2)
+        optOut.optOutPerDelivery = min(1, r.optOutPerDelivery * 2)
+        var checks: [TuneCheck] = []
+        for (name, response) in [("base response halved", half), ("base response doubled", double),
+                                 ("opt-outs doubled", optOut)] {
+            checks.append(try check(name, top, users: final.users, seed: scenario.seed, response: response, meter: meter))
+        }
+        return checks
+    }
+
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
     func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int) -> String? {
@@ -534,14 +589,14 @@ public struct Tuner: Sendable {
             : nil
     }
 
-    func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel, done: SimulatedCounter,
-               planned: Double, progress: (@Sendable (TuneProgress) -> Void)?) throws(TuneError) -> TuneCheck {
+    func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel,
+               meter: Meter) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response) { u in
-            let total = done.add(Double(u * (count + 2)))
-            progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
-                                   simulated: total, planned: planned, phase: name))
+            let total = meter.done.add(Double(u * (count + 2)))
+            meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
+                                         simulated: total, planned: meter.planned, phase: name))
         }
         let items = members.enumerated().map { j, c in (c, figures(run, run.index(j))) }
         let order = ranked(items)
