@@ -94,13 +94,59 @@ public struct CandidateFigures: Sendable {
     public func value(_ m: DecisionMeasure) -> Double? { measures[m]?.value }
 }
 
+/// Why a candidate left the race before the final stage.
+public struct CandidateDrop: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A constrained measure's widened interval lies wholly beyond its limit.
+        case clearlyInfeasible = "clearly_infeasible"
+        /// Its difference from the leader on the objective, widened, lies wholly on the worse side.
+        case clearlyWorse = "clearly_worse"
+        /// Not among the candidates a stage takes when more remain than it takes.
+        case leftOut = "left_out"
+    }
+
+    /// How a clearly worse candidate was compared with the leader.
+    public enum Comparison: String, Sendable {
+        /// The paired difference of the two in the same run.
+        case paired
+        /// The difference of their paired differences from the baseline, its spread bounded without
+        /// their covariance (they met different leaders in different runs).
+        case bounded
+        /// The two's own intervals, for an objective without a paired measure.
+        case unpaired
+    }
+
+    public let kind: Kind
+    /// The stage (0-based) it left at: the stage that dropped it, or the one that did not take it.
+    public let stage: Int
+    /// The sentence reports give.
+    public let reason: String
+    /// The constrained measure whose limit it clearly breaks.
+    public var measure: DecisionMeasure?
+    /// The leader it is clearly worse than, and how the two were compared.
+    public var leader: Int?
+    public var comparison: Comparison?
+    /// The interval, widened to the drop's z, that decided: the constrained measure; or the
+    /// difference candidate − leader on the objective (paired or bounded), or the candidate's own
+    /// objective when unpaired.
+    public var interval: Estimate?
+
+    init(kind: Kind, stage: Int, measure: DecisionMeasure? = nil, leader: Int? = nil, comparison: Comparison? = nil,
+         interval: Estimate? = nil, reason: String) {
+        (self.kind, self.stage, self.reason) = (kind, stage, reason)
+        (self.measure, self.leader, self.comparison, self.interval) = (measure, leader, comparison, interval)
+    }
+}
+
 /// What became of one candidate.
 public struct CandidateOutcome: Sendable {
     public let spec: ConfigurationSpec
     /// The last stage (0-based) that simulated it.
     public var stage: Int
     /// Why it left the race, or nil when it reached the final stage.
-    public var dropped: String?
+    public var drop: CandidateDrop?
+    /// The reason it left the race, or nil when it reached the final stage.
+    public var dropped: String? { drop?.reason }
     /// Its figures at its last stage.
     public var figures: CandidateFigures?
     /// Its figures at the first stage, where every candidate saw the same users.
@@ -343,16 +389,20 @@ public struct Tuner: Sendable {
         return Estimate(value: e.value, low: e.value - (e.value - e.low) * f, high: e.value + (e.high - e.value) * f)
     }
 
-    /// The constraint a candidate clearly breaks, as a reason.
-    func clearlyInfeasible(_ f: CandidateFigures) -> String? {
+    /// The first constraint a candidate clearly breaks at stage k, as its drop.
+    func clearlyInfeasible(_ f: CandidateFigures, stage k: Int) -> CandidateDrop? {
         for (m, b) in spec.rule.orderedConstraints {
             guard let e = f.measures[m] else { continue }
             let w = Self.widened(e, z: plan.dropZ)
+            var beyond: String?
             if let max = b.max, w.low > max {
-                return "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies above its max \(Self.show(max, m))"
+                beyond = "above its max \(Self.show(max, m))"
+            } else if let min = b.min, w.high < min {
+                beyond = "below its min \(Self.show(min, m))"
             }
-            if let min = b.min, w.high < min {
-                return "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies below its min \(Self.show(min, m))"
+            if let beyond {
+                return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
+                                     reason: "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
             }
         }
         return nil
@@ -387,8 +437,8 @@ public struct Tuner: Sendable {
         var evaluated = Set<Int>()
 
         /// Drops `c` as clearly worse than the leader.
-        mutating func dropWorse(_ c: Int, _ reason: String, _ race: inout Race) {
-            race.outcomes[c].dropped = reason
+        mutating func dropWorse(_ c: Int, _ drop: CandidateDrop, _ race: inout Race) {
+            race.outcomes[c].drop = drop
             summary.worse += 1
             remaining.remove(c)
         }
@@ -404,7 +454,7 @@ public struct Tuner: Sendable {
     /// Runs the race, the re-check and the sensitivity runs.
     public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
         let meter = Meter(planned: plan.simulations, progress: progress)
-        var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, dropped: nil, figures: nil, firstStage: nil) },
+        var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, drop: nil, figures: nil, firstStage: nil) },
                         alive: Array(candidates.indices))
         for k in plan.stageUsers.indices.dropLast() {
             try runStage(k, &race, meter)
@@ -429,7 +479,8 @@ public struct Tuner: Sendable {
         let keep = shortlist(race.alive, capacity, race.outcomes)
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
-            race.outcomes[c].dropped = "not among the \(capacity) that \(place) (\(Self.shortlistRule))"
+            race.outcomes[c].drop = CandidateDrop(kind: .leftOut, stage: k,
+                                                  reason: "not among the \(capacity) that \(place) (\(Self.shortlistRule))")
         }
         summary.overCapacity = race.alive.count - capacity
         race.alive = keep
@@ -484,8 +535,8 @@ public struct Tuner: Sendable {
             stage.evaluated.insert(c)
         }
         for c in batch {
-            if let reason = clearlyInfeasible(race.outcomes[c].figures!) {
-                race.outcomes[c].dropped = reason
+            if let drop = clearlyInfeasible(race.outcomes[c].figures!, stage: k) {
+                race.outcomes[c].drop = drop
                 stage.summary.infeasible += 1
                 stage.remaining.remove(c)
             }
@@ -497,9 +548,9 @@ public struct Tuner: Sendable {
         guard let l = race.leader, let li = here[l] else { return }
         for c in batch where stage.remaining.contains(c) && c != l {
             let d = pairedMeasure.flatMap { run.results.comparison(here[c]!, against: li, $0)?.difference }
-            if let reason = worseReason(c, than: l, users: n, difference: d.map { (Self.widened($0, z: plan.dropZ), false) },
-                                        race.outcomes) {
-                stage.dropWorse(c, reason, &race)
+            if let drop = worseDrop(c, than: l, stage: k, difference: d.map { (Self.widened($0, z: plan.dropZ), .paired) },
+                                    race.outcomes) {
+                stage.dropWorse(c, drop, &race)
             }
         }
     }
@@ -517,24 +568,27 @@ public struct Tuner: Sendable {
                 let d = a.value - b.value
                 bounded = Estimate(value: d, low: d - half, high: d + half)
             }
-            if let reason = worseReason(c, than: l, users: plan.stageUsers[k], difference: bounded.map { ($0, true) }, race.outcomes) {
-                stage.dropWorse(c, reason, &race)
+            if let drop = worseDrop(c, than: l, stage: k, difference: bounded.map { ($0, .bounded) }, race.outcomes) {
+                stage.dropWorse(c, drop, &race)
             }
         }
     }
 
-    /// Why candidate `c` is clearly worse than the leader `l`, or nil. `difference` is c − l on the
-    /// objective, already widened to z, and whether it is bounded without pairing; without one, the
-    /// two's own widened intervals are compared.
-    func worseReason(_ c: Int, than l: Int, users n: Int, difference: (interval: Estimate, bounded: Bool)?,
-                     _ outcomes: [CandidateOutcome]) -> String? {
+    /// Candidate `c`'s drop at stage k as clearly worse than the leader `l`, or nil. `difference` is
+    /// c − l on the objective, already widened to z, paired or bounded; without one, the two's own
+    /// widened intervals are compared.
+    func worseDrop(_ c: Int, than l: Int, stage k: Int, difference: (interval: Estimate, comparison: CandidateDrop.Comparison)?,
+                   _ outcomes: [CandidateOutcome]) -> CandidateDrop? {
         guard let difference else {
-            return unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l)
+            return unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l, stage: k)
         }
         guard clearlyWorse(difference.interval) else { return nil }
         let shown = Self.show(difference.interval, spec.rule.objective)
-        return "clearly worse than \"\(candidates[l].label)\" at \(n) users: "
-            + (difference.bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)")
+        let bounded = difference.comparison == .bounded
+        return CandidateDrop(kind: .clearlyWorse, stage: k, leader: l, comparison: difference.comparison,
+                             interval: difference.interval,
+                             reason: "clearly worse than \"\(candidates[l].label)\" at \(plan.stageUsers[k]) users: "
+                                 + (bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)"))
     }
 
     /// The final stage: the best few together at the full user count, ranked.
@@ -579,14 +633,16 @@ public struct Tuner: Sendable {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
-    func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int) -> String? {
+    /// The drop of a candidate whose widened interval on the objective lies wholly on the worse side
+    /// of the leader's, or nil.
+    func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int, stage k: Int) -> CandidateDrop? {
         let o = spec.rule.objective
         guard let a = c.measures[o], let b = l.measures[o] else { return nil }
         let x = Self.widened(a, z: plan.dropZ), y = Self.widened(b, z: plan.dropZ)
-        let worse = o.higherIsBetter ? x.high < y.low : x.low > y.high
-        return worse
-            ? "clearly worse than \"\(candidates[leader].label)\" at \(c.users) users: \(Self.show(x, o)) against \(Self.show(y, o))"
-            : nil
+        guard o.higherIsBetter ? x.high < y.low : x.low > y.high else { return nil }
+        return CandidateDrop(kind: .clearlyWorse, stage: k, leader: leader, comparison: .unpaired, interval: x,
+                             reason: "clearly worse than \"\(candidates[leader].label)\" at \(c.users) users: "
+                                 + "\(Self.show(x, o)) against \(Self.show(y, o))")
     }
 
     func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel,
