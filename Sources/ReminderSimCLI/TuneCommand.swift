@@ -1,6 +1,7 @@
 import Console
 import Foundation
 import Simulation
+import Storage
 import Synchronization
 
 /// `remindersim tune`: searches a scenario's tune space for the configuration to ship.
@@ -15,7 +16,8 @@ struct TuneCommand: RunnableCommand {
             other users against the baseline, and the top five are re-run with the response model \
             changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \
-            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv).
+            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv); \
+            the tune and every candidate it evaluated to the database (--db).
             """,
         arguments: [
             .optionalPositional("scenario", help: "Scenario JSON file with a \"tune\" block, - for standard input."),
@@ -27,6 +29,7 @@ struct TuneCommand: RunnableCommand {
                 """, default: "600"),
             .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
                     default: String(ProcessInfo.processInfo.activeProcessorCount)),
+            StoreAccess.databaseOption,
             StoreAccess.outputOption,
         ])
 
@@ -35,6 +38,7 @@ struct TuneCommand: RunnableCommand {
     let seed: UInt64?
     let budget: Double
     let threads: Int
+    let database: String
     let output: String
 
     init(arguments: ParsedArguments) throws {
@@ -47,6 +51,7 @@ struct TuneCommand: RunnableCommand {
             : nil
         budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+        database = try arguments.value("--db")
         output = try arguments.value("--out")
     }
 
@@ -63,7 +68,9 @@ struct TuneCommand: RunnableCommand {
         } catch {
             throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
         }
+        // Where the results go is checked first, before a new database is made.
         try StoreAccess.checkOutputFolder(output)
+        let store = try StoreAccess.open(database, create: true)
 
         // A short calibration run gives the cost of one user under one configuration on this machine.
         let calibrationUsers = min(scenario.users, 500)
@@ -93,10 +100,14 @@ struct TuneCommand: RunnableCommand {
         printer.done()
         let wall = RunCommand.seconds(since: started)
 
+        let record = TuneRecord(result: result, toolVersion: Remindersim.version,
+                                createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads)
+        let tuneID = try StoreAccess.perform { try store.save(record) }
         let report = TuneReport(result: result, wallSeconds: wall, threads: threads)
         let written = try Self.write(report, out: output, scenarioName: scenario.name)
         context.stdout.write(report.summary())
-        context.stdout.writeLine("\nReport: \((written as NSString).appendingPathComponent("report.md"))")
+        context.stdout.writeLine(
+            "\nSaved as tune \(tuneID) in \(database); report: \((written as NSString).appendingPathComponent("report.md"))")
     }
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken.

@@ -64,9 +64,7 @@ struct TuneReport {
 
     /// The recommended configuration as a scenario configuration, ready to paste.
     func configurationJSON(_ c: Int) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(result.candidates[c].spec), as: UTF8.self)
+        try result.candidates[c].spec.canonicalJSON()
     }
 
     func summary() -> String {

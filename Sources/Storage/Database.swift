@@ -179,6 +179,19 @@ public final class Database {
         try statement.step()
     }
 
+    /// Inserts `rows` into `table` with one prepared statement, each row after the value of the key
+    /// column it belongs to (a run's or a tune's id).
+    func insert(_ table: String, key: (column: String, value: SQLValue), _ columns: [String],
+                _ rows: [[SQLValue]]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        let statement = try prepare(
+            "INSERT INTO \(table) (\(key.column), \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))")
+        for row in rows {
+            try statement.bind([key.value] + row)
+            try statement.step()
+        }
+    }
+
     /// All rows of a query, each as its column values.
     public func rows(_ sql: String, _ values: [SQLValue] = []) throws(StoreError) -> [Row] {
         let statement = try prepare(sql)

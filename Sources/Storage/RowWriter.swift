@@ -20,13 +20,7 @@ struct RowWriter {
     }
 
     private func insert(_ table: String, _ columns: [String], _ rows: [[SQLValue]]) throws(StoreError) {
-        guard !rows.isEmpty else { return }
-        let statement = try database.prepare(
-            "INSERT INTO \(table) (run_id, \(columns.joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: columns.count)))")
-        for row in rows {
-            try statement.bind([.integer(runID)] + row)
-            try statement.step()
-        }
+        try database.insert(table, key: ("run_id", .integer(runID)), columns, rows)
     }
 
     /// Writes every table's rows of one configuration.

@@ -12,12 +12,20 @@ enum Schema {
                     response_rate REAL, response_rate_low REAL, response_rate_high REAL,
         """
 
-    /// The leading key columns of `message_stats` and `period_stats`: a reminder of a configuration of a run.
-    private static let reminderKey = """
+    /// The leading key columns of a table with rows per configuration of a run.
+    private static let configKey = """
         run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
                     config_index INTEGER NOT NULL,
+        """
+
+    /// The leading key columns of `message_stats` and `period_stats`: a reminder of a configuration of a run.
+    private static let reminderKey = configKey + """
+
                     reminder_index INTEGER NOT NULL,
         """
+
+    /// The leading key column of a table with rows per tune.
+    private static let tuneKey = "tune_id INTEGER NOT NULL REFERENCES tunes (tune_id) ON DELETE CASCADE,"
 
     static let migrations: [String] = [
         // 1: the first schema.
@@ -41,8 +49,7 @@ enum Schema {
             threads INTEGER NOT NULL
         );
         CREATE TABLE configurations (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             is_holdout INTEGER NOT NULL,
             mode TEXT NOT NULL,
@@ -51,8 +58,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index)
         );
         CREATE TABLE tallies (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             message_slots INTEGER NOT NULL,
             period_slots INTEGER NOT NULL,
             cron_rules INTEGER NOT NULL,
@@ -61,8 +67,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index)
         );
         CREATE TABLE config_metrics (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             users INTEGER NOT NULL,
             opens INTEGER NOT NULL,
@@ -113,16 +118,14 @@ enum Schema {
             PRIMARY KEY (run_id, config_index, reminder_index, period_index)
         );
         CREATE TABLE daily_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             day INTEGER NOT NULL,
             date TEXT NOT NULL,
             active_users INTEGER NOT NULL,
             PRIMARY KEY (run_id, config_index, day)
         );
         CREATE TABLE retention_curve (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             day_since_install INTEGER NOT NULL,
             retained INTEGER NOT NULL,
             eligible INTEGER NOT NULL,
@@ -130,8 +133,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index, day_since_install)
         );
         CREATE TABLE cron_rule_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             rule_index INTEGER NOT NULL,
             rule TEXT NOT NULL,
             launches_evaluated INTEGER NOT NULL,
@@ -143,8 +145,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index, rule_index)
         );
         CREATE TABLE cron_first_run_days (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             rule_index INTEGER NOT NULL,
             day_since_install INTEGER NOT NULL,
             users INTEGER NOT NULL,
@@ -172,8 +173,7 @@ enum Schema {
         ALTER TABLE message_stats ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE period_stats ADD COLUMN capped INTEGER NOT NULL DEFAULT 0;
         CREATE TABLE hourly_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             local_hour INTEGER NOT NULL,
             delivered INTEGER NOT NULL,
@@ -191,8 +191,7 @@ enum Schema {
             counts BLOB NOT NULL
         );
         CREATE TABLE reminders (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             reminder_index INTEGER NOT NULL,
             position INTEGER NOT NULL,
@@ -208,8 +207,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index, reminder_index, position)
         );
         CREATE TABLE pairwise_stats (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             reference_index INTEGER NOT NULL,
             reference_label TEXT NOT NULL,
@@ -221,8 +219,7 @@ enum Schema {
             PRIMARY KEY (run_id, config_index, reference_index, measure)
         );
         CREATE TABLE segment_metrics (
-            run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
-            config_index INTEGER NOT NULL,
+            \(configKey)
             label TEXT NOT NULL,
             segment_index INTEGER NOT NULL,
             segment TEXT NOT NULL,
@@ -280,6 +277,71 @@ enum Schema {
                    m.opt_outs, m.opt_out_rate, m.opt_out_rate_low, m.opt_out_rate_high,
                    m.delivered_per_user, m.delivered_per_incremental_open
             FROM config_metrics m JOIN configurations c USING (run_id, config_index);
+        """,
+        // 4: tunes, their stages, and every candidate they evaluated with its measures and fate.
+        """
+        CREATE TABLE tunes (
+            tune_id INTEGER PRIMARY KEY,
+            scenario_name TEXT NOT NULL,
+            scenario_json TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            users INTEGER NOT NULL,
+            candidates INTEGER NOT NULL,
+            baseline_label TEXT NOT NULL,
+            objective TEXT NOT NULL,
+            drop_z REAL NOT NULL,
+            winner_index INTEGER,
+            winner_label TEXT,
+            simulated INTEGER NOT NULL,
+            tool_version TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            wall_seconds REAL NOT NULL,
+            threads INTEGER NOT NULL
+        );
+        CREATE TABLE tune_stages (
+            \(tuneKey)
+            stage INTEGER NOT NULL,
+            is_final INTEGER NOT NULL,
+            users INTEGER NOT NULL,
+            left_out INTEGER NOT NULL,
+            evaluated INTEGER NOT NULL,
+            clearly_infeasible INTEGER NOT NULL,
+            clearly_worse INTEGER NOT NULL,
+            went_on INTEGER,
+            seconds REAL NOT NULL,
+            PRIMARY KEY (tune_id, stage)
+        );
+        CREATE TABLE tune_candidates (
+            \(tuneKey)
+            candidate_index INTEGER NOT NULL,
+            label TEXT NOT NULL,
+            configuration_json TEXT NOT NULL,
+            stage INTEGER NOT NULL,
+            stage_users INTEGER NOT NULL,
+            outcome TEXT NOT NULL
+                CHECK (outcome IN ('winner', 'finalist', 'clearly_infeasible', 'clearly_worse', 'left_out')),
+            left_stage INTEGER,
+            final_rank INTEGER,
+            reason TEXT,
+            constraint_measure TEXT,
+            leader_index INTEGER,
+            leader_label TEXT,
+            comparison TEXT CHECK (comparison IN ('paired', 'bounded', 'unpaired')),
+            decisive REAL, decisive_low REAL, decisive_high REAL,
+            objective_value REAL, objective_value_low REAL, objective_value_high REAL,
+            versus_baseline REAL, versus_baseline_low REAL, versus_baseline_high REAL,
+            PRIMARY KEY (tune_id, candidate_index)
+        );
+        CREATE TABLE tune_constraint_values (
+            \(tuneKey)
+            candidate_index INTEGER NOT NULL,
+            measure TEXT NOT NULL,
+            value REAL, value_low REAL, value_high REAL,
+            limit_min REAL,
+            limit_max REAL,
+            met INTEGER,
+            PRIMARY KEY (tune_id, candidate_index, measure)
+        );
         """,
     ]
 

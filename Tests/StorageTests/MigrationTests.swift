@@ -4,7 +4,7 @@ import Simulation
 import ReminderSimTestSupport
 import XCTest
 
-/// A database written by schema version 1 opens, migrates to the current version and reads back.
+/// A database written by an older schema version opens, migrates to the current version and reads back.
 final class MigrationTests: XCTestCase {
     var folder: URL!
 
@@ -24,25 +24,25 @@ final class MigrationTests: XCTestCase {
         return s
     }
 
-    /// A version-1 database holding one real run: the version-1 tables, filled from a current database.
-    func versionOneDatabase() throws -> (path: String, results: RunResults) {
+    /// A database at schema `version` holding one real run: that version's tables, filled from a current database.
+    func olderDatabase(version: Int = 1) throws -> (path: String, results: RunResults) {
         let s = scenario()
         let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
         let current = folder.appendingPathComponent("current.sqlite").path
         _ = try RunStore(path: current).save(RunRecord(results: results, toolVersion: "test", createdAt: "2026-12-02T00:00:00Z",
                                                        wallSeconds: 1, threads: 2))
         let old = folder.appendingPathComponent("old.sqlite").path
-        try fill(old, from: current)
+        try fill(old, from: current, version: version)
         return (old, results)
     }
 
     /// The database is closed when it goes out of scope here.
-    func fill(_ old: String, from current: String) throws {
+    func fill(_ old: String, from current: String, version: Int) throws {
         let db = try Database(path: old, create: true)
-        try db.execute(Schema.migrations[0])
-        try db.execute("PRAGMA user_version = 1")
+        for migration in Schema.migrations.prefix(version) { try db.execute(migration) }
+        try db.execute("PRAGMA user_version = \(version)")
         try db.execute("ATTACH DATABASE '\(current)' AS current")
-        for table in Schema.exportedTables.map(\.name) + ["tallies"] {
+        for table in Schema.exportedTables.map(\.name) + ["tallies", "user_sums"] {
             let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'main') ORDER BY cid", [.text(table)])
                 .compactMap { $0.text(0) }
             guard !columns.isEmpty else { continue }
@@ -53,7 +53,7 @@ final class MigrationTests: XCTestCase {
     }
 
     func testAVersionOneDatabaseMigratesAndItsRunsStillRead() throws {
-        let (path, results) = try versionOneDatabase()
+        let (path, results) = try olderDatabase()
         let store = try RunStore(path: path, create: false)
         XCTAssertEqual(try store.database.userVersion, RunStore.schemaVersion)
         let run = try store.load(1)
@@ -74,5 +74,36 @@ final class MigrationTests: XCTestCase {
         let id = try store.save(RunRecord(results: results, toolVersion: "test", createdAt: "2026-12-02T00:00:00Z", wallSeconds: 1, threads: 2))
         XCTAssertEqual(try store.load(id).results.tallies, results.tallies)
         XCTAssertFalse(try store.export(table: "pairwise_stats", run: id).rows.isEmpty)
+    }
+
+    /// Version 4 adds the tables of tunes and nothing else.
+    func testVersionFourAddsTheTuneTables() {
+        XCTAssertEqual(Schema.currentVersion, 4)
+        XCTAssertEqual(Schema.objects(atVersion: 4).subtracting(Schema.objects(atVersion: 3)),
+                       ["tunes", "tune_stages", "tune_candidates", "tune_constraint_values"])
+        XCTAssertTrue(Schema.objects(atVersion: 3).isSubset(of: Schema.objects(atVersion: 4)))
+    }
+
+    /// A version-3 database gains the tune tables, keeps its runs exactly, and takes a tune.
+    func testAVersionThreeDatabaseMigratesAndTakesATune() throws {
+        let (path, results) = try olderDatabase(version: 3)
+        XCTAssertEqual(try Database(path: path, create: false).userVersion, 3)
+        let store = try RunStore(path: path, create: false)
+        XCTAssertEqual(try store.database.userVersion, 4)
+        let tables = Set(try store.database.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").compactMap { $0.text(0) })
+        XCTAssertTrue(Schema.objects(atVersion: 4).isSubset(of: tables), "\(Schema.objects(atVersion: 4).subtracting(tables))")
+        let run = try store.load(1)
+        XCTAssertEqual(run.results.tallies, results.tallies, "the run and its sums over users read back exactly")
+        XCTAssertFalse(try store.export(table: "pairwise_stats", run: 1).rows.isEmpty)
+
+        var s = scenario()
+        s.tune = TuneSpec(baseline: "2d", rule: DecisionRule(objective: .opensLiftPerUser),
+                          space: TuneSpace(periods: TuneRange(min: 1, max: 3)))
+        let tuned = try Tuner(scenario: s, threads: 2).run()
+        let id = try store.save(TuneRecord(result: tuned, toolVersion: "test", createdAt: "2026-12-03T00:00:00Z",
+                                           wallSeconds: 1, threads: 2))
+        XCTAssertEqual(try store.database.rows("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = ?", [.integer(id)])
+            .first?.integer(0), 3)
+        XCTAssertEqual(try store.list().map(\.id), [1], "a tune is not a run")
     }
 }

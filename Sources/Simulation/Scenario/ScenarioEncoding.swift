@@ -4,8 +4,20 @@ extension Scenario {
     /// The scenario as the JSON text the tool writes: sorted keys, indented, a final newline.
     /// `Scenario.decode` reads it back to an equal scenario.
     public func canonicalJSON() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        try canonicalJSONText(self) + "\n"
     }
+}
+
+extension ConfigurationSpec {
+    /// The configuration as the scenario's JSON writes it (sorted keys, indented, no final newline):
+    /// an entry ready to paste into a scenario's `configurations`.
+    public func canonicalJSON() throws -> String {
+        try canonicalJSONText(self)
+    }
+}
+
+private func canonicalJSONText<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
