@@ -184,14 +184,18 @@ public final class RunStore {
         try database.transaction { () throws(StoreError) in try insert(run) }
     }
 
-    private func insert(_ run: RunRecord) throws(StoreError) -> Int64 {
-        let s = run.scenario
-        let json: String
+    /// A scenario as the store keeps it: its canonical JSON, from which it reads back equal.
+    static func storedJSON(_ s: Scenario) throws(StoreError) -> String {
         do {
-            json = try s.canonicalJSON()
+            return try s.canonicalJSON()
         } catch {
             throw StoreError(.invalid, "the scenario cannot be written as JSON")
         }
+    }
+
+    private func insert(_ run: RunRecord) throws(StoreError) -> Int64 {
+        let s = run.scenario
+        let json = try Self.storedJSON(s)
         let users = run.results.users
         try database.run(
             """

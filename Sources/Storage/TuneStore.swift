@@ -25,12 +25,7 @@ extension RunStore {
     private func insert(_ tune: TuneRecord) throws(StoreError) -> Int64 {
         let r = tune.result
         let s = r.scenario
-        let json: String
-        do {
-            json = try s.canonicalJSON()
-        } catch {
-            throw StoreError(.invalid, "the scenario cannot be written as JSON")
-        }
+        let json = try Self.storedJSON(s)
         try database.run(
             """
             INSERT INTO tunes (scenario_name, scenario_json, seed, users, candidates, baseline_label, objective, drop_z,
