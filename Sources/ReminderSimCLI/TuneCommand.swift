@@ -16,7 +16,7 @@ struct TuneCommand: RunnableCommand {
             other users against the baseline, and the top five are re-run with the response model \
             changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \
-            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv); \
+            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv, Pareto charts); \
             the tune and every candidate it evaluated to the database (--db).
             """,
         arguments: [
@@ -130,7 +130,7 @@ struct TuneCommand: RunnableCommand {
                 throw CommandError.ioError("\(folder): cannot be created: \(CommandRunner.systemReason(error))")
             }
             for (file, text) in [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
-                                 ("candidates.csv", report.candidatesCSV())] {
+                                 ("candidates.csv", report.candidatesCSV())] + report.charts() {
                 let path = (folder as NSString).appendingPathComponent(file)
                 guard fileManager.createFile(atPath: path, contents: Data(text.utf8)) else {
                     throw CommandError.ioError("\(path): cannot be written")

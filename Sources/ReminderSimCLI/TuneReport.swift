@@ -147,12 +147,12 @@ struct TuneReport {
             + ". The choice depends on the response model; check its numbers before shipping."
     }
 
-    /// Candidates not beaten on both the objective and `m` by another, from the first stage (every
-    /// candidate on the same users), ordered by `m`.
+    /// Candidates not beaten on both the objective and `m` by another, each at its last stage (the
+    /// most users it was simulated on, as the charts show them), ordered by `m`.
     func paretoFront(_ m: DecisionMeasure) -> [(Int, CandidateFigures)] {
         let o = rule.objective
         let points = result.candidates.indices.compactMap { c -> (Int, CandidateFigures)? in
-            guard let f = result.candidates[c].firstStage, f.value(o) != nil, f.value(m) != nil else { return nil }
+            guard let f = result.candidates[c].figures, f.value(o) != nil, f.value(m) != nil else { return nil }
             return (c, f)
         }
         func atLeast(_ x: Double, _ y: Double, _ up: Bool) -> Bool { up ? x >= y : x <= y }
@@ -222,25 +222,31 @@ struct TuneReport {
             }
         }
         md.append("")
-        md.append("## Pareto front")
-        md.append("")
-        let firstUsers = r.plan.stageUsers.first ?? 0
-        let against = rule.orderedConstraints.map(\.measure).filter { $0 != o }
-        for m in against.isEmpty ? [DecisionMeasure.optOutRate] : against {
-            md.append("\(o.rawValue) against \(m.rawValue), every candidate at \(TuneCommand.count(firstUsers)) users (stage 1): "
-                      + "the candidates no other beats on both.")
+        md += paretoSection()
+        md.append("Every candidate, the stage it reached and why it left: `candidates.csv`.")
+        return md.joined(separator: "\n") + "\n"
+    }
+
+    /// For each measure the front is drawn against, its chart and the front's candidates.
+    func paretoSection() -> [String] {
+        let o = rule.objective
+        var md = ["## Pareto front", ""]
+        for m in frontMeasures {
+            md.append("\(o.rawValue) against \(m.rawValue), every candidate at its last stage (the most users it was "
+                      + "simulated on; those dropped early carry wider intervals): the candidates no other beats on both.")
             md.append("")
-            md.append("| configuration | \(o.rawValue) | \(m.rawValue) | within the limit |")
-            md.append("|---|---:|---:|---|")
+            md.append("![\(o.rawValue) against \(m.rawValue)](\(Self.chartFile(m)))")
+            md.append("")
+            md.append("| configuration | stage | \(o.rawValue) | \(m.rawValue) | within the limit |")
+            md.append("|---|---:|---:|---:|---|")
             let b = rule.constraints[m]
             for (c, f) in paretoFront(m) {
-                md.append("| \(escape(label(c))) | \(show(f.measures[o], o)) | \(show(f.measures[m], m)) | "
-                          + "\(b.map { f.value(m).map($0.admits) ?? false ? "yes" : "no" } ?? "–") |")
+                md.append("| \(escape(label(c))) | \(result.candidates[c].stage + 1) | \(show(f.measures[o], o)) | "
+                          + "\(show(f.measures[m], m)) | \(b.map { f.value(m).map($0.admits) ?? false ? "yes" : "no" } ?? "–") |")
             }
             md.append("")
         }
-        md.append("Every candidate, the stage it reached and why it left: `candidates.csv`.")
-        return md.joined(separator: "\n") + "\n"
+        return md
     }
 
     func escape(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }

@@ -18,6 +18,8 @@ struct LegendEntry {
         case band(color: String, dash: String?)
         case box(fill: String, stroke: String?, dash: String?)
         case whisker
+        /// A lone marker, for points drawn without a line.
+        case dot(color: String)
     }
 
     let label: String
@@ -77,6 +79,8 @@ enum ChartFrame {
             canvas.line(x1: x + 2, y1: y, x2: x + 20, y2: y, stroke: whiskerColor, width: 1.5)
             canvas.line(x1: x + 2, y1: y - 5, x2: x + 2, y2: y + 5, stroke: whiskerColor, width: 1.5)
             canvas.line(x1: x + 20, y1: y - 5, x2: x + 20, y2: y + 5, stroke: whiskerColor, width: 1.5)
+        case let .dot(color):
+            canvas.circle(cx: x + 11, cy: y, r: 3, fill: color, stroke: nil)
         }
     }
 

@@ -51,9 +51,10 @@ struct SVGCanvas {
         elements.append("<polygon points=\"\(list)\" fill=\"\(fill)\" fill-opacity=\"\(Self.n(opacity))\" stroke=\"none\"/>")
     }
 
-    mutating func circle(cx: Double, cy: Double, r: Double, fill: String) {
+    /// A filled circle, outlined in white (the default) so that overlapping markers stay apart, or not at all.
+    mutating func circle(cx: Double, cy: Double, r: Double, fill: String, stroke: String? = "#ffffff") {
         elements.append("<circle cx=\"\(Self.n(cx))\" cy=\"\(Self.n(cy))\" r=\"\(Self.n(r))\" fill=\"\(fill)\""
-            + " stroke=\"#ffffff\" stroke-width=\"1\"/>")
+            + (stroke.map { " stroke=\"\($0)\" stroke-width=\"1\"" } ?? "") + "/>")
     }
 
     /// Draws `text` as given (clip it first); `rotation` is in degrees about the anchor point.
