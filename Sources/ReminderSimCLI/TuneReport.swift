@@ -37,7 +37,8 @@ struct TuneReport {
             + (constraints.isEmpty ? "" : " subject to " + constraints.joined(separator: ", "))
     }
 
-    func stageLines() -> [String] {
+    /// One line per stage; `timings` adds each stage's seconds.
+    func stageLines(timings: Bool) -> [String] {
         result.stages.enumerated().map { k, s in
             let final = k == result.stages.count - 1
             var parts = ["stage \(k + 1)\(final ? " (final)" : ""): \(TuneCommand.count(s.users)) users",
@@ -47,7 +48,7 @@ struct TuneReport {
             }
             if !final { parts.append("\(TuneCommand.count(s.infeasible)) dropped as clearly infeasible, \(TuneCommand.count(s.worse)) as clearly worse, "
                                    + "\(TuneCommand.count(s.survivors)) go on") }
-            parts.append(String(format: "%.1f s", s.seconds))
+            if timings { parts.append(String(format: "%.1f s", s.seconds)) }
             return parts.joined(separator: ", ")
         }
     }
@@ -67,14 +68,18 @@ struct TuneReport {
         try result.candidates[c].spec.canonicalJSON()
     }
 
-    func summary() -> String {
+    /// The findings as the terminal shows them; without `timings` (the report's copy) nothing in it
+    /// depends on the machine or the threads.
+    func summary(timings: Bool = true) -> String {
         let r = result
         var out: [String] = []
         out.append("Tune of \"\(r.scenario.name)\": \(TuneCommand.count(r.candidates.count)) candidates against the baseline "
                    + "\"\(r.baseline.label)\"; \(ruleText).")
-        out.append(contentsOf: stageLines().map { "  " + $0 })
-        out.append(String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@.",
-                          TuneCommand.count(Int(r.simulated)), wallSeconds, threads, threads == 1 ? "" : "s"))
+        out.append(contentsOf: stageLines(timings: timings).map { "  " + $0 })
+        out.append(timings
+            ? String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@.",
+                     TuneCommand.count(Int(r.simulated)), wallSeconds, threads, threads == 1 ? "" : "s")
+            : "  \(TuneCommand.count(Int(r.simulated))) configuration-users simulated.")
         out.append("")
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
             out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")
@@ -176,7 +181,7 @@ struct TuneReport {
                   + "\(TuneCommand.count(r.scenario.users)) final users, \(r.candidates.count) candidates.")
         md.append("")
         md.append("```")
-        md.append(summary().trimmingCharacters(in: .newlines))
+        md.append(summary(timings: false).trimmingCharacters(in: .newlines))
         md.append("```")
         md.append("")
         md.append("## Stages")
@@ -184,14 +189,16 @@ struct TuneReport {
         md.append(String(format: "A candidate is dropped when its interval widened to z = %.3f (one-sided 5%% split over "
                          + "the %d racing stage%@) lies beyond a constraint's limit, or when its paired difference from "
                          + "the leader does.", r.plan.dropZ, max(1, r.plan.stageUsers.count - 1),
-                         r.plan.stageUsers.count > 2 ? "s" : ""))
+                         r.plan.stageUsers.count > 2 ? "s" : "")
+                  + " Timings are left out of the report, which is the same for a seed whatever the threads; each "
+                  + "stage's seconds are in the database (`tune_stages`).")
         md.append("")
-        md.append("| stage | users | entered | left out beforehand | clearly infeasible | clearly worse | go on | seconds |")
-        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        md.append("| stage | users | entered | left out beforehand | clearly infeasible | clearly worse | go on |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|")
         for (k, s) in r.stages.enumerated() {
             let final = k == r.stages.count - 1
             md.append("| \(k + 1)\(final ? " (final)" : "") | \(s.users) | \(s.entered + s.overCapacity) | \(s.overCapacity) | "
-                      + "\(s.infeasible) | \(s.worse) | \(final ? "–" : String(s.survivors)) | \(String(format: "%.1f", s.seconds)) |")
+                      + "\(s.infeasible) | \(s.worse) | \(final ? "–" : String(s.survivors)) |")
         }
         md.append("")
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")

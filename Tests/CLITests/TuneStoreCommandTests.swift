@@ -103,4 +103,20 @@ final class TuneStoreCommandTests: RemindersimTestCase {
             XCTAssertTrue(page.texts.contains { $0.hasPrefix("2: baseline \"3 days\"") } || page.texts.contains { $0.hasPrefix("1: baseline") }, file)
         }
     }
+
+    /// Every file of the report folder, charts included, is the same for a seed whatever the threads.
+    func testTheReportFolderIsTheSameWhateverTheThreads() throws {
+        assertExit(try tune("--out", "out", threads: 1), 0)
+        assertExit(try tune("--out", "out", threads: 3), 0)
+        let one = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
+        let three = workDirectory.appendingPathComponent("out/tune-periods-tune-2")
+        let files = try FileManager.default.contentsOfDirectory(atPath: one.path).sorted()
+        XCTAssertEqual(files, ["candidates.csv", "pareto-delivered-per-extra-open.svg", "pareto-opt-out-rate.svg",
+                               "recommendation.json", "report.md"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: three.path).sorted(), files)
+        for file in files {
+            XCTAssertEqual(try Data(contentsOf: one.appendingPathComponent(file)), try Data(contentsOf: three.appendingPathComponent(file)),
+                           "\(file) differs between 1 and 3 threads")
+        }
+    }
 }
