@@ -280,23 +280,17 @@ struct UserTimeline {
     /// The user's install time, BG/NBD gap mean and repeat dropout.
     let traits: UserTraits
     let installDay: Int
-    let reminders: UnsafeBufferPointer<Reminder>
+    /// The configuration: its reminders, cron rules (in registration order) and which of them match
+    /// at a launch, message and period slots, and the delivery policies around the engines.
+    let config: ConfigurationView
     let states: UnsafeMutableBufferPointer<ReminderState>
     /// Per cron rule, the user's block runs so far.
     let ruleBlockRuns: UnsafeMutableBufferPointer<Int64>
-    /// The cron engine's rules, in registration order, and which of them match at a launch.
-    let rules: UnsafeBufferPointer<CronRule>
-    let cronTable: CronLaunchTable.View
-    let messageBase: UnsafeBufferPointer<Int>
-    let periodBase: UnsafeBufferPointer<Int>
-    let messageWeights: UnsafeBufferPointer<Double>
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
     /// The run days (UTC) the user opened the app, as bits.
     let activeDays: UnsafeMutablePointer<UInt64>
-    /// Extensions around the engines: where notifications may fire, and a cap on deliveries.
-    let delivery: DeliveryPolicy
     let movesFireTimes: Bool
     /// Set when the configuration has a frequency cap.
     let deliveryLog: UnsafeMutablePointer<DeliveryLog>?
@@ -349,19 +343,13 @@ struct UserTimeline {
         dayOrigin = traits.utcOffsetSeconds + 86_400
         self.traits = traits
         installDay = Int(traits.install + dayOrigin) / 86_400 - 1
-        reminders = c.reminders
         self.states = states
         self.ruleBlockRuns = ruleBlockRuns
-        rules = c.rules
-        cronTable = c.cronTable
-        messageBase = c.messageBase
-        periodBase = c.periodBase
-        messageWeights = c.messageWeights
+        config = c
         self.layout = layout
         self.counts = counts
         self.activeDays = activeDays
         self.organic = organic
-        delivery = c.delivery
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
         seed = model.seed
@@ -396,8 +384,8 @@ struct UserTimeline {
         case .suppressed: slot = .suppressed; add(.suppressed)
         case .censored: slot = .censored; add(.censored)
         }
-        add(layout.message(messageBase[r] + n.messageIndex, slot))
-        add(layout.period(periodBase[r] + n.periodIndex, slot))
+        add(layout.message(config.messageBase[r] + n.messageIndex, slot))
+        add(layout.period(config.periodBase[r] + n.periodIndex, slot))
         observer.record(.ended(reminder: r, notification: n, outcome: o))
     }
 
@@ -436,7 +424,7 @@ struct UserTimeline {
         // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
         // those where its block did not run ran its else-block.
         let launches = Int64(counters.totalLaunches)
-        for rule in 0..<rules.count {
+        for rule in 0..<config.rules.count {
             counts[layout.rule(rule, .evaluated)] &+= launches
             counts[layout.rule(rule, .blockRuns)] &+= ruleBlockRuns[rule]
             counts[layout.rule(rule, .elseRuns)] &+= launches &- ruleBlockRuns[rule]
@@ -475,11 +463,11 @@ struct UserTimeline {
         }
         if coldLaunch {
             add(.launches)
-            if !rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+            if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
-        for r in 0..<reminders.count {
+        for r in 0..<config.reminders.count {
             // A notification that fired while the user was away was counted when it fired.
-            reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
+            config.reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
             let state = states[r]
             observer.record(.reminderChecked(reminder: r, state: state))
         }
@@ -492,8 +480,8 @@ struct UserTimeline {
     @inline(__always)
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         counters.recordLaunch(onDay: today)
-        let matched = cronTable.matches(rules, counters)
-        for rule in 0..<rules.count {
+        let matched = config.cronTable.matches(config.rules, counters)
+        for rule in 0..<config.rules.count {
             ruleBlockRuns[rule] &+= Int64(truncatingIfNeeded: matched &>> UInt64(rule) & 1)
             observer.record(.cronRule(index: rule, matched: matched & 1 << UInt64(rule) != 0))
         }
@@ -531,7 +519,7 @@ struct UserTimeline {
                 ? traits.install + recorded[nextRecorded] : .infinity
         }
         if close >= horizon {
-            for r in 0..<reminders.count {
+            for r in 0..<config.reminders.count {
                 if let n = states[r].pending {
                     outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
                 }
@@ -598,8 +586,8 @@ struct UserTimeline {
     @inline(__always)
     mutating func close<O: TimelineObserver>(_ session: ClosedSession, _ observer: inout O) {
         observer.record(.close(time: session.close))
-        for r in 0..<reminders.count {
-            if let end = reminders[r].enteredBackground(at: session.close, state: &states[r], random: &messageStream) {
+        for r in 0..<config.reminders.count {
+            if let end = config.reminders[r].enteredBackground(at: session.close, state: &states[r], random: &messageStream) {
                 let n = end.notification
                 switch end {
                 case .cancelled: outcome(r, n, n.fireTime >= horizon ? .censored : .cancelled, &observer)
@@ -610,8 +598,8 @@ struct UserTimeline {
             guard var n = states[r].pending else { continue }
             if movesFireTimes { n = move(r, n, &observer) }
             add(.scheduled)
-            add(layout.message(messageBase[r] + n.messageIndex, .scheduled))
-            add(layout.period(periodBase[r] + n.periodIndex, .scheduled))
+            add(layout.message(config.messageBase[r] + n.messageIndex, .scheduled))
+            add(layout.period(config.periodBase[r] + n.periodIndex, .scheduled))
             let state = states[r]
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
@@ -634,7 +622,7 @@ struct UserTimeline {
         while true {
             var earliest = -1
             var notification = PendingNotification(fireTime: .infinity, messageIndex: 0, periodIndex: 0)
-            for r in 0..<reminders.count where fired & (1 << UInt64(r)) == 0 {
+            for r in 0..<config.reminders.count where fired & (1 << UInt64(r)) == 0 {
                 if let n = states[r].pending, n.fireTime < notification.fireTime {
                     earliest = r
                     notification = n
@@ -648,7 +636,7 @@ struct UserTimeline {
                 outcome(earliest, notification, .suppressed, &observer)
                 continue
             }
-            if let log = deliveryLog, let cap = delivery.frequencyCap {
+            if let log = deliveryLog, let cap = config.delivery.frequencyCap {
                 guard log.pointee.allows(notification.fireTime, cap: cap) else {
                     capped(earliest, notification, &observer)
                     continue
@@ -670,7 +658,7 @@ struct UserTimeline {
     /// user turn notifications off.
     @inline(__always)
     mutating func respond<O: TimelineObserver>(to n: PendingNotification, of r: Int, _ observer: inout O) -> Double? {
-        var p = response.base * messageWeights[messageBase[r] + n.messageIndex] * fatigueFactor
+        var p = response.base * config.messageWeights[config.messageBase[r] + n.messageIndex] * fatigueFactor
         if let quiet = response.quiet {
             if quiet.contains(hour: Int(n.fireTime + dayOrigin) % 86_400 / 3_600) { p *= response.quietFactor }
         }
@@ -698,8 +686,8 @@ struct UserTimeline {
     ) {
         add(.responded)
         add(layout.hour(localHour(n.fireTime), .responded))
-        add(layout.message(messageBase[r] + n.messageIndex, .responded))
-        add(layout.period(periodBase[r] + n.periodIndex, .responded))
+        add(layout.message(config.messageBase[r] + n.messageIndex, .responded))
+        add(layout.period(config.periodBase[r] + n.periodIndex, .responded))
         if dormant {
             dormant = false
             add(.revived)
@@ -711,7 +699,7 @@ struct UserTimeline {
     /// send window, then out of quiet hours. The engine's state holds the moved time, so its checks
     /// see what the app scheduled.
     mutating func move<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
-        let moved = delivery.fireTime(for: n.fireTime, utcOffsetSeconds: dayOrigin - 86_400, usualMinute: usualMinute)
+        let moved = config.delivery.fireTime(for: n.fireTime, utcOffsetSeconds: dayOrigin - 86_400, usualMinute: usualMinute)
         guard moved.time != n.fireTime else { return n }
         if moved.shifted { add(.shifted) }
         if moved.deferred { add(.deferred) }
@@ -725,15 +713,15 @@ struct UserTimeline {
     /// A notification past the frequency cap: not shown. The engine cannot tell it from one that fired.
     mutating func capped<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) {
         add(.capped)
-        add(layout.message(messageBase[r] + n.messageIndex, .capped))
-        add(layout.period(periodBase[r] + n.periodIndex, .capped))
+        add(layout.message(config.messageBase[r] + n.messageIndex, .capped))
+        add(layout.period(config.periodBase[r] + n.periodIndex, .capped))
         observer.record(.capped(reminder: r, notification: n))
     }
 
     /// Nobody opens again before the horizon: notifications due after it are censored.
     @inline(__always)
     mutating func endAtHorizon<O: TimelineObserver>(_ observer: inout O) {
-        for r in 0..<reminders.count {
+        for r in 0..<config.reminders.count {
             if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored, &observer) }
         }
         let end = horizon
