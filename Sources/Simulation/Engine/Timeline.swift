@@ -66,10 +66,7 @@ public struct UserOutcome: Equatable, Sendable {
 
 /// Per-worker buffers reused from user to user, so the loop allocates nothing.
 public struct TimelineScratch {
-    @usableFromInline var states: [ReminderState] = []
-    /// Per cron rule, the current user's block runs.
-    @usableFromInline var ruleBlockRuns: [Int64] = []
-    let organic = OrganicDrawOwner()
+    let buffers = TimelineBuffers()
     /// A frequency cap's recent deliveries, sized for the largest cap.
     @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
 
@@ -77,17 +74,8 @@ public struct TimelineScratch {
 
     /// Starts a user: the organic draws cached for the previous one are dropped.
     mutating func beginUser(seed: UInt64, user: Int) {
-        organic.cache.count = 0
-        organic.cache.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
-    }
-
-    /// Clears the first `reminders` states and `rules` flags; the buffers only ever grow, so
-    /// configurations of different sizes in turn allocate nothing.
-    mutating func reset(reminders: Int, rules: Int) {
-        if states.count < reminders { states = Array(repeating: ReminderState(), count: reminders) }
-        for i in 0..<reminders { states[i] = ReminderState() }
-        if ruleBlockRuns.count < rules { ruleBlockRuns = Array(repeating: 0, count: rules) }
-        for i in 0..<rules { ruleBlockRuns[i] = 0 }
+        buffers.organic.count = 0
+        buffers.organic.stream = Xoshiro256(seed: seed, user: UInt64(user), purpose: .organic)
     }
 }
 
@@ -155,22 +143,14 @@ extension CompiledModel {
         scratch: inout TimelineScratch, observer: inout O
     ) -> UserOutcome {
         activeDays.update(repeating: 0, count: activeDayWords)
-        scratch.reset(reminders: c.reminders.count, rules: c.rules.count)
-        // The per-user buffers leave `scratch` for the duration, so that pointers into them never
-        // overlap an access to `scratch` itself.
-        var states: [ReminderState] = []
-        var ruleBlockRuns: [Int64] = []
-        var organic = scratch.organic.cache
-        swap(&states, &scratch.states)
-        swap(&ruleBlockRuns, &scratch.ruleBlockRuns)
-        defer {
-            swap(&states, &scratch.states)
-            swap(&ruleBlockRuns, &scratch.ruleBlockRuns)
-            // The buffer may have moved as it grew: its owner keeps the new one.
-            scratch.organic.cache = organic
-        }
+        let buffers = scratch.buffers
+        let states = buffers.states(c.reminders.count)
+        let ruleBlockRuns = buffers.ruleBlockRuns(c.rules.count)
+        var organic = buffers.organic
+        // The buffer may have moved as it grew: its owner keeps the new one.
+        defer { buffers.organic = organic }
         guard c.delivery.frequencyCap != nil else {
-            return run(user: user, traits: traits, c, &states, &ruleBlockRuns, &organic, log: nil, layout: layout,
+            return run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: nil, layout: layout,
                        counts: counts, activeDays: activeDays, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
@@ -179,27 +159,22 @@ extension CompiledModel {
         defer { swap(&log, &scratch.deliveryLog) }
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
-            run(user: user, traits: traits, c, &states, &ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
+            run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
                 activeDays: activeDays, &observer)
         }
     }
 
     private func run<O: TimelineObserver>(
-        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: inout [ReminderState], _ ruleBlockRuns: inout [Int64],
-        _ organic: inout OrganicDrawCache, log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
-        counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, _ observer: inout O
+        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: UnsafeMutableBufferPointer<ReminderState>,
+        _ ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, _ organic: inout OrganicDrawCache,
+        log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
+        activeDays: UnsafeMutablePointer<UInt64>, _ observer: inout O
     ) -> UserOutcome {
-        states.withUnsafeMutableBufferPointer { allStates in
-            ruleBlockRuns.withUnsafeMutableBufferPointer { allRules in
-                var timeline = UserTimeline(
-                    model: self, user: user, traits: traits, configuration: c, organic: organic,
-                    states: UnsafeMutableBufferPointer(rebasing: allStates[..<c.reminders.count]),
-                    ruleBlockRuns: UnsafeMutableBufferPointer(rebasing: allRules[..<c.rules.count]),
-                    deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
-                defer { organic = timeline.organic }
-                return timeline.run(&observer)
-            }
-        }
+        var timeline = UserTimeline(
+            model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
+            ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
+        defer { organic = timeline.organic }
+        return timeline.run(&observer)
     }
 }
 
@@ -234,16 +209,44 @@ struct OrganicDrawCache {
     }
 }
 
-/// Owns a worker's `OrganicDrawCache` buffer.
-final class OrganicDrawOwner {
-    var cache: OrganicDrawCache
+/// A worker's per-user buffers in plain memory, so that the loop reads and writes them with no
+/// reference counting or uniqueness checks: the organic draws (`OrganicDrawCache`), and room for the
+/// reminder states and per-rule block runs of the largest configuration a scenario may have.
+final class TimelineBuffers {
+    var organic: OrganicDrawCache
+    private let states: UnsafeMutablePointer<ReminderState>
+    private let blockRuns: UnsafeMutablePointer<Int64>
 
     init() {
         let capacity = 256
-        cache = OrganicDrawCache(draws: .allocate(capacity: capacity), capacity: capacity)
+        organic = OrganicDrawCache(draws: .allocate(capacity: capacity), capacity: capacity)
+        states = .allocate(capacity: ConfigurationSpec.maximumReminders)
+        states.initialize(repeating: ReminderState(), count: ConfigurationSpec.maximumReminders)
+        blockRuns = .allocate(capacity: ConfigurationSpec.maximumCronRules)
+        blockRuns.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
     }
 
-    deinit { cache.draws.deallocate() }
+    deinit {
+        organic.draws.deallocate()
+        states.deallocate()
+        blockRuns.deallocate()
+    }
+
+    /// The first `n` reminder states, each as a new reminder's.
+    func states(_ n: Int) -> UnsafeMutableBufferPointer<ReminderState> {
+        precondition(n <= ConfigurationSpec.maximumReminders, "TimelineBuffers: too many reminders")
+        let b = UnsafeMutableBufferPointer(start: states, count: n)
+        b.update(repeating: ReminderState())
+        return b
+    }
+
+    /// The first `n` rules' block runs, all zero.
+    func ruleBlockRuns(_ n: Int) -> UnsafeMutableBufferPointer<Int64> {
+        precondition(n <= ConfigurationSpec.maximumCronRules, "TimelineBuffers: too many cron rules")
+        let b = UnsafeMutableBufferPointer(start: blockRuns, count: n)
+        b.update(repeating: 0)
+        return b
+    }
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
