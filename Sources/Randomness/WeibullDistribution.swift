@@ -38,9 +38,22 @@ public struct WeibullDistribution: ContinuousDistribution, Equatable {
     }
 
     /// One draw; one generator output about 99% of the time.
-    @inlinable
+    @inlinable @inline(__always)
     public func sample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
-        scale * table.exp(log(generator.nextStandardExponential(using: exponential)) * inverseShape)
+        value(ofExponent: exponentSample(&generator))
+    }
+
+    /// A draw of ln(X / scale) = ln E / shape; `value(ofExponent:)` of it is `sample`'s draw, bit for
+    /// bit (see `LogNormalDistribution.logSample`).
+    @inlinable @inline(__always)
+    public func exponentSample<G: RandomNumberGenerator>(_ generator: inout G) -> Double {
+        log(generator.nextStandardExponential(using: exponential)) * inverseShape
+    }
+
+    /// X from a draw of ln(X / scale).
+    @inlinable @inline(__always)
+    public func value(ofExponent y: Double) -> Double {
+        scale * table.exp(y)
     }
 
     public func cdf(_ x: Double) -> Double {

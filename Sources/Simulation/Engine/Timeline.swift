@@ -559,21 +559,29 @@ struct UserTimeline {
             let dropout = organic.stream.nextUnit()
             // Only BG/NBD users have a chance of dropping out after a repeat visit.
             let repeatDropout = traits.repeatDropout > 0 ? organic.stream.nextUnit() : 1
-            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: repeatDropout, gap: sampleGap())
+            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: repeatDropout,
+                                    gap: sampleGapBeforeExponential())
         }
         for k in 0..<organicBlock {
             block[k].length = segment.session.value(ofLog: block[k].length)
         }
+        // Weibull and lognormal gaps are exponentials too, taken the same way.
+        switch segment.gaps {
+        case let .weibull(d): for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
+        case let .lognormal(d): for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
+        default: break
+        }
         organic.count &+= organicBlock
     }
 
-    /// The gap to the next organic open, from the segment's return process.
+    /// The gap to the next organic open, from the segment's return process; for Weibull and
+    /// lognormal gaps, the exponent whose exponential `drawOrganicBlock` takes.
     @inline(__always)
-    mutating func sampleGap() -> Double {
+    mutating func sampleGapBeforeExponential() -> Double {
         switch segment.gaps {
         case let .exponential(d): return d.sample(&organic.stream)
-        case let .weibull(d): return d.sample(&organic.stream)
-        case let .lognormal(d): return d.sample(&organic.stream)
+        case let .weibull(d): return d.exponentSample(&organic.stream)
+        case let .lognormal(d): return d.logSample(&organic.stream)
         case .bgnbd: return traits.gapMeanSeconds * organic.stream.nextStandardExponential(using: exponential)
         case let .empirical(start, count):
             return EmpiricalTables.sample(seconds: empiricalSeconds, cumulative: empiricalCumulative,
