@@ -251,6 +251,8 @@ public struct CompiledModel: Sendable {
     /// Holdout first, then the scenario's configurations in order.
     public let configurations: [CompiledConfiguration]
     @usableFromInline let segments: [CompiledSegment]
+    /// The same, frozen for the loop.
+    let frozenSegments: FrozenBuffer<CompiledSegment>
     @usableFromInline let empirical: EmpiricalTables
     /// The empirical tables' values and cumulative probabilities, frozen for the loop.
     let frozenSeconds: FrozenBuffer<Double>
@@ -302,6 +304,7 @@ public struct CompiledModel: Sendable {
                 coldLaunchSeconds: segment.coldLaunchAfterMinutes * 60))
         }
         segments = compiled
+        frozenSegments = FrozenBuffer(compiled)
         empirical = tables
         frozenSeconds = FrozenBuffer(tables.seconds)
         frozenCumulative = FrozenBuffer(tables.cumulative)

@@ -268,7 +268,7 @@ struct ClosedSession {
 struct UserTimeline {
     // Constants of the run.
     /// The user's segment: return process, session lengths, dropout, cold-launch threshold.
-    let segment: CompiledSegment
+    let segment: UnsafePointer<CompiledSegment>
     let empiricalSeconds: UnsafeBufferPointer<Double>
     let empiricalCumulative: UnsafeBufferPointer<Double>
     let response: CompiledResponse
@@ -337,7 +337,7 @@ struct UserTimeline {
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
-        segment = model.segments[traits.segment]
+        segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
         response = model.response
@@ -360,7 +360,7 @@ struct UserTimeline {
         if c.randomMessages {
             messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
         }
-        if case let .replay(table) = segment.gaps {
+        if case let .replay(table) = segment.pointee.gaps {
             let t = model.replayTables[table]
             let first = t.starts[traits.replayUser]
             recorded = UnsafeBufferPointer(rebasing: model.frozenReplayOffsets[table].buffer[first..<(first + t.counts[traits.replayUser])])
@@ -420,7 +420,7 @@ struct UserTimeline {
             if case let (r, n)? = responder {
                 brought(back: r, by: n, at: next, &observer)
             }
-            coldLaunch = next - session.close >= segment.coldLaunchSeconds
+            coldLaunch = next - session.close >= segment.pointee.coldLaunchSeconds
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
@@ -532,7 +532,7 @@ struct UserTimeline {
             return nil
         }
         // An infinite gap is a draw past the longest return ever recorded: a dropout.
-        let dropsOut = draws.dropout < segment.dropoutPerSession
+        let dropsOut = draws.dropout < segment.pointee.dropoutPerSession
             || (sessionIndex > 0 && draws.repeatDropout < traits.repeatDropout) || gap.isInfinite
         return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
     }
@@ -555,7 +555,7 @@ struct UserTimeline {
         organic.reserve(organicBlock)
         let block = organic.draws + organic.count
         for k in 0..<organicBlock {
-            let logLength = segment.session.logSample(&organic.stream)
+            let logLength = segment.pointee.session.logSample(&organic.stream)
             let dropout = organic.stream.nextUnit()
             // Only BG/NBD users have a chance of dropping out after a repeat visit.
             let repeatDropout = traits.repeatDropout > 0 ? organic.stream.nextUnit() : 1
@@ -563,10 +563,10 @@ struct UserTimeline {
                                     gap: sampleGapBeforeExponential())
         }
         for k in 0..<organicBlock {
-            block[k].length = segment.session.value(ofLog: block[k].length)
+            block[k].length = segment.pointee.session.value(ofLog: block[k].length)
         }
         // Weibull and lognormal gaps are exponentials too, taken the same way.
-        switch segment.gaps {
+        switch segment.pointee.gaps {
         case let .weibull(d): for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
         case let .lognormal(d): for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
         default: break
@@ -578,7 +578,7 @@ struct UserTimeline {
     /// lognormal gaps, the exponent whose exponential `drawOrganicBlock` takes.
     @inline(__always)
     mutating func sampleGapBeforeExponential() -> Double {
-        switch segment.gaps {
+        switch segment.pointee.gaps {
         case let .exponential(d): return d.sample(&organic.stream)
         case let .weibull(d): return d.exponentSample(&organic.stream)
         case let .lognormal(d): return d.logSample(&organic.stream)
