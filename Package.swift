@@ -1,5 +1,20 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// Debug builds compile the modules where the test suite spends its time optimised too: the
+// simulation, its samplers, fitting, storage and rendering, and the randomness tests' statistics.
+// Their statistical tests and the many runs of the built tool then take a fraction of the time
+// they take at -Onone, for a first build that is slower. `@testable import` keeps working (SwiftPM
+// still passes -enable-testing), debug information is still generated, and preconditions and
+// overflow checks stay on (no module relies on `assert`). The engines are left out so that the
+// `ReminderSimEngines` product carries no unsafe flags: with this tools version they would keep it
+// from being used as a versioned dependency.
+// `REMINDERSIM_UNOPTIMISED_DEBUG=1 swift build` compiles everything at -Onone, for a debugger that
+// shows every local variable.
+let optimisedInDebug: [SwiftSetting] =
+    ProcessInfo.processInfo.environment["REMINDERSIM_UNOPTIMISED_DEBUG"] == "1"
+    ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "ReminderSim",
@@ -21,15 +36,21 @@ let package = Package(
         ),
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
-        .target(name: "Randomness", exclude: ["README.md"]),
+        .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
             name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
-            exclude: ["README.md"]),
+            exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(name: "Console", exclude: ["README.md"]),
-        .target(name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"], exclude: ["README.md"]),
-        .target(name: "Rendering", exclude: ["README.md"]),
-        .target(name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"]),
-        .target(name: "RecordedData", dependencies: ["ReminderSimZlib"], exclude: ["README.md"]),
+        .target(
+            name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"], exclude: ["README.md"],
+            swiftSettings: optimisedInDebug),
+        .target(name: "Rendering", exclude: ["README.md"], swiftSettings: optimisedInDebug),
+        .target(
+            name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"],
+            swiftSettings: optimisedInDebug),
+        .target(
+            name: "RecordedData", dependencies: ["ReminderSimZlib"], exclude: ["README.md"],
+            swiftSettings: optimisedInDebug),
         .target(
             name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"],
             exclude: ["README.md"]),
@@ -49,7 +70,7 @@ let package = Package(
         .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport", exclude: ["README.md"]),
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
-        .testTarget(name: "RandomnessTests", dependencies: ["Randomness"]),
+        .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(
             name: "SimulationTests",
