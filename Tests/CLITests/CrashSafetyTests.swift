@@ -51,6 +51,12 @@ final class CrashSafetyTests: RemindersimTestCase {
         let saveWindow = max(0, life - render - store - 0.05)...max(0, life - render)
         print("crash test: wide run lives \(String(format: "%.2f", life)) s; save ≈ \(String(format: "%.2f", store)) s, "
               + "report ≈ \(String(format: "%.2f", render)) s")
+        // A complete small run too, to measure its life: how long one takes depends on the build.
+        let smallCalibration = try startRemindersim(Self.small)
+        let smallCalibrated = try XCTUnwrap(smallCalibration.wait(timeout: 60), "the small calibration run did not finish")
+        let smallLife = smallCalibration.elapsed
+        assertExit(smallCalibrated, 0)
+        print("crash test: small run lives \(String(format: "%.2f", smallLife)) s")
 
         // 2. A run far too big to finish, killed in the middle of its simulation: once it has spent a second
         // of CPU time it is past opening the database and simulating, on any machine.
@@ -59,19 +65,19 @@ final class CrashSafetyTests: RemindersimTestCase {
         XCTAssertTrue(big.killNow(), "could not kill the big run")
         let bigResult = try XCTUnwrap(big.wait(timeout: 10))
         XCTAssertTrue(bigResult.crashed && bigResult.status == SIGKILL, "the big run was not killed: \(bigResult)")
-        try checkDatabase(expectedRuns: 1, after: "killing the big run")
+        try checkDatabase(expectedRuns: 2, after: "killing the big run")
 
         // 3. Runs killed after delays spread over their whole life: stratified, so each twelfth of a
         // wide run's life gets one kill, at a pseudo-random point inside it (reproducible).
         var random = TestRandom(seed: 20_261_202)
-        var expectedRuns = 1
+        var expectedRuns = 2
         var outcomes: [String] = []
         let strata = 12
         var plan: [(arguments: [String], delay: Double)] = (0..<strata).map { i in
             (Self.wide, life * (Double(i) + random.unit()) / Double(strata))
         }
-        // A few small runs of the default scenario too, killed at random points of ~1 s.
-        plan += (0..<4).map { _ in (Self.small, random.unit() * 1.0) }
+        // A few small runs of the default scenario too, killed at random points of their life.
+        plan += (0..<4).map { _ in (Self.small, random.unit() * smallLife) }
         for (index, step) in plan.enumerated() {
             let run = try startRemindersim(step.arguments)
             Thread.sleep(forTimeInterval: step.delay)
