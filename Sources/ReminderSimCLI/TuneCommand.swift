@@ -22,6 +22,7 @@ struct TuneCommand: RunnableCommand {
         arguments: [
             .optionalPositional("scenario", help: "Scenario JSON file with a \"tune\" block, - for standard input."),
             .option("--users", short: "n", valueName: "n", help: "Users of the final stage (overrides the scenario)."),
+            .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
             .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
             .option("--budget", valueName: "seconds", help: """
                 Refuse, before searching, a space whose search would take longer than this (estimated \
@@ -34,8 +35,7 @@ struct TuneCommand: RunnableCommand {
         ])
 
     let path: String?
-    let users: Int?
-    let seed: UInt64?
+    let overrides: ScenarioOverrides
     let budget: Double
     let threads: Int
     let database: String
@@ -43,12 +43,7 @@ struct TuneCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         path = try arguments.optionalValue("scenario")
-        users = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
-                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
-        seed = try arguments.isPresent("--seed")
-            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
-            : nil
+        overrides = try ScenarioOverrides(arguments)
         budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
         threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         database = try arguments.value("--db")
@@ -56,11 +51,9 @@ struct TuneCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        var scenario = try ScenarioLoading.load(path)
-        if let users { scenario.users = users }
-        if let seed { scenario.seed = seed }
+        let scenario = try overrides.load(path)
         let name = ScenarioLoading.displayName(path) ?? "the built-in scenario"
-        let model = try ScenarioLoading.compile(scenario, path: path)
+        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
         let folder = path == ScenarioLoading.standardInput ? nil : path.map { ($0 as NSString).deletingLastPathComponent }
         let tuner: Tuner
         do {
