@@ -15,7 +15,7 @@ import XCTest
 ///     REMINDERSIM_FUZZ_CASES=20000 REMINDERSIM_FUZZ_SEED=7 swift test --filter FuzzTests
 ///
 /// A failure names its case number and seed and keeps the input in the printed folder.
-final class FuzzTests: XCTestCase {
+final class FuzzTests: FolderTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static var cases: Int { ProcessInfo.processInfo.environment["REMINDERSIM_FUZZ_CASES"].flatMap(Int.init) ?? 250 }
@@ -27,16 +27,8 @@ final class FuzzTests: XCTestCase {
     static let leaks = ["NSCocoaErrorDomain", "Error Domain=", "The operation could not be completed", "Optional(",
                         "Swift.", "DecodingError", "CocoaError", "NSPOSIXErrorDomain", "Fatal error"]
 
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        if testRun?.hasSucceeded ?? false { try? FileManager.default.removeItem(at: folder) }
-    }
+    override var folderPrefix: String { "fuzz" }
+    override var keepsFolderOnFailure: Bool { true }
 
     struct Outcome {
         let status: Int32

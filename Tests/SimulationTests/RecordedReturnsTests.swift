@@ -1,18 +1,12 @@
 import Foundation
 import ReminderEngine
 import Simulation
+import ReminderSimTestSupport
 import XCTest
 
 /// Returns taken from recorded logs: replayed timelines and resampled gaps.
-final class RecordedReturnsTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("recorded-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+final class RecordedReturnsTests: FolderTestCase {
+    override var folderPrefix: String { "recorded" }
 
     /// A log of `users` users, user u visiting on days 0, u+1, 2(u+1), … from 2024-01-01 until the end.
     func writeLog(users: Int, days: Int) throws -> (name: String, visitDays: [[Int]]) {

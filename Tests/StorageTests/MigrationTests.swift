@@ -5,17 +5,8 @@ import ReminderSimTestSupport
 import XCTest
 
 /// A database written by an older schema version opens, migrates to the current version and reads back.
-final class MigrationTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+final class MigrationTests: FolderTestCase {
+    override var folderPrefix: String { "migrate" }
 
     func scenario() -> Scenario {
         var s = Scenario.builtInDefault

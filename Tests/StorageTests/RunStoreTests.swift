@@ -5,17 +5,8 @@ import Storage
 import ReminderSimTestSupport
 import XCTest
 
-final class RunStoreTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+final class RunStoreTests: FolderTestCase {
+    override var folderPrefix: String { "store" }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 

@@ -1,21 +1,13 @@
 import Foundation
 import Simulation
 @testable import Storage
+import ReminderSimTestSupport
 import XCTest
 
 /// A tune in the database: one row per candidate, counted per stage as the tune counts them, with
 /// the reason it left, its measures at its last stage and a configuration that pastes back.
-final class TuneStoreTests: XCTestCase {
-    var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("tunestore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+final class TuneStoreTests: FolderTestCase {
+    override var folderPrefix: String { "tunestore" }
 
     /// A name that would break SQL written by concatenation.
     static let hostileName = "tiny'); DROP TABLE tunes; --"

@@ -277,3 +277,23 @@ open class RemindersimTestCase: XCTestCase {
         return try XCTUnwrap(json as? [String: Any], "scenario output is not a JSON object", file: file, line: line)
     }
 }
+
+/// A test case with a fresh temporary folder of its own, `folder`, removed after each test (kept
+/// when `keepsFolderOnFailure` and the test failed, to look at what it wrote).
+open class FolderTestCase: XCTestCase {
+    public private(set) var folder: URL!
+    /// Starts the folder's name, so a kept folder says which tests made it.
+    open var folderPrefix: String { "test" }
+    open var keepsFolderOnFailure: Bool { false }
+
+    override open func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(folderPrefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override open func tearDownWithError() throws {
+        if !keepsFolderOnFailure || (testRun?.hasSucceeded ?? false) { try? FileManager.default.removeItem(at: folder) }
+        try super.tearDownWithError()
+    }
+}
