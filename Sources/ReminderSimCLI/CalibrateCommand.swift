@@ -60,7 +60,7 @@ struct CalibrateCommand: RunnableCommand {
         users = try arguments.value("--users", expected: "a whole number from 100 to 10000000",
                                     where: { (100...10_000_000).contains($0) })
         seed = try arguments.optionalValue("--seed")
-        threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+        threads = try ThreadsOption.value(arguments)
         let base = ((scenarioPath as NSString).lastPathComponent as NSString).deletingPathExtension
         output = try arguments.optionalValue("--out")
             ?? ((scenarioPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("\(base)-calibrated.json")

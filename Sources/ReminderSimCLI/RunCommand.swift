@@ -19,8 +19,7 @@ struct RunCommand: RunnableCommand {
             .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
             .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
             .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
-            .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
-                    default: String(ProcessInfo.processInfo.activeProcessorCount)),
+            ThreadsOption.spec,
             .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
             .flag("--json", help: """
                 Print the run's summary as JSON on stdout instead of text: configurations, headline \
@@ -34,42 +33,34 @@ struct RunCommand: RunnableCommand {
             StoreAccess.outputOption,
         ])
 
-    let path: String?
-    let overrides: ScenarioOverrides
-    let threads: Int
+    let simulation: SimulationArguments
     let stats: Bool
     let json: Bool
-    let database: String
-    let output: String
     let shard: Shard?
 
     init(arguments: ParsedArguments) throws {
-        path = try arguments.optionalValue("scenario")
-        overrides = try ScenarioOverrides(arguments)
+        simulation = try SimulationArguments(arguments)
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
-        threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
         stats = try arguments.flag("--stats")
         json = try arguments.flag("--json")
-        database = try arguments.value("--db")
-        output = try arguments.value("--out")
     }
 
     func run(context: CommandContext) throws {
-        let scenario = try overrides.load(path)
-        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
+        let scenario = try simulation.overrides.load(simulation.path)
+        let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
 
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
-        if shard == nil { try StoreAccess.checkOutputFolder(output) }  // a shard writes no report
-        let store = try StoreAccess.open(database, create: true)
+        if shard == nil { try StoreAccess.checkOutputFolder(simulation.output) }  // a shard writes no report
+        let store = try StoreAccess.open(simulation.database, create: true)
 
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
-        let result = model.run(options: RunOptions(threads: threads, users: users, progress: { progress.advance(by: $0) }))
+        let result = model.run(options: RunOptions(threads: simulation.threads, users: users, progress: { progress.advance(by: $0) }))
         progress.finish()
         if let breach = result.sessionLimitBreach {
-            throw ScenarioLoading.sessionLimitError(breach, in: model, path: path)
+            throw ScenarioLoading.sessionLimitError(breach, in: model, path: simulation.path)
         }
         let wall = Self.seconds(since: started)
 
@@ -77,33 +68,33 @@ struct RunCommand: RunnableCommand {
         let results = RunResults(scenario: scenario, tallies: result)
         let record = RunRecord(
             results: results, toolVersion: Remindersim.version,
-            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads, shard: shard)
+            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard)
         let runID = try StoreAccess.perform { try store.save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {
             // A shard's numbers are a part of the run, not a result: they are reported once merged.
             context.stdout.writeLine(
-                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(database).")
+                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(simulation.database).")
             context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")
             return
         }
 
-        if !json { context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: threads)) }
+        if !json { context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads)) }
         let rendering = DispatchTime.now()
-        let folder = try ReportCommand.render(runID, store: store, output: output)
+        let folder = try ReportCommand.render(runID, store: store, output: simulation.output)
         let renderSeconds = Self.seconds(since: rendering)
         let report = (folder as NSString).appendingPathComponent("report.md")
         if json {
             context.stdout.write(RunJSON.render(results, runID: runID, report: report))
         } else {
-            context.stdout.writeLine("\nSaved as run \(runID) in \(database); report: \(report)")
+            context.stdout.writeLine("\nSaved as run \(runID) in \(simulation.database); report: \(report)")
         }
         if stats {
             let sessions = results.sessions
-            let perCore = Double(sessions) / wall / Double(min(threads, ProcessInfo.processInfo.activeProcessorCount))
+            let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
                 format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s",
-                scenario.users, wall, sessions, perCore, threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
+                scenario.users, wall, sessions, perCore, simulation.threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
                 renderSeconds))
         }
     }

@@ -112,3 +112,32 @@ struct ScenarioOverrides {
         return scenario
     }
 }
+
+/// `--threads`: how many worker threads simulate. Results never depend on it.
+enum ThreadsOption {
+    static let spec = ArgumentSpec.option(
+        "--threads", short: "j", valueName: "n", help: "Worker threads.",
+        default: String(ProcessInfo.processInfo.activeProcessorCount))
+
+    static func value(_ arguments: ParsedArguments) throws -> Int {
+        try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+    }
+}
+
+/// What a simulating command reads the same way: the scenario (with `--users`, `--days`, `--seed`),
+/// the threads, and where the run and its report go.
+struct SimulationArguments {
+    let path: String?
+    let overrides: ScenarioOverrides
+    let threads: Int
+    let database: String
+    let output: String
+
+    init(_ arguments: ParsedArguments) throws {
+        path = try arguments.optionalValue("scenario")
+        overrides = try ScenarioOverrides(arguments)
+        threads = try ThreadsOption.value(arguments)
+        database = try arguments.value("--db")
+        output = try arguments.value("--out")
+    }
+}

@@ -28,54 +28,45 @@ struct TuneCommand: RunnableCommand {
                 Refuse, before searching, a space whose search would take longer than this (estimated \
                 from a short calibration run).
                 """, default: "600"),
-            .option("--threads", short: "j", valueName: "n", help: "Worker threads.",
-                    default: String(ProcessInfo.processInfo.activeProcessorCount)),
+            ThreadsOption.spec,
             StoreAccess.databaseOption,
             StoreAccess.outputOption,
         ])
 
-    let path: String?
-    let overrides: ScenarioOverrides
+    let simulation: SimulationArguments
     let budget: Double
-    let threads: Int
-    let database: String
-    let output: String
 
     init(arguments: ParsedArguments) throws {
-        path = try arguments.optionalValue("scenario")
-        overrides = try ScenarioOverrides(arguments)
+        simulation = try SimulationArguments(arguments)
         budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
-        threads = try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
-        database = try arguments.value("--db")
-        output = try arguments.value("--out")
     }
 
     func run(context: CommandContext) throws {
-        let scenario = try overrides.load(path)
-        let name = ScenarioLoading.displayName(path) ?? "the built-in scenario"
-        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
-        let folder = path == ScenarioLoading.standardInput ? nil : path.map { ($0 as NSString).deletingLastPathComponent }
+        let scenario = try simulation.overrides.load(simulation.path)
+        let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
+        let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        let folder = simulation.path == ScenarioLoading.standardInput ? nil : simulation.path.map { ($0 as NSString).deletingLastPathComponent }
         let tuner: Tuner
         do {
-            tuner = try Tuner(scenario: scenario, threads: threads, dataFolder: folder)
+            tuner = try Tuner(scenario: scenario, threads: simulation.threads, dataFolder: folder)
         } catch {
             throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
         }
         // Where the results go is checked first, before a new database is made.
-        try StoreAccess.checkOutputFolder(output)
-        let store = try StoreAccess.open(database, create: true)
+        try StoreAccess.checkOutputFolder(simulation.output)
+        let store = try StoreAccess.open(simulation.database, create: true)
 
         // A short calibration run gives the cost of one user under one configuration on this machine.
         let calibrationUsers = min(scenario.users, 500)
         let started = DispatchTime.now()
-        let calibration = model.run(options: RunOptions(threads: threads, users: 0..<calibrationUsers, chunkSize: 32))
+        let calibration = model.run(options: RunOptions(threads: simulation.threads, users: 0..<calibrationUsers, chunkSize: 32))
         if let breach = calibration.sessionLimitBreach { throw CommandError.dataError("\(name): \(model.explain(breach))") }
         let perSimulation = RunCommand.seconds(since: started) / Double(calibrationUsers * model.configurations.count)
         let estimate = perSimulation * tuner.plan.simulations
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
-                + "about \(Self.duration(estimate)) on \(threads) thread\(threads == 1 ? "" : "s")")
+                + "about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
         if estimate > budget {
             throw CommandError.dataError(
                 "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take about \(Self.duration(estimate)) at "
@@ -94,13 +85,13 @@ struct TuneCommand: RunnableCommand {
         let wall = RunCommand.seconds(since: started)
 
         let record = TuneRecord(result: result, toolVersion: Remindersim.version,
-                                createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: threads)
+                                createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
         let tuneID = try StoreAccess.perform { try store.save(record) }
-        let report = TuneReport(result: result, wallSeconds: wall, threads: threads)
-        let written = try Self.write(report, out: output, scenarioName: scenario.name)
+        let report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
+        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name)
         context.stdout.write(report.summary())
         context.stdout.writeLine(
-            "\nSaved as tune \(tuneID) in \(database); report: \((written as NSString).appendingPathComponent("report.md"))")
+            "\nSaved as tune \(tuneID) in \(simulation.database); report: \((written as NSString).appendingPathComponent("report.md"))")
     }
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken.
