@@ -412,7 +412,9 @@ struct UserTimeline {
             open(at: openTime, cause: cause, coldLaunch: coldLaunch, &observer)
             guard let session = session(openedAt: openTime, &observer) else { break }
             close(session, &observer)
-            let (next, responder) = fire(after: session, &observer)
+            // Most sessions end with nothing due before the user is back: no need to walk `fire`.
+            let (next, responder) = dueBefore(session) ? fire(after: session, &observer)
+                : (dormant ? Double.infinity : session.organicNext, nil)
             if next >= horizon {
                 endAtHorizon(&observer)
                 break
@@ -619,6 +621,17 @@ struct UserTimeline {
             observer.record(.droppedOut(time: session.close))
         }
         sessionIndex += 1
+    }
+
+    /// Whether a pending notification fires before the user would be back on their own (or at the
+    /// very instant) and inside the horizon: when none does, `fire` would only return that open.
+    @inline(__always)
+    func dueBefore(_ session: ClosedSession) -> Bool {
+        let nextOpen = dormant ? Double.infinity : session.organicNext
+        for r in 0..<config.reminders.count {
+            if let n = states[r].pending, n.fireTime <= nextOpen, n.fireTime < horizon { return true }
+        }
+        return false
     }
 
     /// Away: notifications fire in time order until the user opens again. Returns the next open
