@@ -486,8 +486,12 @@ struct UserTimeline {
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         counters.recordLaunch(onDay: today)
         let matched = config.cronTable.matches(config.rules, counters)
+        var ran = matched
+        while ran != 0 {
+            ruleBlockRuns[ran.trailingZeroBitCount] &+= 1
+            ran &= ran &- 1
+        }
         for rule in 0..<config.rules.count {
-            ruleBlockRuns[rule] &+= Int64(truncatingIfNeeded: matched &>> UInt64(rule) & 1)
             observer.record(.cronRule(index: rule, matched: matched & 1 << UInt64(rule) != 0))
         }
         // The rules whose block runs for the user's first time.
