@@ -190,8 +190,8 @@ struct OrganicDraws {
 ///
 /// The buffer is plain memory, so that the loop writes and reads it with no reference counting
 /// or uniqueness checks; it only grows, is reused from user to user, and belongs to an
-/// `OrganicDrawOwner`, which takes the cache back (with the buffer wherever it moved) after each
-/// run and frees it at the end.
+/// worker's `TimelineBuffers`, which take the cache back (with the buffer wherever it moved) after
+/// each run and free it at the end.
 struct OrganicDrawCache {
     var draws: UnsafeMutablePointer<OrganicDraws>
     var count = 0
@@ -328,10 +328,6 @@ struct UserTimeline {
     /// A replayed user's recorded visits, as times since install; the first is the install.
     var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
-    /// The next session's organic draws, made one session ahead: they depend on nothing the
-    /// session does, so the processor computes them while the current session is counted
-    /// instead of waiting for them at the next open. The stream's order is unchanged.
-    var ahead = OrganicDraws(length: 0, dropout: 0, repeatDropout: 0, gap: 0)
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
@@ -399,7 +395,6 @@ struct UserTimeline {
         let lastWholeDay = localDay(horizon) - 1 - installDay
         result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
         add(.users)
-        ahead = drawOrganic()
         var openTime = traits.install
         var cause = OpenCause.install
         var coldLaunch = true
@@ -412,9 +407,10 @@ struct UserTimeline {
             open(at: openTime, cause: cause, coldLaunch: coldLaunch, &observer)
             guard let session = session(openedAt: openTime, &observer) else { break }
             close(session, &observer)
-            // Most sessions end with nothing due before the user is back: no need to walk `fire`.
-            let (next, responder) = dueBefore(session) ? fire(after: session, &observer)
-                : (dormant ? Double.infinity : session.organicNext, nil)
+            // When the user would be back on their own; most sessions end with nothing due before
+            // it, and then there is no need to walk `fire`.
+            let organicOpen = dormant ? Double.infinity : session.organicNext
+            let (next, responder) = dueBefore(organicOpen) ? fire(until: organicOpen, &observer) : (organicOpen, nil)
             if next >= horizon {
                 endAtHorizon(&observer)
                 break
@@ -513,8 +509,7 @@ struct UserTimeline {
     /// is pending fires in it or never.
     @inline(__always)
     mutating func session<O: TimelineObserver>(openedAt openTime: Double, _ observer: inout O) -> ClosedSession? {
-        let draws = ahead
-        ahead = drawOrganic()
+        let draws = drawOrganic()
         let length = draws.length, gap = draws.gap
         let close = openTime + length
         var organicNext = close + gap
@@ -627,24 +622,25 @@ struct UserTimeline {
         sessionIndex += 1
     }
 
-    /// Whether a pending notification fires before the user would be back on their own (or at the
-    /// very instant) and inside the horizon: when none does, `fire` would only return that open.
+    /// Whether a pending notification fires before `nextOpen`, when the user would be back on
+    /// their own (or at that very instant), and inside the horizon: when none does, `fire` would
+    /// only return that open.
     @inline(__always)
-    func dueBefore(_ session: ClosedSession) -> Bool {
-        let nextOpen = dormant ? Double.infinity : session.organicNext
+    func dueBefore(_ nextOpen: Double) -> Bool {
         for r in 0..<config.reminders.count {
             if let n = states[r].pending, n.fireTime <= nextOpen, n.fireTime < horizon { return true }
         }
         return false
     }
 
-    /// Away: notifications fire in time order until the user opens again. Returns the next open
-    /// (the horizon or later if none) and, if a notification brought it, which one.
+    /// Away: notifications fire in time order until the user opens again, on their own at
+    /// `organicOpen` or earlier because of one. Returns the next open (the horizon or later if
+    /// none) and, if a notification brought it, which one.
     @inline(__always)
-    mutating func fire<O: TimelineObserver>(after session: ClosedSession, _ observer: inout O)
+    mutating func fire<O: TimelineObserver>(until organicOpen: Double, _ observer: inout O)
         -> (Double, (Int, PendingNotification)?)
     {
-        var nextOpen = dormant ? Double.infinity : session.organicNext
+        var nextOpen = organicOpen
         var responder: (Int, PendingNotification)?
         var fired: UInt64 = 0
         while true {
