@@ -81,5 +81,9 @@ final class TuneCommandTests: RemindersimTestCase {
 
         let bad = try remindersim("tune", large.path, "--budget", "soon")
         assertExit(bad, 64)
+
+        let badDays = try remindersim("tune", large.path, "--days", "0")
+        assertExit(badDays, 64)
+        assertContains(badDays.stderr, "--days: expected a whole number of days from 1 to 3650, got \"0\"", "stderr")
     }
 }
