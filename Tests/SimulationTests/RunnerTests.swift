@@ -59,6 +59,40 @@ final class RunnerTests: XCTestCase {
         XCTAssertGreaterThan(result.tallies[1][.delivered], 0)
     }
 
+    /// The runner takes the holdout's counts of a user from the first configuration under which no
+    /// notification brought the user back; here they are checked against the holdout simulated
+    /// user by user, with answers frequent enough that both ways are taken many times.
+    func testTheHoldoutTakenFromAConfigurationIsTheHoldoutSimulated() throws {
+        var s = smallDefault(users: 1_500, days: 40)
+        s.response.baseResponse = 0.5
+        let model = try CompiledModel(s)
+        let run = model.run(options: RunOptions(threads: 2, chunkSize: 97))
+        var simulated = Tally(layout: model.layout(0))
+        var scratch = TimelineScratch()
+        var observer = NoTimelineObserver()
+        var derived = 0
+        for user in 0..<s.users {
+            let traits = model.traits(user: user)
+            var scrap = Tally(layout: model.layout(1))
+            let first = scrap.counts.withUnsafeMutableBufferPointer {
+                model.simulate(user: user, traits: traits, configuration: model.configurations[1], layout: model.layout(1),
+                               counts: $0.baseAddress!, scratch: &scratch, observer: &observer)
+            }
+            if first.hasHoldoutSessions { derived += 1 }
+            _ = simulated.counts.withUnsafeMutableBufferPointer {
+                model.simulate(user: user, traits: traits, configuration: model.configurations[0], layout: model.layout(0),
+                               counts: $0.baseAddress!, scratch: &scratch, observer: &observer)
+            }
+        }
+        XCTAssertGreaterThan(derived, s.users / 10)
+        XCTAssertLessThan(derived, s.users * 9 / 10)
+        let holdout = run.tallies[0]
+        for counter: Counter in [.users, .opens, .organicOpens, .responseOpens, .launches, .attributed, .scheduled] {
+            XCTAssertEqual(holdout[counter], simulated[counter], "\(counter)")
+        }
+        XCTAssertEqual((0..<s.horizonDays).map { holdout.daily($0) }, (0..<s.horizonDays).map { simulated.daily($0) })
+    }
+
     func testEveryNotificationEndsExactlyOnce() throws {
         let model = try CompiledModel(smallDefault())
         let result = model.run()

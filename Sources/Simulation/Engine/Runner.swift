@@ -120,12 +120,29 @@ extension CompiledModel {
                 for user in range {
                     let t = traits(user: user)
                     scratch.beginUser(seed: seed, user: user)
-                    for i in configurations.indices {
+                    // The configurations first: the first one under which no notification brought
+                    // the user back gives the holdout's counts without simulating it again.
+                    var holdoutDone = false
+                    for i in configurations.indices.dropFirst() {
                         recorder.begin(i, counts.base(i))
                         outcomes[i] = simulateSharingDraws(
                             user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
                             counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
                         recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
+                        if !holdoutDone && outcomes[i].hasHoldoutSessions {
+                            recorder.begin(0, counts.base(0))
+                            outcomes[0] = addHoldout(following: outcomes[i], activeDays: counts.activeDays,
+                                                     layout: counts.layouts[0], counts: counts.base(0))
+                            recorder.end(0, counts.base(0), activeDays: counts.activeDays, into: s, sumsLayout)
+                            holdoutDone = true
+                        }
+                    }
+                    if !holdoutDone {
+                        recorder.begin(0, counts.base(0))
+                        outcomes[0] = simulateSharingDraws(
+                            user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
+                            counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
+                        recorder.end(0, counts.base(0), activeDays: counts.activeDays, into: s, sumsLayout)
                     }
                     if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
                         return SessionLimitBreach(user: user, configuration: i)
@@ -138,6 +155,30 @@ extension CompiledModel {
                 return nil
             }
         }
+    }
+
+    /// Adds the holdout's counts of a user whose run under a configuration (`o`, with its run days
+    /// in `activeDays`) had no open a notification brought, and returns the holdout's outcome.
+    ///
+    /// Such a run is the holdout's, open for open: the organic draws are the same under every
+    /// configuration, notifications that nobody answers change no open, no session and no
+    /// dropout, and the holdout counts nothing but opens. So its counts follow from the
+    /// configuration's: one user, the opens (all organic), the cold launches, and one daily
+    /// active user on each run day with an open.
+    func addHoldout(following o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
+                    counts: UnsafeMutablePointer<Int64>) -> UserOutcome {
+        counts[Counter.users.rawValue] &+= 1
+        counts[Counter.opens.rawValue] &+= o.opens
+        counts[Counter.organicOpens.rawValue] &+= o.opens
+        counts[Counter.launches.rawValue] &+= o.launches
+        for w in 0..<activeDayWords {
+            var days = activeDays[w]
+            while days != 0 {
+                counts[layout.daily(w &* 64 &+ days.trailingZeroBitCount)] &+= 1
+                days &= days &- 1
+            }
+        }
+        return o
     }
 
     /// The paired comparison of one user's outcome under a configuration with the holdout's.

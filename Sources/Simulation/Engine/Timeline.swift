@@ -59,6 +59,13 @@ public struct UserOutcome: Equatable, Sendable {
     public var eligibleThrough: Int = 0
     /// Set when the user reached `Scenario.sessionLimit` and was stopped there: the run is refused.
     public var exceededSessionLimit = false
+    /// Cold launches, and opens a notification brought.
+    public var launches: Int64 = 0
+    public var responseOpens: Int64 = 0
+
+    /// Whether the user's opens were the holdout's, one for one: none was brought by a
+    /// notification, and the run was not stopped at the session limit.
+    @inlinable public var hasHoldoutSessions: Bool { responseOpens == 0 && !exceededSessionLimit }
 
     @inlinable public func retained(day k: Int) -> Bool { k <= eligibleThrough && retainedDays & (1 << UInt32(k - 1)) != 0 }
     @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
@@ -443,6 +450,7 @@ struct UserTimeline {
         result.opens &+= 1
         if cause == .notification {
             add(.responseOpens)
+            result.responseOpens &+= 1
         } else {
             add(.organicOpens)
             fatigueFactor = 1
@@ -464,6 +472,7 @@ struct UserTimeline {
         }
         if coldLaunch {
             add(.launches)
+            result.launches &+= 1
             if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
         for r in 0..<config.reminders.count {
@@ -554,44 +563,56 @@ struct UserTimeline {
     @inline(never)
     mutating func drawOrganicBlock() {
         organic.reserve(organicBlock)
+        // The stream and the constants are read into locals: the compiler cannot tell the block's
+        // stores from `self`, and would otherwise keep the stream's state in memory between draws.
+        var stream = organic.stream
+        defer { organic.stream = stream }
         let block = organic.draws + organic.count
-        for k in 0..<organicBlock {
-            let logLength = segment.pointee.session.logSample(&organic.stream)
-            let dropout = organic.stream.nextUnit()
-            // Only BG/NBD users have a chance of dropping out after a repeat visit.
-            let repeatDropout = traits.repeatDropout > 0 ? organic.stream.nextUnit() : 1
-            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: repeatDropout,
-                                    gap: sampleGapBeforeExponential())
-        }
-        for k in 0..<organicBlock {
-            block[k].length = segment.pointee.session.value(ofLog: block[k].length)
-        }
-        // Weibull and lognormal gaps are exponentials too, taken the same way.
-        switch segment.pointee.gaps {
-        case let .weibull(d): for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
-        case let .lognormal(d): for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
-        default: break
-        }
         organic.count &+= organicBlock
+        let session = segment.pointee.session
+        // Only BG/NBD users have a chance of dropping out after a repeat visit.
+        let repeatDropout = traits.repeatDropout > 0
+        switch segment.pointee.gaps {
+        case let .exponential(d):
+            fill(block, &stream, session, repeatDropout) { d.sample(&$0) }
+        case let .weibull(d):
+            fill(block, &stream, session, repeatDropout) { d.exponentSample(&$0) }
+            for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
+        case let .lognormal(d):
+            fill(block, &stream, session, repeatDropout) { d.logSample(&$0) }
+            for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
+        case .bgnbd:
+            let mean = traits.gapMeanSeconds
+            fill(block, &stream, session, repeatDropout) { mean * $0.nextStandardExponential(using: exponential) }
+        case let .empirical(start, count):
+            let (seconds, cumulative) = (empiricalSeconds, empiricalCumulative)
+            fill(block, &stream, session, repeatDropout) {
+                EmpiricalTables.sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: $0.nextUnit())
+            }
+        case let .kaplanMeier(start, count):
+            let (seconds, cumulative) = (empiricalSeconds, empiricalCumulative)
+            fill(block, &stream, session, repeatDropout) {
+                EmpiricalTables.sampleOrNever(seconds: seconds, cumulative: cumulative, start: start, count: count,
+                                              u: $0.nextUnit())
+            }
+        case .replay:
+            fill(block, &stream, session, repeatDropout) { _ in 0 }
+        }
     }
 
-    /// The gap to the next organic open, from the segment's return process; for Weibull and
-    /// lognormal gaps, the exponent whose exponential `drawOrganicBlock` takes.
+    /// Fills `block` with `organicBlock` sessions' draws in the stream's order (the length's
+    /// logarithm, the dropout draws, the gap or, for Weibull and lognormal gaps, the exponent whose
+    /// exponential the caller takes), then takes the lengths' exponentials in a loop of their own.
     @inline(__always)
-    mutating func sampleGapBeforeExponential() -> Double {
-        switch segment.pointee.gaps {
-        case let .exponential(d): return d.sample(&organic.stream)
-        case let .weibull(d): return d.exponentSample(&organic.stream)
-        case let .lognormal(d): return d.logSample(&organic.stream)
-        case .bgnbd: return traits.gapMeanSeconds * organic.stream.nextStandardExponential(using: exponential)
-        case let .empirical(start, count):
-            return EmpiricalTables.sample(seconds: empiricalSeconds, cumulative: empiricalCumulative,
-                                          start: start, count: count, u: organic.stream.nextUnit())
-        case let .kaplanMeier(start, count):
-            return EmpiricalTables.sampleOrNever(seconds: empiricalSeconds, cumulative: empiricalCumulative,
-                                                 start: start, count: count, u: organic.stream.nextUnit())
-        case .replay: return 0
+    func fill(_ block: UnsafeMutablePointer<OrganicDraws>, _ stream: inout Xoshiro256, _ session: LogNormalDistribution,
+              _ repeatDropout: Bool, gap: (inout Xoshiro256) -> Double) {
+        for k in 0..<organicBlock {
+            let logLength = session.logSample(&stream)
+            let dropout = stream.nextUnit()
+            let again = repeatDropout ? stream.nextUnit() : 1
+            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: again, gap: gap(&stream))
         }
+        for k in 0..<organicBlock { block[k].length = session.value(ofLog: block[k].length) }
     }
 
     /// The app goes to the background: each reminder replaces its notification by a new one.
