@@ -118,29 +118,32 @@ extension RandomNumberGenerator {
                 let x = Double(Int64(truncatingIfNeeded: j)) * layer.width
                 return negative ? -x : x
             }
-            if let x = normalSlowPath(bits: bits, table: table) {
-                return negative ? -x : x
-            }
+            let (x, after) = Self.normalSlowPath(bits: bits, table: table, generator: self)
+            self = after
+            if let x { return negative ? -x : x }
         }
     }
 
     /// The rare part of a normal draw: the tail (layer 0) or the wedge test; nil to start again.
     /// Inlinable so that it is specialised for the caller's generator, but never inlined, so that
-    /// the fast path stays small.
+    /// the fast path stays small. It takes the generator by value and returns it: were it passed
+    /// `inout`, its address would escape into the call and the caller would keep the generator's
+    /// state in memory on the fast path too, instead of in registers.
     @inlinable @inline(never)
-    internal mutating func normalSlowPath(bits: UInt64, table: Ziggurat) -> Double? {
+    internal static func normalSlowPath(bits: UInt64, table: Ziggurat, generator: Self) -> (Double?, Self) {
+        var g = generator
         let index = Int(truncatingIfNeeded: bits & 0xFF)
         if index == 0 {
             while true {
-                let a = -log(nextOpenUnit()) / table.r
-                let b = -log(nextOpenUnit())
-                if 2 * b > a * a { return table.r + a }
+                let a = -log(g.nextOpenUnit()) / table.r
+                let b = -log(g.nextOpenUnit())
+                if 2 * b > a * a { return (table.r + a, g) }
             }
         }
         let layer = table.layers[index]
         let x = Double(Int64(truncatingIfNeeded: bits &>> 11)) * layer.width
-        let height = layer.bottom + nextUnit() * (layer.top - layer.bottom)
-        return height < exp(-0.5 * x * x) ? x : nil
+        let height = layer.bottom + g.nextUnit() * (layer.top - layer.bottom)
+        return (height < exp(-0.5 * x * x) ? x : nil, g)
     }
 
     /// A standard exponential draw (mean 1) by the ziggurat (see `Ziggurat`): one generator output
@@ -168,19 +171,22 @@ extension RandomNumberGenerator {
             }
             if bits & 0xFF == 0 {
                 shift += table.r
-            } else if let x = exponentialWedge(bits: bits, table: table) {
-                return shift + x
+            } else {
+                let (x, after) = Self.exponentialWedge(bits: bits, table: table, generator: self)
+                self = after
+                if let x { return shift + x }
             }
         }
     }
 
     /// The wedge test of an exponential draw outside layer 0; nil to start again (specialised for
-    /// the caller's generator, never inlined).
+    /// the caller's generator, never inlined, the generator passed by value as in `normalSlowPath`).
     @inlinable @inline(never)
-    internal mutating func exponentialWedge(bits: UInt64, table: Ziggurat) -> Double? {
+    internal static func exponentialWedge(bits: UInt64, table: Ziggurat, generator: Self) -> (Double?, Self) {
+        var g = generator
         let layer = table.layers[Int(truncatingIfNeeded: bits & 0xFF)]
         let x = Double(Int64(truncatingIfNeeded: bits &>> 11)) * layer.width
-        let height = layer.bottom + nextUnit() * (layer.top - layer.bottom)
-        return height < exp(-x) ? x : nil
+        let height = layer.bottom + g.nextUnit() * (layer.top - layer.bottom)
+        return (height < exp(-x) ? x : nil, g)
     }
 }
