@@ -32,6 +32,16 @@ final class RecordedReturnsTests: FolderTestCase {
 
     static let format = RecordedFormat.delimited(DelimitedFormat(user: .name("user"), time: .name("time")))
 
+    /// Replayed users keep their place in the recording when the holdout takes over from a
+    /// configuration's run of them.
+    func testTheHoldoutOfReplayedUsersIsTheHoldoutSimulated() throws {
+        let (name, _) = try writeLog(users: 9, days: 200)
+        var s = scenario(.replay(RecordedSource(path: name, format: Self.format, observationEnd: "2024-07-18")),
+                         users: 600, days: 60)
+        s.response.baseResponse = 0.2
+        assertHoldoutAsSimulated(try CompiledModel(s, dataFolder: folder.path))
+    }
+
     func testReplayedUsersVisitExactlyWhenTheirRecordingSays() throws {
         let (name, visitDays) = try writeLog(users: 5, days: 200)
         let source = RecordedSource(path: name, format: Self.format, observationEnd: "2024-07-18")

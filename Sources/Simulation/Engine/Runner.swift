@@ -122,12 +122,16 @@ extension CompiledModel {
                     scratch.beginUser(seed: seed, user: user)
                     // The configurations first: the first one under which no notification brought
                     // the user back gives the holdout's counts without simulating it again.
+                    // Otherwise the holdout takes over from the configuration that went furthest with
+                    // the holdout's opens.
                     var holdoutDone = false
+                    counts.holdoutStart.pointee.sessions = 0
                     for i in configurations.indices.dropFirst() {
                         recorder.begin(i, counts.base(i))
                         outcomes[i] = simulateSharingDraws(
                             user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
-                            counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
+                            counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer,
+                            keep: holdoutDone ? nil : counts.holdoutStart)
                         recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
                         if !holdoutDone && outcomes[i].hasHoldoutSessions {
                             recorder.begin(0, counts.base(0))
@@ -139,9 +143,11 @@ extension CompiledModel {
                     }
                     if !holdoutDone {
                         recorder.begin(0, counts.base(0))
+                        let start = counts.holdoutStart.pointee.sessions > 0 ? UnsafePointer(counts.holdoutStart) : nil
                         outcomes[0] = simulateSharingDraws(
                             user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
-                            counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &observer)
+                            counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &observer,
+                            from: start)
                         recorder.end(0, counts.base(0), activeDays: counts.activeDays, into: s, sumsLayout)
                     }
                     if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
@@ -162,22 +168,11 @@ extension CompiledModel {
     ///
     /// Such a run is the holdout's, open for open: the organic draws are the same under every
     /// configuration, notifications that nobody answers change no open, no session and no
-    /// dropout, and the holdout counts nothing but opens. So its counts follow from the
-    /// configuration's: one user, the opens (all organic), the cold launches, and one daily
-    /// active user on each run day with an open.
+    /// dropout, and the holdout counts nothing but opens. So its counts are the configuration's
+    /// opens, cold launches and daily active users.
     func addHoldout(following o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
                     counts: UnsafeMutablePointer<Int64>) -> UserOutcome {
-        counts[Counter.users.rawValue] &+= 1
-        counts[Counter.opens.rawValue] &+= o.opens
-        counts[Counter.organicOpens.rawValue] &+= o.opens
-        counts[Counter.launches.rawValue] &+= o.launches
-        for w in 0..<activeDayWords {
-            var days = activeDays[w]
-            while days != 0 {
-                counts[layout.daily(w &* 64 &+ days.trailingZeroBitCount)] &+= 1
-                days &= days &- 1
-            }
-        }
+        addOpens(of: o, activeDays: activeDays, layout: layout, counts: counts)
         return o
     }
 
@@ -256,10 +251,16 @@ final class WorkerCounts {
     private let starts: [Int]
     private let storage: UnsafeMutablePointer<Int64>
     let activeDays: UnsafeMutablePointer<UInt64>
+    /// Where the holdout's run of the current user can take over from a configuration's.
+    let holdoutStart: UnsafeMutablePointer<HoldoutStart>
 
     init(layouts: [TallyLayout], activeDayWords: Int) {
         activeDays = .allocate(capacity: activeDayWords)
         activeDays.initialize(repeating: 0, count: activeDayWords)
+        let startDays = UnsafeMutablePointer<UInt64>.allocate(capacity: activeDayWords)
+        startDays.initialize(repeating: 0, count: activeDayWords)
+        holdoutStart = .allocate(capacity: 1)
+        holdoutStart.initialize(to: HoldoutStart(activeDays: startDays))
         self.layouts = layouts
         var starts: [Int] = [], total = 0
         for layout in layouts {
@@ -284,5 +285,7 @@ final class WorkerCounts {
     func deallocate() {
         storage.deallocate()
         activeDays.deallocate()
+        holdoutStart.pointee.activeDays.deallocate()
+        holdoutStart.deallocate()
     }
 }

@@ -91,6 +91,46 @@ extension CompiledModel {
     var activeDayWords: Int { (horizonDays + 63) / 64 }
 }
 
+/// Adds one user's count, opens (organic and brought by a notification), cold launches and daily
+/// active users (one on each run day with an open, from the bitset `activeDays`) under one
+/// configuration. The timeline counts them once the user's run is over, not open by open.
+func addOpens(of o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
+              counts: UnsafeMutablePointer<Int64>) {
+    counts[Counter.users.rawValue] &+= 1
+    counts[Counter.opens.rawValue] &+= o.opens
+    counts[Counter.organicOpens.rawValue] &+= o.opens &- o.responseOpens
+    counts[Counter.responseOpens.rawValue] &+= o.responseOpens
+    counts[Counter.launches.rawValue] &+= o.launches
+    for w in 0..<(layout.days + 63) / 64 {
+        var days = activeDays[w]
+        while days != 0 {
+            counts[layout.daily(w &* 64 &+ days.trailingZeroBitCount)] &+= 1
+            days &= days &- 1
+        }
+    }
+}
+
+/// Where the holdout's run of a user can take over from a configuration's: the configuration's
+/// state just before a notification first brought the user back. Up to there the two runs are the
+/// same, open for open (see `CompiledModel.addHoldout`); from there the holdout goes on to the
+/// organic open the notification came before, with the same draws.
+struct HoldoutStart {
+    /// Sessions so far, and organic draws used; 0 when nothing is kept.
+    var sessions = 0
+    /// The holdout's next open (infinite if the user had dropped out), and whether it is cold.
+    var open = 0.0
+    var coldLaunch = false
+    /// A replayed user's next recorded visit.
+    var nextRecorded = 1
+    /// The outcome so far, and the run days with an open (the run's `activeDayWords` words).
+    var outcome = UserOutcome()
+    let activeDays: UnsafeMutablePointer<UInt64>
+
+    init(activeDays: UnsafeMutablePointer<UInt64>) {
+        self.activeDays = activeDays
+    }
+}
+
 /// Organic draws are made this many sessions at a time.
 let organicBlock = 8
 
@@ -144,10 +184,14 @@ extension CompiledModel {
     /// back by the other configurations). The caller starts each user with `beginUser` and keeps
     /// the configuration of `c` alive. The run days (UTC) the user opens the app are set as bits
     /// in `activeDays` (`activeDayWords` words, cleared here).
+    ///
+    /// A configuration's run keeps in `keep` where the holdout's run can start from (see
+    /// `HoldoutStart`); the holdout's run starts `from` there, or at the install when it is nil.
     func simulateSharingDraws<O: TimelineObserver>(
         user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
-        scratch: inout TimelineScratch, observer: inout O
+        scratch: inout TimelineScratch, observer: inout O,
+        keep: UnsafeMutablePointer<HoldoutStart>? = nil, from start: UnsafePointer<HoldoutStart>? = nil
     ) -> UserOutcome {
         activeDays.update(repeating: 0, count: activeDayWords)
         let buffers = scratch.buffers
@@ -158,7 +202,7 @@ extension CompiledModel {
         defer { buffers.organic = organic }
         guard c.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: nil, layout: layout,
-                       counts: counts, activeDays: activeDays, &observer)
+                       counts: counts, activeDays: activeDays, keep: keep, from: start, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
         var log = DeliveryLog.unused
@@ -167,7 +211,7 @@ extension CompiledModel {
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
             run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
-                activeDays: activeDays, &observer)
+                activeDays: activeDays, keep: keep, from: start, &observer)
         }
     }
 
@@ -175,13 +219,15 @@ extension CompiledModel {
         user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: UnsafeMutableBufferPointer<ReminderState>,
         _ ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, _ organic: inout OrganicDrawCache,
         log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
-        activeDays: UnsafeMutablePointer<UInt64>, _ observer: inout O
+        activeDays: UnsafeMutablePointer<UInt64>, keep: UnsafeMutablePointer<HoldoutStart>?,
+        from start: UnsafePointer<HoldoutStart>?, _ observer: inout O
     ) -> UserOutcome {
         var timeline = UserTimeline(
             model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
-            ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays)
+            ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
+            holdoutStart: keep)
         defer { organic = timeline.organic }
-        return timeline.run(&observer)
+        return timeline.run(&observer, from: start)
     }
 }
 
@@ -304,6 +350,8 @@ struct UserTimeline {
     let movesFireTimes: Bool
     /// Set when the configuration has a frequency cap.
     let deliveryLog: UnsafeMutablePointer<DeliveryLog>?
+    /// Where to keep the holdout's start, if the caller wants it.
+    let holdoutStart: UnsafeMutablePointer<HoldoutStart>?
 
     // The user's random streams.
     /// The user's organic draws, shared with the other configurations; `drawn` of them used here.
@@ -327,7 +375,6 @@ struct UserTimeline {
     /// Local minute of the day of the most recent organic open (the install included), for a send
     /// window at the user's usual hour.
     var usualMinute: Int?
-    var lastDAUDay = -1
     var sessionIndex = 0
     var counters = LaunchCounters()
     /// The cron rules whose block has run for the user, as bits.
@@ -339,7 +386,8 @@ struct UserTimeline {
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
-         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>) {
+         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
+         holdoutStart: UnsafeMutablePointer<HoldoutStart>?) {
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
@@ -358,6 +406,7 @@ struct UserTimeline {
         self.organic = organic
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
+        self.holdoutStart = holdoutStart
         seed = model.seed
         self.user = UInt64(user)
         if c.randomMessages {
@@ -395,16 +444,42 @@ struct UserTimeline {
         observer.record(.ended(reminder: r, notification: n, outcome: o))
     }
 
-    /// The whole timeline, from the install to the horizon.
+    /// The whole timeline, from the install (or from where the holdout takes over a configuration's
+    /// run, `start`) to the horizon.
     @inline(__always)
-    mutating func run<O: TimelineObserver>(_ observer: inout O) -> UserOutcome {
+    mutating func run<O: TimelineObserver>(_ observer: inout O, from start: UnsafePointer<HoldoutStart>?) -> UserOutcome {
         // Day k counts only if it ends inside the horizon.
         let lastWholeDay = localDay(horizon) - 1 - installDay
         result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
-        add(.users)
-        var openTime = traits.install
-        var cause = OpenCause.install
-        var coldLaunch = true
+        if let start {
+            let s = start.pointee
+            precondition(config.reminders.isEmpty && config.rules.isEmpty, "UserTimeline: only the holdout takes over")
+            (result, sessionIndex, drawn, nextRecorded) = (s.outcome, s.sessions, s.sessions, s.nextRecorded)
+            activeDays.update(from: s.activeDays, count: (layout.days + 63) / 64)
+            if s.open < horizon {
+                live(from: s.open, cause: .organic, coldLaunch: s.coldLaunch, &observer)
+            } else {
+                endAtHorizon(&observer)
+            }
+        } else {
+            live(from: traits.install, cause: .install, coldLaunch: true, &observer)
+        }
+        addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
+        // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
+        // those where its block did not run ran its else-block.
+        let launches = Int64(counters.totalLaunches)
+        for rule in 0..<config.rules.count {
+            counts[layout.rule(rule, .evaluated)] &+= launches
+            counts[layout.rule(rule, .blockRuns)] &+= ruleBlockRuns[rule]
+            counts[layout.rule(rule, .elseRuns)] &+= launches &- ruleBlockRuns[rule]
+        }
+        return result
+    }
+
+    /// Session after session, from an open at `openTime` (before the horizon) to the horizon.
+    @inline(__always)
+    mutating func live<O: TimelineObserver>(from openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O) {
+        var openTime = openTime, cause = cause, coldLaunch = coldLaunch
         while true {
             // A bounded number of sessions per user keeps every run's time proportional to users × days.
             if sessionIndex >= sessionLimit {
@@ -423,21 +498,29 @@ struct UserTimeline {
                 break
             }
             if case let (r, n)? = responder {
+                if result.responseOpens == 0 && holdoutStart != nil {
+                    keepHoldoutStart(organicOpen, after: session)
+                }
                 brought(back: r, by: n, at: next, &observer)
             }
             coldLaunch = next - session.close >= segment.pointee.coldLaunchSeconds
             openTime = next
             cause = responder == nil ? .organic : .notification
         }
-        // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
-        // those where its block did not run ran its else-block.
-        let launches = Int64(counters.totalLaunches)
-        for rule in 0..<config.rules.count {
-            counts[layout.rule(rule, .evaluated)] &+= launches
-            counts[layout.rule(rule, .blockRuns)] &+= ruleBlockRuns[rule]
-            counts[layout.rule(rule, .elseRuns)] &+= launches &- ruleBlockRuns[rule]
-        }
-        return result
+    }
+
+    /// A notification is about to bring the user back for the first time, before `organicOpen`,
+    /// when the user would have come back on their own after `session`: up to here the holdout's
+    /// run is this one. Kept if it goes further than what another configuration kept.
+    @inline(never)
+    mutating func keepHoldoutStart(_ organicOpen: Double, after session: ClosedSession) {
+        guard let h = holdoutStart, sessionIndex > h.pointee.sessions else { return }
+        h.pointee.sessions = sessionIndex
+        h.pointee.open = organicOpen
+        h.pointee.coldLaunch = organicOpen - session.close >= segment.pointee.coldLaunchSeconds
+        h.pointee.nextRecorded = nextRecorded
+        h.pointee.outcome = result
+        h.pointee.activeDays.update(from: activeDays, count: (layout.days + 63) / 64)
     }
 
     /// The app opens: counts, the cron rules on a cold launch, and the reminder engine's check.
@@ -446,21 +529,18 @@ struct UserTimeline {
         at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O
     ) {
         observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
-        add(.opens)
+        // The opens, launches and daily active users are counted once the user's run is over, by
+        // `addOpens`.
         result.opens &+= 1
         if cause == .notification {
-            add(.responseOpens)
             result.responseOpens &+= 1
         } else {
-            add(.organicOpens)
             fatigueFactor = 1
             if movesFireTimes { usualMinute = Int(openTime + dayOrigin) % 86_400 / 60 }
         }
-        // Whether an open starts a new day or falls on days 1...30 is as good as random, so these
-        // two are counted without branches the processor would mispredict.
+        // Whether an open falls on days 1...30 is as good as random, so it is recorded without a
+        // branch the processor would mispredict.
         let utcDay = Int(openTime) / 86_400
-        counts[layout.daily(utcDay)] &+= utcDay != lastDAUDay ? 1 : 0
-        lastDAUDay = utcDay
         activeDays[utcDay &>> 6] |= 1 &<< UInt64(utcDay & 63)
         let today = localDay(openTime)
         let sinceInstall = today - installDay
@@ -471,7 +551,6 @@ struct UserTimeline {
             unclaimedDelivery = -.infinity
         }
         if coldLaunch {
-            add(.launches)
             result.launches &+= 1
             if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
