@@ -20,10 +20,11 @@ final class CronLaunchTableTests: XCTestCase {
         let table = CronLaunchTable(rules: rules, days: days)
         let view = table.view
         rules.withUnsafeBufferPointer { buffer in
-            // Inside the table and past both of its edges.
+            // Inside the tables and past each of their edges.
+            let width = CronLaunchTable.totalWidth
             for activeDays in 0...(days + 5) {
                 for launchesToday in 0...(CronLaunchTable.launchesWidth + 3) {
-                    for totalLaunches in [0, 1, 2, 3, 4, 7, 100] {
+                    for totalLaunches in [0, 1, 2, 3, 4, 7, 100, width - 1, width, width + 1, width + 6, 3 * width] {
                         let counters = LaunchCounters(totalLaunches: totalLaunches, launchesToday: launchesToday,
                                                       activeDays: activeDays)
                         XCTAssertEqual(view.matches(buffer, counters), answers(rules, counters),

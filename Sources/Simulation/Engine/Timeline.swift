@@ -231,12 +231,12 @@ extension CompiledModel {
     }
 }
 
-/// The organic draws of one session, made in this order after every session whatever happens next.
+/// The organic draws of one session, made in this order after every session whatever happens next:
+/// its length, whether the user drops out after it, and the gap to the next organic open.
 struct OrganicDraws {
     var length: Double
-    var dropout: Double
-    var repeatDropout: Double
     var gap: Double
+    var dropsOut: Bool
 }
 
 /// One user's organic draws so far, session after session, and the organic stream after them.
@@ -620,13 +620,11 @@ struct UserTimeline {
             observer.record(.horizon(time: end))
             return nil
         }
-        // An infinite gap is a draw past the longest return ever recorded: a dropout.
-        let dropsOut = draws.dropout < segment.pointee.dropoutPerSession
-            || (sessionIndex > 0 && draws.repeatDropout < traits.repeatDropout) || gap.isInfinite
-        return ClosedSession(close: close, organicNext: organicNext, dropsOut: dropsOut)
+        return ClosedSession(close: close, organicNext: organicNext, dropsOut: draws.dropsOut)
     }
 
-    /// One session's organic draws: its length, the dropout draws, the gap to the next organic open.
+    /// One session's organic draws: its length, whether the user drops out, the gap to the next
+    /// organic open.
     @inline(__always)
     mutating func drawOrganic() -> OrganicDraws {
         drawn += 1
@@ -647,49 +645,59 @@ struct UserTimeline {
         var stream = organic.stream
         defer { organic.stream = stream }
         let block = organic.draws + organic.count
+        let first = organic.count
         organic.count &+= organicBlock
         let session = segment.pointee.session
         // Only BG/NBD users have a chance of dropping out after a repeat visit.
         let repeatDropout = traits.repeatDropout > 0
+        defer {
+            // An infinite gap is a draw past the longest return ever recorded: a dropout.
+            for k in 0..<organicBlock where block[k].gap.isInfinite { block[k].dropsOut = true }
+        }
         switch segment.pointee.gaps {
         case let .exponential(d):
-            fill(block, &stream, session, repeatDropout) { d.sample(&$0) }
+            fill(block, first, &stream, session, repeatDropout) { d.sample(&$0) }
         case let .weibull(d):
-            fill(block, &stream, session, repeatDropout) { d.exponentSample(&$0) }
+            fill(block, first, &stream, session, repeatDropout) { d.exponentSample(&$0) }
             for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
         case let .lognormal(d):
-            fill(block, &stream, session, repeatDropout) { d.logSample(&$0) }
+            fill(block, first, &stream, session, repeatDropout) { d.logSample(&$0) }
             for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
         case .bgnbd:
             let mean = traits.gapMeanSeconds
-            fill(block, &stream, session, repeatDropout) { mean * $0.nextStandardExponential(using: exponential) }
+            fill(block, first, &stream, session, repeatDropout) { mean * $0.nextStandardExponential(using: exponential) }
         case let .empirical(start, count):
             let (seconds, cumulative) = (empiricalSeconds, empiricalCumulative)
-            fill(block, &stream, session, repeatDropout) {
+            fill(block, first, &stream, session, repeatDropout) {
                 EmpiricalTables.sample(seconds: seconds, cumulative: cumulative, start: start, count: count, u: $0.nextUnit())
             }
         case let .kaplanMeier(start, count):
             let (seconds, cumulative) = (empiricalSeconds, empiricalCumulative)
-            fill(block, &stream, session, repeatDropout) {
+            fill(block, first, &stream, session, repeatDropout) {
                 EmpiricalTables.sampleOrNever(seconds: seconds, cumulative: cumulative, start: start, count: count,
                                               u: $0.nextUnit())
             }
         case .replay:
-            fill(block, &stream, session, repeatDropout) { _ in 0 }
+            fill(block, first, &stream, session, repeatDropout) { _ in 0 }
         }
     }
 
-    /// Fills `block` with `organicBlock` sessions' draws in the stream's order (the length's
-    /// logarithm, the dropout draws, the gap or, for Weibull and lognormal gaps, the exponent whose
-    /// exponential the caller takes), then takes the lengths' exponentials in a loop of their own.
+    /// Fills `block`, the draws of sessions `first...` of the user, with `organicBlock` sessions'
+    /// draws in the stream's order (the length's logarithm, the dropout draws, the gap or, for
+    /// Weibull and lognormal gaps, the exponent whose exponential the caller takes), then takes the
+    /// lengths' exponentials in a loop of their own. The user drops out after a session with
+    /// the segment's chance, and after a repeat visit (every session but the first) with the
+    /// user's own BG/NBD chance.
     @inline(__always)
-    func fill(_ block: UnsafeMutablePointer<OrganicDraws>, _ stream: inout Xoshiro256, _ session: LogNormalDistribution,
-              _ repeatDropout: Bool, gap: (inout Xoshiro256) -> Double) {
+    func fill(_ block: UnsafeMutablePointer<OrganicDraws>, _ first: Int, _ stream: inout Xoshiro256,
+              _ session: LogNormalDistribution, _ repeatDropout: Bool, gap: (inout Xoshiro256) -> Double) {
+        let dropoutPerSession = segment.pointee.dropoutPerSession, repeatChance = traits.repeatDropout
         for k in 0..<organicBlock {
             let logLength = session.logSample(&stream)
             let dropout = stream.nextUnit()
             let again = repeatDropout ? stream.nextUnit() : 1
-            block[k] = OrganicDraws(length: logLength, dropout: dropout, repeatDropout: again, gap: gap(&stream))
+            let dropsOut = dropout < dropoutPerSession || (first &+ k > 0 && again < repeatChance)
+            block[k] = OrganicDraws(length: logLength, gap: gap(&stream), dropsOut: dropsOut)
         }
         for k in 0..<organicBlock { block[k].length = session.value(ofLog: block[k].length) }
     }
