@@ -131,6 +131,23 @@ struct HoldoutStart {
     }
 }
 
+/// A configuration's number of reminders, as the timeline's loops read it.
+protocol ReminderCount {
+    static func of(_ c: ConfigurationView) -> Int
+}
+
+enum NoReminder: ReminderCount {
+    @inline(__always) static func of(_ c: ConfigurationView) -> Int { 0 }
+}
+
+enum OneReminder: ReminderCount {
+    @inline(__always) static func of(_ c: ConfigurationView) -> Int { 1 }
+}
+
+enum AnyReminderCount: ReminderCount {
+    @inline(__always) static func of(_ c: ConfigurationView) -> Int { c.reminders.count }
+}
+
 /// Organic draws are made this many sessions at a time.
 let organicBlock = 8
 
@@ -222,12 +239,21 @@ extension CompiledModel {
         activeDays: UnsafeMutablePointer<UInt64>, keep: UnsafeMutablePointer<HoldoutStart>?,
         from start: UnsafePointer<HoldoutStart>?, _ observer: inout O
     ) -> UserOutcome {
-        var timeline = UserTimeline(
-            model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
-            ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
-            holdoutStart: keep)
-        defer { organic = timeline.organic }
-        return timeline.run(&observer, from: start)
+        // Most configurations have one reminder, the holdout none: with the count known to the
+        // compiler, the loops over reminders disappear from the loop over sessions.
+        func run<Count: ReminderCount>(_: Count.Type) -> UserOutcome {
+            var timeline = UserTimeline<Count>(
+                model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
+                ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
+                holdoutStart: keep)
+            defer { organic = timeline.organic }
+            return timeline.run(&observer, from: start)
+        }
+        switch c.reminders.count {
+        case 0: return run(NoReminder.self)
+        case 1: return run(OneReminder.self)
+        default: return run(AnyReminderCount.self)
+        }
     }
 }
 
@@ -318,7 +344,7 @@ struct ClosedSession {
 /// check), `session` (its length and the organic draws), `close` (the reminder engine schedules),
 /// `fire` (notifications fire in time order while the user is away) with `respond` (whether a
 /// delivered one brings the user back), then the next open or the end of the horizon.
-struct UserTimeline {
+struct UserTimeline<Count: ReminderCount> {
     // Constants of the run.
     /// The user's segment: return process, session lengths, dropout, cold-launch threshold.
     let segment: UnsafePointer<CompiledSegment>
@@ -419,6 +445,8 @@ struct UserTimeline {
         }
     }
 
+    /// The configuration's number of reminders.
+    @inline(__always) var reminderCount: Int { Count.of(config) }
     @inline(__always) func add(_ index: Int) { counts[index] &+= 1 }
     @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
     /// The local calendar day of time `t` (≥ 0), counted from the run's start.
@@ -554,7 +582,7 @@ struct UserTimeline {
             result.launches &+= 1
             if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
         }
-        for r in 0..<config.reminders.count {
+        for r in 0..<reminderCount {
             // A notification that fired while the user was away was counted when it fired.
             config.reminders[r].becameActive(at: openTime, state: &states[r], coldLaunch: coldLaunch)
             let state = states[r]
@@ -611,7 +639,7 @@ struct UserTimeline {
                 ? traits.install + recorded[nextRecorded] : .infinity
         }
         if close >= horizon {
-            for r in 0..<config.reminders.count {
+            for r in 0..<reminderCount {
                 if let n = states[r].pending {
                     outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
                 }
@@ -706,7 +734,7 @@ struct UserTimeline {
     @inline(__always)
     mutating func close<O: TimelineObserver>(_ session: ClosedSession, _ observer: inout O) {
         observer.record(.close(time: session.close))
-        for r in 0..<config.reminders.count {
+        for r in 0..<reminderCount {
             if let end = config.reminders[r].enteredBackground(at: session.close, state: &states[r], random: &messageStream) {
                 let n = end.notification
                 switch end {
@@ -735,7 +763,7 @@ struct UserTimeline {
     /// only return that open.
     @inline(__always)
     func dueBefore(_ nextOpen: Double) -> Bool {
-        for r in 0..<config.reminders.count {
+        for r in 0..<reminderCount {
             if let n = states[r].pending, n.fireTime <= nextOpen, n.fireTime < horizon { return true }
         }
         return false
@@ -754,7 +782,7 @@ struct UserTimeline {
         while true {
             var earliest = -1
             var notification = PendingNotification(fireTime: .infinity, messageIndex: 0, periodIndex: 0)
-            for r in 0..<config.reminders.count where fired & (1 << UInt64(r)) == 0 {
+            for r in 0..<reminderCount where fired & (1 << UInt64(r)) == 0 {
                 if let n = states[r].pending, n.fireTime < notification.fireTime {
                     earliest = r
                     notification = n
@@ -853,7 +881,7 @@ struct UserTimeline {
     /// Nobody opens again before the horizon: notifications due after it are censored.
     @inline(__always)
     mutating func endAtHorizon<O: TimelineObserver>(_ observer: inout O) {
-        for r in 0..<config.reminders.count {
+        for r in 0..<reminderCount {
             if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored, &observer) }
         }
         let end = horizon
