@@ -115,8 +115,10 @@ extension RandomNumberGenerator {
             let j = bits &>> 11
             let negative = bits & 0x100 != 0
             if j < layer.threshold {
+                // The sign bit is bit 8 of the output moved to bit 63: a branch on a coin flip would
+                // be mispredicted half the time.
                 let x = Double(Int64(truncatingIfNeeded: j)) * layer.width
-                return negative ? -x : x
+                return Double(bitPattern: x.bitPattern ^ ((bits & 0x100) &<< 55))
             }
             let (x, after) = Self.normalSlowPath(bits: bits, table: table, generator: self)
             self = after
