@@ -39,9 +39,12 @@ public struct TableExp: @unchecked Sendable, Equatable {
             return Foundation.exp(x)
             #endif
         }
-        // Adding and removing 1.5 · 2^52 rounds to the nearest integer without a call.
-        let kd = (x * 0x1.71547652b82fep+7 + 0x1.8p52) - 0x1.8p52
-        let k = Int(kd)
+        // Adding and removing 1.5 · 2^52 rounds to the nearest integer without a call; in between,
+        // the low 32 bits of the sum are that integer (|k| < 2^31 here), read without a checked
+        // conversion.
+        let shifted = x * 0x1.71547652b82fep+7 + 0x1.8p52
+        let kd = shifted - 0x1.8p52
+        let k = Int(Int32(truncatingIfNeeded: shifted.bitPattern))
         let r = (x - kd * 0x1.62e42fee00000p-8) - kd * 0x1.a39ef35793c76p-40
         // r + r²/2 + r³/6 + r⁴/24 + r⁵/120 in Estrin's order: a shorter chain of dependent steps
         // than Horner's, which matters because a draw's result is usually needed at once.
