@@ -18,6 +18,9 @@ final class UserSumsRecorder {
     /// Per configuration: the run days (UTC) the current user opened the app, as bits.
     private let activeDays: UnsafeMutablePointer<UInt64>
     private let words: Int
+    /// Per configuration: whether it has no message or period slot, that is no reminder (the
+    /// holdout): its notification counters stay zero, and there is nothing to read.
+    private let silent: [Bool]
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
@@ -26,6 +29,7 @@ final class UserSumsRecorder {
 
     init(layouts: [TallyLayout]) {
         self.layouts = layouts
+        silent = layouts.map { $0.messageSlots + $0.periodSlots == 0 }
         var starts: [Int] = [], at = 0
         for layout in layouts {
             starts.append(at)
@@ -53,6 +57,7 @@ final class UserSumsRecorder {
 
     /// Call before configuration `i` simulates the user, with its tally's counts.
     func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
+        if silent[i] { return }
         (before + prefixStart[i]).update(from: c, count: layouts[i].dailyOffset)
     }
 
@@ -68,6 +73,12 @@ final class UserSumsRecorder {
     /// and the sums' storage: adds the user's ratio terms.
     func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, activeDays days: UnsafePointer<UInt64>,
              into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
+        (activeDays + i &* words).update(from: days, count: words)
+        if silent[i] {
+            // Every term would be zero.
+            (totals + i &* Total.allCases.count).update(repeating: 0, count: Total.allCases.count)
+            return
+        }
         let layout = layouts[i]
         let b = before + prefixStart[i]
         func d(_ k: Int) -> Int64 { c[k] &- b[k] }
@@ -83,7 +94,6 @@ final class UserSumsRecorder {
         t[Total.censored.rawValue] = cen
         t[Total.responded.rawValue] = resp
         t[Total.optedOut.rawValue] = opt > 0 ? 1 : 0
-        (activeDays + i &* words).update(from: days, count: words)
         Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen)
         Self.add(sums + l.ratio(i, .response), resp, del)
         Self.add(sums + l.ratio(i, .attributed), d(.attributed), del)
