@@ -185,9 +185,9 @@ extension CompiledModel {
         for (day, retained, eligible, gained, lost) in retentionCounters where o.eligible(day: day) {
             counts[eligible.rawValue] &+= 1
             let here = o.retained(day: day), there = holdout.retained(day: day)
-            if here { counts[retained.rawValue] &+= 1 }
-            if here && !there { counts[gained.rawValue] &+= 1 }
-            if there && !here { counts[lost.rawValue] &+= 1 }
+            counts[retained.rawValue] &+= one(here)
+            counts[gained.rawValue] &+= one(here && !there)
+            counts[lost.rawValue] &+= one(there && !here)
         }
         // The curve: users retained on each day, and how many days each user can show.
         var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)

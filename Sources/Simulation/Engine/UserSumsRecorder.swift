@@ -148,9 +148,9 @@ final class UserSumsRecorder {
             guard o.eligible(day: day) else { return }
             add(eligible, 1)
             let here = o.retained(day: day), there = holdout.retained(day: day)
-            if here { add(retained, 1) }
-            if here && !there { add(gained, 1) }
-            if there && !here { add(lost, 1) }
+            add(retained, one(here))
+            add(gained, one(here && !there))
+            add(lost, one(there && !here))
         }
         retention(7, .retainedD7, .eligibleD7, .gainedD7, .lostD7)
         retention(30, .retainedD30, .eligibleD30, .gainedD30, .lostD30)
@@ -199,14 +199,14 @@ final class UserSumsRecorder {
         add(.deliveredDiff, dDelivered)
         add(.deliveredDiffSquares, dDelivered &* dDelivered)
         let optA = total(a, .optedOut) != 0, optB = total(b, .optedOut) != 0
-        if optA && !optB { add(.optOutOnlyA, 1) }
-        if optB && !optA { add(.optOutOnlyB, 1) }
+        add(.optOutOnlyA, one(optA && !optB))
+        add(.optOutOnlyB, one(optB && !optA))
         func retention(_ day: Int, _ eligible: PairCounter, _ onlyA: PairCounter, _ onlyB: PairCounter) {
             guard oa.eligible(day: day) else { return }
             add(eligible, 1)
             let x = oa.retained(day: day), y = ob.retained(day: day)
-            if x && !y { add(onlyA, 1) }
-            if y && !x { add(onlyB, 1) }
+            add(onlyA, one(x && !y))
+            add(onlyB, one(y && !x))
         }
         retention(7, .eligibleD7, .retainedD7OnlyA, .retainedD7OnlyB)
         retention(30, .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB)
