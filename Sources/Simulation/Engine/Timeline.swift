@@ -678,19 +678,23 @@ struct UserTimeline<Count: ReminderCount> {
         let session = segment.pointee.session
         // Only BG/NBD users have a chance of dropping out after a repeat visit.
         let repeatDropout = traits.repeatDropout > 0
-        defer {
-            // An infinite gap is a draw past the longest return ever recorded: a dropout.
-            for k in 0..<organicBlock where block[k].gap.isInfinite { block[k].dropsOut = true }
-        }
+        // An infinite gap (a draw past the longest return ever recorded, or an exponential that
+        // overflows) is a dropout.
         switch segment.pointee.gaps {
         case let .exponential(d):
             fill(block, first, &stream, session, repeatDropout) { d.sample(&$0) }
         case let .weibull(d):
-            fill(block, first, &stream, session, repeatDropout) { d.exponentSample(&$0) }
-            for k in 0..<organicBlock { block[k].gap = d.value(ofExponent: block[k].gap) }
+            fill(block, first, &stream, session, repeatDropout, final: false) { d.exponentSample(&$0) }
+            for k in 0..<organicBlock {
+                block[k].gap = d.value(ofExponent: block[k].gap)
+                block[k].dropsOut = block[k].dropsOut || block[k].gap.isInfinite
+            }
         case let .lognormal(d):
-            fill(block, first, &stream, session, repeatDropout) { d.logSample(&$0) }
-            for k in 0..<organicBlock { block[k].gap = d.value(ofLog: block[k].gap) }
+            fill(block, first, &stream, session, repeatDropout, final: false) { d.logSample(&$0) }
+            for k in 0..<organicBlock {
+                block[k].gap = d.value(ofLog: block[k].gap)
+                block[k].dropsOut = block[k].dropsOut || block[k].gap.isInfinite
+            }
         case .bgnbd:
             let mean = traits.gapMeanSeconds
             fill(block, first, &stream, session, repeatDropout) { mean * $0.nextStandardExponential(using: exponential) }
@@ -714,18 +718,21 @@ struct UserTimeline<Count: ReminderCount> {
     /// draws in the stream's order (the length's logarithm, the dropout draws, the gap or, for
     /// Weibull and lognormal gaps, the exponent whose exponential the caller takes), then takes the
     /// lengths' exponentials in a loop of their own. The user drops out after a session with
-    /// the segment's chance, and after a repeat visit (every session but the first) with the
-    /// user's own BG/NBD chance.
+    /// the segment's chance, after a repeat visit (every session but the first) with the user's
+    /// own BG/NBD chance, and, when `final` says the gap drawn is the gap, if it is infinite.
     @inline(__always)
     func fill(_ block: UnsafeMutablePointer<OrganicDraws>, _ first: Int, _ stream: inout Xoshiro256,
-              _ session: LogNormalDistribution, _ repeatDropout: Bool, gap: (inout Xoshiro256) -> Double) {
+              _ session: LogNormalDistribution, _ repeatDropout: Bool, final: Bool = true,
+              gap: (inout Xoshiro256) -> Double) {
         let dropoutPerSession = segment.pointee.dropoutPerSession, repeatChance = traits.repeatDropout
         for k in 0..<organicBlock {
             let logLength = session.logSample(&stream)
             let dropout = stream.nextUnit()
             let again = repeatDropout ? stream.nextUnit() : 1
+            let g = gap(&stream)
             let dropsOut = dropout < dropoutPerSession || (first &+ k > 0 && again < repeatChance)
-            block[k] = OrganicDraws(length: logLength, gap: gap(&stream), dropsOut: dropsOut)
+                || (final && g.isInfinite)
+            block[k] = OrganicDraws(length: logLength, gap: g, dropsOut: dropsOut)
         }
         for k in 0..<organicBlock { block[k].length = session.value(ofLog: block[k].length) }
     }
