@@ -15,11 +15,15 @@ public enum TerminalText {
     public static func table(_ rows: [[String]], rightAligned: Set<Int>, indented: Bool = false) -> String {
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }
         return rows.map { row in
-            row.indices.map { c in
+            var line = Substring(row.indices.map { c in
                 let pad = String(repeating: " ", count: widths[c] - row[c].count)
                 return rightAligned.contains(c) ? pad + row[c] : row[c] + pad
-            }.joined(separator: "  ").replacingOccurrences(
-                of: indented ? "\\s+$" : "^\\s+|\\s+$", with: "", options: .regularExpression)
+            }.joined(separator: "  "))
+            // Cells are printable text (`printable` escapes control characters), so the only
+            // white space to trim is spaces.
+            while line.last?.isWhitespace == true { line.removeLast() }
+            if !indented { while line.first?.isWhitespace == true { line.removeFirst() } }
+            return String(line)
         }.joined(separator: "\n") + "\n"
     }
 }
