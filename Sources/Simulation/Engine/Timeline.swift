@@ -67,7 +67,10 @@ public struct UserOutcome: Equatable, Sendable {
     /// notification, and the run was not stopped at the session limit.
     @inlinable public var hasHoldoutSessions: Bool { responseOpens == 0 && !exceededSessionLimit }
 
-    @inlinable public func retained(day k: Int) -> Bool { k <= eligibleThrough && retainedDays & (1 << UInt32(k - 1)) != 0 }
+    @inlinable public func retained(day k: Int) -> Bool {
+        // One test, not two: whether day k is retained is as good as random.
+        retainedDays & (1 << UInt32(k - 1)) & ((1 << UInt32(eligibleThrough)) &- 1) != 0
+    }
     @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
 }
 
@@ -758,10 +761,9 @@ struct UserTimeline<Count: ReminderCount> {
             let state = states[r]
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
-        if session.dropsOut && !dormant {
-            dormant = true
-            observer.record(.droppedOut(time: session.close))
-        }
+        // Dropping out is as good as random: no branch on it when nobody watches.
+        if session.dropsOut && !dormant { observer.record(.droppedOut(time: session.close)) }
+        dormant = dormant || session.dropsOut
         sessionIndex += 1
     }
 
