@@ -113,16 +113,16 @@ extension RandomNumberGenerator {
             let bits = next()
             let layer = table.layers[Int(truncatingIfNeeded: bits & 0xFF)]
             let j = bits &>> 11
-            let negative = bits & 0x100 != 0
+            // The sign is bit 8 of the output, moved to bit 63: a branch on a coin flip would be
+            // mispredicted half the time.
+            let sign = (bits & 0x100) &<< 55
             if j < layer.threshold {
-                // The sign bit is bit 8 of the output moved to bit 63: a branch on a coin flip would
-                // be mispredicted half the time.
                 let x = Double(Int64(truncatingIfNeeded: j)) * layer.width
-                return Double(bitPattern: x.bitPattern ^ ((bits & 0x100) &<< 55))
+                return Double(bitPattern: x.bitPattern ^ sign)
             }
             let (x, after) = Self.normalSlowPath(bits: bits, table: table, generator: self)
             self = after
-            if let x { return negative ? -x : x }
+            if let x { return Double(bitPattern: x.bitPattern ^ sign) }
         }
     }
 

@@ -117,6 +117,12 @@ extension CompiledModel {
         return sums.counts.withUnsafeMutableBufferPointer { sumsBuffer in
             let s = sumsBuffer.baseAddress!
             return outcomes.withUnsafeMutableBufferPointer { outcomes in
+                // Configuration i's outcome for the user, with the user's sums recorded around it.
+                func arm(_ i: Int, _ body: () -> UserOutcome) {
+                    recorder.begin(i, counts.base(i))
+                    outcomes[i] = body()
+                    recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
+                }
                 for user in range {
                     let t = traits(user: user)
                     scratch.beginUser(seed: seed, user: user)
@@ -127,28 +133,26 @@ extension CompiledModel {
                     var holdoutDone = false
                     counts.holdoutStart.pointee.sessions = 0
                     for i in configurations.indices.dropFirst() {
-                        recorder.begin(i, counts.base(i))
-                        outcomes[i] = simulateSharingDraws(
-                            user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
-                            counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch, observer: &observer,
-                            keep: holdoutDone ? nil : counts.holdoutStart)
-                        recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
+                        arm(i) {
+                            simulateSharingDraws(
+                                user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                                counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch,
+                                observer: &observer, keep: holdoutDone ? nil : counts.holdoutStart)
+                        }
                         if !holdoutDone && outcomes[i].hasHoldoutSessions {
-                            recorder.begin(0, counts.base(0))
-                            outcomes[0] = addHoldout(following: outcomes[i], activeDays: counts.activeDays,
-                                                     layout: counts.layouts[0], counts: counts.base(0))
-                            recorder.end(0, counts.base(0), activeDays: counts.activeDays, into: s, sumsLayout)
+                            arm(0) { addHoldout(following: outcomes[i], activeDays: counts.activeDays,
+                                                layout: counts.layouts[0], counts: counts.base(0)) }
                             holdoutDone = true
                         }
                     }
                     if !holdoutDone {
-                        recorder.begin(0, counts.base(0))
                         let start = counts.holdoutStart.pointee.sessions > 0 ? UnsafePointer(counts.holdoutStart) : nil
-                        outcomes[0] = simulateSharingDraws(
-                            user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
-                            counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &observer,
-                            from: start)
-                        recorder.end(0, counts.base(0), activeDays: counts.activeDays, into: s, sumsLayout)
+                        arm(0) {
+                            simulateSharingDraws(
+                                user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
+                                counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch,
+                                observer: &observer, from: start)
+                        }
                     }
                     if let i = outcomes.firstIndex(where: \.exceededSessionLimit) {
                         return SessionLimitBreach(user: user, configuration: i)

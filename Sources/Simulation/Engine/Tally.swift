@@ -81,6 +81,8 @@ public struct TallyLayout: CountsLayout {
         periodOffset &+ slot &* SlotCounter.allCases.count &+ c.rawValue
     }
 
+    /// Words of a bitset with one bit per run day.
+    var activeDayWords: Int { (days + 63) / 64 }
     @inlinable public func daily(_ day: Int) -> Int { dailyOffset &+ day }
 
     @inlinable public func rule(_ r: Int, _ c: RuleCounter) -> Int {

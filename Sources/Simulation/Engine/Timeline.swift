@@ -104,7 +104,7 @@ func addOpens(of o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: Tall
     counts[Counter.organicOpens.rawValue] &+= o.opens &- o.responseOpens
     counts[Counter.responseOpens.rawValue] &+= o.responseOpens
     counts[Counter.launches.rawValue] &+= o.launches
-    for w in 0..<(layout.days + 63) / 64 {
+    for w in 0..<layout.activeDayWords {
         var days = activeDays[w]
         while days != 0 {
             counts[layout.daily(w &* 64 &+ days.trailingZeroBitCount)] &+= 1
@@ -486,7 +486,7 @@ struct UserTimeline<Count: ReminderCount> {
             let s = start.pointee
             precondition(config.reminders.isEmpty && config.rules.isEmpty, "UserTimeline: only the holdout takes over")
             (result, sessionIndex, drawn, nextRecorded) = (s.outcome, s.sessions, s.sessions, s.nextRecorded)
-            activeDays.update(from: s.activeDays, count: (layout.days + 63) / 64)
+            activeDays.update(from: s.activeDays, count: layout.activeDayWords)
             if s.open < horizon {
                 live(from: s.open, cause: .organic, coldLaunch: s.coldLaunch, &observer)
             } else {
@@ -551,7 +551,7 @@ struct UserTimeline<Count: ReminderCount> {
         h.pointee.coldLaunch = organicOpen - session.close >= segment.pointee.coldLaunchSeconds
         h.pointee.nextRecorded = nextRecorded
         h.pointee.outcome = result
-        h.pointee.activeDays.update(from: activeDays, count: (layout.days + 63) / 64)
+        h.pointee.activeDays.update(from: activeDays, count: layout.activeDayWords)
     }
 
     /// The app opens: counts, the cron rules on a cold launch, and the reminder engine's check.
