@@ -34,15 +34,16 @@ let package = Package(
             path: "Sources/ReminderSimZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .target(name: "FilePaths"),
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
+            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData", "FilePaths"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(name: "Console", exclude: ["README.md"]),
         .target(
-            name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine"], exclude: ["README.md"],
+            name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine", "FilePaths"], exclude: ["README.md"],
             swiftSettings: optimisedInDebug),
         .target(name: "Rendering", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
@@ -55,12 +56,13 @@ let package = Package(
             name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"],
             exclude: ["README.md"]),
         .target(
-            name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData"],
+            name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData", "FilePaths"],
             exclude: ["README.md"]),
         .target(
             name: "ReminderSimCLI",
             dependencies: [
                 "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData", "Calibration",
+                "FilePaths",
             ],
             exclude: ["README.md"]
         ),
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
+        .testTarget(name: "FilePathsTests", dependencies: ["FilePaths"]),
         .testTarget(
             name: "SimulationTests",
             dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),

@@ -15,6 +15,8 @@ public enum CommandRunner {
         }
         do {
             try io.stdout.flush()
+        } catch where isClosedPipe(error) {
+            // The reader went away (`| head`): what it wanted, it has; the rest is not an error.
         } catch {
             io.stderr.writeLine("\(tool): error: cannot write to standard output: \(systemReason(error))")
             if status == ExitCode.success.rawValue { status = ExitCode.ioError.rawValue }
@@ -105,6 +107,21 @@ public enum CommandRunner {
             io.stderr.writeLine("\(tool): error: \(message)")
             return ExitCode.failure.rawValue
         }
+    }
+
+    /// The POSIX error code behind a failed file operation, if it has one.
+    public static func posixCode(_ error: any Error) -> Int32? {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        return nil
+    }
+
+    /// Whether a write failed because the pipe's reader closed it (EPIPE, with SIGPIPE ignored).
+    public static func isClosedPipe(_ error: any Error) -> Bool {
+        posixCode(error) == EPIPE
     }
 
     /// The system's short reason for an I/O error ("No space left on device"), not Foundation's dump.

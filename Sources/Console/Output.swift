@@ -3,7 +3,7 @@ import Foundation
 /// A text sink that may be shared between threads.
 public protocol OutputWriter: AnyObject, Sendable {
     func write(_ text: String)
-    /// Pushes out anything buffered and reports the first write failure, if any.
+    /// Pushes out anything buffered and reports the first write failure, if any, once.
     func flush() throws
 }
 
@@ -20,6 +20,7 @@ public final class FileHandleWriter: OutputWriter, @unchecked Sendable {
     private let lock = NSLock()
     private var pending = Data()
     private var failure: (any Error)?
+    private var failureReported = false
     /// Large enough that bulk output costs few system calls, small enough to stay in cache.
     private static let bufferLimit = 64 * 1024
 
@@ -41,7 +42,11 @@ public final class FileHandleWriter: OutputWriter, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         drain()
-        if let failure { throw failure }
+        // The failure is reported once; the stream stays unusable after it.
+        if let failure, !failureReported {
+            failureReported = true
+            throw failure
+        }
     }
 
     private func drain() {

@@ -1,5 +1,6 @@
 import Calibration
 import Console
+import FilePaths
 import Foundation
 import Reporting
 import Simulation
@@ -61,12 +62,17 @@ struct CalibrateCommand: RunnableCommand {
                                     where: { (100...10_000_000).contains($0) })
         seed = try arguments.optionalValue("--seed")
         threads = try ThreadsOption.value(arguments)
-        let base = ((scenarioPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        // A scenario read from standard input is saved, calibrated, in the working folder.
+        let fromInput = scenarioPath == ScenarioLoading.standardInput
         output = try arguments.optionalValue("--out")
-            ?? ((scenarioPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("\(base)-calibrated.json")
+            ?? Path.join(fromInput ? "" : Path.parent(scenarioPath),
+                         "\(fromInput ? "scenario" : Path.stem(scenarioPath))-calibrated.json")
     }
 
     func run(context: CommandContext) throws {
+        // Where the calibrated scenario goes is checked first: never over an input, a link or a device.
+        try OutputPaths.checkFile(output, option: "--out",
+                                  inputs: [scenarioPath, resultsPath].filter { $0 != ScenarioLoading.standardInput })
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.
         _ = try ScenarioLoading.compile(scenario, path: scenarioPath)
@@ -85,7 +91,7 @@ struct CalibrateCommand: RunnableCommand {
         let calibration: Calibration
         do {
             calibration = try Calibration.fit(
-                scenario: scenario, dataFolder: (scenarioPath as NSString).deletingLastPathComponent, results: results,
+                scenario: scenario, dataFolder: ScenarioLoading.dataFolder(scenarioPath), results: results,
                 parameters: parameters, options: options)
         } catch let error as CalibrationError {
             throw CommandError.dataError("\(resultsPath): \(error.description)")

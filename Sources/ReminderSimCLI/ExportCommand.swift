@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Reporting
 import Storage
@@ -37,6 +38,6 @@ struct ExportCommand: RunnableCommand {
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }
-        for f in files { context.stdout.writeLine((folder as NSString).appendingPathComponent(f)) }
+        for f in files { context.stdout.writeLine(Path.join(folder, f)) }
     }
 }

@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Fitting
 import Foundation
 import RecordedData
@@ -52,11 +53,17 @@ struct FitCommand: RunnableCommand {
         predict = try arguments.isPresent("--predict")
             ? arguments.value("--predict", as: Double.self, expected: "a length > 0 and at most 100000", where: { $0 > 0 && $0 <= 1e5 })
             : nil
-        let name = ((data as NSString).lastPathComponent as NSString).deletingPathExtension
-        output = try arguments.optionalValue("--out") ?? "Reports/fit-\(name)"
+        output = try arguments.optionalValue("--out") ?? "Reports/fit-\(Path.stem(data))"
     }
 
+    /// The files a fit writes; a folder holding only these is an earlier fit's, and is replaced whole.
+    static let files = ["segments.json", "survival.svg", "customers.csv", "repeat-visits.svg"]
+
     func run(context: CommandContext) throws {
+        try OutputPaths.checkFolder(output, option: "--out")
+        if OutputPaths.entry(at: output) == .folder, let foreign = Self.foreignEntry(in: output) {
+            throw Self.foreignFolder(foreign)
+        }
         let log = try logOptions.read(data, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
         options.gapUnit = gapUnit
@@ -76,30 +83,41 @@ struct FitCommand: RunnableCommand {
         let segments = analysis.segments(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
         let json = try JSONSerialization.data(
             withJSONObject: ["segments": segments], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            try (String(decoding: json, as: UTF8.self) + "\n").write(
-                toFile: (output as NSString).appendingPathComponent("segments.json"), atomically: true, encoding: .utf8)
-            try analysis.survivalChart().write(
-                toFile: (output as NSString).appendingPathComponent("survival.svg"), atomically: true, encoding: .utf8)
-            if let customers = analysis.customerTable() {
-                try customers.encoded().write(
-                    toFile: (output as NSString).appendingPathComponent("customers.csv"), atomically: true, encoding: .utf8)
+        let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+                try Self.write(String(decoding: json, as: UTF8.self) + "\n", to: folder, "segments.json")
+                try Self.write(analysis.survivalChart(), to: folder, "survival.svg")
+                if let customers = analysis.customerTable() { try Self.write(customers.encoded(), to: folder, "customers.csv") }
+                if let chart = analysis.repeatChart() { try Self.write(chart, to: folder, "repeat-visits.svg") }
+            } catch {
+                throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the fit's files: \(CommandRunner.systemReason(error))")
             }
-            if let chart = analysis.repeatChart() {
-                try chart.write(toFile: (output as NSString).appendingPathComponent("repeat-visits.svg"), atomically: true,
-                                encoding: .utf8)
-            }
-        } catch {
-            throw CommandError.ioError("\(output): cannot write the fit's files: \(CommandRunner.systemReason(error))")
-        }
-        context.stdout.writeLine("\nSegments for a scenario: \((output as NSString).appendingPathComponent("segments.json"))")
+        }, existing: { existing, _ in
+            // An earlier fit's folder is replaced whole, so no file of another log's fit stays behind.
+            Self.foreignEntry(in: existing).map { .refuse(Self.foreignFolder($0)) } ?? .replace
+        })
+        context.stdout.writeLine("\nSegments for a scenario: \(Path.join(written, "segments.json"))")
         if analysis.customerPredictions() != nil {
             context.stdout.writeLine("Per-customer predictions over \(String(format: "%g", analysis.predictionHorizon)) "
-                + "\(bgnbdUnit.rawValue): \((output as NSString).appendingPathComponent("customers.csv"))")
+                + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")
         }
-        context.stdout.writeLine("Charts: \((output as NSString).appendingPathComponent("survival.svg")), "
-            + "\((output as NSString).appendingPathComponent("repeat-visits.svg"))")
+        context.stdout.writeLine("Charts: \(Path.join(written, "survival.svg")), \(Path.join(written, "repeat-visits.svg"))")
+    }
+
+    private static func write(_ text: String, to folder: String, _ name: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: Path.join(folder, name)))
+    }
+
+    /// The first entry of `folder` that a fit does not write, if any: such a folder is not replaced.
+    static func foreignEntry(in folder: String) -> String? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.sorted().first { !files.contains($0) && FolderPublishing.workingProcess($0) == nil }
+    }
+
+    static func foreignFolder(_ entry: String) -> CommandError {
+        CommandError(.usage, "--out: the folder holds \(OutputPaths.shown(entry)), which a fit does not write; "
+            + "a fit replaces its folder whole, so name a new folder or one an earlier fit wrote")
     }
 }
 

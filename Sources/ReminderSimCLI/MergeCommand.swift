@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Reporting
 import Simulation
@@ -32,6 +33,8 @@ struct MergeCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
+        // Where the merged run's report goes is checked before any shard is read.
+        try StoreAccess.checkOutputFolder(output)
         var shards: [(source: String, run: StoredRun)] = []
         for path in shardDatabases {
             let store = try StoreAccess.open(path, create: false)
@@ -53,6 +56,7 @@ struct MergeCommand: RunnableCommand {
         let folder = try ReportCommand.render(id, store: store, output: output)
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
-                + "report: \((folder as NSString).appendingPathComponent("report.md"))")
+                + "report: \(Path.join(folder, "report.md"))")
+        try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(into), its report in \(folder)")
     }
 }

@@ -18,7 +18,18 @@ public enum Remindersim: Command {
             FitCommand.self, ImportCommand.self, CalibrateCommand.self,
         ])
 
-    /// Runs the tool with the process's arguments and returns the exit status.
+    /// Runs the tool as the process `remindersim`: sets up how the process meets a closed pipe, then
+    /// runs it with the process's arguments and streams. Returns the exit status.
+    public static func runAsProcess() -> Int32 {
+        ProcessSetup.ignoreWriteSignals()
+        if let problem = ProcessSetup.closedStandardStream() {
+            // Nothing could be shown or saved safely: a file opened now would take the closed stream's number.
+            return problem
+        }
+        return main()
+    }
+
+    /// Runs the tool with `arguments` and `io` and returns the exit status.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                             io: ConsoleIO = .standard()) -> Int32 {
         CommandRunner.main(root: Remindersim.self, arguments: arguments, version: version, io: io)

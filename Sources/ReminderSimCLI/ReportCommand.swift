@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Reporting
 import Storage
@@ -24,7 +25,7 @@ struct ReportCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         let (store, id) = try selection.open()
         let folder = try Self.render(id, store: store, output: output)
-        context.stdout.writeLine("Report of run \(id): \((folder as NSString).appendingPathComponent("report.md"))")
+        context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
     }
 
     /// Renders run `id` into its folder under `output`; returns the folder.

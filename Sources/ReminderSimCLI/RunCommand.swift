@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Reporting
 import Simulation
@@ -79,16 +80,19 @@ struct RunCommand: RunnableCommand {
             return
         }
 
-        if !json { context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads)) }
+        // The report is written before anything is printed: a reader that stops early (`| head`)
+        // still leaves a run with its report.
         let rendering = DispatchTime.now()
         let folder = try ReportCommand.render(runID, store: store, output: simulation.output)
         let renderSeconds = Self.seconds(since: rendering)
-        let report = (folder as NSString).appendingPathComponent("report.md")
+        let report = Path.join(folder, "report.md")
         if json {
             context.stdout.write(RunJSON.render(results, runID: runID, report: report))
         } else {
+            context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads))
             context.stdout.writeLine("\nSaved as run \(runID) in \(simulation.database); report: \(report)")
         }
+        try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(simulation.database), its report in \(folder)")
         if stats {
             let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))

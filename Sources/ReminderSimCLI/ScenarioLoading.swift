@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Simulation
 
@@ -44,14 +45,19 @@ enum ScenarioLoading {
         return text
     }
 
+    /// The folder a scenario's recorded logs are found relative to: the scenario file's own. A
+    /// scenario from standard input (or the built-in one) reads them relative to the working folder.
+    static func dataFolder(_ path: String?) -> String? {
+        guard let path, path != standardInput else { return nil }
+        return Path.parent(path)
+    }
+
     /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
     /// `days` is the `--days` that overrode the scenario's horizon, named in any problem it caused.
     static func compile(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
         let name = displayName(path)
-        // A scenario from standard input reads its logs relative to the working directory.
-        let folder = path == standardInput ? nil : path.map { ($0 as NSString).deletingLastPathComponent }
         do {
-            return try CompiledModel(scenario, dataFolder: folder)
+            return try CompiledModel(scenario, dataFolder: dataFolder(path))
         } catch let error as ScenarioError {
             let issues = error.issues.map { issue in
                 guard let days, issue.path == "horizonDays" || issue.reason.contains("horizonDays") else { return issue }

@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Storage
 
@@ -28,19 +29,20 @@ enum StoreAccess {
     /// this user can write, or the nearest part of it that exists is. Called before a run simulates, so
     /// that a bad `--out` is not found only when the results are ready to be written.
     static func checkOutputFolder(_ out: String) throws {
-        var existing = out.isEmpty ? "." : out
-        var isDirectory: ObjCBool = false
-        while !FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory) {
-            let parent = (existing as NSString).deletingLastPathComponent
-            existing = parent.isEmpty ? "." : parent
-        }
-        guard isDirectory.boolValue else {
-            let what = existing == out ? "" : " (\(existing) is a file)"
-            throw CommandError.ioError("\(out): not a folder\(what); --out must name a folder for the reports")
-        }
-        guard access(existing, W_OK | X_OK) == 0 else {
-            let what = existing == out ? "" : " (\(existing) is read-only to this user)"
-            throw CommandError.ioError("\(out): cannot be written\(what); --out must name a folder this user can write")
+        try OutputPaths.checkFolder(out, option: "--out")
+    }
+
+    /// Pushes out what a command that saved something printed. When standard output cannot take it
+    /// (a full disk, a closed descriptor), the error says what was saved, so that running the command
+    /// again does not store it twice; a reader that closed the pipe early ends the command quietly.
+    static func finishOutput(_ context: CommandContext, saved: String) throws {
+        do {
+            try context.stdout.flush()
+        } catch where CommandRunner.isClosedPipe(error) {
+            return
+        } catch {
+            throw CommandError.ioError("cannot write to standard output: \(CommandRunner.systemReason(error)); "
+                + "\(saved): do not run it again")
         }
     }
 
@@ -77,73 +79,16 @@ enum StoreAccess {
         }
     }
 
-    /// Writes a report folder whole or not at all, and never over another run's report.
+    /// Writes a run's report folder whole or not at all, and never over another run's report.
     ///
-    /// `render` writes into a hidden folder beside `folder`, which is then renamed into place: a
-    /// process killed while writing leaves no half report under the report's name. Two databases
-    /// rendered into one `--out` can both have a run 1 of a scenario: a folder of that name that holds
-    /// a different run (its `runs.csv` differs) is left alone and the report goes to `folder-2`,
-    /// `folder-3`…; one that holds this very run is replaced. Returns the folder written.
+    /// Two databases rendered into one `--out` can both have a run 1 of a scenario: a folder of that
+    /// name that holds a different run (its `runs.csv` differs) is left alone and the report goes to
+    /// `folder-2`, `folder-3`…; one that holds this very run is replaced. Returns the folder written.
     static func publish(_ folder: String, render: (String) throws -> Void) throws -> String {
-        let fileManager = FileManager.default
-        let parent = (folder as NSString).deletingLastPathComponent
-        let name = (folder as NSString).lastPathComponent
-        func inParent(_ child: String) -> String { (parent as NSString).appendingPathComponent(child) }
-        func fail(_ path: String, _ error: any Error) -> CommandError {
-            CommandError.ioError("\(path): cannot write the report: \(CommandRunner.systemReason(error))")
-        }
-        do {
-            try fileManager.createDirectory(atPath: parent.isEmpty ? "." : parent, withIntermediateDirectories: true)
-        } catch {
-            throw fail(parent, error)
-        }
-        // Partial folders of processes that were killed are removed; those of live ones are theirs.
-        let partialPrefix = ".\(name).partial-"
-        for entry in (try? fileManager.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent)) ?? []
-        where entry.hasPrefix(partialPrefix) {
-            if let pid = Int32(entry.dropFirst(partialPrefix.count)), kill(pid, 0) != 0, errno == ESRCH {
-                try? fileManager.removeItem(atPath: inParent(entry))
-            }
-        }
-        let partial = inParent(partialPrefix + String(getpid()))
-        try? fileManager.removeItem(atPath: partial)
-        do {
-            try render(partial)
-        } catch {
-            try? fileManager.removeItem(atPath: partial)
-            throw error
-        }
-        let mine = fileManager.contents(atPath: (partial as NSString).appendingPathComponent("runs.csv"))
-        var candidate = folder
-        var number = 1
-        while true {
-            var isDirectory: ObjCBool = false
-            if !fileManager.fileExists(atPath: candidate, isDirectory: &isDirectory) {
-                do {
-                    try fileManager.moveItem(atPath: partial, toPath: candidate)
-                } catch {
-                    try? fileManager.removeItem(atPath: partial)
-                    throw fail(candidate, error)
-                }
-                return candidate
-            }
-            if isDirectory.boolValue, mine != nil,
-               fileManager.contents(atPath: (candidate as NSString).appendingPathComponent("runs.csv")) == mine {
-                // The same run rendered again: the old folder is moved aside, then the new one takes its name.
-                let old = inParent(".\((candidate as NSString).lastPathComponent).old-\(getpid())")
-                try? fileManager.removeItem(atPath: old)
-                do {
-                    try fileManager.moveItem(atPath: candidate, toPath: old)
-                    try fileManager.moveItem(atPath: partial, toPath: candidate)
-                } catch {
-                    try? fileManager.removeItem(atPath: partial)
-                    throw fail(candidate, error)
-                }
-                try? fileManager.removeItem(atPath: old)
-                return candidate
-            }
-            number += 1
-            candidate = folder + "-\(number)"
+        try FolderPublishing.publish(folder, what: "the report", render: render) { existing, rendered in
+            let mine = FileManager.default.contents(atPath: Path.join(rendered, "runs.csv"))
+            return mine != nil && FileManager.default.contents(atPath: Path.join(existing, "runs.csv")) == mine
+                ? .replace : .numberAnother
         }
     }
 
@@ -155,7 +100,7 @@ enum StoreAccess {
         // Long names are cut: a path component has a length limit, and a folder name only needs to be recognisable.
         let trimmed = String(safe.trimmingCharacters(in: CharacterSet(charactersIn: "-.")).prefix(64))
             .trimmingCharacters(in: CharacterSet(charactersIn: "-."))
-        return (out as NSString).appendingPathComponent("\(trimmed.isEmpty ? "run" : trimmed)-\(runID)")
+        return Path.join(out, "\(trimmed.isEmpty ? "run" : trimmed)-\(runID)")
     }
 }
 

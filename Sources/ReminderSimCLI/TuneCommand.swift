@@ -1,4 +1,5 @@
 import Console
+import FilePaths
 import Foundation
 import Simulation
 import Storage
@@ -45,7 +46,7 @@ struct TuneCommand: RunnableCommand {
         let scenario = try simulation.overrides.load(simulation.path)
         let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
         let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
-        let folder = simulation.path == ScenarioLoading.standardInput ? nil : simulation.path.map { ($0 as NSString).deletingLastPathComponent }
+        let folder = ScenarioLoading.dataFolder(simulation.path)
         let tuner: Tuner
         do {
             tuner = try Tuner(scenario: scenario, threads: simulation.threads, dataFolder: folder)
@@ -91,37 +92,27 @@ struct TuneCommand: RunnableCommand {
         let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name)
         context.stdout.write(report.summary())
         context.stdout.writeLine(
-            "\nSaved as tune \(tuneID) in \(simulation.database); report: \((written as NSString).appendingPathComponent("report.md"))")
+            "\nSaved as tune \(tuneID) in \(simulation.database); report: \(Path.join(written, "report.md"))")
+        try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(simulation.database), its report in \(written)")
     }
 
-    /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken.
+    /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken, whole or
+    /// not at all (see `FolderPublishing`).
     static func write(_ report: TuneReport, out: String, scenarioName: String) throws -> String {
         let base = StoreAccess.reportFolder(out: out, scenarioName: scenarioName + "-tune", runID: 1)
         let stem = String(base.dropLast(2))
-        let fileManager = FileManager.default
-        do {
-            try fileManager.createDirectory(atPath: out.isEmpty ? "." : out, withIntermediateDirectories: true)
-        } catch {
-            throw CommandError.ioError("\(out): cannot be created: \(CommandRunner.systemReason(error))")
-        }
         var n = 1
-        while true {
-            let folder = "\(stem)-\(n)"
+        while OutputPaths.entry(at: "\(stem)-\(n)") != .missing { n += 1 }
+        let files = [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
+                     ("candidates.csv", report.candidatesCSV())] + report.charts()
+        return try FolderPublishing.publish("\(stem)-\(n)", what: "the tune's report", render: { folder in
             do {
-                try fileManager.createDirectory(atPath: folder, withIntermediateDirectories: false)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+                for (file, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: Path.join(folder, file))) }
             } catch {
-                if fileManager.fileExists(atPath: folder) { n += 1; continue }
-                throw CommandError.ioError("\(folder): cannot be created: \(CommandRunner.systemReason(error))")
+                throw CommandError.ioError("\(OutputPaths.shown(folder)): cannot be written: \(CommandRunner.systemReason(error))")
             }
-            for (file, text) in [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
-                                 ("candidates.csv", report.candidatesCSV())] + report.charts() {
-                let path = (folder as NSString).appendingPathComponent(file)
-                guard fileManager.createFile(atPath: path, contents: Data(text.utf8)) else {
-                    throw CommandError.ioError("\(path): cannot be written")
-                }
-            }
-            return folder
-        }
+        }, existing: { _, _ in .numberAnother })
     }
 
     static func count(_ n: Int) -> String {
@@ -132,7 +123,7 @@ struct TuneCommand: RunnableCommand {
     }
 
     static func duration(_ seconds: Double) -> String {
-        seconds < 90 ? String(format: "%.0f s", seconds) : seconds < 5_400 ? String(format: "%.1f min", seconds / 60)
+        seconds < 0.1 ? "under 0.1 s" : seconds < 10 ? String(format: "%.2g s", seconds) : seconds < 90 ? String(format: "%.0f s", seconds) : seconds < 5_400 ? String(format: "%.1f min", seconds / 60)
             : String(format: "%.1f h", seconds / 3_600)
     }
 }

@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 import Rendering
 import Storage
@@ -29,7 +30,7 @@ public enum CSVExport {
         for table in RunStore.exportedTables {
             let name = "\(table).csv"
             try ReportFiles.write(try Self.table(table, run: run, store: store).encoded(neutralizeFormulas: !raw),
-                                  to: (folder as NSString).appendingPathComponent(name))
+                                  to: Path.join(folder, name))
             names.append(name)
         }
         return names

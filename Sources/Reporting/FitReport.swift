@@ -1,3 +1,4 @@
+import FilePaths
 import Fitting
 import Foundation
 import RecordedData
@@ -163,7 +164,7 @@ extension FitAnalysis {
     /// any scenario folder.
     public func segments(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [[String: Any]] {
         var out: [[String: Any]] = []
-        let name = ((dataPath as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = Path.stem(dataPath)
         if let bgnbd, bgnbdProblem == nil {
             var returns: [String: Any] = ["distribution": "bgnbd", "unit": options.bgnbdUnit.rawValue]
             for p in bgnbd.parameters { returns[p.name == "α" ? "alpha" : p.name] = rounded(p.value) }

@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 import Storage
 
@@ -12,17 +13,17 @@ public enum ReportWriter {
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {
-            try ReportFiles.write(svg, to: (folder as NSString).appendingPathComponent(kind.fileName))
+            try ReportFiles.write(svg, to: Path.join(folder, kind.fileName))
             charts[kind] = kind.fileName
             svgs[kind.fileName] = svg
             files.append(kind.fileName)
         }
         let markdown = MarkdownReport.render(run, charts: charts)
-        try ReportFiles.write(markdown, to: (folder as NSString).appendingPathComponent("report.md"))
+        try ReportFiles.write(markdown, to: Path.join(folder, "report.md"))
         files.append("report.md")
         let html = HTMLReport.render(markdown: markdown, charts: svgs,
                                      title: "ReminderSim report: \(run.results.scenario.name)")
-        try ReportFiles.write(html, to: (folder as NSString).appendingPathComponent("report.html"))
+        try ReportFiles.write(html, to: Path.join(folder, "report.html"))
         files.append("report.html")
         return files
     }

@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 import ReminderEngine
 import Simulation
@@ -64,7 +65,7 @@ public final class RunStore {
         } else if !create {
             throw StoreError(.notFound, "\(path): no such database")
         } else {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = Path.parent(path)
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 do {
                     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

@@ -1,4 +1,4 @@
 import Foundation
 import ReminderSimCLI
 
-exit(Remindersim.main())
+exit(Remindersim.runAsProcess())

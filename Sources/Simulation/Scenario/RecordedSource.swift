@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 import RecordedData
 
@@ -136,8 +137,7 @@ extension RecordedSource {
 
     /// The file's path, resolved against `folder` when relative.
     func resolvedPath(in folder: String?) -> String {
-        guard let folder, !path.hasPrefix("/") else { return path }
-        return (folder as NSString).appendingPathComponent(path)
+        Path.resolve(path, relativeTo: folder)
     }
 
     func encode(into c: inout KeyedEncodingContainer<ReturnProcess.Keys>) throws {

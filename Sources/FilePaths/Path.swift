@@ -1,0 +1,76 @@
+/// Paths as the tool handles them: plain strings split at `/`, nothing else.
+///
+/// Foundation's `NSString` path methods trap on some ordinary paths on Linux (a one-character name
+/// such as `j`, `.`, `a/`, `é`), so every path the tool takes apart or puts together goes through
+/// these functions instead. They work on the UTF-8 bytes: a `/` byte never occurs inside another
+/// character's encoding, so every piece cut at one is valid text, whatever the name holds (accents,
+/// combining marks, spaces, quotes, newlines).
+///
+/// They only rearrange text: nothing is looked up on disk, `.` and `..` are names like any other,
+/// and a path is never made absolute.
+public enum Path {
+    private static let slash = UInt8(ascii: "/")
+    private static let dot = UInt8(ascii: ".")
+
+    /// The folder part of `path`: everything before its last component, without trailing slashes.
+    /// `""` when the path is a bare name (the current folder); `"/"` for a name at the root and for
+    /// the root itself. `a/b` → `a`, `a/` → `""`, `/a` → `/`, `a//b/` → `a`.
+    public static func parent(_ path: String) -> String {
+        let bytes = Array(path.utf8)
+        var end = trimmedEnd(bytes)
+        if end == 0 { return bytes.isEmpty ? "" : "/" }
+        while end > 0, bytes[end - 1] != slash { end -= 1 }
+        if end == 0 { return "" }
+        while end > 0, bytes[end - 1] == slash { end -= 1 }
+        return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// The folder that holds `path`, as a path that can be opened: `"."` where `parent` is empty.
+    public static func folder(of path: String) -> String {
+        let folder = parent(path)
+        return folder.isEmpty ? "." : folder
+    }
+
+    /// The last component of `path`, without trailing slashes: `a/b` → `b`, `a/` → `a`, `/` → `/`.
+    public static func lastComponent(_ path: String) -> String {
+        let bytes = Array(path.utf8)
+        let end = trimmedEnd(bytes)
+        if end == 0 { return bytes.isEmpty ? "" : "/" }
+        var start = end
+        while start > 0, bytes[start - 1] != slash { start -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    /// `name` inside `folder`: `join("a", "b")` → `a/b`, `join("", "b")` → `b`, `join("/", "b")` →
+    /// `/b`. A `name` that starts with `/` is still put inside `folder` (it is a name, not a path).
+    public static func join(_ folder: String, _ name: String) -> String {
+        var name = Substring(name)
+        while name.utf8.first == slash { name = name.dropFirst() }
+        if folder.isEmpty { return String(name) }
+        if folder.utf8.last == slash { return folder + name }
+        return folder + "/" + name
+    }
+
+    /// `name` relative to `folder` unless it is absolute: how a file named inside another file is found.
+    public static func resolve(_ name: String, relativeTo folder: String?) -> String {
+        guard let folder, !folder.isEmpty, name.utf8.first != slash else { return name }
+        return join(folder, name)
+    }
+
+    /// The last component of `path` without its extension: `data/events.csv.gz` → `events.csv`,
+    /// `.hidden` → `.hidden`, `name.` → `name.`.
+    public static func stem(_ path: String) -> String {
+        let name = Array(lastComponent(path).utf8)
+        guard let dotIndex = name.lastIndex(of: dot), dotIndex > 0, dotIndex < name.count - 1 else {
+            return String(decoding: name, as: UTF8.self)
+        }
+        return String(decoding: name[..<dotIndex], as: UTF8.self)
+    }
+
+    /// The end of `bytes` without trailing slashes.
+    private static func trimmedEnd(_ bytes: [UInt8]) -> Int {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == slash { end -= 1 }
+        return end
+    }
+}

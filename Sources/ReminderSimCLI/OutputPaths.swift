@@ -1,0 +1,126 @@
+import Console
+import FilePaths
+import Foundation
+import Reporting
+
+/// Checks, before any work, that a command can write where it was told to, and never over something
+/// it should not replace: an input, a device, a link, a folder of someone else's files.
+///
+/// Every command that writes a file or a folder calls one of these before it reads or simulates, so a
+/// bad output path costs nothing but the message.
+enum OutputPaths {
+    /// A path as messages show it: on one line, control characters escaped, very long ones cut.
+    static func shown(_ path: String) -> String {
+        TerminalText.printable(path, limit: 160)
+    }
+
+    /// What is at a path, without following a final symbolic link.
+    indirect enum Entry: Equatable {
+        case missing
+        case regularFile
+        case folder
+        /// A symbolic link to a file or a folder.
+        case link(to: Entry)
+        /// A symbolic link to nothing, or a loop of links; `code` is what following it gave.
+        case brokenLink(code: Int32)
+        /// A device, a pipe, a socket.
+        case special
+    }
+
+    static func entry(at path: String) -> Entry {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return .missing }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return .regularFile
+        case S_IFDIR: return .folder
+        case S_IFLNK:
+            var target = stat()
+            guard stat(path, &target) == 0 else { return .brokenLink(code: errno) }
+            switch target.st_mode & S_IFMT {
+            case S_IFREG: return .link(to: .regularFile)
+            case S_IFDIR: return .link(to: .folder)
+            default: return .link(to: .special)
+            }
+        default: return .special
+        }
+    }
+
+    /// The device and inode of an existing file (links followed): the file's identity, whatever its name.
+    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    /// Whether this user may create and remove entries in `folder`.
+    static func writable(_ folder: String) -> Bool {
+        access(folder, W_OK | X_OK) == 0
+    }
+
+    /// A file the command will write whole (`option` names it in messages): a new name in an existing,
+    /// writable folder, or an existing regular file that is none of `inputs`. Symbolic links, devices
+    /// and folders are refused: the file is replaced by a rename, which would put a plain file where
+    /// they were.
+    static func checkFile(_ path: String, option: String, inputs: [String]) throws {
+        guard !path.isEmpty else { throw UsageError("\(option): empty; name the file to write") }
+        let shownPath = shown(path)
+        switch entry(at: path) {
+        case .missing: break
+        case .regularFile:
+            if let output = identity(of: path),
+               let input = inputs.first(where: { identity(of: $0).map { $0 == output } ?? false }) {
+                let what = input == path ? "is an input of this command" : "is the same file as the input \(shown(input))"
+                throw UsageError("\(shownPath): \(what); \(option) must name another file")
+            }
+        case .folder, .link(to: .folder):
+            throw UsageError("\(shownPath): is a folder; \(option) must name a file")
+        case .link, .brokenLink:
+            throw UsageError("\(shownPath): is a symbolic link; \(option) must name the file itself")
+        case .special:
+            throw UsageError("\(shownPath): is not a regular file (a device, pipe or socket); \(option) must name a file")
+        }
+        let folder = Path.folder(of: path)
+        switch entry(at: folder) {
+        case .folder, .link(to: .folder): break
+        case .missing: throw CommandError.ioError("\(shownPath): the folder \(shown(folder)) does not exist (\(option))")
+        default: throw CommandError.ioError("\(shownPath): \(shown(folder)) is not a folder (\(option))")
+        }
+        guard writable(folder) else {
+            throw CommandError.ioError("\(shownPath): cannot be written: the folder \(shown(folder)) is read-only to this user (\(option))")
+        }
+    }
+
+    /// A folder the command will write into, made if missing: an existing folder this user can
+    /// write, or a new name whose nearest existing ancestor is one. Checked without creating anything.
+    static func checkFolder(_ path: String, option: String) throws {
+        guard !path.isEmpty else { throw UsageError("\(option): empty; name a folder (. for the current one)") }
+        let shownPath = shown(path)
+        var existing = path
+        while true {
+            let found = entry(at: existing)
+            // The part of `path` that is in the way, as the message names it.
+            let part = existing == path ? "" : "\(shown(existing)) "
+            switch found {
+            case .missing:
+                let parent = Path.folder(of: existing)
+                if parent == existing { throw CommandError.ioError("\(shownPath): no part of it exists (\(option))") }
+                existing = parent
+                continue
+            case .folder, .link(to: .folder):
+                guard writable(existing) else {
+                    throw CommandError.ioError(part.isEmpty
+                        ? "\(shownPath): cannot be written: the folder is read-only to this user (\(option))"
+                        : "\(shownPath): cannot be written: \(part)is read-only to this user (\(option))")
+                }
+                return
+            case let .brokenLink(code):
+                let what = code == ELOOP ? "a loop of symbolic links" : "a symbolic link to nothing"
+                throw CommandError.ioError("\(shownPath): \(part)is \(what); \(option) must name a folder")
+            case .regularFile, .link(to: .regularFile):
+                throw CommandError.ioError("\(shownPath): \(part)is a file, not a folder; \(option) must name a folder")
+            case .special, .link:
+                throw CommandError.ioError("\(shownPath): \(part)is not a folder (a device, pipe or socket); \(option) must name a folder")
+            }
+        }
+    }
+}

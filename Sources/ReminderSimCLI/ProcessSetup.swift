@@ -1,0 +1,26 @@
+import Console
+import Foundation
+
+/// What the process sets up before a command runs.
+enum ProcessSetup {
+    /// A write to a closed pipe returns EPIPE instead of killing the process with SIGPIPE: a run whose
+    /// output goes to `head` still finishes writing its report, then ends quietly (see
+    /// `CommandRunner`).
+    static func ignoreWriteSignals() {
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// The exit status when standard output or standard error is closed (`>&-`), after saying so where
+    /// that can still be said; nil when both are open. A command must not start then: the next file it
+    /// opens would get the closed stream's descriptor, and its output would land in that file.
+    static func closedStandardStream() -> Int32? {
+        let outClosed = fcntl(STDOUT_FILENO, F_GETFD) == -1
+        let errClosed = fcntl(STDERR_FILENO, F_GETFD) == -1
+        guard outClosed || errClosed else { return nil }
+        if !errClosed {
+            let message = "remindersim: error: standard output is closed; send it to a file or to /dev/null instead\n"
+            _ = message.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        }
+        return ExitCode.ioError.rawValue
+    }
+}

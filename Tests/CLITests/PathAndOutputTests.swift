@@ -1,0 +1,203 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Paths of every shape, output files that must not be replaced, streams that close early: the tool
+/// ends with its own exit status and message, never a signal, and writes only where it was told.
+final class PathAndOutputTests: RemindersimTestCase {
+    static let small = ["--users", "40", "--days", "35", "--threads", "1"]
+
+    func assertNoSignal(_ result: CommandResult, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(result.crashed, "killed by a signal:\n\(result)", file: file, line: line)
+        XCTAssertLessThan(result.status, 128, "an exit status of a signal:\n\(result)", file: file, line: line)
+    }
+
+    /// Runs `script` with `bash` in the working folder, `$R` the tool; returns the status and stderr.
+    func shell(_ script: String) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = workDirectory
+        var environment = self.environment([:])
+        environment["R"] = try executableURL().path
+        process.environment = environment
+        let errors = spoolDirectory.appendingPathComponent("shell-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errors)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOf: errors, encoding: .utf8))
+    }
+
+    // MARK: Paths of one character, trailing slashes, accents
+
+    func testShortAndUnusualPathsWork() throws {
+        let scenario = try remindersim("scenario")
+        try writeFile("s", scenario.stdout)
+        for out in ["j", "x/y", "a/", "é", "with space", "quote'\"d"] {
+            let result = try remindersim(arguments: ["run"] + Self.small + ["--db", "runs.sqlite", "--out", out])
+            assertExit(result, 0)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("\(out)/default-\(try runCount())/report.md")),
+                          "no report under --out \(out):\n\(result)")
+        }
+        assertExit(try remindersim(arguments: ["run"] + Self.small + ["--db", "d", "--out", "r"]), 0)
+        for command in [["run", "s", "--db", "k"] + Self.small, ["validate", "s"], ["trace", "s", "--user", "3"]] {
+            assertExit(try remindersim(arguments: command), 0)
+        }
+        let tune = try remindersim("tune", "s", "--users", "200")
+        assertNoSignal(tune)
+        assertExit(tune, 65)
+        assertContains(tune.stderr, "s: tune:")
+        assertExit(try remindersim(arguments: ["run", "--shard", "1/1", "--db", "h"] + Self.small), 0)
+        assertExit(try remindersim("merge", "h", "--into", "m", "--out", "z"), 0)
+    }
+
+    private func runCount() throws -> Int {
+        let list = try remindersim("list", "--db", "runs.sqlite")
+        return list.stdoutLines.dropFirst().filter { !$0.isEmpty }.count
+    }
+
+    /// The arms here cannot identify the response (too few users for the fit): what matters is that a
+    /// scenario from standard input, and files named by one letter, get as far as the fit and its message.
+    func testCalibrateReadsAScenarioFromStandardInputAndOneLetterFiles() throws {
+        try writeFile("r", "arm,users,delivered,opens,opt_outs\nholdout,1000,0,800,0\n2d,1000,3000,840,60\n")
+        let scenario = try remindersim("scenario")
+        let fromInput = try remindersim("calibrate", "-", "r", "--users", "200", "--out", "c", stdin: scenario.stdout)
+        assertNoSignal(fromInput)
+        assertExit(fromInput, 65)
+        assertContains(fromInput.stderr, "remindersim: error: r: baseResponse cannot be identified")
+        try writeFile("s", scenario.stdout)
+        let named = try remindersim("calibrate", "s", "r", "--users", "200")
+        assertExit(named, 65)
+        assertContains(named.stderr, "remindersim: error: r: baseResponse cannot be identified")
+    }
+
+    // MARK: Files a command writes
+
+    func testCalibrateNeverWritesOverAnInputALinkOrADevice() throws {
+        let arms = "arm,users,delivered,opens,opt_outs\nholdout,1000,0,800,0\n2d,1000,3000,840,60\n"
+        try writeFile("arms.csv", arms)
+        let scenario = try remindersim("scenario").stdout
+        try writeFile("app.json", scenario)
+        try FileManager.default.createSymbolicLink(atPath: workPath("link.json"), withDestinationPath: "elsewhere.json")
+        try FileManager.default.createSymbolicLink(atPath: workPath("same.csv"), withDestinationPath: "arms.csv")
+        let refusals: [(String, Int32, String)] = [
+            ("arms.csv", 64, "is an input"), ("app.json", 64, "is an input"), ("same.csv", 64, "symbolic link"),
+            ("link.json", 64, "symbolic link"), ("/dev/null", 64, "not a regular file"), (".", 64, "is a folder"),
+            ("missing/out.json", 74, "does not exist"), ("", 64, "empty"),
+        ]
+        for (out, status, reason) in refusals {
+            let result = try remindersim("calibrate", "app.json", "arms.csv", "--users", "200", "--out", out)
+            assertExit(result, status)
+            assertContains(result.stderr, reason, "calibrate --out \(out)")
+            XCTAssertFalse(result.stderr.contains("simulations in"), "refused after fitting:\n\(result)")
+        }
+        XCTAssertEqual(try String(contentsOf: workDirectory.appendingPathComponent("arms.csv"), encoding: .utf8), arms)
+        XCTAssertEqual(try String(contentsOf: workDirectory.appendingPathComponent("app.json"), encoding: .utf8), scenario)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: workPath("link.json")), "elsewhere.json")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: workPath("."))),
+                       ["arms.csv", "app.json", "link.json", "same.csv"], "nothing was written")
+    }
+
+    func testReportFoldersAreCheckedBeforeSimulating() throws {
+        try FileManager.default.createSymbolicLink(atPath: workPath("dangling"), withDestinationPath: "nowhere")
+        try FileManager.default.createSymbolicLink(atPath: workPath("loop"), withDestinationPath: "loop")
+        try writeFile("file", "x\n")
+        let big = ["run", "--users", "10000000", "--days", "35", "--db", "never.sqlite"]
+        for (out, reason) in [("dangling", "symbolic link to nothing"), ("loop", "loop of symbolic links"),
+                              ("dangling/x", "symbolic link to nothing"), ("file/x", "is a file"), ("", "empty")] {
+            let result = try remindersim(arguments: big + ["--out", out], timeout: 20)
+            XCTAssertTrue([64, 74].contains(result.status), "--out \(out):\n\(result)")
+            assertContains(result.stderr, reason, "run --out \(out)")
+        }
+        let merge = try remindersim("merge", "nothing.sqlite", "--into", "m.sqlite", "--out", "file")
+        assertExit(merge, 74)
+        assertContains(merge.stderr, "file: is a file, not a folder; --out must name a folder")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("never.sqlite")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("m.sqlite")))
+    }
+
+    /// A fit writes its folder afresh: no file of an earlier fit of another log stays beside the new
+    /// ones; a folder holding files a fit does not write is left alone.
+    func testFitReplacesItsFolderWhole() throws {
+        var lines = ["user,time"]
+        for u in 0..<200 { lines.append("u\(u),\(1_704_067_200 + (u * 7_919) % 8_640_000)") }
+        try writeFile("once.csv", lines.joined(separator: "\n") + "\n")
+        try FileManager.default.createDirectory(atPath: workPath("fit"), withIntermediateDirectories: false)
+        try writeFile("fit/customers.csv", "user,frequency\nold,9\n")
+        try writeFile("fit/segments.json", "{}\n")
+        let fit = try remindersim("fit", "once.csv", "--timestamp", "epochSeconds", "--out", "fit")
+        assertExit(fit, 0)
+        XCTAssertFalse(fit.stdout.contains("customers.csv"), "this log gives no per-customer predictions:\n\(fit)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("fit/customers.csv")),
+                       "an earlier fit's customers.csv stayed beside this fit's files")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("fit/segments.json")))
+
+        try writeFile("mine.txt", "keep\n")
+        let foreign = try remindersim("fit", "once.csv", "--timestamp", "epochSeconds", "--out", ".")
+        assertExit(foreign, 64)
+        assertContains(foreign.stderr, "--out: the folder holds fit, which a fit does not write")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("mine.txt")))
+    }
+
+    /// Partial and old folders that killed processes left are removed by the next command publishing
+    /// into the same folder, whatever report they were for; a live process's are left alone.
+    func testLeftoversOfKilledProcessesAreRemoved() throws {
+        let dead = try XCTUnwrap(deadProcessID())
+        let live = ProcessInfo.processInfo.processIdentifier
+        for name in [".other-7.partial-\(dead)", ".default-3.old-\(dead)", ".mine.partial-\(live)"] {
+            try FileManager.default.createDirectory(atPath: workPath("Reports/\(name)/x"), withIntermediateDirectories: true)
+        }
+        try writeFile("Reports/.notes.partial-\(dead)", "a file, not a folder a render made\n")
+        assertExit(try remindersim(arguments: ["run"] + Self.small + ["--db", "r.sqlite"]), 0)
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: workPath("Reports"))),
+                       ["default-1", ".mine.partial-\(live)", ".notes.partial-\(dead)"])
+    }
+
+    /// A process id that no process has now: one that just ended.
+    private func deadProcessID() throws -> Int32? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let pid = process.processIdentifier
+        return kill(pid, 0) != 0 && errno == ESRCH ? pid : nil
+    }
+
+    // MARK: Streams
+
+    /// A reader that stops early (`| head -1`) ends the run quietly, after its report is written.
+    func testAClosedPipeEndsTheRunQuietlyWithItsReport() throws {
+        let piped = try shell("set -o pipefail; \"$R\" run --users 3000 --days 30 --db p.sqlite --out o | head -c 1 >/dev/null")
+        XCTAssertEqual(piped.status, 0, "the tool's own status in the pipe: \(piped.stderr)")
+        XCTAssertEqual(piped.stderr, "", "nothing to say about a reader that left")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("o/default-1/report.md")))
+    }
+
+    /// Standard output full or closed: exit 74, and a run that was saved is named so it is not run twice.
+    func testStandardOutputFullOrClosed() throws {
+        let full = try remindersim(arguments: ["run"] + Self.small + ["--db", "f.sqlite"], stdout: .path("/dev/full"))
+        assertExit(full, 74)
+        assertContains(full.stderr, "No space left on device; run 1 is saved in f.sqlite")
+        XCTAssertEqual(full.stderr.components(separatedBy: "standard output").count, 2, "said once:\n\(full.stderr)")
+        let closed = try shell("\"$R\" run --users 40 --days 35 --db c.sqlite >&-")
+        XCTAssertEqual(closed.status, 74, closed.stderr)
+        XCTAssertTrue(closed.stderr.contains("standard output is closed"), closed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("c.sqlite")), "nothing is started")
+    }
+
+    func testTuneNamesShortBudgetsAsTheyAre() throws {
+        let tune = try remindersim("tune", Self.datasets + "tune-periods.json", "--budget", "0.001", "--users", "500")
+        assertExit(tune, 65)
+        XCTAssertFalse(tune.stderr.contains("about 0 s"), tune.stderr)
+        assertContains(tune.stderr, "budget of under 0.1 s")
+    }
+
+    static let datasets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Datasets").path + "/"
+}
