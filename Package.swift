@@ -34,7 +34,7 @@ let package = Package(
             path: "Sources/ReminderSimZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        .target(name: "FilePaths"),
+        .target(name: "FilePaths", exclude: ["README.md"]),
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),

@@ -31,6 +31,7 @@ struct ExportCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
+        try OutputPaths.checkFolder(folder, option: "--csv")
         let (store, id) = try selection.open()
         let files: [String]
         do {

@@ -23,6 +23,7 @@ struct ReportCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
+        try StoreAccess.checkOutputFolder(output)
         let (store, id) = try selection.open()
         let folder = try Self.render(id, store: store, output: output)
         context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
