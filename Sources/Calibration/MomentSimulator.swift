@@ -1,4 +1,5 @@
 import Foundation
+import RecordedData
 import Simulation
 
 /// Simulates the arms of a past experiment and reduces them to per-user moments in a fixed order.
@@ -26,8 +27,10 @@ struct MomentSimulator {
         var used: [ConfigurationSpec] = []
         for a in results.arms where a.label != "holdout" {
             guard let c = all.first(where: { $0.label == a.label }) else {
-                let labels = (["holdout"] + all.map(\.label)).map { "\"\($0)\"" }.joined(separator: ", ")
-                throw CalibrationError(.mismatch, "line \(a.line): arm \"\(a.label)\" is not a configuration of the scenario "
+                func quote(_ label: String) -> String { Excerpt.quoted(label, limit: Excerpt.messageLimit, mark: "\"") }
+                let labels = (["holdout"] + all.prefix(20).map(\.label)).map(quote).joined(separator: ", ")
+                    + (all.count > 20 ? ", …" : "")
+                throw CalibrationError(.mismatch, "line \(a.line): arm \(quote(a.label)) is not a configuration of the scenario "
                     + "(its arms: \(labels))")
             }
             used.append(c)

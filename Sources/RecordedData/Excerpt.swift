@@ -2,16 +2,18 @@
 /// (a log may hold binary data), or any text kept to one line; a terminal must never receive control
 /// bytes it would obey.
 public enum Excerpt {
-    /// At most `limit` characters of `bytes` in single quotes. Printable text is kept as it is; control
-    /// characters, invisible format characters (such as bidirectional overrides) and bytes that are not
-    /// UTF-8 are written as `\xNN` or `\u{NNNN}`; a longer text ends in `…`.
-    public static func quoted<C: Collection>(_ bytes: C, limit: Int = 40) -> String where C.Element == UInt8 {
-        let input = Array(bytes)
+    /// At most `limit` characters of `bytes` between `mark`s (single quotes unless told). Printable text is
+    /// kept as it is; control characters, invisible format characters (such as bidirectional overrides) and
+    /// bytes that are not UTF-8 are written as `\xNN` or `\u{NNNN}`; a longer text ends in `…`.
+    public static func quoted<C: Collection>(_ bytes: C, limit: Int = 40, mark: String = "'") -> String
+    where C.Element == UInt8 {
+        // Only what can be shown is looked at: a value of any length costs the same.
+        let input = Array(bytes.prefix(4 * limit + 4))
         var out = ""
         var shown = 0
         var i = 0
         while i < input.count {
-            guard shown < limit else { return "'" + out + "…'" }
+            guard shown < limit else { return mark + out + "…" + mark }
             let (scalar, length) = decode(input, at: i)
             if let scalar, isPrintable(scalar) {
                 out.unicodeScalars.append(scalar)
@@ -23,10 +25,12 @@ public enum Excerpt {
             i += length
             shown += 1
         }
-        return "'" + out + "'"
+        return mark + out + mark
     }
 
-    public static func quoted(_ text: String, limit: Int = 40) -> String { quoted(Array(text.utf8), limit: limit) }
+    public static func quoted(_ text: String, limit: Int = 40, mark: String = "'") -> String {
+        quoted(text.utf8, limit: limit, mark: mark)
+    }
 
     /// `text` kept to one line: line breaks and tabs written `\n`, `\r` and `\t`, and every other scalar
     /// that `escapes` picks written `\u{…}` in hexadecimal, upper case when `uppercaseHex`. Text with
@@ -54,6 +58,20 @@ public enum Excerpt {
             }
         }
         return out
+    }
+
+    /// The longest excerpt of a value quoted in a message, in characters.
+    public static let messageLimit = 80
+
+    /// `text` cut to its first `limit` Unicode scalars and `…` when it is longer, for messages that escape
+    /// what they show themselves (see `oneLine`): a key or value of any length costs one short quote.
+    /// Scalars, not characters, are counted, so that a character built of a million combining marks is cut too.
+    public static func shortened(_ text: String, limit: Int = messageLimit) -> String {
+        let scalars = text.unicodeScalars
+        guard let end = scalars.index(scalars.startIndex, offsetBy: limit, limitedBy: scalars.endIndex),
+              end < scalars.endIndex
+        else { return text }
+        return String(scalars[..<end]) + "…"
     }
 
     /// A name read from a file (a header field): as it is when it is short and printable, else quoted.

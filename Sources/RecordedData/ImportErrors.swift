@@ -29,8 +29,12 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case emptyFile(file: String)
     /// The file was read but no row became an event (header only, everything skipped or filtered out).
     case noEvents(file: String, rows: Int, skipped: Int, filtered: Int)
+    /// Every visit is an outlier (see `OutlierReport.rule`), so none is left once they are left out.
+    case onlyOutliers(file: String, visits: Int, bounds: ClosedRange<Double>)
     case missingColumn(file: String, name: String, header: [String])
     case columnOutOfRange(file: String, position: Int, fieldCount: Int)
+    /// The file has no line feed but carriage returns: its lines end in CR only, as on the classic Mac OS.
+    case carriageReturnLines(file: String)
     /// The format itself is unusable (unknown pattern token, non-ASCII delimiter, named column without header…).
     case invalidFormat(String)
 
@@ -44,12 +48,19 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file) is empty: there is not even a header line"
         case let .noEvents(file, rows, skipped, filtered):
             return "\(file) holds no usable events (\(rows) data rows, \(skipped) skipped as bad, \(filtered) filtered out by event type)"
+        case let .onlyOutliers(file, visits, bounds):
+            return "\(file): " + (visits == 1 ? "its only visit is an outlier" : "all \(visits) visits are outliers")
+                + ", outside \(CivilTime.isoString(bounds.lowerBound)) to "
+                + "\(CivilTime.isoString(bounds.upperBound)) (an outlier is \(OutlierReport.rule)); "
+                + "outliers are left out, unless kept with --keep-outliers of import and fit"
         case let .missingColumn(file, name, header):
             // The header comes from the file: shown escaped and shortened, never as raw bytes.
             let columns = header.prefix(20).map { Excerpt.name($0) }.joined(separator: ", ") + (header.count > 20 ? ", …" : "")
             return "\(file): no column named \(Excerpt.quoted(name)) in the header (columns: \(columns))"
         case let .columnOutOfRange(file, position, fieldCount):
             return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
+        case let .carriageReturnLines(file):
+            return "\(file): the file's lines end in CR only; convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
         case let .invalidFormat(message):
             return "invalid log format: \(message)"
         }

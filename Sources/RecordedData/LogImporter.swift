@@ -1,6 +1,10 @@
 import Foundation
 
 extension RecordedLog {
+    /// The longest line a log may hold, in bytes, its line break not counted. A longer line, or a
+    /// stream with no line break at all such as /dev/zero, is refused once this much of it is read.
+    public static let maximumLineBytes = 16 << 20
+
     /// Reads a visit log from disk in 1 MiB chunks; memory grows with users and visits, not rows.
     ///
     /// Rows may come in any order, within and across users.
@@ -21,7 +25,7 @@ extension RecordedLog {
 
     static func read(
         file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy,
-        outliers: OutlierPolicy = .exclude, chunkSize: Int
+        outliers: OutlierPolicy = .exclude, chunkSize: Int, lineLimit: Int = maximumLineBytes
     ) throws -> RecordedLog {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -29,6 +33,7 @@ extension RecordedLog {
         }
         var importer = try LogImporter(
             format: format, file: path, observationEnd: observationEnd, policy: onBadRow, outliers: outliers)
+        importer.lineLimit = lineLimit
         if try GzipReader.isCompressed(path) {
             var reader = try GzipReader(path: path)
             defer { reader.close() }
@@ -113,6 +118,13 @@ struct LogImporter {
 
     private var carry: [UInt8] = []
     private var lineNumber = 0
+    /// The longest line accepted, in bytes: `RecordedLog.maximumLineBytes` but in tests.
+    var lineLimit = RecordedLog.maximumLineBytes
+    /// Whether any line feed was read: without one, a carriage return inside the text means the
+    /// file's lines end in CR only.
+    private var sawLineFeed = false
+    /// Whether line 1 holds a carriage return before its end.
+    private var firstLineHasCR = false
     private var sawContent = false
 
     private var rows = 0, events = 0, duplicates = 0, skipped = 0, filtered = 0
@@ -209,15 +221,26 @@ struct LogImporter {
         field < headerNames.count ? "\(Excerpt.name(headerNames[field])) (position \(field))" : "position \(field)"
     }
 
+    /// Reads the lines of the next bytes of the log; a line cut at the end waits for the next call.
     mutating func feed(_ raw: UnsafeRawBufferPointer) throws {
-        let bytes = raw.assumingMemoryBound(to: UInt8.self)
+        do {
+            try feedLines(raw.assumingMemoryBound(to: UInt8.self))
+        } catch {
+            throw explained(error)
+        }
+    }
+
+    private mutating func feedLines(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         let newline = UInt8(ascii: "\n")
         var position = 0
         if !carry.isEmpty {
             guard let end = bytes.firstIndex(of: newline) else {
+                try checkLength(carry.count + bytes.count, bytes[...])
                 carry.append(contentsOf: bytes)
                 return
             }
+            try checkLength(carry.count + end, bytes[..<end])
+            sawLineFeed = true
             carry.append(contentsOf: bytes[..<end])
             var line: [UInt8] = []
             swap(&line, &carry)  // the line must not alias `self` while it is processed
@@ -230,13 +253,50 @@ struct LogImporter {
             var end = position
             while end < bytes.count, bytes[end] != newline { end += 1 }
             guard end < bytes.count else { break }
+            try checkLength(end - position, bytes[position..<end])
+            sawLineFeed = true
             try processLine(UnsafeBufferPointer(rebasing: bytes[position..<end]))
             position = end + 1
         }
+        try checkLength(bytes.count - position, bytes[position...])
         carry.append(contentsOf: bytes[position...])
     }
 
+    /// Refuses the line being read once it is `length` bytes long, more than `lineLimit`, before it is
+    /// held whole; `latest` is its part just read, searched (with what is held) for a carriage return.
+    private func checkLength(_ length: Int, _ latest: Slice<UnsafeBufferPointer<UInt8>>) throws {
+        guard length > lineLimit else { return }
+        let cr = UInt8(ascii: "\r")
+        if !sawLineFeed, carry.contains(cr) || latest.contains(cr) {
+            throw ImportError.carriageReturnLines(file: file)
+        }
+        throw ImportIssue(line: lineNumber + 1, reason: "line longer than \(Self.size(lineLimit)) (the limit for one line)",
+                          file: file)
+    }
+
+    /// A size in bytes as limits are stated: whole MiB when it is one.
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+    }
+
+    /// `error`, or the reason behind it when the file's lines end in CR only: such a file reads as one
+    /// line, and whatever is wrong with that line says nothing useful.
+    private func explained(_ error: any Error) -> any Error {
+        guard !sawLineFeed, firstLineHasCR, error is ImportIssue || error is ImportError else { return error }
+        if case ImportError.cannotRead? = error as? ImportError { return error }
+        return ImportError.carriageReturnLines(file: file)
+    }
+
+    /// Reads the last line, then hands over the log; the problem of a file as a whole is thrown here.
     mutating func finish() throws -> RecordedLog {
+        do {
+            return try finishLines()
+        } catch {
+            throw explained(error)
+        }
+    }
+
+    private mutating func finishLines() throws -> RecordedLog {
         if !carry.isEmpty {
             let line = carry
             carry = []
@@ -261,21 +321,21 @@ struct LogImporter {
             users.append(UserVisits(id: userTable.id(u), visits: visits))
         }
         var outliers: OutlierReport?
-        if let bounds = OutlierReport.bounds(of: users) {
+        let bounds = OutlierReport.bounds(of: users)
+        let outlying = users.reduce(0) { $0 + $1.visits.filter { !bounds.contains($0) }.count }
+        if outlying > 0 {
             let rows = extremes.beyond(bounds).map { event in
                 ImportIssue(line: event.line, reason: "timestamp \(CivilTime.isoString(event.time)) is an outlier",
                             file: file, column: label(timeField))
             }
-            let outlying = users.reduce(0) { $0 + $1.visits.filter { $0 < bounds.lowerBound || $0 > bounds.upperBound }.count }
-            if outlying > 0 {
-                outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
-                if outlierPolicy == .exclude {
-                    users = users.compactMap { user in
-                        let kept = user.visits.filter { bounds.contains($0) }
-                        return kept.isEmpty ? nil : UserVisits(id: user.id, visits: kept)
-                    }
-                    lastEvent = extremes.latest(within: bounds) ?? users.compactMap(\.visits.last).max() ?? lastEvent
+            outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
+            if outlierPolicy == .exclude {
+                users = users.compactMap { user in
+                    let kept = user.visits.filter { bounds.contains($0) }
+                    return kept.isEmpty ? nil : UserVisits(id: user.id, visits: kept)
                 }
+                if users.isEmpty { throw ImportError.onlyOutliers(file: file, visits: outlying, bounds: bounds) }
+                lastEvent = extremes.latest(within: bounds) ?? users.compactMap(\.visits.last).max() ?? lastEvent
             }
         }
         guard !users.isEmpty else {
@@ -295,6 +355,7 @@ struct LogImporter {
         if let last = line.last, last == UInt8(ascii: "\r") {
             line = UnsafeBufferPointer(rebasing: line.dropLast())
         }
+        if lineNumber == 1 { firstLineHasCR = line.contains(UInt8(ascii: "\r")) }
         if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
             line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
         }
@@ -331,6 +392,10 @@ struct LogImporter {
         guard let time else {
             let shown = FieldSplitter.withContent(of: fields[timeField], in: line) { Excerpt.quoted($0) }
             return try reject("cannot read timestamp \(shown) as \(format.timestamp.displayName)", field: timeField)
+        }
+        guard OutlierReport.calendar.contains(time) else {
+            let shown = FieldSplitter.withContent(of: fields[timeField], in: line) { Excerpt.quoted($0) }
+            return try reject("timestamp \(shown) is outside the years 0000 to 9999", field: timeField)
         }
         if let observationEnd, time > observationEnd {
             return try reject(

@@ -19,14 +19,32 @@ public struct OutlierReport: Sendable, Equatable {
 
     /// The rule, for messages.
     public static let rule = "more than the span of the central 99% of visit times (at least one day) "
-        + "before its 0.5th or after its 99.5th percentile"
+        + "before its 0.5th or after its 99.5th percentile, or before 1990 or from 2100 on"
 
-    /// The bounds of the rule for these visits; nil when there are too few visits to tell.
+    /// Visits in these years are plausible for an app's log; any other is an outlier, however many there are.
+    public static let plausible = CivilTime.epochSeconds(year: 1990, month: 1, day: 1)
+        ... CivilTime.epochSeconds(year: 2100, month: 1, day: 1) - 1
+
+    /// The times a log may hold at all: the years a calendar date of four digits names. A row outside
+    /// is a bad row, so that no time in a log is too large for the arithmetic done on it.
+    public static let calendar = CivilTime.epochSeconds(year: 0, month: 1, day: 1)
+        ... CivilTime.epochSeconds(year: 10_000, month: 1, day: 1) - 1
+
+    /// The bounds of the rule for these visits: the plausible years, narrowed by the percentiles when
+    /// there are enough visits to tell. When every visit lies outside the plausible years, those bounds
+    /// are kept as they are, so that every visit is an outlier.
+    static func bounds(of users: [UserVisits]) -> ClosedRange<Double> {
+        guard let spread = spread(of: users) else { return plausible }
+        let low = max(spread.lowerBound, plausible.lowerBound), high = min(spread.upperBound, plausible.upperBound)
+        return low <= high ? low...high : plausible
+    }
+
+    /// The percentile bounds of the rule; nil when there are too few visits to tell.
     ///
     /// The percentiles come from an evenly strided sample of at most 200,000 visits, so a large log costs
     /// no more than a small one. A genuine tail stays inside: for visits spread over any span, the
     /// outermost 0.5% lies within 1% of the span of the percentiles, far from a whole span away.
-    static func bounds(of users: [UserVisits]) -> ClosedRange<Double>? {
+    static func spread(of users: [UserVisits]) -> ClosedRange<Double>? {
         let total = users.reduce(0) { $0 + $1.visits.count }
         guard total >= 200 else { return nil }
         let stride = max(1, total / 200_000)

@@ -47,6 +47,7 @@ struct CalibrateCommand: RunnableCommand {
     init(arguments: ParsedArguments) throws {
         scenarioPath = try arguments.value("scenario")
         resultsPath = try arguments.value("results")
+        try InputFile.requireStandardInputOnce([scenarioPath, resultsPath])
         let names: String = try arguments.value("--fit")
         var chosen: [ResponseParameter] = []
         for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
@@ -76,7 +77,7 @@ struct CalibrateCommand: RunnableCommand {
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.
         _ = try ScenarioLoading.compile(scenario, path: scenarioPath)
-        let text = try ScenarioLoading.readText(resultsPath)
+        let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
         let results: ExperimentResults
         do {
             results = try ExperimentResults.parse(text, file: resultsPath)

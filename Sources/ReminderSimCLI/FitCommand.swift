@@ -20,9 +20,9 @@ struct FitCommand: RunnableCommand {
             over --predict, with the recorded count where the log covers it), survival.svg and \
             repeat-visits.svg into --out. A log with one visit per calendar day (--by-day, CDNOW) is \
             summarised in whole days, as Fader & Hardie's tables and lifetimes do; other logs in continuous \
-            time. Example: \
-            remindersim fit Datasets/cdnow/CDNOW_master.txt --format cdnow --calibration-end 1997-09-30
-            """,
+            time.
+            """ + " " + LogOptions.limits
+            + " Example: remindersim fit Datasets/cdnow/CDNOW_master.txt --format cdnow --calibration-end 1997-09-30",
         arguments: [
             .positional("data", help: "The visit log."),
         ] + LogOptions.arguments + [

@@ -11,9 +11,8 @@ struct ImportCommand: RunnableCommand {
         abstract: "Read a recorded visit log and summarise it: users, visits, gaps, bad rows.",
         discussion: """
             Checks that a log reads the way a scenario or 'fit' will read it. The log is streamed: memory \
-            grows with the visits kept, not with the rows read. Example: \
-            remindersim import events.csv --user user_id --time timestamp --skip-bad-rows
-            """,
+            grows with the visits kept, not with the rows read.
+            """ + " " + LogOptions.limits + " Example: remindersim import events.csv --user user_id --time timestamp --skip-bad-rows",
         arguments: [.positional("data", help: "The visit log.")] + LogOptions.arguments + [
             .flag("--stats", help: "Print the time taken, rows per second and peak memory to stderr."),
         ])

@@ -6,6 +6,10 @@ import Simulation
 
 /// The command-line options that describe a recorded log, shared by `fit` and `import`.
 struct LogOptions {
+    /// What the help of a command that reads a log says of its limits.
+    static let limits: String = "A line of the log may be at most \(RecordedLog.maximumLineBytes >> 20) MiB long; "
+        + "a longer one stops the read (exit 65). A time outside the years 0000 to 9999 makes its row bad."
+
     static let arguments: [ArgumentSpec] = [
         .option("--format", valueName: "kind", help: "cdnow, csv, tsv, whitespace, or a single delimiter character.",
                 default: "csv"),
@@ -29,7 +33,8 @@ struct LogOptions {
         .flag("--skip-bad-rows", help: "Skip rows that cannot be read (they are counted) instead of stopping."),
         .flag("--keep-outliers", help: """
             Keep visits far outside the rest of the data (more than the span of the central 99% of visit times \
-            before its 0.5th or after its 99.5th percentile). They are always reported; by default left out.
+            before its 0.5th or after its 99.5th percentile) or outside the years 1990 to 2099. They are always \
+            reported; by default left out.
             """),
     ]
 

@@ -17,6 +17,9 @@ enum ScenarioLoading {
     static func load(_ path: String?) throws -> Scenario {
         guard let path else { return Scenario.builtInDefault }
         let text = try readText(path)
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw CommandError.dataError("\(displayName(path) ?? path): empty (a scenario is a JSON object)")
+        }
         do {
             return try Scenario.decode(text, source: displayName(path))
         } catch {
@@ -24,22 +27,11 @@ enum ScenarioLoading {
         }
     }
 
-    static func readText(_ path: String) throws -> String {
-        let data: Data
-        if path == standardInput {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CommandError.noInput("\(path): no such file")
-            }
-            if isDirectory.boolValue { throw CommandError.ioError("\(path): is a directory, not a scenario file") }
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                throw CommandError.ioError("\(path): cannot be read (check its permissions)")
-            }
-            data = contents
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
+    /// The text of `path` (`-`: standard input), at most `InputFile.maximumBytes` of UTF-8.
+    /// `kind` names the file in messages.
+    static func readText(_ path: String, kind: String = "a scenario file") throws -> String {
+        let bytes = try InputFile.bytes(path, kind: kind)
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
             throw CommandError.dataError("\(displayName(path) ?? path): not UTF-8 text")
         }
         return text

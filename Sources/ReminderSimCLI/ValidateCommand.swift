@@ -18,6 +18,7 @@ struct ValidateCommand: RunnableCommand {
     init(arguments: ParsedArguments) throws {
         paths = try arguments.values("scenario")
         if paths.isEmpty { throw UsageError("missing scenario file to validate") }
+        try InputFile.requireStandardInputOnce(paths)
     }
 
     func run(context: CommandContext) throws {

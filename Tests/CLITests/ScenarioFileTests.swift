@@ -175,7 +175,7 @@ final class ScenarioFileTests: RemindersimTestCase {
         try writeFile("empty.json", "")
         let empty = try remindersim("validate", "empty.json")
         assertExit(empty, 65)
-        assertContains(empty.stderr, "empty.json: not valid JSON: line 1, column 1")
+        assertContains(empty.stderr, "empty.json: empty (a scenario is a JSON object)")
     }
 
     func testNotUTF8IsBadData() throws {

@@ -109,7 +109,7 @@ private struct JSONParser {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try string()
-            if members.contains(where: { $0.key == key }) { throw error("duplicate key \"\(key)\"") }
+            if members.contains(where: { $0.key == key }) { throw error("duplicate key \(ScenarioIssue.quote(key))") }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1

@@ -74,7 +74,7 @@ public struct DelimitedFormat: Equatable, Sendable, Encodable {
         case "whitespace": d = .whitespace
         default:
             guard delimiter.count == 1, let c = delimiter.first, c.isASCII else {
-                return .failure(ScenarioIssue(path: "delimiter", reason: "must be \",\", \"\\t\", \"whitespace\" or one ASCII character, got \"\(delimiter)\""))
+                return .failure(ScenarioIssue(path: "delimiter", reason: "must be \",\", \"\\t\", \"whitespace\" or one ASCII character, got \(ScenarioIssue.quote(delimiter))"))
             }
             d = .character(c)
         }
@@ -89,7 +89,7 @@ public struct DelimitedFormat: Equatable, Sendable, Encodable {
             guard timestamp.contains("yyyy") else {
                 return .failure(ScenarioIssue(
                     path: "timestamp",
-                    reason: "must be one of \(Self.namedTimestamps.map { "\"\($0)\"" }.joined(separator: ", ")) or a pattern with yyyy, MM, dd, HH, mm, ss; got \"\(timestamp)\""))
+                    reason: "must be one of \(Self.namedTimestamps.map { "\"\($0)\"" }.joined(separator: ", ")) or a pattern with yyyy, MM, dd, HH, mm, ss; got \(ScenarioIssue.quote(timestamp))"))
             }
             t = .custom(timestamp)
         }
@@ -158,7 +158,7 @@ extension JSONFieldReader {
         let format = field(o, "format", default: RecordedFormat.cdnow) { r, j, p -> RecordedFormat? in
             if case let .string(s) = j {
                 guard s == "cdnow" else {
-                    r.fail(p, "expected \"cdnow\" or an object describing the columns, got \"\(s)\"")
+                    r.fail(p, "expected \"cdnow\" or an object describing the columns, got \(ScenarioIssue.quote(s))")
                     return nil
                 }
                 return .cdnow
@@ -167,7 +167,7 @@ extension JSONFieldReader {
         }
         let end = optionalField(o, "observationEnd", Self.string)
         if case let .some(.some(day)) = end, CalendarDate(iso: day) == nil {
-            fail(o.path("observationEnd"), "must be a date YYYY-MM-DD, got \"\(day)\"")
+            fail(o.path("observationEnd"), "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(day))")
         }
         guard let path, let format, let end else { return nil }
         return RecordedSource(path: path, format: format, observationEnd: end)

@@ -83,14 +83,14 @@ extension ConfigurationSpec {
             }
             if !domains.insert(r.appDomain).inserted {
                 issues.append(ScenarioIssue(
-                    path: "\(rp).appDomain", reason: "\"\(r.appDomain)\" is used by another reminder of this configuration"))
+                    path: "\(rp).appDomain", reason: "\(ScenarioIssue.quote(r.appDomain)) is used by another reminder of this configuration"))
             }
         }
         for (j, rule) in cronRules.enumerated() {
             do {
                 _ = try CronRule(parsing: rule, mode: cronMode)
             } catch {
-                issues.append(ScenarioIssue(path: "\(p).cronRules[\(j)]", reason: "\(error.reason) (rule \"\(rule)\")"))
+                issues.append(ScenarioIssue(path: "\(p).cronRules[\(j)]", reason: "\(error.reason) (rule \(ScenarioIssue.quote(rule)))"))
             }
         }
         return issues
@@ -219,7 +219,7 @@ extension JSONFieldReader {
         }
         guard let kind = string(kindJSON, at: o.path("distribution")) else { return nil }
         guard Self.distributions.contains(kind) else {
-            fail(o.path("distribution"), "unknown distribution \"\(kind)\"; \(expected)")
+            fail(o.path("distribution"), "unknown distribution \(ScenarioIssue.quote(kind)); \(expected)")
             return nil
         }
         defer { self.finish(o) }
@@ -317,7 +317,7 @@ extension JSONFieldReader {
     }
 
     static func quote(_ s: String) -> String {
-        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\"" + Excerpt.shortened(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     mutating func configuration(_ json: JSON, at path: String) -> ConfigurationSpec? {
@@ -362,7 +362,7 @@ extension JSONFieldReader {
         let window = optionalField(o, "sendWindow") { r, j, p -> DeliveryPolicy.SendWindow? in
             if case .string("usualHour") = j { return .usualHour }
             if case let .string(text) = j {
-                r.fail(p, "expected \"usualHour\" or an object {\"start\": \"HH:MM\", \"end\": \"HH:MM\"}, got \"\(text)\"")
+                r.fail(p, "expected \"usualHour\" or an object {\"start\": \"HH:MM\", \"end\": \"HH:MM\"}, got \(ScenarioIssue.quote(text))")
                 return nil
             }
             return r.timeSpan(j, at: p).map { .span($0) }
@@ -387,7 +387,7 @@ extension JSONFieldReader {
             r.field(o, key) { r, j, p -> Int? in
                 guard let text = r.string(j, at: p) else { return nil }
                 guard let minute = LocalTimeSpan.minute(text) else {
-                    r.fail(p, "expected a local time HH:MM, 00:00 to 23:59, got \"\(text)\"")
+                    r.fail(p, "expected a local time HH:MM, 00:00 to 23:59, got \(ScenarioIssue.quote(text))")
                     return nil
                 }
                 return minute

@@ -17,6 +17,10 @@ public struct ScenarioIssue: Error, Equatable, Sendable, CustomStringConvertible
         Excerpt.oneLine(path.isEmpty ? reason : "\(path): \(reason)", uppercaseHex: true, escaping: Self.needsEscape)
     }
 
+    /// A key or value of the scenario as a message quotes it: in double quotes, cut to
+    /// `Excerpt.messageLimit` scalars and `…` (`description` escapes what it holds).
+    static func quote(_ text: String) -> String { "\"" + Excerpt.shortened(text) + "\"" }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(scalar.value)
             || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x200E || scalar.value == 0x200F
@@ -63,7 +67,7 @@ struct JSONFieldReader {
     mutating func finish(_ object: ObjectFields) {
         for (key, _) in object.members where !object.read.contains(key) {
             let hint = object.read.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" } ?? ""
-            fail(Self.join(object.path, key), "unknown field\(hint)")
+            fail(Self.join(object.path, Excerpt.shortened(key)), "unknown field\(hint)")
         }
     }
 
@@ -122,7 +126,7 @@ struct JSONFieldReader {
     where E.RawValue == String {
         guard let s = string(value, at: path) else { return nil }
         guard let e = E(rawValue: s) else {
-            fail(path, "unknown value \"\(s)\"; expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            fail(path, "unknown value \(ScenarioIssue.quote(s)); expected one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
             return nil
         }
         return e

@@ -37,7 +37,7 @@ struct ScenarioParts {
             fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)")
         }
         if let startDate, CalendarDate(iso: startDate) == nil {
-            fail("startDate", "must be a date YYYY-MM-DD, got \"\(startDate)\"")
+            fail("startDate", "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(startDate))")
         }
         if let population, let response { issues += Scenario.boundIssues(population: population, response: response) }
         if let population {
@@ -55,7 +55,7 @@ struct ScenarioParts {
             let all = configurations + (grid?.expanded() ?? [])
             issues += Self.issues(of: all, listed: configurations.count)
             if let baseline, let label = baseline, label.lowercased() != "holdout", !all.contains(where: { $0.label == label }) {
-                fail("baseline", "\"\(label)\" is the label of no configuration (nor \"holdout\")")
+                fail("baseline", "\(ScenarioIssue.quote(label)) is the label of no configuration (nor \"holdout\")")
             }
             if let response {
                 let allMessages = Set(all.flatMap { $0.reminders.flatMap(\.messages) })
@@ -99,7 +99,7 @@ struct ScenarioParts {
             } else if Scenario.isBlank(segment.name) {
                 fail("population.segments[\(i)].name", Scenario.blank)
             } else if let first = segmentNames[segment.name] {
-                fail("population.segments[\(i)].name", "\"\(segment.name)\" is already the name of population.segments[\(first)]")
+                fail("population.segments[\(i)].name", "\(ScenarioIssue.quote(segment.name)) is already the name of population.segments[\(first)]")
             } else {
                 segmentNames[segment.name] = i
             }
@@ -123,7 +123,7 @@ struct ScenarioParts {
             if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
             if let first = seen[c.label] {
                 // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
-                fail(isListed ? "\(p).label" : "grid", "\"\(c.label)\" is already the label of \(first)")
+                fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(c.label)) is already the label of \(first)")
             } else {
                 seen[c.label] = p
             }

@@ -225,12 +225,12 @@ extension Scenario {
         guard let tune else { return [] }
         var issues: [ScenarioIssue] = []
         if let label = tune.baseline, !expandedConfigurations.contains(where: { $0.label == label }) {
-            issues.append(ScenarioIssue(path: "tune.baseline", reason: "\"\(label)\" is the label of no configuration"))
+            issues.append(ScenarioIssue(path: "tune.baseline", reason: "\(ScenarioIssue.quote(label)) is the label of no configuration"))
         }
         if tune.space.messages == nil, let base = tuneBaseline, base.reminders.isEmpty {
             issues.append(ScenarioIssue(
                 path: "tune.space.messages",
-                reason: "the baseline \"\(base.label)\" has no reminder to take messages from; list the messages"))
+                reason: "the baseline \(ScenarioIssue.quote(base.label)) has no reminder to take messages from; list the messages"))
         }
         return issues
     }

@@ -1,0 +1,194 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// Input that is closed, unreadable, endless, empty or oddly made: every case ends with an exit code and
+/// a short message, within bounded memory and time, never with a trap.
+final class HostileInputTests: RemindersimTestCase {
+    /// The memory a run below may use, in KiB: far below what reading /dev/zero whole would take.
+    static let memoryLimit = 4_000_000
+
+    /// Runs `remindersim` through `/bin/sh` with `ulimit -v` and `redirection` (shell syntax, e.g. `<&-`)
+    /// applied to it; `arguments` are passed as they are.
+    func limited(_ arguments: [String], redirection: String = "", timeout: TimeInterval = 60,
+                 file: StaticString = #filePath, line: UInt = #line) throws -> CommandResult {
+        let executable = try executableURL(file: file, line: line)
+        let script = "ulimit -v \(Self.memoryLimit); exec \"$@\" \(redirection)"
+        let child = try ChildProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script, "sh", executable.path] + arguments,
+            environment: environment([:]), directory: workDirectory, spool: spoolDirectory)
+        guard let result = child.wait(timeout: timeout) else {
+            XCTFail("remindersim \(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s",
+                    file: file, line: line)
+            throw XCTSkip("the run timed out")
+        }
+        return result
+    }
+
+    /// The default scenario with one recorded segment reading `data`.
+    func scenario(readingLog data: String) throws -> String {
+        var scenario = try defaultScenario()
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        population["segments"] = [["name": "recorded", "returns": [
+            "distribution": "empirical", "data": data, "format": ["user": "user", "time": "time"]]]]
+        scenario["population"] = population
+        return String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self)
+    }
+
+    // MARK: Standard input
+
+    func testClosedStandardInputIsNoInput() throws {
+        for command in ["validate", "run"] {
+            let result = try limited([command, "-"], redirection: "<&-")
+            assertExit(result, 66)
+            XCTAssertEqual(result.stderr, "remindersim: error: <stdin>: standard input is closed\n", result.description)
+        }
+    }
+
+    func testAFolderAsStandardInputIsAnIOError() throws {
+        let result = try limited(["validate", "-"], redirection: "< \"$HOME\"")
+        assertExit(result, 74)
+        XCTAssertEqual(result.stderr, "remindersim: error: <stdin>: is a directory, not a scenario file\n", result.description)
+    }
+
+    func testStandardInputNamedTwiceIsAUsageError() throws {
+        let valid = try remindersim("scenario").stdout
+        let twice = try remindersim("validate", "-", "-", stdin: valid)
+        assertExit(twice, 64)
+        assertContains(twice.stderr, "'-' (standard input) is named more than once")
+        try writeFile("results.csv", "arm,users,delivered,opens,opt_outs\nholdout,10,0,5,0\n")
+        let calibrate = try remindersim("calibrate", "-", "-", stdin: valid)
+        assertExit(calibrate, 64)
+        assertContains(calibrate.stderr, "'-' (standard input) is named more than once")
+        assertExit(try remindersim("validate", "-", stdin: valid), 0)
+    }
+
+    // MARK: Endless and huge input
+
+    func testAnEndlessLogIsRefusedAtTheLineLimit() throws {
+        let started = Date()
+        let result = try limited(["import", "/dev/zero"])
+        assertExit(result, 65)
+        XCTAssertEqual(result.stderr, "remindersim: error: /dev/zero:1: line longer than 16 MiB (the limit for one line)\n",
+                       result.description)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "the read stops at the limit")
+    }
+
+    func testACompressedLogWithoutLineBreaksIsRefusedAtTheLineLimit() throws {
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "head -c 17000000 /dev/zero | gzip -1 > zeros.csv.gz"]
+        gzip.currentDirectoryURL = workDirectory
+        try gzip.run()
+        gzip.waitUntilExit()
+        try XCTSkipUnless(gzip.terminationStatus == 0, "gzip is not available")
+        let result = try limited(["import", "zeros.csv.gz"])
+        assertExit(result, 65)
+        assertContains(result.stderr, "zeros.csv.gz:1: line longer than 16 MiB (the limit for one line)")
+    }
+
+    func testAScenarioReadingAnEndlessLogIsRefused() throws {
+        try writeFile("endless.json", try scenario(readingLog: "/dev/zero"))
+        let result = try limited(["validate", "endless.json"])
+        assertExit(result, 65)
+        assertContains(result.stderr, "population.segments[0].returns.data: /dev/zero:1: line longer than 16 MiB")
+    }
+
+    func testAnEndlessScenarioIsRefusedAtTheFileLimit() throws {
+        let result = try limited(["validate", "-"], redirection: "< /dev/zero")
+        assertExit(result, 65)
+        XCTAssertEqual(result.stderr, "remindersim: error: <stdin>: longer than 64 MiB (the limit for a scenario file)\n",
+                       result.description)
+        let named = try limited(["validate", "/dev/zero"])
+        assertExit(named, 65)
+        assertContains(named.stderr, "/dev/zero: longer than 64 MiB")
+    }
+
+    func testHelpStatesTheLineLimit() throws {
+        for command in ["import", "fit"] {
+            let help = try remindersim(command, "--help")
+            assertExit(help, 0)
+            assertContains(help.stdout.replacingOccurrences(of: "\n", with: " "), "at most 16 MiB long")
+        }
+    }
+
+    // MARK: Empty scenarios
+
+    func testAnEmptyScenarioIsBadData() throws {
+        try writeFile("empty.json", "")
+        try writeFile("blank.json", " \n\t\n")
+        for path in ["/dev/null", "empty.json", "blank.json"] {
+            let result = try remindersim("validate", path)
+            assertExit(result, 65)
+            XCTAssertEqual(result.stderr, "remindersim: error: \(path): empty (a scenario is a JSON object)\n", result.description)
+        }
+        let piped = try remindersim("validate", "-", stdin: "")
+        assertExit(piped, 65)
+        assertContains(piped.stderr, "<stdin>: empty (a scenario is a JSON object)")
+    }
+
+    // MARK: Logs
+
+    func testALogWithCarriageReturnLineEndsIsExplained() throws {
+        try writeFile("old-mac.csv", "user,time\ra,2024-01-01T00:00:00Z\rb,2024-01-02T00:00:00Z\r")
+        for extra in [[], ["--user", "user", "--time", "time"], ["--no-header", "--skip-bad-rows"]] {
+            let result = try remindersim(arguments: ["import", "old-mac.csv"] + extra)
+            assertExit(result, 65)
+            XCTAssertEqual(result.stderr, "remindersim: error: old-mac.csv: the file's lines end in CR only; "
+                + "convert them to LF or CRLF (e.g. tr '\\r' '\\n')\n", result.description)
+        }
+        // CRLF is read as always.
+        try writeFile("windows.csv", "user,time\r\na,2024-01-01T00:00:00Z\r\nb,2024-01-02T00:00:00Z\r\n")
+        assertExit(try remindersim("import", "windows.csv"), 0)
+    }
+
+    func testATimestampBeyondTheCalendarIsABadRow() throws {
+        try writeFile("far.csv", "user,time\na,1709280000\nb,9223372036854\n")
+        let result = try remindersim("import", "far.csv", "--timestamp", "epochSeconds")
+        assertExit(result, 65)
+        XCTAssertEqual(result.stderr, "remindersim: error: far.csv:3: column time (position 1): "
+            + "timestamp '9223372036854' is outside the years 0000 to 9999\n", result.description)
+        let skipped = try remindersim("import", "far.csv", "--timestamp", "epochSeconds", "--skip-bad-rows")
+        assertExit(skipped, 0)
+        assertContains(skipped.stdout, "bad rows skipped: 1")
+    }
+
+    func testAnImplausibleYearIsAnOutlierInASmallLog() throws {
+        // 9223372036854 ms is in 2262: a year no app log holds.
+        try writeFile("ms.csv", "user,time\na,1709280000000\na,1709380000000\nb,1709480000000\nb,9223372036854\n")
+        let result = try remindersim("import", "ms.csv", "--timestamp", "epochMilliseconds")
+        assertExit(result, 0)
+        assertContains(result.stderr, "ms.csv: 1 visit outside 1990-01-01T00:00:00Z to 2099-12-31T23:59:59Z left out as outliers")
+        assertContains(result.stderr, "ms.csv:5: column time (position 1): timestamp 2262-04-11T23:47:16Z is an outlier")
+        assertContains(result.stdout, "observation end 2024-03-03")
+        try writeFile("only.csv", "user,time\na,9223372036854\n")
+        let only = try remindersim("import", "only.csv", "--timestamp", "epochMilliseconds")
+        assertExit(only, 65)
+        assertContains(only.stderr, "only.csv: its only visit is an outlier")
+        assertExit(try remindersim("import", "only.csv", "--timestamp", "epochMilliseconds", "--keep-outliers"), 0)
+    }
+
+    // MARK: Quoting
+
+    func testAHugeUnknownKeyIsQuotedShort() throws {
+        var scenario = try defaultScenario()
+        scenario[String(repeating: "k\n", count: 500_000)] = 1
+        try writeFile("key.json", String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self))
+        let result = try remindersim("validate", "key.json")
+        assertExit(result, 65)
+        XCTAssertLessThan(result.stderr.utf8.count, 1_000, result.description)
+        assertContains(result.stderr, "key.json: k\\nk\\n")
+        assertContains(result.stderr, "…: unknown field")
+    }
+
+    func testAHugeArmNameIsQuotedShort() throws {
+        try writeFile("app.json", try remindersim("scenario").stdout)
+        let arm = String(repeating: "a\u{1B}", count: 1_000_000)
+        try writeFile("results.csv", "arm,users,delivered,opens,opt_outs\nholdout,100,0,50,0\n\(arm),100,50,60,1\n")
+        let result = try remindersim("calibrate", "app.json", "results.csv", "--users", "100")
+        assertExit(result, 65)
+        XCTAssertLessThan(result.stderr.utf8.count, 2_000, result.description)
+        assertContains(result.stderr, "arm \"a\\x1Ba\\x1B")
+        assertNoEscapes(result)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+@testable import RecordedData
+
+/// A log line longer than the limit is refused where it starts, whatever the chunks it is read in,
+/// and a file whose lines end in CR only is named as such.
+final class LineLimitTests: XCTestCase {
+    func testALongLineIsRefusedWithItsNumberAtAnyChunkSize() throws {
+        let text = "user,time\na,2024-03-01T08:00:00Z\n" + String(repeating: "x", count: 200) + "\nb,2024-03-01T09:00:00Z\n"
+        let path = try temporaryFile(text, in: self)
+        for chunkSize in [1, 7, 64, 1_000] {
+            let issue = expectIssue {
+                try RecordedLog.read(file: path, format: csvFormat, observationEnd: nil, onBadRow: .skip,
+                                     chunkSize: chunkSize, lineLimit: 100)
+            }
+            XCTAssertEqual(issue?.line, 3, "chunk size \(chunkSize)")
+            XCTAssertEqual(issue?.reason, "line longer than 100 bytes (the limit for one line)")
+        }
+        // At the limit itself the line is read (and is a bad row).
+        let fits = try RecordedLog.read(file: path, format: csvFormat, observationEnd: nil, onBadRow: .skip,
+                                        chunkSize: 7, lineLimit: 200)
+        XCTAssertEqual(fits.skipped, 1)
+        XCTAssertEqual(fits.users.count, 2)
+    }
+
+    func testTheLastLineWithoutALineBreakCountsToo() throws {
+        let path = try temporaryFile("user,time\n" + String(repeating: "y", count: 101), in: self)
+        let issue = expectIssue {
+            try RecordedLog.read(file: path, format: csvFormat, observationEnd: nil, onBadRow: .stop, chunkSize: 1_000, lineLimit: 100)
+        }
+        XCTAssertEqual(issue?.description, "\(path):2: line longer than 100 bytes (the limit for one line)")
+    }
+
+    func testCarriageReturnOnlyLinesAreNamed() throws {
+        let text = "user,time\ra,2024-03-01T08:00:00Z\rb,2024-03-01T09:00:00Z\r"
+        XCTAssertEqual(expectImportError { try RecordedLog.parse(text, format: csvFormat, name: "mac.csv") },
+                       .carriageReturnLines(file: "mac.csv"))
+        // Too long to be held, the reason is the same.
+        let path = try temporaryFile(text, in: self)
+        XCTAssertEqual(expectImportError {
+            try RecordedLog.read(file: path, format: csvFormat, observationEnd: nil, onBadRow: .stop, chunkSize: 3, lineLimit: 20)
+        }, .carriageReturnLines(file: path))
+        // A stray CR in a file of LF lines is a bad row as before.
+        let stray = expectIssue {
+            try RecordedLog.parse("user,time\na\r1,2024-03-01T08:00:00Z,x\n", format: csvFormat, name: "lf.csv")
+        }
+        XCTAssertEqual(stray?.line, 2)
+    }
+
+    func testExcerptsAreShort() {
+        XCTAssertEqual(Excerpt.shortened("abc"), "abc")
+        XCTAssertEqual(Excerpt.shortened(String(repeating: "é", count: 100)), String(repeating: "é", count: 80) + "…")
+        // One character of a million combining marks is cut too.
+        let combined = "e" + String(repeating: "\u{301}", count: 1_000_000)
+        XCTAssertEqual(Excerpt.shortened(combined).unicodeScalars.count, 81)
+        XCTAssertEqual(Excerpt.quoted(String(repeating: "z\n", count: 1_000_000), limit: 4, mark: "\""), "\"z\\x0Az\\x0A…\"")
+    }
+}
