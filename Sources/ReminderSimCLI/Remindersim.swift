@@ -21,6 +21,14 @@ public enum Remindersim: Command {
     /// Runs the tool with the process's arguments and returns the exit status.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                             io: ConsoleIO = .standard()) -> Int32 {
-        CommandRunner.main(root: Remindersim.self, arguments: arguments, version: version, io: io)
+        ignoreFileSizeLimitSignal()
+        return CommandRunner.main(root: Remindersim.self, arguments: arguments, version: version, io: io)
+    }
+
+    /// A write past the file size limit (`ulimit -f`) raises SIGXFSZ, which kills the process in the
+    /// middle of writing the database. Ignored, the write fails with EFBIG instead, and the command
+    /// reports it as an I/O error like a full disk, cleaning up after itself.
+    static func ignoreFileSizeLimitSignal() {
+        signal(SIGXFSZ, SIG_IGN)
     }
 }

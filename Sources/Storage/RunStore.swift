@@ -50,20 +50,23 @@ public struct RunListing: Sendable, Equatable {
 /// The SQLite database of runs: the only place that knows the schema.
 public final class RunStore {
     public let database: Database
+    /// Where the database is, when this store made it: until something is saved in it, a failed save
+    /// removes it again.
+    private var madeHere: StorePlace?
 
     /// How long a writer waits for another process's transaction before giving up.
     public static let busyTimeoutMilliseconds: Int32 = 60_000
 
     /// Opens the store at `path`, creating it (and its folder) when `create`, and brings its
     /// schema up to date. Refuses a file that is not a ReminderSim database or is newer than
-    /// this build.
-    public init(path: String, create: Bool = true) throws(StoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw StoreError(.io, "\(path): is a directory, not a database file") }
-        } else if !create {
-            throw StoreError(.notFound, "\(path): no such database")
-        } else {
+    /// this build, and a path that is not a regular file or a new name in a folder this user can write.
+    ///
+    /// A store opened without `create` is only read, and leaves no file behind (see
+    /// `StorePlace.openForReading`). A database this call makes and cannot set up is removed again.
+    /// `onWait` is told, once, when a write has waited a second for another process's lock.
+    public init(path: String, create: Bool = true, onWait: ((String) -> Void)? = nil) throws(StoreError) {
+        let place = try StorePlace(path: path, create: create)
+        if !place.exists {
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 do {
@@ -79,8 +82,18 @@ public final class RunStore {
                 }
             }
         }
-        database = try Database(path: path, create: create)
-        database.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+        let made = !place.exists && (try? place.createFile()) == true
+        do throws(StoreError) {
+            database = create ? try Database(path: path, create: true) : try place.openForReading()
+        } catch let error {
+            if made { place.discard() }
+            throw error
+        }
+        if made { madeHere = place }
+        let seconds = Self.busyTimeoutMilliseconds / 1_000
+        database.setBusyTimeout(
+            milliseconds: Self.busyTimeoutMilliseconds,
+            notice: onWait.map { tell in { tell("waiting up to \(seconds) s for another process writing \(path)") } })
         do throws(StoreError) {
             // Noticed before anything is read: reading a WAL database would leave -wal and -shm files
             // that a read-only connection cannot remove.
@@ -90,9 +103,13 @@ public final class RunStore {
             try database.execute("PRAGMA foreign_keys = ON")
             try retryingWhileBusy { () throws(StoreError) in
                 try claim(create: create)
-                try enableWAL(create: create)
+                if create { try enableWAL() }
             }
         } catch let error {
+            if made {
+                database.close()
+                place.discard()
+            }
             throw error.prefixed("\(path): ")
         }
     }
@@ -157,12 +174,12 @@ public final class RunStore {
         }
     }
 
-    /// Switches a new database to WAL, so that readers and one writer at a time never block each
-    /// other. A command that only reads leaves the journal mode as it finds it if it cannot switch.
-    private func enableWAL(create: Bool) throws(StoreError) {
+    /// Switches a database that is written to WAL, so that readers and one writer at a time never
+    /// block each other. A command that only reads leaves the journal mode as it finds it.
+    private func enableWAL() throws(StoreError) {
         if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
         let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
-        if mode?.lowercased() == "wal" || !create { return }
+        if mode?.lowercased() == "wal" { return }
         throw StoreError(.io, "cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
     }
 
@@ -181,7 +198,29 @@ public final class RunStore {
 
     /// Writes a run and everything derived from it in one transaction; returns its id.
     public func save(_ run: RunRecord) throws(StoreError) -> Int64 {
-        try database.transaction { () throws(StoreError) in try insert(run) }
+        try removingIfNewOnFailure { () throws(StoreError) in
+            try database.transaction { () throws(StoreError) in try insert(run) }
+        }
+    }
+
+    /// Runs `save`. If it fails on a database this store made, that nothing has been saved in and no
+    /// other process has open, the database is closed and removed: a failed first write (a full disk,
+    /// the file size limit) leaves nothing behind. The store cannot be used after that.
+    func removingIfNewOnFailure(_ save: () throws(StoreError) -> Int64) throws(StoreError) -> Int64 {
+        do {
+            let id = try save()
+            madeHere = nil
+            return id
+        } catch let failure {
+            let error = failure.prefixed("\(database.path): ")
+            guard let place = madeHere else { throw error }
+            let saved = try? database.rows("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM tunes)").first?.integer(0)
+            guard saved == 0 else { throw error }
+            madeHere = nil
+            database.close()
+            if !place.isOpenElsewhere() { place.discard() }
+            throw error
+        }
     }
 
     /// A scenario as the store keeps it: its canonical JSON, from which it reads back equal.
