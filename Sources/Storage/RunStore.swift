@@ -50,9 +50,11 @@ public struct RunListing: Sendable, Equatable {
 /// The SQLite database of runs: the only place that knows the schema.
 public final class RunStore {
     public let database: Database
-    /// Where the database is, when this store made it: until something is saved in it, a failed save
-    /// removes it again.
+    /// Where the database is, when this store made it and nothing has been saved in it yet.
     private var madeHere: StorePlace?
+    /// Set when a save failed on a database this store made: it is removed when the store is released,
+    /// unless something is saved in it before.
+    private var discardWhenReleased = false
 
     /// How long a writer waits for another process's transaction before giving up.
     public static let busyTimeoutMilliseconds: Int32 = 60_000
@@ -61,10 +63,12 @@ public final class RunStore {
     /// schema up to date. Refuses a file that is not a ReminderSim database or is newer than
     /// this build, and a path that is not a regular file or a new name in a folder this user can write.
     ///
-    /// A store opened without `create` is only read, and leaves no file behind (see
-    /// `StorePlace.openForReading`). A database this call makes and cannot set up is removed again.
-    /// `onWait` is told, once, when a write has waited a second for another process's lock.
-    public init(path: String, create: Bool = true, onWait: ((String) -> Void)? = nil) throws(StoreError) {
+    /// A `readOnly` store (which must exist) writes nothing but a schema upgrade and leaves no file
+    /// behind (see `StorePlace.openForReading`). A database this call makes and cannot set up is
+    /// removed again. `onWait` is told, once, when a write has waited a second for another process's lock.
+    public init(path: String, create: Bool = true, readOnly: Bool = false, onWait: ((String) -> Void)? = nil)
+        throws(StoreError) {
+        let create = create && !readOnly
         let place = try StorePlace(path: path, create: create)
         if !place.exists {
             let folder = (path as NSString).deletingLastPathComponent
@@ -84,7 +88,7 @@ public final class RunStore {
         }
         let made = !place.exists && (try? place.createFile()) == true
         do throws(StoreError) {
-            database = create ? try Database(path: path, create: true) : try place.openForReading()
+            database = readOnly ? try place.openForReading() : try Database(path: path, create: create)
         } catch let error {
             if made { place.discard() }
             throw error
@@ -103,8 +107,9 @@ public final class RunStore {
             try database.execute("PRAGMA foreign_keys = ON")
             try retryingWhileBusy { () throws(StoreError) in
                 try claim(create: create)
-                if create { try enableWAL() }
+                if !readOnly { try enableWAL(create: create) }
             }
+            if readOnly && !database.isReadOnly { try database.execute("PRAGMA query_only = ON") }
         } catch let error {
             if made {
                 database.close()
@@ -140,6 +145,11 @@ public final class RunStore {
             if contents.version == 0 && !create {
                 throw StoreError(.notFound, "holds no runs (an empty database)")
             }
+            if database.isReadOnly {
+                throw StoreError(.io, "written by an older ReminderSim (schema version \(contents.version)), and read-only to "
+                                 + "this user, so it cannot be upgraded to version \(Schema.currentVersion); open it once "
+                                 + "where it can be written")
+            }
             for v in contents.version..<Schema.currentVersion {
                 try database.execute(Schema.migrations[v])
             }
@@ -174,12 +184,13 @@ public final class RunStore {
         }
     }
 
-    /// Switches a database that is written to WAL, so that readers and one writer at a time never
-    /// block each other. A command that only reads leaves the journal mode as it finds it.
-    private func enableWAL() throws(StoreError) {
+    /// Switches a new database to WAL, so that readers and one writer at a time never block each
+    /// other. A store that is not created leaves the journal mode as it finds it if it cannot switch;
+    /// a read-only store does not try.
+    private func enableWAL(create: Bool) throws(StoreError) {
         if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
         let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
-        if mode?.lowercased() == "wal" { return }
+        if mode?.lowercased() == "wal" || !create { return }
         throw StoreError(.io, "cannot switch the database to WAL mode (journal mode is \(mode ?? "unknown"))")
     }
 
@@ -203,24 +214,28 @@ public final class RunStore {
         }
     }
 
-    /// Runs `save`. If it fails on a database this store made, that nothing has been saved in and no
-    /// other process has open, the database is closed and removed: a failed first write (a full disk,
-    /// the file size limit) leaves nothing behind. The store cannot be used after that.
+    /// Runs `save`, its errors named after the database. If it fails on a database this store made,
+    /// the database is removed when the store is released (see `deinit`): a failed first write (a full
+    /// disk, the file size limit) leaves nothing behind.
     func removingIfNewOnFailure(_ save: () throws(StoreError) -> Int64) throws(StoreError) -> Int64 {
         do {
             let id = try save()
-            madeHere = nil
+            (madeHere, discardWhenReleased) = (nil, false)
             return id
-        } catch let failure {
-            let error = failure.prefixed("\(database.path): ")
-            guard let place = madeHere else { throw error }
-            let saved = try? database.rows("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM tunes)").first?.integer(0)
-            guard saved == 0 else { throw error }
-            madeHere = nil
-            database.close()
-            if !place.isOpenElsewhere() { place.discard() }
-            throw error
+        } catch let error {
+            if madeHere != nil { discardWhenReleased = true }
+            throw error.prefixed("\(database.path): ")
         }
+    }
+
+    /// Removes a database this store made when a save in it failed, if it still holds nothing and no
+    /// other process has it open.
+    deinit {
+        guard discardWhenReleased, let place = madeHere else { return }
+        let saved = try? database.rows("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM tunes)").first?.integer(0)
+        guard saved == 0 else { return }
+        database.close()
+        if !place.isOpenElsewhere() { place.discard() }
     }
 
     /// A scenario as the store keeps it: its canonical JSON, from which it reads back equal.

@@ -61,19 +61,17 @@ struct StorePlace {
         (exists, missingFolders) = (false, missing)
     }
 
-    /// Opens the existing database for reading only.
+    /// Opens the existing database for reading.
     ///
     /// SQLite removes a WAL database's -wal and -shm files when the last connection that can write
     /// closes; a read-only connection cannot, and leaves them. So where this user can write the file
-    /// and its folder, the connection is opened for writing and told to refuse every write
-    /// (`query_only`); elsewhere it is read-only, and, unless a writer's -wal file is there to be read,
-    /// immutable: SQLite then reads the file as it is, without making a -wal or -shm file, which a
-    /// read-only folder would not let it make.
+    /// and its folder, the connection is opened for writing (the store then refuses every write but
+    /// a schema upgrade, with `query_only`); elsewhere it is read-only, and, unless a writer's -wal
+    /// file is there to be read, immutable: SQLite then reads the file as it is, without making a
+    /// -wal or -shm file, which a read-only folder would not let it make.
     func openForReading() throws(StoreError) -> Database {
         if access(path, R_OK | W_OK) == 0 && access(folder, W_OK | X_OK) == 0 {
-            let database = try Database(path: path, create: false)
-            try database.execute("PRAGMA query_only = ON")
-            return database
+            return try Database(path: path, create: false)
         }
         let writerWasHere = access(path + "-wal", F_OK) == 0
         return try Database(path: path, create: false, readOnly: true, immutable: !writerWasHere)
