@@ -37,7 +37,7 @@ struct MergeCommand: RunnableCommand {
         try StoreAccess.checkOutputFolder(output)
         var shards: [(source: String, run: StoredRun)] = []
         for path in shardDatabases {
-            let store = try StoreAccess.open(path, create: false)
+            let store = try StoreAccess.open(path, create: false, option: "shard-db")
             let found = try StoreAccess.perform { try store.list().filter { $0.status == "shard" } }
             if found.isEmpty { throw CommandError.dataError("\(path): holds no shard run (written by 'remindersim run --shard k/n')") }
             for listing in found {
@@ -46,7 +46,7 @@ struct MergeCommand: RunnableCommand {
         }
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards) }
 
-        let store = try StoreAccess.open(into, create: true)
+        let store = try StoreAccess.open(into, create: true, option: "--into", stderr: context.stderr)
         let record = RunRecord(
             results: merged, toolVersion: Remindersim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),

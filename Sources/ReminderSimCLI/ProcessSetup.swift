@@ -5,9 +5,12 @@ import Foundation
 enum ProcessSetup {
     /// A write to a closed pipe returns EPIPE instead of killing the process with SIGPIPE: a run whose
     /// output goes to `head` still finishes writing its report, then ends quietly (see
-    /// `CommandRunner`).
+    /// `CommandRunner`). A write past the file-size limit (`ulimit -f`) fails with EFBIG instead of
+    /// SIGXFSZ killing the process in the middle of writing the database: the command reports it as
+    /// an I/O error, like a full disk, and cleans up after itself.
     static func ignoreWriteSignals() {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// The exit status when standard output or standard error is closed (`>&-`), after saying so where

@@ -18,7 +18,8 @@ public enum Remindersim: Command {
             FitCommand.self, ImportCommand.self, CalibrateCommand.self,
         ])
 
-    /// Runs the tool as the process `remindersim`: sets up how the process meets a closed pipe, then
+    /// Runs the tool as the process `remindersim`: sets up how the process meets a closed pipe or a
+    /// file-size limit, then
     /// runs it with the process's arguments and streams. Returns the exit status.
     public static func runAsProcess() -> Int32 {
         ProcessSetup.ignoreWriteSignals()

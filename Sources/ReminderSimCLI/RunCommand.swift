@@ -53,7 +53,7 @@ struct RunCommand: RunnableCommand {
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
         if shard == nil { try StoreAccess.checkOutputFolder(simulation.output) }  // a shard writes no report
-        let store = try StoreAccess.open(simulation.database, create: true)
+        let store = try StoreAccess.open(simulation.database, create: true, stderr: context.stderr)
 
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users

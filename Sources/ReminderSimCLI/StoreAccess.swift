@@ -16,10 +16,14 @@ enum StoreAccess {
     static let runArgument = ArgumentSpec.positional(
         "run", help: "The run (a number from 'remindersim list', or 'latest').")
 
-    /// Opens the store; `create` only for commands that write a run.
-    static func open(_ path: String, create: Bool) throws -> RunStore {
+    /// Opens the store: for writing, and creating it, for commands that write a run (`create`), else
+    /// for reading only. `option` names where the path came from in the message for an empty one. A
+    /// command that writes passes its `stderr`, where a wait for another process's lock is announced.
+    static func open(_ path: String, create: Bool, option: String = "--db", stderr: (any OutputWriter)? = nil) throws -> RunStore {
+        if path.isEmpty { throw UsageError("\(option): the database path is empty; give the name of a database file") }
         do {
-            return try RunStore(path: path, create: create)
+            return try RunStore(path: path, create: create, readOnly: !create,
+                                onWait: stderr.map { err in { err.writeLine("remindersim: \($0)") } })
         } catch {
             throw commandError(error)
         }

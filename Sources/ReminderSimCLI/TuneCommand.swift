@@ -55,7 +55,7 @@ struct TuneCommand: RunnableCommand {
         }
         // Where the results go is checked first, before a new database is made.
         try StoreAccess.checkOutputFolder(simulation.output)
-        let store = try StoreAccess.open(simulation.database, create: true)
+        let store = try StoreAccess.open(simulation.database, create: true, stderr: context.stderr)
 
         // A short calibration run gives the cost of one user under one configuration on this machine.
         let calibrationUsers = min(scenario.users, 500)

@@ -87,8 +87,14 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     static func from(code: Int32, connection: SQLiteConnection?, sql: String?, message: String? = nil) -> StoreError {
-        let text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        var text = message ?? connection.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
         let result = SQLiteResult(code)
+        // SQLite says "disk I/O error" for every failed read or write; the system's reason says which
+        // ("File too large", "No space left on device").
+        if code & 0xFF == SQLITE_IOERR || code & 0xFF == SQLITE_FULL, let connection {
+            let number = lastSystemError(connection)
+            if number != 0 { text += ": " + String(cString: strerror(number)) }
+        }
         let kind: Kind
         switch result.category {
         case .io: kind = .io
@@ -97,6 +103,21 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         }
         return StoreError(kind, text, result: result, sql: sql)
     }
+}
+
+/// The system's error number of the last failed read or write of the database file or, failing
+/// that, of its journal or -wal file; 0 when there is none. (`sqlite3_system_errno` does not keep the
+/// number of a failed write.)
+private func lastSystemError(_ connection: SQLiteConnection) -> Int32 {
+    var number: Int32 = 0
+    sqlite3_file_control(connection, "main", SQLITE_FCNTL_LAST_ERRNO, &number)
+    if number != 0 { return number }
+    var journal: UnsafeMutablePointer<sqlite3_file>?
+    sqlite3_file_control(connection, "main", SQLITE_FCNTL_JOURNAL_POINTER, &journal)
+    if let journal, let control = journal.pointee.pMethods?.pointee.xFileControl {
+        _ = control(journal, SQLITE_FCNTL_LAST_ERRNO, &number)
+    }
+    return number
 }
 
 /// A valid pointer to bind as the empty string.
@@ -129,11 +150,21 @@ public final class Database {
     let handle: SQLiteConnection
     public let path: String
 
+    /// Set once `close()` has closed the connection.
+    private var closed = false
+    /// The busy handler's state, kept alive as long as the connection that calls it.
+    private var busyWait: BusyWait?
+
     /// Opens (or creates, when `create`) the database at `path`.
-    public init(path: String, create: Bool = true, readOnly: Bool = false) throws(StoreError) {
+    ///
+    /// `readOnly` opens it for reading only; `immutable` (with `readOnly`) also tells SQLite that no one
+    /// changes the file while it is open, so that it takes no locks and makes no -wal or -shm file: the
+    /// only way to read a WAL database whose folder cannot be written.
+    public init(path: String, create: Bool = true, readOnly: Bool = false, immutable: Bool = false) throws(StoreError) {
         var handle: SQLiteConnection?
-        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
-        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let flags = readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
+        let name = readOnly ? Self.uri(path, immutable: immutable) : path
+        let code = sqlite3_open_v2(name, &handle, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let handle else {
             let error = StoreError.from(code: code, connection: handle, sql: nil)
             sqlite3_close_v2(handle)
@@ -144,17 +175,51 @@ public final class Database {
         sqlite3_extended_result_codes(handle, 1)
     }
 
+    /// A read-only `file:` URI for `path`: every byte but unreserved ones and `/` percent-encoded, so
+    /// that `?`, `#` and `%` in a name stay part of it.
+    static func uri(_ path: String, immutable: Bool) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        var encoded = ""
+        for byte in path.utf8 {
+            if unreserved.contains(byte) {
+                encoded.append(Character(Unicode.Scalar(byte)))
+            } else {
+                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        // An absolute path gets an empty authority ("file:///…"), so that one starting "//" is not read as a host.
+        return "file:" + (path.hasPrefix("/") ? "//" : "") + encoded + "?mode=ro" + (immutable ? "&immutable=1" : "")
+    }
+
     // Released statements are finalized first, so closing here always succeeds: the last connection to
     // a WAL database checkpoints it and removes its -wal and -shm files.
-    deinit { sqlite3_close_v2(handle) }
+    deinit { close() }
+
+    /// Closes the connection now (for one whose file is about to be removed); it must not be used after.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        sqlite3_close_v2(handle)
+    }
 
     /// True when the connection cannot write: the file (or, for a new file, its folder) is read-only to
     /// this process, and SQLite opened it for reading only.
     public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
-    /// Waits up to `milliseconds` for another process's lock before failing with SQLITE_BUSY.
-    public func setBusyTimeout(milliseconds: Int32) {
-        sqlite3_busy_timeout(handle, milliseconds)
+    /// Waits up to `milliseconds` for another process's lock before failing with SQLITE_BUSY. When a
+    /// wait has lasted `noticeAfter` milliseconds, `notice` is called, once for the connection's life.
+    public func setBusyTimeout(milliseconds: Int32, noticeAfter: Int32 = 1_000, notice: (() -> Void)? = nil) {
+        guard let notice else {
+            busyWait = nil
+            sqlite3_busy_timeout(handle, milliseconds)
+            return
+        }
+        let wait = BusyWait(limit: milliseconds, noticeAfter: noticeAfter, notice: notice)
+        busyWait = wait
+        sqlite3_busy_handler(handle, { context, attempts in
+            guard let context else { return 0 }
+            return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().waitAgain(attempts: attempts) ? 1 : 0
+        }, Unmanaged.passUnretained(wait).toOpaque())
     }
 
     /// Runs one or more statements that take no parameters.
@@ -330,5 +395,44 @@ public struct Row: Sendable {
     public func blob(_ i: Int) -> [UInt8]? {
         if case let .blob(v) = values[i] { return v }
         return nil
+    }
+}
+
+/// A busy handler's state: when the current wait began, and whether it has been announced.
+final class BusyWait {
+    let limit: UInt64
+    let noticeAfter: UInt64
+    let notice: () -> Void
+    private var began: UInt64 = 0
+    private var announced = false
+
+    init(limit milliseconds: Int32, noticeAfter: Int32, notice: @escaping () -> Void) {
+        limit = UInt64(max(0, milliseconds)) * 1_000_000
+        self.noticeAfter = UInt64(max(0, noticeAfter)) * 1_000_000
+        self.notice = notice
+    }
+
+    /// Called by SQLite each time a lock is refused (`attempts` times already for this lock): sleeps a
+    /// little and returns true to try again, or false once the wait has lasted `limit`.
+    func waitAgain(attempts: Int32) -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if attempts == 0 { began = now }
+        let waited = now - min(began, now)
+        guard waited < limit else { return false }
+        if !announced && waited >= noticeAfter {
+            announced = true
+            notice()
+        }
+        // Short sleeps first, as SQLite's own busy timeout does: most locks are held for milliseconds.
+        let sleep = min(UInt64([1, 2, 5, 10, 20, 50][min(Int(max(0, attempts)), 5)]) * 1_000_000, limit - waited)
+        usleep(UInt32(sleep / 1_000))
+        return true
+    }
+}
+
+extension String {
+    /// The string with `0` put before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -51,20 +51,27 @@ public struct RunListing: Sendable, Equatable {
 /// The SQLite database of runs: the only place that knows the schema.
 public final class RunStore {
     public let database: Database
+    /// Where the database is, when this store made it and nothing has been saved in it yet.
+    private var madeHere: StorePlace?
+    /// Set when a save failed on a database this store made: it is removed when the store is released,
+    /// unless something is saved in it before.
+    private var discardWhenReleased = false
 
     /// How long a writer waits for another process's transaction before giving up.
     public static let busyTimeoutMilliseconds: Int32 = 60_000
 
     /// Opens the store at `path`, creating it (and its folder) when `create`, and brings its
     /// schema up to date. Refuses a file that is not a ReminderSim database or is newer than
-    /// this build.
-    public init(path: String, create: Bool = true) throws(StoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw StoreError(.io, "\(path): is a directory, not a database file") }
-        } else if !create {
-            throw StoreError(.notFound, "\(path): no such database")
-        } else {
+    /// this build, and a path that is not a regular file or a new name in a folder this user can write.
+    ///
+    /// A `readOnly` store (which must exist) writes nothing but a schema upgrade and leaves no file
+    /// behind (see `StorePlace.openForReading`). A database this call makes and cannot set up is
+    /// removed again. `onWait` is told, once, when a write has waited a second for another process's lock.
+    public init(path: String, create: Bool = true, readOnly: Bool = false, onWait: ((String) -> Void)? = nil)
+        throws(StoreError) {
+        let create = create && !readOnly
+        let place = try StorePlace(path: path, create: create)
+        if !place.exists {
             let folder = Path.parent(path)
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 do {
@@ -80,8 +87,18 @@ public final class RunStore {
                 }
             }
         }
-        database = try Database(path: path, create: create)
-        database.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+        let made = !place.exists && (try? place.createFile()) == true
+        do throws(StoreError) {
+            database = readOnly ? try place.openForReading() : try Database(path: path, create: create)
+        } catch let error {
+            if made { place.discard() }
+            throw error
+        }
+        if made { madeHere = place }
+        let seconds = Self.busyTimeoutMilliseconds / 1_000
+        database.setBusyTimeout(
+            milliseconds: Self.busyTimeoutMilliseconds,
+            notice: onWait.map { tell in { tell("waiting up to \(seconds) s for another process writing \(path)") } })
         do throws(StoreError) {
             // Noticed before anything is read: reading a WAL database would leave -wal and -shm files
             // that a read-only connection cannot remove.
@@ -91,9 +108,14 @@ public final class RunStore {
             try database.execute("PRAGMA foreign_keys = ON")
             try retryingWhileBusy { () throws(StoreError) in
                 try claim(create: create)
-                try enableWAL(create: create)
+                if !readOnly { try enableWAL(create: create) }
             }
+            if readOnly && !database.isReadOnly { try database.execute("PRAGMA query_only = ON") }
         } catch let error {
+            if made {
+                database.close()
+                place.discard()
+            }
             throw error.prefixed("\(path): ")
         }
     }
@@ -123,6 +145,11 @@ public final class RunStore {
             if contents.version == Schema.currentVersion { return }
             if contents.version == 0 && !create {
                 throw StoreError(.notFound, "holds no runs (an empty database)")
+            }
+            if database.isReadOnly {
+                throw StoreError(.io, "written by an older ReminderSim (schema version \(contents.version)), and read-only to "
+                                 + "this user, so it cannot be upgraded to version \(Schema.currentVersion); open it once "
+                                 + "where it can be written")
             }
             for v in contents.version..<Schema.currentVersion {
                 try database.execute(Schema.migrations[v])
@@ -159,7 +186,8 @@ public final class RunStore {
     }
 
     /// Switches a new database to WAL, so that readers and one writer at a time never block each
-    /// other. A command that only reads leaves the journal mode as it finds it if it cannot switch.
+    /// other. A store that is not created leaves the journal mode as it finds it if it cannot switch;
+    /// a read-only store does not try.
     private func enableWAL(create: Bool) throws(StoreError) {
         if try database.rows("PRAGMA journal_mode").first?.text(0)?.lowercased() == "wal" { return }
         let mode = try database.rows("PRAGMA journal_mode = WAL").first?.text(0)
@@ -182,7 +210,33 @@ public final class RunStore {
 
     /// Writes a run and everything derived from it in one transaction; returns its id.
     public func save(_ run: RunRecord) throws(StoreError) -> Int64 {
-        try database.transaction { () throws(StoreError) in try insert(run) }
+        try removingIfNewOnFailure { () throws(StoreError) in
+            try database.transaction { () throws(StoreError) in try insert(run) }
+        }
+    }
+
+    /// Runs `save`, its errors named after the database. If it fails on a database this store made,
+    /// the database is removed when the store is released (see `deinit`): a failed first write (a full
+    /// disk, the file size limit) leaves nothing behind.
+    func removingIfNewOnFailure(_ save: () throws(StoreError) -> Int64) throws(StoreError) -> Int64 {
+        do {
+            let id = try save()
+            (madeHere, discardWhenReleased) = (nil, false)
+            return id
+        } catch let error {
+            if madeHere != nil { discardWhenReleased = true }
+            throw error.prefixed("\(database.path): ")
+        }
+    }
+
+    /// Removes a database this store made when a save in it failed, if it still holds nothing and no
+    /// other process has it open.
+    deinit {
+        guard discardWhenReleased, let place = madeHere else { return }
+        let saved = try? database.rows("SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM tunes)").first?.integer(0)
+        guard saved == 0 else { return }
+        database.close()
+        if !place.isOpenElsewhere() { place.discard() }
     }
 
     /// A scenario as the store keeps it: its canonical JSON, from which it reads back equal.
@@ -224,83 +278,123 @@ public final class RunStore {
 
     /// Every stored run, oldest first.
     public func list() throws(StoreError) -> [RunListing] {
-        try database.rows(
-            """
-            SELECT run_id, scenario_name, seed, users, horizon_days, status, created_at, wall_seconds, configurations
-            FROM run_overview ORDER BY run_id
-            """
-        ).map {
-            RunListing(
-                id: $0.integer(0)!, scenarioName: $0.text(1) ?? "", seed: $0.integer(2) ?? 0, users: $0.integer(3) ?? 0,
-                horizonDays: $0.integer(4) ?? 0, status: $0.text(5) ?? "", createdAt: $0.text(6) ?? "",
-                wallSeconds: $0.real(7) ?? 0, configurations: $0.integer(8) ?? 0)
+        let columns = ["run_id", "scenario_name", "seed", "users", "horizon_days", "status", "created_at", "wall_seconds",
+                       "configurations"]
+        do throws(StoreError) {
+            return try database.rows("SELECT \(columns.joined(separator: ", ")) FROM run_overview ORDER BY run_id")
+                .enumerated().map { (n, row) throws(StoreError) -> RunListing in
+                    let id = try StoredRow(row, table: "run_overview", columns: columns, owner: "row \(n + 1)").integer("run_id")
+                    let r = StoredRow(row, table: "run_overview", columns: columns, owner: "run \(id)")
+                    return RunListing(
+                        id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
+                        users: try r.integer("users"), horizonDays: try r.integer("horizon_days"), status: try r.text("status"),
+                        createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
+                        configurations: try r.integer("configurations"))
+                }
+        } catch let error where error.kind == .corrupt && error.result == nil {
+            throw error.prefixed("\(database.path): ")
         }
     }
 
     /// Reads a run back: its scenario, metadata and the exact counts, from which its results are rebuilt.
+    ///
+    /// Every stored number the results depend on is checked first: the users against the scenario, the
+    /// shard number, the tallies' layouts against the layouts the scenario gives them, the sizes of the
+    /// counts and their magnitude. A damaged or edited row is a `.corrupt` error naming its table and column.
     public func load(_ id: Int64) throws(StoreError) -> StoredRun {
+        do throws(StoreError) {
+            return try loadChecked(id)
+        } catch let error where error.kind == .corrupt && error.result == nil {
+            throw error.prefixed("\(database.path): ")
+        }
+    }
+
+    private func loadChecked(_ id: Int64) throws(StoreError) -> StoredRun {
+        let columns = ["scenario_json", "tool_version", "created_at", "wall_seconds", "threads", "shard_index", "shard_count",
+                       "first_user", "end_user"]
         let rows = try database.rows(
-            """
-            SELECT scenario_json, tool_version, created_at, wall_seconds, threads, shard_index, shard_count,
-                   first_user, end_user
-            FROM runs WHERE run_id = ?
-            """, [.integer(id)])
-        guard let row = rows.first else { throw StoreError(.notFound, "\(database.path): no run \(id)") }
+            "SELECT \(columns.joined(separator: ", ")) FROM runs WHERE run_id = ?", [.integer(id)])
+        guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no run \(id)") }
+        let row = StoredRow(first, table: "runs", columns: columns, owner: "run \(id)")
         let scenario: Scenario
         do {
-            scenario = try Scenario.decode(row.text(0) ?? "", source: "run \(id)")
+            scenario = try Scenario.decode(row.text("scenario_json"), source: "run \(id)")
         } catch {
-            throw StoreError(.corrupt, "\(database.path): the scenario stored with run \(id) cannot be read: \(error)")
+            throw row.damaged("scenario_json", "the scenario cannot be read: \(error)")
         }
         var tallies: [Tally] = []
-        for index in 0...scenario.expandedConfigurations.count {
-            tallies.append(try loadTally(run: id, configuration: index))
+        for (index, layout) in scenario.tallyLayouts.enumerated() {
+            tallies.append(try loadTally(run: id, configuration: index, layout: layout))
         }
         var shard: Shard?
-        if let index = row.integer(5) {
-            guard let count = row.integer(6), let s = Shard(index: Int(index) + 1, count: Int(count)) else {
-                throw StoreError(.corrupt, "\(database.path): run \(id) has an impossible shard number")
+        if let index = try row.optionalInteger("shard_index") {
+            let count = try row.integer("shard_count", in: 1...Int64.max)
+            guard (0..<Int64(count)).contains(index), let s = Shard(index: Int(index) + 1, count: count) else {
+                throw row.damaged("shard_index", "\(index) is not a shard of \(count) (they are numbered from 0)")
             }
             shard = s
         }
-        let users = Int(row.integer(7) ?? 0)..<Int(row.integer(8) ?? 0)
-        let sums = try loadUserSums(run: id, scenario: scenario, tallies: tallies)
+        let end = try row.integer("end_user", in: 0...Int64(scenario.users))
+        let start = try row.integer("first_user", in: 0...Int64(end))
+        let sums = try loadUserSums(run: id, scenario: scenario)
         let record = RunRecord(
-            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: users, sums: sums)),
-            toolVersion: row.text(1) ?? "", createdAt: row.text(2) ?? "", wallSeconds: row.real(3) ?? 0,
-            threads: Int(row.integer(4) ?? 0), shard: shard)
+            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums)),
+            toolVersion: try row.text("tool_version"), createdAt: try row.text("created_at"),
+            wallSeconds: try row.real("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
+            shard: shard)
         return StoredRun(id: id, record: record)
     }
 
     /// The run's sums over users; nil for a run stored before they were kept (schema version 1).
-    private func loadUserSums(run id: Int64, scenario: Scenario, tallies: [Tally]) throws(StoreError) -> UserSums? {
+    private func loadUserSums(run id: Int64, scenario: Scenario) throws(StoreError) -> UserSums? {
+        let columns = ["segments", "counts"]
         let rows = try database.rows("SELECT segments, counts FROM user_sums WHERE run_id = ?", [.integer(id)])
-        guard let row = rows.first else { return nil }
-        let layout = UserSumsLayout(
-            segments: Int(row.integer(0) ?? 0), messageSlots: tallies.map(\.layout.messageSlots),
-            periodSlots: tallies.map(\.layout.periodSlots), days: tallies.first?.layout.days ?? 0)
-        guard layout.segments == scenario.population.segments.count, let blob = row.blob(1), blob.count == layout.count * 8,
-              let sums = UserSums(layout: layout, counts: Tally.decode(blob))
-        else {
-            throw StoreError(.corrupt, "\(database.path): run \(id): the sums over users have the wrong size")
+        guard let first = rows.first else { return nil }
+        let row = StoredRow(first, table: "user_sums", columns: columns, owner: "run \(id)")
+        let segments = try row.integer("segments")
+        guard segments == scenario.population.segments.count else {
+            throw row.damaged("segments", "\(segments), but the run's scenario has \(scenario.population.segments.count)")
         }
+        let layout = scenario.userSumsLayout
+        let blob = try row.blob("counts")
+        guard blob.count == layout.count * 8, let sums = UserSums(layout: layout, counts: Tally.decode(blob)) else {
+            throw row.damaged("counts", "\(blob.count) bytes, but the run's scenario needs \(layout.count * 8)")
+        }
+        try Self.checkMagnitude(sums.counts, row, "counts")
         return sums
     }
 
-    private func loadTally(run id: Int64, configuration index: Int) throws(StoreError) -> Tally {
+    /// Configuration `index`'s counts, after checking that the stored layout is `layout`, the one the
+    /// run's scenario gives it.
+    private func loadTally(run id: Int64, configuration index: Int, layout: TallyLayout) throws(StoreError) -> Tally {
+        let columns = ["message_slots", "period_slots", "cron_rules", "days", "counts"]
         let rows = try database.rows(
-            "SELECT message_slots, period_slots, cron_rules, days, counts FROM tallies WHERE run_id = ? AND config_index = ?",
+            "SELECT \(columns.joined(separator: ", ")) FROM tallies WHERE run_id = ? AND config_index = ?",
             [.integer(id), .integer(Int64(index))])
-        guard let t = rows.first, let blob = t.blob(4) else {
-            throw StoreError(.corrupt, "\(database.path): run \(id) has no counts for configuration \(index)")
+        guard let first = rows.first else {
+            throw StoreError(.corrupt, "tallies: run \(id) has no counts for configuration \(index)")
         }
-        let layout = TallyLayout(
-            messageSlots: Int(t.integer(0) ?? 0), periodSlots: Int(t.integer(1) ?? 0),
-            cronRules: Int(t.integer(2) ?? 0), days: Int(t.integer(3) ?? 0))
+        let row = StoredRow(first, table: "tallies", columns: columns, owner: "run \(id), configuration \(index)")
+        for (column, expected) in [("message_slots", layout.messageSlots), ("period_slots", layout.periodSlots),
+                                   ("cron_rules", layout.cronRules), ("days", layout.days)] {
+            let stored = try row.integer(column)
+            guard stored == expected else {
+                throw row.damaged(column, "\(stored), but the run's scenario gives this configuration \(expected)")
+            }
+        }
+        let blob = try row.blob("counts")
         guard let tally = Tally(layout: layout, encodedCounts: blob) else {
-            throw StoreError(.corrupt, "\(database.path): run \(id), configuration \(index): counts have the wrong size")
+            throw row.damaged("counts", "\(blob.count) bytes, but the layout needs \(layout.count * 8)")
         }
+        try Self.checkMagnitude(tally.counts, row, "counts")
         return tally
+    }
+
+    /// Throws unless every count is within `StoredCounts.limit`.
+    private static func checkMagnitude(_ counts: [Int64], _ row: StoredRow, _ column: String) throws(StoreError) {
+        if let i = StoredCounts.firstOutOfRange(counts) {
+            throw row.damaged(column, "count \(i) is \(counts[i]), beyond the ±2^50 any run can reach")
+        }
     }
 
     /// A table's rows for one run, in a fixed order, with its column names: what CSV export writes.

@@ -21,7 +21,13 @@ public enum ShardMerge {
             }
         }
         if problems.isEmpty {
-            for k in 1...count where byIndex[k] == nil { problems.append("shard \(k)/\(count) is missing") }
+            // The shards given are all there are to look at: a count far above them is not listed shard by shard.
+            let missing = count - byIndex.count
+            if missing > 20 {
+                problems.append("\(missing) of the \(count) shards are missing (\(byIndex.count) given)")
+            } else {
+                for k in 1...count where byIndex[k] == nil { problems.append("shard \(k)/\(count) is missing") }
+            }
         }
         if !problems.isEmpty {
             throw StoreError(.invalid, "cannot merge these shards:\n" + problems.joined(separator: "\n"))
@@ -32,6 +38,15 @@ public enum ShardMerge {
             sums: reference.tallies.sums.map { UserSums(layout: $0.layout) })
         for k in 1...count {
             if let shard = byIndex[k] { total.merge(shard.run.results.tallies) }
+        }
+        // Each shard's counts were checked when it was read; their sums are checked the same way.
+        for (c, tally) in total.tallies.enumerated() {
+            if let i = StoredCounts.firstOutOfRange(tally.counts) {
+                throw StoreError(.invalid, "cannot merge these shards: count \(i) of configuration \(c) adds up to \(tally.counts[i]), beyond the ±2^50 any run can reach")
+            }
+        }
+        if let counts = total.sums?.counts, let i = StoredCounts.firstOutOfRange(counts) {
+            throw StoreError(.invalid, "cannot merge these shards: sum \(i) over users adds up to \(counts[i]), beyond the ±2^50 any run can reach")
         }
         return RunResults(scenario: reference.scenario, tallies: total)
     }

@@ -19,7 +19,9 @@ public struct TuneRecord: Sendable {
 extension RunStore {
     /// Writes a tune, its stages and every candidate it evaluated in one transaction; returns its id.
     public func save(_ tune: TuneRecord) throws(StoreError) -> Int64 {
-        try database.transaction { () throws(StoreError) in try insert(tune) }
+        try removingIfNewOnFailure { () throws(StoreError) in
+            try database.transaction { () throws(StoreError) in try insert(tune) }
+        }
     }
 
     private func insert(_ tune: TuneRecord) throws(StoreError) -> Int64 {

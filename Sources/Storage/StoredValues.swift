@@ -1,0 +1,105 @@
+/// Reading back what a database holds, where a damaged or edited file shows.
+///
+/// Every stored value that a computation depends on (an integer that becomes a range, a size or an
+/// index; a blob of counts) is read through `StoredRow` and checked before it is used: a value that
+/// is missing, of the wrong type or out of range is a `.corrupt` error naming its table, column and
+/// row, never a trap.
+struct StoredRow {
+    let row: Row
+    let table: String
+    /// Which row, in messages: "run 3", "run 3, configuration 2".
+    let owner: String
+    private let columns: [String: Int]
+
+    /// `columns` are the names of the row's values, in the order of the query's result columns.
+    init(_ row: Row, table: String, columns: [String], owner: String) {
+        self.row = row
+        self.table = table
+        self.owner = owner
+        self.columns = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The error for a value of `column` that cannot be used, and why.
+    func damaged(_ column: String, _ reason: String) -> StoreError {
+        StoreError(.corrupt, "\(table).\(column) of \(owner): \(reason)")
+    }
+
+    private func value(_ column: String) -> SQLValue {
+        guard let i = columns[column], i < row.values.count else { return .null }
+        return row.values[i]
+    }
+
+    /// A whole number; a real is taken only when it is one exactly.
+    func integer(_ column: String) throws(StoreError) -> Int64 {
+        guard let i = columns[column], i < row.values.count, let v = row.integer(i) else {
+            throw damaged(column, "\(Self.describe(value(column))), not a whole number")
+        }
+        return v
+    }
+
+    /// A whole number, or nil for NULL.
+    func optionalInteger(_ column: String) throws(StoreError) -> Int64? {
+        if case .null = value(column) { return nil }
+        return try integer(column)
+    }
+
+    /// A whole number inside `range`.
+    func integer(_ column: String, in range: ClosedRange<Int64>) throws(StoreError) -> Int {
+        let v = try integer(column)
+        guard range.contains(v) else {
+            throw damaged(column, "\(v) is outside \(range.lowerBound)...\(range.upperBound)")
+        }
+        return Int(v)
+    }
+
+    func real(_ column: String) throws(StoreError) -> Double {
+        guard let i = columns[column], i < row.values.count, let v = row.real(i) else {
+            throw damaged(column, "\(Self.describe(value(column))), not a number")
+        }
+        return v
+    }
+
+    func text(_ column: String) throws(StoreError) -> String {
+        guard let i = columns[column], i < row.values.count, let v = row.text(i) else {
+            throw damaged(column, "\(Self.describe(value(column))), not text")
+        }
+        return v
+    }
+
+    func blob(_ column: String) throws(StoreError) -> [UInt8] {
+        guard let i = columns[column], i < row.values.count, let v = row.blob(i) else {
+            throw damaged(column, "\(Self.describe(value(column))), not a blob")
+        }
+        return v
+    }
+
+    /// A stored value as a message shows it: its type, and a short value.
+    static func describe(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case let .integer(v): return "the integer \(v)"
+        case let .real(v): return "the real \(v)"
+        case let .text(v): return "the text \"\(printable(v))\""
+        case let .blob(v): return "a blob of \(v.count) bytes"
+        }
+    }
+
+    /// At most 40 characters of `text`, anything but printable ASCII shown as `?`.
+    private static func printable(_ text: String) -> String {
+        let shown = text.unicodeScalars.prefix(40).map { (0x20..<0x7F).contains($0.value) ? Character($0) : "?" }
+        return String(shown) + (text.unicodeScalars.count > 40 ? "…" : "")
+    }
+}
+
+/// The bound on stored counts.
+enum StoredCounts {
+    /// The largest magnitude a stored count may have: 2^50, about 10^15, more than any run can count
+    /// (a billion users with a million events each) and small enough that the measures, which add up
+    /// to a few thousand counts at a time, cannot overflow.
+    static let limit: Int64 = 1 << 50
+
+    /// The index of the first count beyond `limit`, if any.
+    static func firstOutOfRange(_ counts: [Int64]) -> Int? {
+        counts.firstIndex { $0 > limit || $0 < -limit }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Storage
+import ReminderSimTestSupport
+import XCTest
+
+/// A real stored run with one field of one row damaged or edited: every command that reads it stops
+/// with exit 74 and one line naming the database, the table and column, and why; none traps.
+final class DamagedRowTests: RemindersimTestCase {
+    static let run = ["run", "--users", "200", "--days", "35", "--threads", "1"]
+
+    /// A database with runs 1 and 2 of the default scenario, made once per test.
+    func makeRuns(_ name: String = "runs.sqlite") throws {
+        for _ in 0..<2 { assertExit(try remindersim(arguments: Self.run + ["--db", name, "--out", "reports"]), 0) }
+    }
+
+    /// A copy of `source` named `name`, with `sql` applied to it.
+    func damaged(_ sql: String, from source: String = "runs.sqlite", as name: String) throws -> String {
+        try? FileManager.default.removeItem(atPath: workPath(name))
+        try FileManager.default.copyItem(atPath: workPath(source), toPath: workPath(name))
+        do {
+            let database = try Database(path: workPath(name), create: false)
+            try database.execute(sql)
+        }  // closed here, so the change is in the file itself
+        return name
+    }
+
+    /// Runs `arguments` (with `--db` added when `database` is given) and expects a refusal with
+    /// `status` naming the database first and then every one of `mentions`.
+    func assertRefused(_ arguments: [String], database: String?, status: Int32 = 74, mentions: [String],
+                       file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try remindersim(arguments: arguments + (database.map { ["--db", $0] } ?? []), file: file, line: line)
+        assertExit(result, status, file: file, line: line)
+        XCTAssertEqual(result.stderrLines.count, 1, "expected one error line:\n\(result)", file: file, line: line)
+        let message = result.stderrLines.first ?? ""
+        let named = database ?? ""
+        XCTAssertTrue(message.hasPrefix("remindersim: error: \(named)"), "the error should name the database:\n\(result)",
+                      file: file, line: line)
+        for fragment in mentions { assertContains(message, fragment, "error of \(arguments)", file: file, line: line) }
+    }
+
+    /// A user range whose start is after its end, and one beyond the scenario's users.
+    func testImpossibleUserRange() throws {
+        try makeRuns()
+        let reversed = try damaged("UPDATE runs SET first_user = 10, end_user = 5 WHERE run_id = 1", as: "reversed.sqlite")
+        for arguments in [["report", "1", "--out", "out"], ["compare", "1", "2"], ["compare", "2", "1"]] {
+            try assertRefused(arguments, database: reversed, mentions: ["runs.first_user", "run 1", "10"])
+        }
+        let beyond = try damaged("UPDATE runs SET end_user = 9223372036854775807 WHERE run_id = 2", as: "beyond.sqlite")
+        try assertRefused(["report", "2", "--out", "out"], database: beyond, mentions: ["runs.end_user", "run 2"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("out")), "a report was written from a damaged run")
+    }
+
+    /// Tally layouts that differ from the ones the stored scenario gives: swapped, huge, negative, text.
+    func testTallyLayoutsAreCheckedAgainstTheScenario() throws {
+        try makeRuns()
+        let cases: [(sql: String, column: String)] = [
+            ("UPDATE tallies SET message_slots = period_slots, period_slots = message_slots WHERE run_id = 1 AND config_index = 1",
+             "tallies.message_slots"),
+            ("UPDATE tallies SET message_slots = 9223372036854775807 WHERE run_id = 1 AND config_index = 1",
+             "tallies.message_slots"),
+            ("UPDATE tallies SET period_slots = 9223372036854775807 WHERE run_id = 1 AND config_index = 2",
+             "tallies.period_slots"),
+            ("UPDATE tallies SET cron_rules = -1 WHERE run_id = 1 AND config_index = 3", "tallies.cron_rules"),
+            ("UPDATE tallies SET days = 'many' WHERE run_id = 1 AND config_index = 0", "tallies.days"),
+        ]
+        for (n, c) in cases.enumerated() {
+            let database = try damaged(c.sql, as: "layout-\(n).sqlite")
+            try assertRefused(["report", "1", "--out", "out"], database: database, mentions: [c.column, "run 1"])
+            try assertRefused(["compare", "2", "1"], database: database, mentions: [c.column])
+        }
+    }
+
+    /// Counts of the wrong size, counts no run can reach, and sums over users of either kind.
+    func testCountsAreCheckedForSizeAndMagnitude() throws {
+        try makeRuns()
+        let cases: [(sql: String, column: String)] = [
+            ("UPDATE tallies SET counts = randomblob(length(counts)) WHERE run_id = 1 AND config_index = 1", "tallies.counts"),
+            ("UPDATE tallies SET counts = randomblob(length(counts)) WHERE run_id = 1 AND config_index = 0", "tallies.counts"),
+            ("UPDATE tallies SET counts = substr(counts, 1, 100) WHERE run_id = 1 AND config_index = 2", "tallies.counts"),
+            ("UPDATE tallies SET counts = 'text' WHERE run_id = 1 AND config_index = 2", "tallies.counts"),
+            ("UPDATE user_sums SET counts = randomblob(length(counts)) WHERE run_id = 1", "user_sums.counts"),
+            ("UPDATE user_sums SET counts = zeroblob(8) WHERE run_id = 1", "user_sums.counts"),
+            ("UPDATE user_sums SET segments = 9223372036854775807 WHERE run_id = 1", "user_sums.segments"),
+        ]
+        for (n, c) in cases.enumerated() {
+            let database = try damaged(c.sql, as: "counts-\(n).sqlite")
+            try assertRefused(["report", "1", "--out", "out"], database: database, mentions: [c.column, "run 1"])
+            try assertRefused(["compare", "1", "2"], database: database, mentions: [c.column])
+        }
+    }
+
+    /// The other fields a run is rebuilt from: its shard number, threads and scenario.
+    func testRunFields() throws {
+        try makeRuns()
+        let cases: [(sql: String, column: String)] = [
+            ("UPDATE runs SET shard_index = 9223372036854775807, shard_count = 3 WHERE run_id = 1", "runs.shard_index"),
+            ("UPDATE runs SET shard_index = 0, shard_count = NULL WHERE run_id = 1", "runs.shard_count"),
+            ("UPDATE runs SET threads = 'abc' WHERE run_id = 1", "runs.threads"),
+            ("UPDATE runs SET scenario_json = 42 WHERE run_id = 1", "runs.scenario_json"),
+        ]
+        for (n, c) in cases.enumerated() {
+            let database = try damaged(c.sql, as: "run-\(n).sqlite")
+            try assertRefused(["report", "1", "--out", "out"], database: database, mentions: [c.column, "run 1"])
+        }
+    }
+
+    /// `list` reads the `run_overview` view, which a hand can replace with one that returns NULLs.
+    func testAViewReturningNulls() throws {
+        try makeRuns()
+        let database = try damaged(
+            """
+            DROP VIEW run_overview;
+            CREATE VIEW run_overview AS SELECT NULL AS run_id, scenario_name, seed, users, horizon_days, status,
+                created_at, wall_seconds, 1 AS configurations FROM runs;
+            """, as: "view.sqlite")
+        try assertRefused(["list"], database: database, mentions: ["run_overview.run_id", "NULL"])
+        try assertRefused(["report", "latest", "--out", "out"], database: database, mentions: ["run_overview.run_id"])
+        let names = try damaged(
+            """
+            DROP VIEW run_overview;
+            CREATE VIEW run_overview AS SELECT run_id, NULL AS scenario_name, seed, users, horizon_days, status,
+                created_at, wall_seconds, 1 AS configurations FROM runs;
+            """, as: "names.sqlite")
+        try assertRefused(["list"], database: names, mentions: ["run_overview.scenario_name", "run 1", "NULL"])
+    }
+
+    /// Shards with an edited shard count, or counts that only overflow once added up: merge refuses
+    /// them without trying to list a billion missing shards or adding past what a count can hold.
+    func testMergeOfDamagedShards() throws {
+        for k in 1...2 {
+            assertExit(try remindersim(arguments: Self.run + ["--shard", "\(k)/2", "--db", "shard\(k).sqlite"]), 0)
+        }
+        let huge = try damaged("UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0", from: "shard1.sqlite", as: "huge1.sqlite")
+        _ = try damaged("UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0", from: "shard2.sqlite", as: "huge2.sqlite")
+        let merge = try remindersim("merge", huge, "huge2.sqlite", "--into", "merged.sqlite", "--out", "merged")
+        assertExit(merge, 65)
+        assertContains(merge.stderr, "shards are missing")
+        XCTAssertLessThan(merge.stderr.utf8.count, 2_000, "every missing shard was listed")
+
+        let reversed = try damaged("UPDATE runs SET first_user = end_user + 1", from: "shard2.sqlite", as: "reversed2.sqlite")
+        try assertRefused(["merge", "shard1.sqlite", reversed, "--into", "merged.sqlite", "--out", "merged"], database: nil,
+                          mentions: [reversed, "runs.first_user"])
+
+        // 2^50 in one count of each shard: each is readable, their sum is not a count any run can have.
+        let top = "UPDATE tallies SET counts = CAST(X'0000000000000400' || substr(counts, 9) AS BLOB) WHERE config_index = 1"
+        _ = try damaged(top, from: "shard1.sqlite", as: "top1.sqlite")
+        _ = try damaged(top, from: "shard2.sqlite", as: "top2.sqlite")
+        let sum = try remindersim("merge", "top1.sqlite", "top2.sqlite", "--into", "merged.sqlite", "--out", "merged")
+        assertExit(sum, 65)
+        assertContains(sum.stderr, "configuration 1")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")), "a merge that failed made a database")
+    }
+}
