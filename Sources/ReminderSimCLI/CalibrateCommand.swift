@@ -70,6 +70,7 @@ struct CalibrateCommand: RunnableCommand {
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.
         _ = try ScenarioLoading.compile(scenario, path: scenarioPath)
+        ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
         let text = try ScenarioLoading.readText(resultsPath)
         let results: ExperimentResults
         do {

@@ -45,6 +45,7 @@ struct TuneCommand: RunnableCommand {
         let scenario = try simulation.overrides.load(simulation.path)
         let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
         let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        ScenarioLoading.warn(scenario, path: simulation.path, context: context)
         let folder = simulation.path == ScenarioLoading.standardInput ? nil : simulation.path.map { ($0 as NSString).deletingLastPathComponent }
         let tuner: Tuner
         do {

@@ -130,17 +130,26 @@ struct JSONFieldReader {
 
     mutating func list<T>(_ value: JSON, at path: String, nonEmpty: Bool = false,
                           _ element: (inout JSONFieldReader, JSON, String) -> T?) -> [T]? {
+        Self.whole(elements(value, at: path, nonEmpty: nonEmpty, element))
+    }
+
+    /// Every element of a list, nil where one could not be read: the rules over several elements
+    /// still check the others. Nil when the list itself cannot be read.
+    mutating func elements<T>(_ value: JSON, at path: String, nonEmpty: Bool = false,
+                              _ element: (inout JSONFieldReader, JSON, String) -> T?) -> [T?]? {
         guard let elements = array(value, at: path) else { return nil }
         if nonEmpty && elements.isEmpty {
             fail(path, "must not be empty")
             return nil
         }
-        var out: [T] = []
-        var ok = true
-        for (i, e) in elements.enumerated() {
-            if let v = element(&self, e, "\(path)[\(i)]") { out.append(v) } else { ok = false }
-        }
-        return ok ? out : nil
+        return elements.enumerated().map { i, e in element(&self, e, "\(path)[\(i)]") }
+    }
+
+    /// The list when every element was read, else nil.
+    static func whole<T>(_ elements: [T?]?) -> [T]? {
+        guard let elements else { return nil }
+        let read = elements.compactMap { $0 }
+        return read.count == elements.count ? read : nil
     }
 
     /// An object whose keys are data (message texts, measure names), not field names: `member` reads
@@ -192,6 +201,8 @@ enum NumberCheck {
     case probability
     /// Within a closed range.
     case within(ClosedRange<Double>)
+    /// Within the values a named measure can take: a bound outside them never binds or never admits.
+    case possible(ClosedRange<Double>, String)
 
     func refusal(_ x: Double) -> String? {
         switch self {
@@ -203,6 +214,11 @@ enum NumberCheck {
         case .probability: return (0...1).contains(x) ? nil : "must be a probability in [0, 1], got \(format(x))"
         case let .within(r):
             return r.contains(x) ? nil : "must be between \(format(r.lowerBound)) and \(format(r.upperBound)), got \(format(x))"
+        case let .possible(r, measure):
+            guard !r.contains(x) else { return nil }
+            let range = r.upperBound == .greatestFiniteMagnitude
+                ? "be ≥ \(format(r.lowerBound))" : "be between \(format(r.lowerBound)) and \(format(r.upperBound))"
+            return "must \(range) (the values \(measure) can take), got \(format(x))"
         }
     }
 
