@@ -212,4 +212,36 @@ final class ScenarioValidationTests: RemindersimTestCase {
         let found = problems(try remindersim("validate", "grid.json"), file: "grid.json")
         XCTAssertEqual(found, ["grid: makes a label of 209 characters; at most 200 (shorten labelPrefix or the periods)"])
     }
+
+    // MARK: Bounded work
+
+    /// A 500 KB grid of 50,000 messages made every one of its 1,000 combinations count each message:
+    /// the run asked for 4 GB at once and crashed. Messages and periods per reminder are bounded, and
+    /// so is their sum over all configurations, counted before the grid is expanded.
+    func testMessagesAndPeriodsAreBoundedPerReminderAndInAll() throws {
+        var s = Self.scenario([
+            Self.configuration("a", periods: Array(1...65)),
+            Self.configuration("b", messages: (1...65).map { (k: Int) -> String in "m\(k)" }),
+        ])
+        let many: [String] = (0..<50_000).map { "m\($0)" }
+        let single: [[Int]] = (1...998).map { [$0] }
+        s["grid"] = ["messages": many, "timePeriods": single]
+        try writeFile("messages.json", try JSONEdit.text(s))
+        let result = try remindersim("validate", "messages.json", timeout: 20)
+        XCTAssertEqual(problems(result, file: "messages.json").sorted(), [
+            "configurations[0].reminders[0].timePeriods: at most 64 periods per reminder, got 65",
+            "configurations[1].reminders[0].messages: at most 64 messages per reminder, got 65",
+            "grid.messages: at most 64 messages per reminder, got 50000",
+        ])
+
+        var all = Self.scenario([])
+        let messages: [String] = (0..<64).map { "m\($0)" }
+        let periods: [[Int]] = (1...1_000).map { Array(repeating: $0, count: 64) }
+        all["grid"] = ["messages": messages, "timePeriods": periods]
+        try writeFile("all.json", try JSONEdit.text(all))
+        XCTAssertEqual(problems(try remindersim("validate", "all.json", timeout: 20), file: "all.json"), [
+            "grid: the configurations list 128,000 messages and periods in all (the grid's combinations each list their own); "
+                + "at most 100,000",
+        ])
+    }
 }

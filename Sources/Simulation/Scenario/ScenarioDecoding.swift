@@ -54,6 +54,16 @@ extension ConfigurationSpec {
     public static let maximumReminders = 64
     /// The simulation looks up which cron rules match at a launch as one 64-bit mask.
     public static let maximumCronRules = 64
+    /// The most messages, and the most periods, one reminder may list: each is counted on its own
+    /// for every configuration, in memory and in stored rows.
+    public static let maximumMessagesPerReminder = 64
+    public static let maximumPeriodsPerReminder = 64
+    /// The most messages and periods all configurations together may list (a grid's combinations
+    /// each count theirs): what the run keeps per user grows with it.
+    public static let maximumSlots = 100_000
+
+    /// How many messages and periods the reminders list, each counted for itself.
+    var slots: Int { reminders.reduce(0) { $0 + $1.messages.count + $1.timePeriods.count } }
 
     /// Problems of one configuration on its own: engine settings, domains, cron rules in its mode.
     /// `listed` is false for a grid's configurations, whose problems are reported at `grid`.
@@ -84,6 +94,18 @@ extension ConfigurationSpec {
         var domains: Set<String> = []
         for (j, r) in reminders.enumerated() {
             let rp = listed ? "\(p).reminders[\(j)]" : p
+            if r.messages.count > Self.maximumMessagesPerReminder {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).messages" : "grid.messages",
+                    reason: "at most \(Self.maximumMessagesPerReminder) messages per reminder, got \(r.messages.count)"))
+                continue
+            }
+            if r.timePeriods.count > Self.maximumPeriodsPerReminder {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).timePeriods" : "grid.timePeriods",
+                    reason: "at most \(Self.maximumPeriodsPerReminder) periods per reminder, got \(r.timePeriods.count)"))
+                continue
+            }
             do {
                 _ = try ReminderConfiguration(
                     messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain, mode: mode)

@@ -73,11 +73,14 @@ struct ScenarioParts {
         let gridSpec = grid ?? nil
         let countIssue = Scenario.configurationCountIssue(listed: listed.count, generated: gridSpec?.combinationCount ?? 0)
         if let countIssue { issues.append(countIssue) }
-        let generated = countIssue == nil ? (gridSpec?.expanded() ?? []) : []
+        // So are the messages and periods, which the grid copies into every combination.
+        let sizeIssues = Self.sizeIssues(listed: listed, grid: gridSpec)
+        issues += sizeIssues
+        let generated = countIssue == nil && sizeIssues.isEmpty ? (gridSpec?.expanded() ?? []) : []
         let all = listed + generated.map { Optional($0) }
         let labels = (labels ?? listed.map { $0?.label }) + generated.map { Optional($0.label) }
         // Whether every configuration and label is known, so that a rule about all of them can be checked.
-        let allKnown = grid != nil && countIssue == nil
+        let allKnown = grid != nil && countIssue == nil && sizeIssues.isEmpty
         if allKnown && all.isEmpty { fail("configurations", "at least one configuration (or a grid) is required") }
         var labelCheck = LabelCheck(listed: listed.count)
         var gridIssues: [ScenarioIssue] = []
@@ -101,6 +104,31 @@ struct ScenarioParts {
             for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
                 fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
             }
+        }
+        return issues
+    }
+
+    /// A grid whose reminder lists too many messages or periods, and configurations that list too many
+    /// in all, counted without expanding the grid.
+    private static func sizeIssues(listed: [ConfigurationSpec?], grid: GridSpec?) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        if let grid, grid.messages.count > ConfigurationSpec.maximumMessagesPerReminder {
+            issues.append(ScenarioIssue(path: "grid.messages", reason: "at most \(ConfigurationSpec.maximumMessagesPerReminder) "
+                                        + "messages per reminder, got \(grid.messages.count)"))
+        }
+        for (k, periods) in (grid?.timePeriods ?? []).enumerated() where periods.count > ConfigurationSpec.maximumPeriodsPerReminder {
+            issues.append(ScenarioIssue(path: "grid.timePeriods[\(k)]", reason: "at most \(ConfigurationSpec.maximumPeriodsPerReminder) "
+                                        + "periods per reminder, got \(periods.count)"))
+        }
+        let listedSlots = listed.reduce(0) { $0 + ($1?.slots ?? 0) }
+        let gridSlots = grid?.slots ?? 0
+        if issues.isEmpty, gridSlots > ConfigurationSpec.maximumSlots - listedSlots {
+            let total = gridSlots == Int.max ? "too many" : TextLimit.grouped(listedSlots + gridSlots)
+            issues.append(ScenarioIssue(
+                path: gridSlots > 0 ? "grid" : "configurations",
+                reason: "the configurations list \(total) messages and periods in all"
+                    + (gridSlots > 0 ? " (the grid's combinations each list their own)" : "")
+                    + "; at most \(TextLimit.grouped(ConfigurationSpec.maximumSlots))"))
         }
         return issues
     }

@@ -200,7 +200,14 @@ extension JSONFieldReader {
         }
         let circular = field(o, "circular", default: [false]) { r, j, p in r.distinctBools(j, at: p) }
         let random = optionalField(o, "randomMessage") { r, j, p in r.distinctBools(j, at: p) }
-        let messages = optionalField(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.message) }
+        let messages = optionalField(o, "messages") { r, j, p -> [String]? in
+            guard let list = r.list(j, at: p, nonEmpty: true, Self.message) else { return nil }
+            guard list.count <= ConfigurationSpec.maximumMessagesPerReminder else {
+                r.fail(p, "at most \(ConfigurationSpec.maximumMessagesPerReminder) messages per reminder, got \(list.count)")
+                return nil
+            }
+            return list
+        }
         let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
         guard let periods, let unit, let length, let circular, let random, let messages, let delivery else { return nil }
         return TuneSpace(periods: periods, unit: unit, sequenceLength: length, circular: circular, randomMessage: random,
