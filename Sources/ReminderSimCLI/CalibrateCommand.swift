@@ -77,6 +77,7 @@ struct CalibrateCommand: RunnableCommand {
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.
         _ = try ScenarioLoading.compile(scenario, path: scenarioPath)
+        ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
         let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
         let results: ExperimentResults
         do {

@@ -49,6 +49,7 @@ struct RunCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         let scenario = try simulation.overrides.load(simulation.path)
         let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        ScenarioLoading.warn(scenario, path: simulation.path, context: context)
 
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.

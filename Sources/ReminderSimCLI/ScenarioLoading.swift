@@ -75,6 +75,16 @@ enum ScenarioLoading {
         CommandError.dataError("\(displayName(path) ?? "the built-in scenario"): \(model.explain(breach))")
     }
 
+    /// Shows on stderr, one line each, what the scenario allows but most likely does not mean; the
+    /// command goes on. `path` is the scenario's file, nil for the built-in one.
+    static func warn(_ scenario: Scenario, path: String?, context: CommandContext) {
+        let tool = context.commandPath.split(separator: " ").first.map(String.init) ?? "remindersim"
+        let name = displayName(path) ?? "the built-in scenario"
+        for warning in scenario.warnings() {
+            context.stderr.writeLine("\(tool): warning: \(name): \(warning)")
+        }
+    }
+
     static func invalid(_ error: ScenarioError) -> CommandError {
         let count = error.issues.count
         return CommandError.dataError(

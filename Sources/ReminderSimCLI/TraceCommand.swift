@@ -42,6 +42,7 @@ struct TraceCommand: RunnableCommand {
             throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
         let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
+        ScenarioLoading.warn(scenario, path: path, context: context)
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {

@@ -46,6 +46,7 @@ struct TuneCommand: RunnableCommand {
         let scenario = try simulation.overrides.load(simulation.path)
         let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
         let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        ScenarioLoading.warn(scenario, path: simulation.path, context: context)
         let folder = ScenarioLoading.dataFolder(simulation.path)
         let tuner: Tuner
         do {

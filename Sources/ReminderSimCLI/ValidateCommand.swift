@@ -34,6 +34,7 @@ struct ValidateCommand: RunnableCommand {
                 for note in Self.periodNotes(s) {
                     context.stderr.writeLine("\(ScenarioLoading.displayName(path) ?? path): note: \(note)")
                 }
+                ScenarioLoading.warn(s, path: path, context: context)
             } catch let error as CommandError {
                 failures.append(error)
             }

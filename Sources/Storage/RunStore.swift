@@ -318,7 +318,7 @@ public final class RunStore {
         let row = StoredRow(first, table: "runs", columns: columns, owner: "run \(id)")
         let scenario: Scenario
         do {
-            scenario = try Scenario.decode(row.text("scenario_json"), source: "run \(id)")
+            scenario = try Scenario.decodeStored(row.text("scenario_json"), source: "run \(id)")
         } catch {
             throw row.damaged("scenario_json", "the scenario cannot be read: \(error)")
         }

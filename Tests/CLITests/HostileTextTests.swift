@@ -7,11 +7,15 @@ import XCTest
 /// User text that tries to break SQL, CSV, Markdown, spreadsheets and paths goes through untouched
 /// where it is data and harmless where it is shown.
 final class HostileTextTests: RemindersimTestCase {
-    /// 10,240 characters of quotes, pipes, commas, semicolons and line breaks.
-    static let tenKB: String = {
-        let piece = "10KB 'q' \"dq\"; a,b | c\n"
-        return String(String(repeating: piece, count: 10_240 / piece.count + 1).prefix(10_240))
-    }()
+    /// `count` characters of quotes, pipes, commas, semicolons and line breaks.
+    static func hostile(_ count: Int) -> String {
+        let piece = "LONG 'q' \"dq\"; a,b | c\n"
+        return String(String(repeating: piece, count: count / piece.count + 1).prefix(count))
+    }
+
+    /// The longest message and the longest label or rule a scenario may have.
+    static let longMessage = hostile(2_000)
+    static let longName = hostile(200)
 
     static let injection = "'); DROP TABLE runs; --"
     static let hyperlink = #"=HYPERLINK("http://x","y")"#
@@ -27,19 +31,19 @@ final class HostileTextTests: RemindersimTestCase {
         "-2+3",
         "emoji 🎉 👩‍👩‍👧 e\u{301} combining, \u{202E}reversed",
         "<script>alert('x')</script>",
-        tenKB,
+        longMessage,
     ]
 
     static let labels = [
         injection,
         hyperlink,
         "+1 @SUM(A1) | \"q\" 'q'; 🎉\nsecond line",
-        tenKB,
+        longName,
         "-minus <script>alert(1)</script>",
     ]
 
     /// For configuration 1, in original mode, which reads any rule text (it just never matches what it cannot read).
-    static let rules = [injection, "=1+1", "a|b", "1 1\n2", "\"q\" 'q'; 🎉", "@SUM(A1)", "+1", "1 1", tenKB]
+    static let rules = [injection, "=1+1", "a|b", "1 1\n2", "\"q\" 'q'; 🎉", "@SUM(A1)", "+1", "1 1", longName]
 
     static let name = #"=HYPERLINK("http://x","y") '); DROP TABLE runs; -- "q" 'q';"# + "\nline two | pipe 🎉 ../../x <script>alert(1)</script>"
 
@@ -110,7 +114,7 @@ final class HostileTextTests: RemindersimTestCase {
         }
         // A signed number is no formula: it keeps its text, so it joins with the database.
         XCTAssertTrue(fields.contains("'" + Self.hyperlink) && fields.contains("+1") && fields.contains("'@SUM(A1)")
-                      && fields.contains("'-2+3") && fields.contains(Self.injection) && fields.contains(Self.tenKB))
+                      && fields.contains("'-2+3") && fields.contains(Self.injection) && fields.contains(Self.longMessage))
 
         // report.md: no broken table, no live HTML, every text shown on its line.
         let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
@@ -128,7 +132,7 @@ final class HostileTextTests: RemindersimTestCase {
         for rule in Self.rules {
             assertContains(report, "| \(Markdown.escapeCell(rule)) |", "report.md (rule \(rule.prefix(30).debugDescription))")
         }
-        for text in ["line two", "second line", "# not a heading", "10KB"] {
+        for text in ["line two", "second line", "# not a heading", "LONG"] {
             XCTAssertFalse(lines.contains { $0.hasPrefix(text) }, "a line break in user text started a line with \(text)")
         }
 
@@ -180,18 +184,19 @@ final class HostileTextTests: RemindersimTestCase {
         let first = run.stdoutLines.first ?? ""
         XCTAssertTrue(first.hasPrefix("Scenario \"") && first.contains("300 users, 20 days from"),
                       "the first line should name the scenario and its size: \(first.prefix(300))")
-        for fragment in ["line two", "second line", "10KB"] {
+        for fragment in ["line two", "second line", "LONG"] {
             let broken = run.stdoutLines.filter { $0.hasPrefix(fragment) }
             XCTAssertTrue(broken.isEmpty, "\(broken.count) lines of run's output start with \"\(fragment)\", "
                           + "text that follows a line break inside the scenario's name or a label")
         }
     }
 
-    /// A 10 KB scenario name cannot be a folder name as it is (255 bytes at most on common file
-    /// systems): the report folder must still be made, under a shortened name.
+    /// The longest scenario name, 200 characters of 4 bytes each, cannot be a folder name as it is
+    /// (255 bytes at most on common file systems): the report folder must still be made, under a
+    /// shortened name.
     func testLongScenarioNameStillGetsAReportFolder() throws {
         var scenario: Any = try defaultScenario()
-        scenario = try JSONEdit.setting(Self.tenKB, at: "name", in: scenario)
+        scenario = try JSONEdit.setting(String(repeating: "🎉", count: 200), at: "name", in: scenario)
         try writeFile("long.json", try JSONEdit.text(scenario))
         let run = try remindersim("run", "long.json", "--users", "300", "--days", "35", "--threads", "1")
         assertExit(run, 0)

@@ -18,7 +18,8 @@ final class RunStoreTests: FolderTestCase {
         "=HYPERLINK(\"http://example.invalid\",\"click\")",
         "+1", "-1", "@SUM(A1:A2)",
         "emoji 🚀🔥 and accents éàü",
-        String(repeating: "long text ", count: 1_024),
+        // The longest message a scenario may have.
+        String(repeating: "long text ", count: 200),
     ]
 
     func smallScenario(users: Int = 300, messages: [String] = ["A", "B"]) -> Scenario {

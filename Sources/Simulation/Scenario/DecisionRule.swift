@@ -37,6 +37,18 @@ public enum DecisionMeasure: String, CaseIterable, Codable, Sendable {
         }
     }
 
+    /// The values the measure can take, within which a bound must lie to mean anything: a rate is a
+    /// share (0 to 1), a lift in retention the difference of two shares (−1 to 1), a count per user or
+    /// per extra open is never negative; nil when any number is possible.
+    public var possibleValues: ClosedRange<Double>? {
+        switch self {
+        case .optOutRate, .retentionD7, .retentionD30, .triggerRate, .responseRate: return 0...1
+        case .liftD7, .liftD30: return -1...1
+        case .deliveredPerUser, .deliveredPerExtraOpen: return 0...Double.greatestFiniteMagnitude
+        case .opensLiftPerUser: return nil
+        }
+    }
+
     /// A fraction shown as a percentage (or percentage points for lifts).
     public var isFraction: Bool {
         switch self {
@@ -117,8 +129,9 @@ extension JSONFieldReader {
             return nil
         }
         guard let b = object(json, at: path) else { return nil }
-        let low = optionalField(b, "min", Self.number(.any))
-        let high = optionalField(b, "max", Self.number(.any))
+        let check = relaxed ? NumberCheck.any : measure.possibleValues.map { NumberCheck.possible($0, measure.rawValue) } ?? .any
+        let low = optionalField(b, "min", Self.number(check))
+        let high = optionalField(b, "max", Self.number(check))
         finish(b)
         guard let low, let high else { return nil }
         if low == nil && high == nil { fail(path, "needs \"min\", \"max\" or both"); return nil }

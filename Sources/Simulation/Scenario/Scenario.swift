@@ -386,6 +386,19 @@ public struct GridSpec: Encodable, Equatable, Sendable {
         }
     }
 
+    /// How many messages and periods `expanded()` lists in all, computed without making it (saturating).
+    var slots: Int {
+        let choices = [randomMessage.count, circularTimePeriod.count, mode.count].reduce(1) {
+            let (product, overflow) = $0.multipliedReportingOverflow(by: $1)
+            return overflow ? Int.max : product
+        }
+        return timePeriods.reduce(0) { total, periods in
+            let (each, o1) = (messages.count + periods.count).multipliedReportingOverflow(by: choices)
+            let (sum, o2) = total.addingReportingOverflow(each)
+            return o1 || o2 ? Int.max : sum
+        }
+    }
+
     /// Periods × message choice × wrap × mode, in that nesting order. A label names the periods
     /// and each choice that varies, e.g. `7/10d random original`.
     public func expanded() -> [ConfigurationSpec] {

@@ -22,25 +22,36 @@ extension Scenario {
     /// The most sessions one user may have in a run of `days` days.
     public static func sessionLimit(days: Int) -> Int { maximumSessionsPerDay * max(days, 1) }
 
-    /// Problems with gaps, sessions and delays shorter than a person can manage.
-    static func boundIssues(population: Population, response: ResponseModel) -> [ScenarioIssue] {
-        var issues: [ScenarioIssue] = []
-        func seconds(_ s: Double) -> String { String(format: "%.3g s", s) }
-        for (i, segment) in population.segments.enumerated() {
-            let p = "population.segments[\(i)]"
-            // Compared in minutes, the field's own unit, so the schema's minimum (1/60) is the same number.
-            let session = segment.sessionLength.medianMinutes * 60
-            if !(segment.sessionLength.medianMinutes >= Self.minimumSessionSeconds / 60) {
-                issues.append(ScenarioIssue(
-                    path: "\(p).sessionLength.medianMinutes",
-                    reason: "must be at least 1 second (0.0167 minutes), got \(segment.sessionLength.medianMinutes) (\(seconds(session)))"))
-            }
-            if let (field, gap, what) = Self.typicalGap(segment.returns), !(gap >= Self.minimumGapSeconds) {
-                issues.append(ScenarioIssue(
-                    path: field.isEmpty ? "\(p).returns" : "\(p).returns.\(field)",
-                    reason: "gives a \(what) gap of \(seconds(gap)); it must be at least 1 second"))
-            }
+    private static func seconds(_ s: Double) -> String { String(format: "%.3g s", s) }
+
+    /// Problems with gaps and sessions shorter than a person can manage; nil stands for a segment that
+    /// could not be read.
+    static func boundIssues(segments: [Segment?]) -> [ScenarioIssue] {
+        segments.enumerated().flatMap { i, segment in
+            segment.map { boundIssues(session: $0.sessionLength, returns: $0.returns, at: "population.segments[\(i)]") } ?? []
         }
+    }
+
+    /// The problems of one segment's session length and return process, each checked when it could be read.
+    static func boundIssues(session: SessionLength?, returns: ReturnProcess?, at p: String) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        // Compared in minutes, the field's own unit, so the schema's minimum (1/60) is the same number.
+        if let session, !(session.medianMinutes >= Self.minimumSessionSeconds / 60) {
+            issues.append(ScenarioIssue(
+                path: "\(p).sessionLength.medianMinutes",
+                reason: "must be at least 1 second (0.0167 minutes), got \(session.medianMinutes) (\(seconds(session.medianMinutes * 60)))"))
+        }
+        if let returns, let (field, gap, what) = Self.typicalGap(returns), !(gap >= Self.minimumGapSeconds) {
+            issues.append(ScenarioIssue(
+                path: field.isEmpty ? "\(p).returns" : "\(p).returns.\(field)",
+                reason: "gives a \(what) gap of \(seconds(gap)); it must be at least 1 second"))
+        }
+        return issues
+    }
+
+    /// A response delay shorter than a person can manage.
+    static func boundIssues(response: ResponseModel) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
         let delay = response.responseDelayMinutes * 60
         if !(response.responseDelayMinutes >= Self.minimumResponseDelaySeconds / 60) {
             issues.append(ScenarioIssue(

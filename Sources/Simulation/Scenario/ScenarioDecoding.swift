@@ -7,6 +7,16 @@ extension Scenario {
     /// Reads and checks a scenario file's text. Every problem found is reported, each with its
     /// JSON path; nothing is defaulted silently except the documented defaults.
     public static func decode(_ text: String, source: String? = nil) throws(ScenarioError) -> Scenario {
+        try decode(text, source: source, relaxed: false)
+    }
+
+    /// A scenario stored with a run: decoded as `decode` does, but without the limits a new run must
+    /// keep (see `JSONFieldReader.relaxed`), which a run saved before them may exceed.
+    public static func decodeStored(_ text: String, source: String? = nil) throws(ScenarioError) -> Scenario {
+        try decode(text, source: source, relaxed: true)
+    }
+
+    private static func decode(_ text: String, source: String?, relaxed: Bool) throws(ScenarioError) -> Scenario {
         let json: JSON
         do {
             json = try JSON.parse(text)
@@ -14,11 +24,11 @@ extension Scenario {
             throw ScenarioError(source: source, issues: [ScenarioIssue(path: "", reason: "not valid JSON: \(error)")])
         }
         var reader = JSONFieldReader()
+        reader.relaxed = relaxed
         // Fields are checked as they are read, and the rules over several fields on whatever could be read,
         // so that one pass reports every problem.
         let (scenario, parts) = reader.scenario(json)
-        var issues = reader.issues + parts.issues()
-        if issues.isEmpty, let scenario { issues += scenario.tuneIssues() }
+        let issues = reader.issues + parts.issues() + parts.tuneIssues()
         guard let scenario, issues.isEmpty else { throw ScenarioError(source: source, issues: issues) }
         return scenario
     }
@@ -26,6 +36,21 @@ extension Scenario {
     /// The most configurations (listed and generated) one scenario may compare, besides the holdout:
     /// each is simulated for every user and stored with its own tables.
     public static let maximumConfigurations = 1_000
+
+    /// What the configurations count as: the listed ones, then the grid's; a list longer than the
+    /// limit is named first, as the part of the file that made the count.
+    static func configurationCountIssue(listed: Int, generated: Int) -> ScenarioIssue? {
+        let limit = "a scenario may compare at most \(maximumConfigurations)"
+        let made = generated == Int.max ? "too many" : String(generated)
+        if listed > maximumConfigurations {
+            let grid = generated > 0 ? " (and the grid makes \(made) more)" : ""
+            return ScenarioIssue(path: "configurations", reason: "lists \(listed) configurations\(grid); \(limit)")
+        }
+        guard generated > maximumConfigurations - listed else { return nil }
+        let total = generated == Int.max ? "too many" : String(listed + generated)
+        let with = listed > 0 ? ", which with the \(listed) listed in configurations makes \(total)" : ""
+        return ScenarioIssue(path: "grid", reason: "expands to \(made) configurations\(with); \(limit)")
+    }
 
     static let blank = "must not be only spaces"
 
@@ -40,10 +65,20 @@ extension ConfigurationSpec {
     public static let maximumReminders = 64
     /// The simulation looks up which cron rules match at a launch as one 64-bit mask.
     public static let maximumCronRules = 64
+    /// The most messages, and the most periods, one reminder may list: each is counted on its own
+    /// for every configuration, in memory and in stored rows.
+    public static let maximumMessagesPerReminder = 64
+    public static let maximumPeriodsPerReminder = 64
+    /// The most messages and periods all configurations together may list (a grid's combinations
+    /// each count theirs): what the run keeps per user grows with it.
+    public static let maximumSlots = 100_000
+
+    /// How many messages and periods the reminders list, each counted for itself.
+    var slots: Int { reminders.reduce(0) { $0 + $1.messages.count + $1.timePeriods.count } }
 
     /// Problems of one configuration on its own: engine settings, domains, cron rules in its mode.
     /// `listed` is false for a grid's configurations, whose problems are reported at `grid`.
-    func issues(at p: String, listed: Bool) -> [ScenarioIssue] {
+    func issues(at p: String, listed: Bool, relaxed: Bool = false) -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
         if reminders.count > Self.maximumReminders {
             issues.append(ScenarioIssue(
@@ -70,6 +105,18 @@ extension ConfigurationSpec {
         var domains: Set<String> = []
         for (j, r) in reminders.enumerated() {
             let rp = listed ? "\(p).reminders[\(j)]" : p
+            if !relaxed && r.messages.count > Self.maximumMessagesPerReminder {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).messages" : "grid.messages",
+                    reason: "at most \(Self.maximumMessagesPerReminder) messages per reminder, got \(r.messages.count)"))
+                continue
+            }
+            if !relaxed && r.timePeriods.count > Self.maximumPeriodsPerReminder {
+                issues.append(ScenarioIssue(
+                    path: listed ? "\(rp).timePeriods" : "grid.timePeriods",
+                    reason: "at most \(Self.maximumPeriodsPerReminder) periods per reminder, got \(r.timePeriods.count)"))
+                continue
+            }
             do {
                 _ = try ReminderConfiguration(
                     messages: r.messages, timePeriods: r.timePeriods, unit: r.unit, appDomain: r.appDomain, mode: mode)
@@ -135,7 +182,8 @@ extension JSONFieldReader {
         // Editors' schema reference: allowed, and not used.
         _ = o["$schema"]
         var parts = ScenarioParts()
-        parts.name = field(o, "name", Self.string)
+        parts.relaxed = relaxed
+        parts.name = field(o, "name", Self.name)
         let description = optionalField(o, "description", Self.string)
         let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
             guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
@@ -145,27 +193,30 @@ extension JSONFieldReader {
         parts.horizonDays = field(o, "horizonDays", default: 90, Self.integer(.positive))
         parts.startDate = field(o, "startDate", default: "2026-01-05", Self.string)
         parts.population = field(o, "population") { r, j, p in r.population(j, at: p) }
-        parts.response = field(o, "response", default: ResponseModel.defaults) { r, j, p in r.response(j, at: p) }
-        parts.configurations = field(o, "configurations", default: []) { r, j, p in
-            r.list(j, at: p) { r, j, p in r.configuration(j, at: p) }
+        let response = field(o, "response", default: (model: ResponseModel.defaults, complete: true)) { r, j, p in r.response(j, at: p) }
+        parts.response = response?.model
+        let listed = field(o, "configurations", default: []) { r, j, p in
+            r.elements(j, at: p) { r, j, p in r.configuration(j, at: p) }
         }
+        parts.configurations = listed?.map { $0?.spec }
+        parts.labels = listed?.map { $0?.label }
         parts.grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
-        parts.baseline = optionalField(o, "baseline", Self.string)
+        parts.baseline = optionalField(o, "baseline", Self.name)
         let decision = optionalField(o, "decision") { r, j, p in r.decisionRule(j, at: p) }
-        let tune = optionalField(o, "tune") { r, j, p in r.tuneSpec(j, at: p) }
+        parts.tune = optionalField(o, "tune") { r, j, p in r.tuneSpec(j, at: p) }
         guard let name = parts.name, let description, let seed, let users = parts.users,
-              let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population,
-              let response = parts.response, let configurations = parts.configurations, let grid = parts.grid,
-              let baseline = parts.baseline, let decision, let tune
+              let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population?.whole,
+              let response, response.complete, let configurations = Self.whole(parts.configurations),
+              let grid = parts.grid, let baseline = parts.baseline, let decision, let tune = parts.tune
         else { return (nil, parts) }
         let scenario = Scenario(
             name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
-            population: population, response: response, configurations: configurations, grid: grid,
+            population: population, response: response.model, configurations: configurations, grid: grid,
             baseline: baseline, decision: decision, tune: tune)
         return (scenario, parts)
     }
 
-    mutating func population(_ json: JSON, at path: String) -> Population? {
+    mutating func population(_ json: JSON, at path: String) -> PopulationParts? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
         let offsets = field(o, "utcOffsets", default: [UTCOffsetShare(hours: 0, weight: 1)]) { r, j, p in
@@ -180,16 +231,15 @@ extension JSONFieldReader {
         }
         let spread = field(o, "installSpreadDays", default: Population.defaultInstallSpreadDays, Self.number(.within(0...3650)))
         let segments = field(o, "segments") { r, j, p in
-            r.list(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
+            r.elements(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
         }
-        guard let offsets, let spread, let segments else { return nil }
-        return Population(utcOffsets: offsets, installSpreadDays: spread, segments: segments)
+        return PopulationParts(utcOffsets: offsets, installSpreadDays: spread, segments: segments)
     }
 
     mutating func segment(_ json: JSON, at path: String) -> Segment? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let name = field(o, "name", Self.string)
+        let name = field(o, "name", Self.name)
         let weight = field(o, "weight", default: 1, Self.number(.within(0...1e6)))
         let returns = field(o, "returns") { r, j, p in r.returnProcess(j, at: p) }
         let dropout = field(o, "dropoutPerSession", default: Segment.defaultDropoutPerSession, Self.number(.probability))
@@ -203,7 +253,11 @@ extension JSONFieldReader {
         }
         let cold = field(o, "coldLaunchAfterMinutes", default: Segment.defaultColdLaunchAfterMinutes,
                          Self.number(.within(0...1e6)))
-        guard let name, let weight, let returns, let dropout, let session, let cold else { return nil }
+        guard let name, let weight, let returns, let dropout, let session, let cold else {
+            // The bounds that involve only what could be read are still checked.
+            issues += Scenario.boundIssues(session: session, returns: returns, at: path)
+            return nil
+        }
         return Segment(name: name, weight: weight, returns: returns, dropoutPerSession: dropout,
                        sessionLength: session, coldLaunchAfterMinutes: cold)
     }
@@ -282,14 +336,21 @@ extension JSONFieldReader {
         return .lognormal(mu: mu, sigma: sigma, unit: unit)
     }
 
-    mutating func response(_ json: JSON, at path: String) -> ResponseModel? {
+    /// The response model, and whether every field could be read: one that could not stands in with its
+    /// default, which no rule over several fields refuses, so that those rules still check the others.
+    mutating func response(_ json: JSON, at path: String) -> (model: ResponseModel, complete: Bool)? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
         let d = ResponseModel.defaults
         let base = field(o, "baseResponse", default: d.baseResponse, Self.number(.probability))
         let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p in
             r.dictionary(j, at: p, mapping: "message text to weight") { r, k, v in
-                r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .within(0...1e6)).map { (k, $0) }
+                let at = "\(p)[\(JSONFieldReader.quote(k))]"
+                if !r.relaxed, let reason = TextLimit.message.refusal(k) {
+                    r.fail(at, "a message of " + reason)
+                    return nil
+                }
+                return r.number(v, at: at, .within(0...1e6)).map { (k, $0) }
             }
         }
         let fatigue = field(o, "fatigue", default: d.fatigue, Self.number(.probability))
@@ -307,52 +368,63 @@ extension JSONFieldReader {
         let delay = field(o, "responseDelayMinutes", default: d.responseDelayMinutes, Self.number(.positiveUpTo(1e6)))
         let optOut = field(o, "optOutPerDelivery", default: d.optOutPerDelivery, Self.number(.probability))
         let window = field(o, "attributionWindowHours", default: d.attributionWindowHours, Self.number(.positiveUpTo(1e6)))
-        guard let base, let weights, let fatigue, let quiet, let quietFactor, let dormantFactor, let delay, let optOut,
-            let window
-        else { return nil }
-        return ResponseModel(
-            baseResponse: base, messageWeights: weights, fatigue: fatigue, quietHours: quiet, quietFactor: quietFactor,
-            dormantFactor: dormantFactor, responseDelayMinutes: delay, optOutPerDelivery: optOut,
-            attributionWindowHours: window)
+        let complete = base != nil && weights != nil && fatigue != nil && quiet != nil && quietFactor != nil
+            && dormantFactor != nil && delay != nil && optOut != nil && window != nil
+        let model = ResponseModel(
+            baseResponse: base ?? d.baseResponse, messageWeights: weights ?? d.messageWeights, fatigue: fatigue ?? d.fatigue,
+            quietHours: quiet ?? d.quietHours, quietFactor: quietFactor ?? d.quietFactor,
+            dormantFactor: dormantFactor ?? d.dormantFactor, responseDelayMinutes: delay ?? d.responseDelayMinutes,
+            optOutPerDelivery: optOut ?? d.optOutPerDelivery, attributionWindowHours: window ?? d.attributionWindowHours)
+        return (model, complete)
     }
 
     static func quote(_ s: String) -> String {
         "\"" + Excerpt.shortened(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    mutating func configuration(_ json: JSON, at path: String) -> ConfigurationSpec? {
+    /// A listed configuration, and its label even when the rest cannot be read, for the rules on labels.
+    mutating func configuration(_ json: JSON, at path: String) -> (label: String?, spec: ConfigurationSpec?)? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let label = field(o, "label", Self.string)
+        let label = field(o, "label", Self.name)
         let mode = field(o, "mode", default: EngineMode.documented) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
         let wiring = optionalField(o, "wiring") { r, j, p in r.enumeration(j, at: p, as: ReminderWiring.self) }
         let reminders = field(o, "reminders", default: []) { r, j, p in
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
         let sequence = optionalField(o, "sequence") { r, j, p in r.sequence(j, at: p) }
-        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.name) }
         let delivery = field(o, "delivery", default: DeliveryPolicy()) { r, j, p in r.delivery(j, at: p) }
+        var conflict = false
         if case .some(.some) = sequence, let reminders, !reminders.isEmpty {
             fail(o.path("sequence"), "a configuration has either reminders or a sequence, not both")
-            return nil
+            conflict = true
         }
         if case .some(.some) = sequence, let mode, mode.isOriginal {
             fail(o.path("sequence"), "a sequence stacks several reminders, which only documented mode can run "
                  + "(the released library is a singleton)")
-            return nil
+            conflict = true
         }
-        guard let label, let mode, let wiring, let reminders, let sequence, let rules, let delivery else {
-            // Still check the rules in the mode given, so one run of `validate` reports them too.
-            if let rules {
-                issues += ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules)
-                    .issues(at: path, listed: true)
+        guard !conflict, let label, let mode, let wiring, let reminders, let sequence, let rules, let delivery else {
+            // Still check what could be read, so that one run of `validate` reports it too: the cron rules
+            // (in the mode given, else the default), and the reminders when their mode is known.
+            var partial = ConfigurationSpec(label: "", mode: mode ?? .documented, reminders: [], cronRules: rules ?? [])
+            if let mode, !conflict {
+                partial.wiring = wiring ?? nil
+                if case let .some(.some(s)) = sequence {
+                    partial = ConfigurationSpec(label: "", sequence: s, cronRules: rules ?? [])
+                } else if let reminders {
+                    partial.reminders = reminders
+                }
+                partial.mode = mode
             }
-            return nil
+            issues += partial.issues(at: path, listed: true, relaxed: relaxed)
+            return (label, nil)
         }
         var spec = sequence.map { ConfigurationSpec(label: label, sequence: $0, cronRules: rules) }
             ?? ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
         spec.delivery = delivery
-        return spec
+        return (label, spec)
     }
 
     mutating func delivery(_ json: JSON, at path: String) -> DeliveryPolicy? {
@@ -406,7 +478,7 @@ extension JSONFieldReader {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
         let days = field(o, "afterDays") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
-        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.message) }
         guard let days, let messages else { return nil }
         let sequence = SequenceSpec(afterDays: days, messages: messages)
         let problems = sequence.problems()
@@ -417,12 +489,12 @@ extension JSONFieldReader {
     mutating func reminder(_ json: JSON, at path: String) -> ReminderSpec? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.message) }
         let periods = field(o, "timePeriods") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
         let unit = field(o, "unit", default: PeriodUnit.days) { r, j, p in r.enumeration(j, at: p, as: PeriodUnit.self) }
         let random = field(o, "randomMessage", default: false, Self.bool)
         let circular = field(o, "circularTimePeriod", default: false, Self.bool)
-        let domain = field(o, "appDomain", default: ReminderConfiguration.defaultAppDomain, Self.string)
+        let domain = field(o, "appDomain", default: ReminderConfiguration.defaultAppDomain, Self.name)
         guard let messages, let periods, let unit, let random, let circular, let domain else { return nil }
         return ReminderSpec(messages: messages, timePeriods: periods, unit: unit, randomMessage: random,
                             circularTimePeriod: circular, appDomain: domain)
@@ -431,8 +503,8 @@ extension JSONFieldReader {
     mutating func grid(_ json: JSON, at path: String) -> GridSpec? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let prefix = field(o, "labelPrefix", default: "", Self.string)
-        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let prefix = field(o, "labelPrefix", default: "", Self.name)
+        let messages = field(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.message) }
         let periods = field(o, "timePeriods") { r, j, p in
             r.list(j, at: p, nonEmpty: true) { r, j, p in r.list(j, at: p, nonEmpty: true, Self.integer(.positive)) }
         }
@@ -444,7 +516,7 @@ extension JSONFieldReader {
         let modes = field(o, "mode", default: [EngineMode.documented]) { r, j, p in
             r.list(j, at: p, nonEmpty: true) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
         }
-        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.string) }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.name) }
         guard let prefix, let messages, let periods, let unit, let random, let circular, let modes, let rules else {
             return nil
         }

@@ -46,6 +46,10 @@ public struct ScenarioError: Error, Equatable, Sendable, CustomStringConvertible
 /// Reads a JSON tree while collecting every problem instead of stopping at the first.
 struct JSONFieldReader {
     var issues: [ScenarioIssue] = []
+    /// True for a scenario read back from a run database: the limits that keep a new run's work and
+    /// outputs bounded (text lengths, counts of messages and periods, the values a decision bound
+    /// can take) are not applied, so that a run saved before a limit existed can still be read.
+    var relaxed = false
 
     mutating func fail(_ path: String, _ reason: String) {
         issues.append(ScenarioIssue(path: path, reason: reason))
@@ -134,17 +138,26 @@ struct JSONFieldReader {
 
     mutating func list<T>(_ value: JSON, at path: String, nonEmpty: Bool = false,
                           _ element: (inout JSONFieldReader, JSON, String) -> T?) -> [T]? {
+        Self.whole(elements(value, at: path, nonEmpty: nonEmpty, element))
+    }
+
+    /// Every element of a list, nil where one could not be read: the rules over several elements
+    /// still check the others. Nil when the list itself cannot be read.
+    mutating func elements<T>(_ value: JSON, at path: String, nonEmpty: Bool = false,
+                              _ element: (inout JSONFieldReader, JSON, String) -> T?) -> [T?]? {
         guard let elements = array(value, at: path) else { return nil }
         if nonEmpty && elements.isEmpty {
             fail(path, "must not be empty")
             return nil
         }
-        var out: [T] = []
-        var ok = true
-        for (i, e) in elements.enumerated() {
-            if let v = element(&self, e, "\(path)[\(i)]") { out.append(v) } else { ok = false }
-        }
-        return ok ? out : nil
+        return elements.enumerated().map { i, e in element(&self, e, "\(path)[\(i)]") }
+    }
+
+    /// The list when every element was read, else nil.
+    static func whole<T>(_ elements: [T?]?) -> [T]? {
+        guard let elements else { return nil }
+        let read = elements.compactMap { $0 }
+        return read.count == elements.count ? read : nil
     }
 
     /// An object whose keys are data (message texts, measure names), not field names: `member` reads
@@ -196,6 +209,8 @@ enum NumberCheck {
     case probability
     /// Within a closed range.
     case within(ClosedRange<Double>)
+    /// Within the values a named measure can take: a bound outside them never binds or never admits.
+    case possible(ClosedRange<Double>, String)
 
     func refusal(_ x: Double) -> String? {
         switch self {
@@ -207,6 +222,11 @@ enum NumberCheck {
         case .probability: return (0...1).contains(x) ? nil : "must be a probability in [0, 1], got \(format(x))"
         case let .within(r):
             return r.contains(x) ? nil : "must be between \(format(r.lowerBound)) and \(format(r.upperBound)), got \(format(x))"
+        case let .possible(r, measure):
+            guard !r.contains(x) else { return nil }
+            let range = r.upperBound == .greatestFiniteMagnitude
+                ? "be ≥ \(format(r.lowerBound))" : "be between \(format(r.lowerBound)) and \(format(r.upperBound))"
+            return "must \(range) (the values \(measure) can take), got \(format(x))"
         }
     }
 

@@ -1,16 +1,24 @@
-/// The parts of a scenario that could be read, for the rules that involve several of them.
+/// The parts of a scenario that could be read, for the rules that involve several of them. A list
+/// holds nil for each element that could not be read, so that the rules still check the others.
 struct ScenarioParts {
+    /// As `JSONFieldReader.relaxed`: a stored scenario is not held to the limits on new runs.
+    var relaxed = false
     var name: String?
     var users: Int?
     var horizonDays: Int?
     var startDate: String?
-    var population: Population?
+    var population: PopulationParts?
     var response: ResponseModel?
-    var configurations: [ConfigurationSpec]?
+    /// The listed configurations.
+    var configurations: [ConfigurationSpec?]?
+    /// The listed configurations' labels, read even where the rest of a configuration could not be.
+    var labels: [String?]?
     /// `.some(nil)`: read, and there is no grid.
     var grid: GridSpec??
     /// `.some(nil)`: read, and the baseline is the holdout.
     var baseline: String??
+    /// `.some(nil)`: read, and there is no tune block.
+    var tune: TuneSpec??
 
     init() {}
 
@@ -19,11 +27,13 @@ struct ScenarioParts {
         users = s.users
         horizonDays = s.horizonDays
         startDate = s.startDate
-        population = s.population
+        population = PopulationParts(s.population)
         response = s.response
         configurations = s.configurations
+        labels = s.configurations.map(\.label)
         grid = .some(s.grid)
         baseline = .some(s.baseline)
+        tune = .some(s.tune)
     }
 
     /// Every rule whose inputs are there; a rule whose input could not be read is left to that input's own issue.
@@ -32,6 +42,7 @@ struct ScenarioParts {
         func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
         if let name, name.isEmpty { fail("name", "must not be empty") }
         if let name, Scenario.isBlank(name) { fail("name", Scenario.blank) }
+        if !relaxed, let name, let reason = TextLimit.name.refusal(name) { fail("name", reason) }
         if let users, users < 1 { fail("users", "must be ≥ 1, got \(users)") }
         if let horizonDays, horizonDays < 1 || horizonDays > 3_650 {
             fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)")
@@ -39,35 +50,98 @@ struct ScenarioParts {
         if let startDate, CalendarDate(iso: startDate) == nil {
             fail("startDate", "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(startDate))")
         }
-        if let population, let response { issues += Scenario.boundIssues(population: population, response: response) }
         if let population {
-            issues += Self.issues(of: population)
-            if let horizonDays, population.installSpreadDays > Double(horizonDays) {
-                fail("population.installSpreadDays", Self.spreadBeyondHorizon(population.installSpreadDays, horizonDays))
+            issues += Scenario.boundIssues(segments: population.segments ?? [])
+            issues += Self.issues(of: population, relaxed: relaxed)
+            if let horizonDays, let spread = population.installSpreadDays, spread > Double(horizonDays) {
+                fail("population.installSpreadDays", Self.spreadBeyondHorizon(spread, horizonDays))
             }
         }
-        // Checked before anything expands the grid: a grid of millions would exhaust memory first.
-        if let configurations, let grid, (grid?.combinationCount ?? 0) > Scenario.maximumConfigurations - configurations.count {
-            let size = grid?.combinationCount ?? 0
-            fail("grid", "expands to \(size == Int.max ? "too many" : String(size)) configurations; with the "
-                 + "\(configurations.count) listed, a scenario may compare at most \(Scenario.maximumConfigurations)")
-        } else if let configurations, let grid {
-            let all = configurations + (grid?.expanded() ?? [])
-            issues += Self.issues(of: all, listed: configurations.count)
-            if let baseline, let label = baseline, label.lowercased() != "holdout", !all.contains(where: { $0.label == label }) {
-                fail("baseline", "\(ScenarioIssue.quote(label)) is the label of no configuration (nor \"holdout\")")
-            }
-            if let response {
-                let allMessages = Set(all.flatMap { $0.reminders.flatMap(\.messages) })
-                for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
-                    fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
-                }
-            }
-        }
+        if let response { issues += Scenario.boundIssues(response: response) }
+        if let configurations { issues += configurationIssues(configurations) }
         if let q = response?.quietHours, q.start == q.end {
             fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
         }
         return issues
+    }
+
+    /// The configurations' count, their own problems, their labels, and what names them: the baseline
+    /// and the message weights, checked when every configuration could be read.
+    private func configurationIssues(_ listed: [ConfigurationSpec?]) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
+        // Counted before anything expands the grid: a grid of millions would exhaust memory first.
+        // An unreadable grid counts as none; its own issue refuses the scenario.
+        let gridSpec = grid ?? nil
+        let countIssue = Scenario.configurationCountIssue(listed: listed.count, generated: gridSpec?.combinationCount ?? 0)
+        if let countIssue { issues.append(countIssue) }
+        // So are the messages and periods, which the grid copies into every combination.
+        let sizeIssues = relaxed ? [] : Self.sizeIssues(listed: listed, grid: gridSpec)
+        issues += sizeIssues
+        let generated = countIssue == nil && sizeIssues.isEmpty ? (gridSpec?.expanded() ?? []) : []
+        let all = listed + generated.map { Optional($0) }
+        let labels = (labels ?? listed.map { $0?.label }) + generated.map { Optional($0.label) }
+        // Whether every configuration and label is known, so that a rule about all of them can be checked.
+        let allKnown = grid != nil && countIssue == nil && sizeIssues.isEmpty
+        if allKnown && all.isEmpty { fail("configurations", "at least one configuration (or a grid) is required") }
+        var labelCheck = LabelCheck(listed: listed.count, relaxed: relaxed)
+        var gridIssues: [ScenarioIssue] = []
+        for (i, c) in all.enumerated() {
+            if let label = labels[i] { issues += labelCheck.issues(label, at: i) }
+            guard let c else { continue }
+            if i < listed.count {
+                issues += c.issues(at: "configurations[\(i)]", listed: true, relaxed: relaxed)
+            } else {
+                // Every combination of a grid shares its settings: each problem is reported once.
+                for issue in c.issues(at: "grid", listed: false, relaxed: relaxed) where !gridIssues.contains(issue) { gridIssues.append(issue) }
+            }
+        }
+        issues += gridIssues
+        let known = allKnown ? JSONFieldReader.whole(labels) : nil
+        if let known, let baseline, let label = baseline, label.lowercased() != "holdout", !known.contains(label) {
+            fail("baseline", "\(ScenarioIssue.quote(label)) is the label of no configuration (nor \"holdout\")")
+        }
+        if allKnown, let specs = JSONFieldReader.whole(all), let response {
+            let allMessages = Set(specs.flatMap { $0.reminders.flatMap(\.messages) })
+            for key in response.messageWeights.keys.sorted() where !allMessages.contains(key) {
+                fail("response.messageWeights[\(JSONFieldReader.quote(key))]", "matches no message of any configuration")
+            }
+        }
+        return issues
+    }
+
+    /// A grid whose reminder lists too many messages or periods, and configurations that list too many
+    /// in all, counted without expanding the grid.
+    private static func sizeIssues(listed: [ConfigurationSpec?], grid: GridSpec?) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        if let grid, grid.messages.count > ConfigurationSpec.maximumMessagesPerReminder {
+            issues.append(ScenarioIssue(path: "grid.messages", reason: "at most \(ConfigurationSpec.maximumMessagesPerReminder) "
+                                        + "messages per reminder, got \(grid.messages.count)"))
+        }
+        for (k, periods) in (grid?.timePeriods ?? []).enumerated() where periods.count > ConfigurationSpec.maximumPeriodsPerReminder {
+            issues.append(ScenarioIssue(path: "grid.timePeriods[\(k)]", reason: "at most \(ConfigurationSpec.maximumPeriodsPerReminder) "
+                                        + "periods per reminder, got \(periods.count)"))
+        }
+        let listedSlots = listed.reduce(0) { $0 + ($1?.slots ?? 0) }
+        let gridSlots = grid?.slots ?? 0
+        if issues.isEmpty, gridSlots > ConfigurationSpec.maximumSlots - listedSlots {
+            let total = gridSlots == Int.max ? "too many" : TextLimit.grouped(listedSlots + gridSlots)
+            issues.append(ScenarioIssue(
+                path: gridSlots > 0 ? "grid" : "configurations",
+                reason: "the configurations list \(total) messages and periods in all"
+                    + (gridSlots > 0 ? " (the grid's combinations each list their own)" : "")
+                    + "; at most \(TextLimit.grouped(ConfigurationSpec.maximumSlots))"))
+        }
+        return issues
+    }
+
+    /// The problems of the `tune` block with the rest of the scenario, when every configuration could be read.
+    func tuneIssues() -> [ScenarioIssue] {
+        guard case let .some(.some(tune)) = tune, let listed = JSONFieldReader.whole(configurations),
+              let grid, case let .some(baseline) = baseline,
+              Scenario.configurationCountIssue(listed: listed.count, generated: grid?.combinationCount ?? 0) == nil
+        else { return [] }
+        return Scenario.tuneIssues(tune, configurations: listed + (grid?.expanded() ?? []), baseline: baseline)
     }
 
     static func spreadBeyondHorizon(_ spread: Double, _ horizon: Int) -> String {
@@ -75,17 +149,18 @@ struct ScenarioParts {
             + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread or lengthen the run"
     }
 
-    static func issues(of population: Population) -> [ScenarioIssue] {
+    static func issues(of population: PopulationParts, relaxed: Bool) -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
         func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
-        if !(population.utcOffsets.map(\.weight).reduce(0, +) > 0) {
+        if let offsets = population.utcOffsets, !(offsets.map(\.weight).reduce(0, +) > 0) {
             fail("population.utcOffsets", "weights must add up to a positive number")
         }
-        if !(population.segments.map(\.weight).reduce(0, +) > 0) {
+        if let segments = JSONFieldReader.whole(population.segments), !(segments.map(\.weight).reduce(0, +) > 0) {
             fail("population.segments", "weights must add up to a positive number")
         }
         var segmentNames: [String: Int] = [:]
-        for (i, segment) in population.segments.enumerated() {
+        for (i, segment) in (population.segments ?? []).enumerated() {
+            guard let segment else { continue }
             if case let .empirical(values, weights?, _) = segment.returns {
                 let p = "population.segments[\(i)].returns.weights"
                 if weights.count != values.count {
@@ -98,6 +173,8 @@ struct ScenarioParts {
                 fail("population.segments[\(i)].name", "must not be empty")
             } else if Scenario.isBlank(segment.name) {
                 fail("population.segments[\(i)].name", Scenario.blank)
+            } else if !relaxed, let reason = TextLimit.name.refusal(segment.name) {
+                fail("population.segments[\(i)].name", reason)
             } else if let first = segmentNames[segment.name] {
                 fail("population.segments[\(i)].name", "\(ScenarioIssue.quote(segment.name)) is already the name of population.segments[\(first)]")
             } else {
@@ -106,35 +183,68 @@ struct ScenarioParts {
         }
         return issues
     }
+}
 
-    /// The configurations' own problems and their labels; the first `listed` were written one by one,
-    /// the rest come from the grid.
-    static func issues(of all: [ConfigurationSpec], listed: Int) -> [ScenarioIssue] {
+/// The rules on configuration labels, checked in order: the first `listed` labels were written one by
+/// one, the rest come from the grid.
+struct LabelCheck {
+    let listed: Int
+    /// The labels seen so far, and where.
+    private var seen: [String: String] = [:]
+    private var gridTooLong = false
+
+    /// As `JSONFieldReader.relaxed`: no length limit for a stored scenario's labels.
+    let relaxed: Bool
+
+    init(listed: Int, relaxed: Bool = false) { (self.listed, self.relaxed) = (listed, relaxed) }
+
+    /// The problems of the label of configuration `i`.
+    mutating func issues(_ label: String, at i: Int) -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
         func fail(_ p: String, _ r: String) { issues.append(ScenarioIssue(path: p, reason: r)) }
-        if all.isEmpty { fail("configurations", "at least one configuration (or a grid) is required") }
-        var seen: [String: String] = [:]
-        var gridIssues: [ScenarioIssue] = []
-        for (i, c) in all.enumerated() {
-            let isListed = i < listed
-            let p = isListed ? "configurations[\(i)]" : "grid"
-            if c.label.isEmpty { fail("\(p).label", "must not be empty") }
-            if Scenario.isBlank(c.label) { fail("\(p).label", Scenario.blank) }
-            if c.label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
-            if let first = seen[c.label] {
-                // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
-                fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(c.label)) is already the label of \(first)")
-            } else {
-                seen[c.label] = p
-            }
+        let isListed = i < listed
+        let p = isListed ? "configurations[\(i)]" : "grid"
+        if !relaxed, let reason = TextLimit.name.refusal(label) {
+            // A grid's labels are made from its prefix and choices: one issue says they are too long.
             if isListed {
-                issues += c.issues(at: p, listed: true)
-            } else {
-                // Every combination of a grid shares its settings: each problem is reported once.
-                for issue in c.issues(at: p, listed: false) where !gridIssues.contains(issue) { gridIssues.append(issue) }
+                fail("\(p).label", reason)
+            } else if !gridTooLong {
+                fail("grid", "makes a label of \(reason) (shorten labelPrefix or the periods)")
+                gridTooLong = true
             }
+            return issues
         }
-        return issues + gridIssues
+        if label.isEmpty { fail("\(p).label", "must not be empty") }
+        if Scenario.isBlank(label) { fail("\(p).label", Scenario.blank) }
+        if label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
+        if let first = seen[label] {
+            // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
+            fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(label)) is already the label of \(first)")
+        } else {
+            seen[label] = p
+        }
+        return issues
+    }
+}
+
+/// The parts of a population that could be read; `segments` holds nil for each that could not.
+struct PopulationParts {
+    var utcOffsets: [UTCOffsetShare]?
+    var installSpreadDays: Double?
+    var segments: [Segment?]?
+
+    init(utcOffsets: [UTCOffsetShare]?, installSpreadDays: Double?, segments: [Segment?]?) {
+        (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
+    }
+
+    init(_ p: Population) {
+        self.init(utcOffsets: p.utcOffsets, installSpreadDays: p.installSpreadDays, segments: p.segments)
+    }
+
+    /// The population, when every part of it could be read.
+    var whole: Population? {
+        guard let utcOffsets, let installSpreadDays, let segments = JSONFieldReader.whole(segments) else { return nil }
+        return Population(utcOffsets: utcOffsets, installSpreadDays: installSpreadDays, segments: segments)
     }
 }
 
@@ -142,4 +252,21 @@ extension Scenario {
     /// Checks of the rules that involve several fields, and of every field's range, on a scenario
     /// built in code (a decoded scenario has passed them already).
     public func semanticIssues() -> [ScenarioIssue] { ScenarioParts(self).issues() }
+}
+
+extension Scenario {
+    /// What is allowed but most likely not meant: the scenario runs, and these are shown with it.
+    public func warnings() -> [ScenarioIssue] {
+        var warnings: [ScenarioIssue] = []
+        for (i, c) in configurations.enumerated() {
+            guard let sequence = c.sequence else { continue }
+            for (k, days) in sequence.afterDays.enumerated() where days >= horizonDays {
+                warnings.append(ScenarioIssue(
+                    path: "configurations[\(i)].sequence.afterDays[\(k)]",
+                    reason: "a step \(days) days after the last session cannot fire in a run of \(horizonDays) days "
+                        + "(horizonDays): it is never delivered"))
+            }
+        }
+        return warnings
+    }
 }

@@ -169,7 +169,7 @@ extension JSONFieldReader {
     mutating func tuneSpec(_ json: JSON, at path: String) -> TuneSpec? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let baseline = optionalField(o, "baseline", Self.string)
+        let baseline = optionalField(o, "baseline", Self.name)
         // The objective and constraints read exactly as the decision rule's.
         var ruleMembers: [(key: String, value: JSON)] = []
         if let objective = o["objective"] { ruleMembers.append(("objective", objective)) }
@@ -200,7 +200,14 @@ extension JSONFieldReader {
         }
         let circular = field(o, "circular", default: [false]) { r, j, p in r.distinctBools(j, at: p) }
         let random = optionalField(o, "randomMessage") { r, j, p in r.distinctBools(j, at: p) }
-        let messages = optionalField(o, "messages") { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let messages = optionalField(o, "messages") { r, j, p -> [String]? in
+            guard let list = r.list(j, at: p, nonEmpty: true, Self.message) else { return nil }
+            guard r.relaxed || list.count <= ConfigurationSpec.maximumMessagesPerReminder else {
+                r.fail(p, "at most \(ConfigurationSpec.maximumMessagesPerReminder) messages per reminder, got \(list.count)")
+                return nil
+            }
+            return list
+        }
         let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
         guard let periods, let unit, let length, let circular, let random, let messages, let delivery else { return nil }
         return TuneSpace(periods: periods, unit: unit, sequenceLength: length, circular: circular, randomMessage: random,
@@ -222,12 +229,17 @@ extension ConfigurationSpec {
 extension Scenario {
     /// Problems of the `tune` block that involve the rest of the scenario.
     public func tuneIssues() -> [ScenarioIssue] {
-        guard let tune else { return [] }
+        tune.map { Self.tuneIssues($0, configurations: expandedConfigurations, baseline: baseline) } ?? []
+    }
+
+    /// Problems of `tune` with these configurations (listed and generated) and scenario baseline.
+    static func tuneIssues(_ tune: TuneSpec, configurations all: [ConfigurationSpec], baseline: String?) -> [ScenarioIssue] {
         var issues: [ScenarioIssue] = []
-        if let label = tune.baseline, !expandedConfigurations.contains(where: { $0.label == label }) {
+        if let label = tune.baseline, !all.contains(where: { $0.label == label }) {
             issues.append(ScenarioIssue(path: "tune.baseline", reason: "\(ScenarioIssue.quote(label)) is the label of no configuration"))
         }
-        if tune.space.messages == nil, let base = tuneBaseline, base.reminders.isEmpty {
+        let base = (tune.baseline ?? baseline).map { label in all.first { $0.label == label } } ?? all.first
+        if tune.space.messages == nil, let base, base.reminders.isEmpty {
             issues.append(ScenarioIssue(
                 path: "tune.space.messages",
                 reason: "the baseline \(ScenarioIssue.quote(base.label)) has no reminder to take messages from; list the messages"))

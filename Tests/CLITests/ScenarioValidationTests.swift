@@ -1,0 +1,248 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// `validate` (and the commands that read a scenario) on files written to mislead: every problem in
+/// one pass, bounds that cannot be meant, texts too long to copy into every row, warnings.
+final class ScenarioValidationTests: RemindersimTestCase {
+    static var population: [String: Any] {
+        ["installSpreadDays": 5, "segments": [["name": "a", "returns": ["distribution": "exponential", "mean": 2]]]]
+    }
+
+    /// A small valid scenario with the given configurations.
+    static func scenario(_ configurations: [[String: Any]], _ extra: [String: Any] = [:]) -> [String: Any] {
+        var s: [String: Any] = ["name": "validation", "users": 200, "horizonDays": 30, "population": population,
+                                "configurations": configurations]
+        for (k, v) in extra { s[k] = v }
+        return s
+    }
+
+    static func configuration(_ label: String, periods: [Int] = [7], messages: [String] = ["Come back"]) -> [String: Any] {
+        ["label": label, "reminders": [["messages": messages, "timePeriods": periods]]]
+    }
+
+    /// The problem lines of a refused scenario, after checking the header and its count.
+    func problems(_ result: CommandResult, file name: String, line: UInt = #line) -> [String] {
+        assertExit(result, 65, line: line)
+        let lines = result.stderrLines
+        XCTAssertTrue(lines.first?.hasPrefix("remindersim: error: invalid scenario (\(lines.count - 1) problem") ?? false,
+                      result.description, line: line)
+        let problems = Array(lines.dropFirst())
+        for p in problems { XCTAssertTrue(p.hasPrefix("\(name): "), p, line: line) }
+        return problems.map { String($0.dropFirst(name.count + 2)) }
+    }
+
+    func assertListed(_ problems: [String], _ expected: [String], line: UInt = #line) {
+        for fragment in expected {
+            XCTAssertEqual(problems.filter { $0.hasPrefix(fragment) }.count, 1,
+                           "\"\(fragment)…\" is not listed exactly once in:\n\(problems.joined(separator: "\n"))", line: line)
+        }
+    }
+
+    // MARK: Every problem in one pass
+
+    /// Mistakes of every kind, in different places, each of which used to hide the ones checked after it:
+    /// a bad field in a segment hid that segment's bounds, a bad configuration hid the others' cron
+    /// rules, their labels and the baseline.
+    func testMistakesInDifferentPlacesAreAllReportedInOnePass() throws {
+        var s = Self.scenario([
+            Self.configuration("x", periods: [7, -3]),
+            ["label": "y", "cronRules": ["1  1"], "reminders": [["messages": ["hi"], "timePeriods": [7]]]],
+            Self.configuration("y", periods: [3]),
+        ], ["installSpreadDay": 3, "baseline": "nope", "decision": ["constraints": ["optOutRate": ["max": 3]]]])
+        s["population"] = ["segments": [
+            ["name": "a", "returns": ["distribution": "exponential", "mean": 2]],
+            ["name": "b", "weight": "heavy", "returns": ["distribution": "exponential", "mean": 0.000001]],
+        ]]
+        try writeFile("five.json", try JSONEdit.text(s))
+        let expected = [
+            "installSpreadDay: unknown field",
+            "population.segments[1].weight: expected a number, got a string",
+            "population.segments[1].returns.mean: gives a mean gap of",
+            "configurations[0].reminders[0].timePeriods[1]: must be > 0, got -3",
+            "configurations[1].cronRules[0]: ",
+            "configurations[2].label: \"y\" is already the label of configurations[1]",
+            "baseline: \"nope\" is the label of no configuration",
+            "decision.constraints.optOutRate.max: must be between 0 and 1",
+        ]
+        for command in ["validate", "run"] {
+            let found = problems(try remindersim(command, "five.json"), file: "five.json")
+            assertListed(found, expected)
+            XCTAssertEqual(found.count, expected.count, found.joined(separator: "\n"))
+        }
+    }
+
+    /// A response model with a bad field still has its other fields' rules checked, and a tune block
+    /// its baseline, whatever else is wrong.
+    func testRulesOverSeveralFieldsAreCheckedBesideBadFields() throws {
+        let s = Self.scenario([Self.configuration("a")], [
+            "users": "many",
+            "response": ["fatigue": 2, "responseDelayMinutes": 0.001, "messageWeights": ["Nobody sends this": 2]],
+            "tune": ["baseline": "missing", "space": ["periods": ["min": 1, "max": 3]]],
+        ])
+        try writeFile("rules.json", try JSONEdit.text(s))
+        let found = problems(try remindersim("validate", "rules.json"), file: "rules.json")
+        assertListed(found, [
+            "users: expected a number, got a string",
+            "response.fatigue: must be a probability in [0, 1], got 2",
+            "response.responseDelayMinutes: must be at least 1 second",
+            "response.messageWeights[\"Nobody sends this\"]: matches no message of any configuration",
+            "tune.baseline: \"missing\" is the label of no configuration",
+        ])
+    }
+
+    // MARK: Values that cannot be meant
+
+    /// A bound on a rate outside [0, 1] never binds or admits nothing: refused, for the decision and
+    /// for the tune block, naming the path; a count per user cannot be negative.
+    func testBoundsOutsideWhatAMeasureCanTakeAreRefused() throws {
+        let s = Self.scenario([Self.configuration("a")], [
+            "decision": ["constraints": ["optOutRate": ["max": 3], "retentionD7": ["min": -1],
+                                         "liftD30": ["min": -0.5, "max": 0.2], "deliveredPerUser": ["max": -2]]],
+            "tune": ["constraints": ["responseRate": ["min": 1.5]], "space": ["periods": ["min": 1, "max": 3]]],
+        ])
+        try writeFile("bounds.json", try JSONEdit.text(s))
+        let found = problems(try remindersim("validate", "bounds.json"), file: "bounds.json")
+        assertListed(found, [
+            "decision.constraints.optOutRate.max: must be between 0 and 1 (the values optOutRate can take), got 3",
+            "decision.constraints.retentionD7.min: must be between 0 and 1 (the values retentionD7 can take), got -1",
+            "decision.constraints.deliveredPerUser.max: must be ≥ 0 (the values deliveredPerUser can take), got -2",
+            "tune.constraints.responseRate.min: must be between 0 and 1 (the values responseRate can take), got 1.5",
+        ])
+        XCTAssertEqual(found.count, 4, "a lift between -1 and 1 is a bound that can be meant:\n\(found.joined(separator: "\n"))")
+    }
+
+    /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.
+    func testTooManyListedConfigurationsNameTheListAndTheLimit() throws {
+        let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }
+        try writeFile("many.json", try JSONEdit.text(Self.scenario(many)))
+        let found = problems(try remindersim("validate", "many.json"), file: "many.json")
+        XCTAssertEqual(found, ["configurations: lists 1001 configurations; a scenario may compare at most 1000"])
+
+        var both = Self.scenario(Array(many.prefix(990)))
+        both["grid"] = ["messages": ["x"], "timePeriods": (1...20).map { [$0] }]
+        try writeFile("both.json", try JSONEdit.text(both))
+        XCTAssertEqual(problems(try remindersim("validate", "both.json"), file: "both.json"), [
+            "grid: expands to 20 configurations, which with the 990 listed in configurations makes 1010; "
+                + "a scenario may compare at most 1000",
+        ])
+    }
+
+    /// A sequence step the run cannot reach is allowed, and said: `validate` and `run` warn on stderr
+    /// and succeed.
+    func testASequenceStepBeyondTheHorizonIsAWarning() throws {
+        let s = Self.scenario([["label": "s", "sequence": ["afterDays": [3, 14, 30, 60], "messages": ["m"]]]])
+        try writeFile("seq.json", try JSONEdit.text(s))
+        let warnings = [
+            "remindersim: warning: seq.json: configurations[0].sequence.afterDays[2]: a step 30 days after the last "
+                + "session cannot fire in a run of 30 days (horizonDays): it is never delivered",
+            "remindersim: warning: seq.json: configurations[0].sequence.afterDays[3]: a step 60 days after the last "
+                + "session cannot fire in a run of 30 days (horizonDays): it is never delivered",
+        ]
+        let validated = try remindersim("validate", "seq.json")
+        assertExit(validated, 0)
+        assertContains(validated.stdout, "seq.json: ok")
+        XCTAssertEqual(validated.stderrLines, warnings)
+        let run = try remindersim("run", "seq.json", "--threads", "1")
+        assertExit(run, 0)
+        XCTAssertEqual(run.stderrLines, warnings)
+        // A horizon long enough silences them.
+        let longer = try remindersim("run", "seq.json", "--days", "61", "--threads", "1")
+        assertExit(longer, 0)
+        XCTAssertEqual(longer.stderr, "")
+    }
+
+    // MARK: Bounded texts
+
+    /// A label of a million characters was copied into every stored row; it is refused at once,
+    /// naming the field, its length and the limit.
+    func testAHugeLabelIsRefusedWithItsLengthAndTheLimit() throws {
+        let configurations = [Self.configuration("a"), Self.configuration("b"),
+                              Self.configuration(String(repeating: "x", count: 1_000_000))]
+        try writeFile("label.json", try JSONEdit.text(Self.scenario(configurations)))
+        for command in ["validate", "run"] {
+            let result = try remindersim(command, "label.json", timeout: 60)
+            XCTAssertEqual(problems(result, file: "label.json"), ["configurations[2].label: 1,000,000 characters; at most 200"])
+            XCTAssertLessThan(result.stderr.utf8.count, 1_000)
+        }
+    }
+
+    /// Every name and message of a scenario is bounded: 200 characters for names, labels, prefixes,
+    /// domains and cron rules, 2,000 for messages. Counted in Unicode scalars, so the limits hold
+    /// exactly with text of several bytes per character.
+    func testNamesAndMessagesAreBounded() throws {
+        let name201 = String(repeating: "é", count: 201)
+        let message2001 = String(repeating: "🎉", count: 2_001)
+        var s = Self.scenario([
+            ["label": String(repeating: "🎉", count: 200), "cronRules": [String(repeating: "1", count: 201)],
+             "reminders": [["messages": [message2001, String(repeating: "m", count: 2_000)], "timePeriods": [7],
+                            "appDomain": name201]]],
+            ["label": "seq", "sequence": ["afterDays": [3], "messages": [message2001]]],
+        ], ["name": name201, "baseline": name201])
+        s["population"] = ["segments": [["name": name201, "returns": ["distribution": "exponential", "mean": 2]]]]
+        s["grid"] = ["labelPrefix": name201, "messages": [message2001], "timePeriods": [[1]]]
+        s["response"] = ["messageWeights": [message2001: 2]]
+        s["tune"] = ["space": ["periods": ["min": 1, "max": 2], "messages": [message2001]]]
+        try writeFile("texts.json", try JSONEdit.text(s))
+        let found = problems(try remindersim("validate", "texts.json"), file: "texts.json")
+        let long = "201 characters; at most 200", longer = "2,001 characters; at most 2,000"
+        assertListed(found, [
+            "name: \(long)",
+            "baseline: \(long)",
+            "population.segments[0].name: \(long)",
+            "configurations[0].cronRules[0]: \(long)",
+            "configurations[0].reminders[0].messages[0]: \(longer)",
+            "configurations[0].reminders[0].appDomain: \(long)",
+            "configurations[1].sequence.messages[0]: \(longer)",
+            "grid.labelPrefix: \(long)",
+            "grid.messages[0]: \(longer)",
+            // The key is quoted in the path at most 80 characters long.
+            "response.messageWeights[\"\(String(repeating: "🎉", count: 80))…\"]: a message of \(longer)",
+            "tune.space.messages[0]: \(longer)",
+        ])
+        XCTAssertEqual(found.count, 11, found.joined(separator: "\n"))
+    }
+
+    /// A grid makes its labels from its prefix and its periods: a label made longer than 200
+    /// characters is refused once, at the grid.
+    func testAGridThatMakesOverlongLabelsIsRefusedOnce() throws {
+        var s = Self.scenario([])
+        s["grid"] = ["labelPrefix": String(repeating: "p", count: 190), "messages": ["m"],
+                     "timePeriods": [[1, 2, 3, 4, 5, 6], [7]], "randomMessage": [true, false]]
+        try writeFile("grid.json", try JSONEdit.text(s))
+        let found = problems(try remindersim("validate", "grid.json"), file: "grid.json")
+        XCTAssertEqual(found, ["grid: makes a label of 209 characters; at most 200 (shorten labelPrefix or the periods)"])
+    }
+
+    // MARK: Bounded work
+
+    /// A 500 KB grid of 50,000 messages made every one of its 1,000 combinations count each message:
+    /// the run asked for 4 GB at once and crashed. Messages and periods per reminder are bounded, and
+    /// so is their sum over all configurations, counted before the grid is expanded.
+    func testMessagesAndPeriodsAreBoundedPerReminderAndInAll() throws {
+        var s = Self.scenario([
+            Self.configuration("a", periods: Array(1...65)),
+            Self.configuration("b", messages: (1...65).map { (k: Int) -> String in "m\(k)" }),
+        ])
+        let many: [String] = (0..<50_000).map { "m\($0)" }
+        let single: [[Int]] = (1...998).map { [$0] }
+        s["grid"] = ["messages": many, "timePeriods": single]
+        try writeFile("messages.json", try JSONEdit.text(s))
+        let result = try remindersim("validate", "messages.json", timeout: 20)
+        XCTAssertEqual(problems(result, file: "messages.json").sorted(), [
+            "configurations[0].reminders[0].timePeriods: at most 64 periods per reminder, got 65",
+            "configurations[1].reminders[0].messages: at most 64 messages per reminder, got 65",
+            "grid.messages: at most 64 messages per reminder, got 50000",
+        ])
+
+        var all = Self.scenario([])
+        let messages: [String] = (0..<64).map { "m\($0)" }
+        let periods: [[Int]] = (1...1_000).map { Array(repeating: $0, count: 64) }
+        all["grid"] = ["messages": messages, "timePeriods": periods]
+        try writeFile("all.json", try JSONEdit.text(all))
+        XCTAssertEqual(problems(try remindersim("validate", "all.json", timeout: 20), file: "all.json"), [
+            "grid: the configurations list 128,000 messages and periods in all (the grid's combinations each list their own); "
+                + "at most 100,000",
+        ])
+    }
+}
