@@ -77,6 +77,16 @@ final class PathAndOutputTests: RemindersimTestCase {
         assertContains(named.stderr, "remindersim: error: r: baseResponse cannot be identified")
     }
 
+    /// A problem with calibrate's results file is said of the results file, not of a scenario.
+    func testCalibrateBlamesTheResultsFileForItsOwnProblems() throws {
+        try writeFile("s", try remindersim("scenario").stdout)
+        try FileManager.default.createDirectory(atPath: workPath("arms"), withIntermediateDirectories: false)
+        let folder = try remindersim("calibrate", "s", "arms")
+        assertExit(folder, 74)
+        assertContains(folder.stderr, "arms: is a directory, not a results file")
+        XCTAssertFalse(folder.stderr.contains("scenario"), folder.stderr)
+    }
+
     // MARK: Files a command writes
 
     func testCalibrateNeverWritesOverAnInputALinkOrADevice() throws {
