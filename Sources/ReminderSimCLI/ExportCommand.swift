@@ -13,21 +13,20 @@ struct ExportCommand: RunnableCommand {
         arguments: [
             StoreAccess.runArgument,
             .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
-            .flag("--csv-raw", help: """
-                Write text exactly as stored, without the leading ' that keeps a spreadsheet from running \
-                a cell as a formula: for pipelines that never open a spreadsheet.
-                """),
+            StoreAccess.csvSafeOption,
+            .flag("--csv-raw", help: "Write text exactly as stored: the default, kept for scripts that name it."),
             StoreAccess.databaseOption,
         ])
 
     let selection: StoredRunSelection
     let folder: String
-    let raw: Bool
+    let safe: Bool
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
         folder = try arguments.value("--csv")
-        raw = try arguments.flag("--csv-raw")
+        safe = try arguments.flag("--csv-safe")
+        if safe, try arguments.flag("--csv-raw") { throw UsageError("--csv-safe and --csv-raw: choose one") }
     }
 
     func run(context: CommandContext) throws {
@@ -35,7 +34,7 @@ struct ExportCommand: RunnableCommand {
         let (store, id) = try selection.open()
         let files: [String]
         do {
-            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: raw) }
+            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: !safe) }
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }

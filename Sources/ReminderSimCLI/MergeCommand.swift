@@ -19,17 +19,20 @@ struct MergeCommand: RunnableCommand {
             .variadic("shard-db", help: "Databases holding the shard runs."),
             .option("--into", valueName: "path", help: "The database to save the merged run into.", required: true),
             StoreAccess.outputOption,
+            StoreAccess.csvSafeOption,
         ])
 
     let shardDatabases: [String]
     let into: String
     let output: String
+    let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
         shardDatabases = try arguments.values("shard-db")
         if shardDatabases.isEmpty { throw UsageError("missing shard databases to merge") }
         into = try arguments.value("--into")
         output = try arguments.value("--out")
+        csvSafe = try arguments.flag("--csv-safe")
     }
 
     func run(context: CommandContext) throws {
@@ -53,7 +56,7 @@ struct MergeCommand: RunnableCommand {
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
             threads: shards.map(\.run.record.threads).max() ?? 1)
         let id = try StoreAccess.perform { try store.save(record) }
-        let folder = try ReportCommand.render(id, store: store, output: output)
+        let folder = try ReportCommand.render(id, store: store, output: output, csvSafe: csvSafe)
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
                 + "report: \(Path.join(folder, "report.md"))")

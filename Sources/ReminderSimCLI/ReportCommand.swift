@@ -11,31 +11,33 @@ struct ReportCommand: RunnableCommand {
         abstract: "Render a stored run's report (Markdown, CSV and SVG charts) again.",
         discussion: "Writes <out>/<scenario>-<run>/report.md and the files it links. Example: remindersim report latest",
         arguments: [
-            StoreAccess.runArgument, StoreAccess.databaseOption, StoreAccess.outputOption,
+            StoreAccess.runArgument, StoreAccess.databaseOption, StoreAccess.outputOption, StoreAccess.csvSafeOption,
         ])
 
     let selection: StoredRunSelection
     let output: String
+    let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
         output = try arguments.value("--out")
+        csvSafe = try arguments.flag("--csv-safe")
     }
 
     func run(context: CommandContext) throws {
         try StoreAccess.checkOutputFolder(output)
         let (store, id) = try selection.open()
-        let folder = try Self.render(id, store: store, output: output)
+        let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
         context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
     }
 
     /// Renders run `id` into its folder under `output`; returns the folder.
-    static func render(_ id: Int64, store: RunStore, output: String) throws -> String {
+    static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool) throws -> String {
         let name = try StoreAccess.perform { try store.load(id).record.scenario.name }
         let folder = StoreAccess.reportFolder(out: output, scenarioName: name, runID: id)
         return try StoreAccess.publish(folder) { partial in
             do {
-                _ = try StoreAccess.perform { try ReportWriter.write(run: id, store: store, to: partial) }
+                _ = try StoreAccess.perform { try ReportWriter.write(run: id, store: store, to: partial, csvSafe: csvSafe) }
             } catch let error as CocoaError {
                 throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
             }

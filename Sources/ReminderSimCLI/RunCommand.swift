@@ -32,18 +32,21 @@ struct RunCommand: RunnableCommand {
                 """),
             StoreAccess.databaseOption,
             StoreAccess.outputOption,
+            StoreAccess.csvSafeOption,
         ])
 
     let simulation: SimulationArguments
     let stats: Bool
     let json: Bool
     let shard: Shard?
+    let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         stats = try arguments.flag("--stats")
         json = try arguments.flag("--json")
+        csvSafe = try arguments.flag("--csv-safe")
     }
 
     func run(context: CommandContext) throws {
@@ -84,7 +87,7 @@ struct RunCommand: RunnableCommand {
         // The report is written before anything is printed: a reader that stops early (`| head`)
         // still leaves a run with its report.
         let rendering = DispatchTime.now()
-        let folder = try ReportCommand.render(runID, store: store, output: simulation.output)
+        let folder = try ReportCommand.render(runID, store: store, output: simulation.output, csvSafe: csvSafe)
         let renderSeconds = Self.seconds(since: rendering)
         let report = Path.join(folder, "report.md")
         if json {

@@ -13,6 +13,11 @@ enum StoreAccess {
     static let outputOption = ArgumentSpec.option(
         "--out", valueName: "dir", help: "Where report folders are written.", default: defaultOutput)
 
+    static let csvSafeOption = ArgumentSpec.flag("--csv-safe", help: """
+        Put a ' before CSV text a spreadsheet would run as a formula (=, @, or + and - not followed \
+        by a number). By default CSV text is written as stored, so that it joins with the database.
+        """)
+
     static let runArgument = ArgumentSpec.positional(
         "run", help: "The run (a number from 'remindersim list', or 'latest').")
 

@@ -32,13 +32,16 @@ struct TuneCommand: RunnableCommand {
             ThreadsOption.spec,
             StoreAccess.databaseOption,
             StoreAccess.outputOption,
+            StoreAccess.csvSafeOption,
         ])
 
     let simulation: SimulationArguments
+    let csvSafe: Bool
     let budget: Double
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
+        csvSafe = try arguments.flag("--csv-safe")
         budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
     }
 
@@ -90,7 +93,8 @@ struct TuneCommand: RunnableCommand {
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
         let tuneID = try StoreAccess.perform { try store.save(record) }
         let report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
-        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name)
+        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name,
+                                     csvSafe: csvSafe)
         context.stdout.write(report.summary())
         context.stdout.writeLine(
             "\nSaved as tune \(tuneID) in \(simulation.database); report: \(Path.join(written, "report.md"))")
@@ -99,13 +103,13 @@ struct TuneCommand: RunnableCommand {
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken, whole or
     /// not at all (see `FolderPublishing`).
-    static func write(_ report: TuneReport, out: String, scenarioName: String) throws -> String {
+    static func write(_ report: TuneReport, out: String, scenarioName: String, csvSafe: Bool) throws -> String {
         let base = StoreAccess.reportFolder(out: out, scenarioName: scenarioName + "-tune", runID: 1)
         let stem = String(base.dropLast(2))
         var n = 1
         while OutputPaths.entry(at: "\(stem)-\(n)") != .missing { n += 1 }
         let files = [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
-                     ("candidates.csv", report.candidatesCSV())] + report.charts()
+                     ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + report.charts()
         return try FolderPublishing.publish("\(stem)-\(n)", what: "the tune's report", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)

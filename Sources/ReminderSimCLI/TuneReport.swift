@@ -258,13 +258,15 @@ struct TuneReport {
 
     func escape(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
 
-    func candidatesCSV() -> String {
+    /// Every candidate with its last figures; `safe` puts a `'` before a label a spreadsheet would
+    /// run as a formula.
+    func candidatesCSV(safe: Bool = false) -> String {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
         var lines = ["label,stage,users,dropped," + measures.map { "\($0.rawValue),\($0.rawValue)_low,\($0.rawValue)_high" }.joined(separator: ",")]
         func field(_ s: String) -> String {
-            let safe = s.first.map { "=+-@".contains($0) } == true ? "'" + s : s
-            return safe.contains(where: { ",\"\n".contains($0) }) ? "\"" + safe.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : safe
+            let text = safe && s.first.map({ "=+-@".contains($0) }) == true ? "'" + s : s
+            return text.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
         func number(_ x: Double?) -> String { x.map { $0.isFinite ? String($0) : "" } ?? "" }
         for c in result.candidates {

@@ -24,10 +24,10 @@ public struct CSVTable: Sendable, Equatable {
         self.rows = rows
     }
 
-    /// The table as CSV text. `neutralizeFormulas` (the default) prefixes `'` to the text cells a
-    /// spreadsheet would run as a formula (see `readsAsFormula`); false writes every text as it is,
-    /// for pipelines that never open a spreadsheet.
-    public func encoded(neutralizeFormulas: Bool = true) -> String {
+    /// The table as CSV text, every text as it is (tidy CSV that joins with the database, as pandas
+    /// and R read it). `neutralizeFormulas` prefixes `'` to the text cells a spreadsheet would run
+    /// as a formula (see `readsAsFormula`), for files meant to be opened in a spreadsheet.
+    public func encoded(neutralizeFormulas: Bool = false) -> String {
         var out = ""
         out += header.map { Self.encode(.text($0), neutralizeFormulas: neutralizeFormulas) }.joined(separator: ",") + "\r\n"
         for row in rows {
@@ -37,7 +37,7 @@ public struct CSVTable: Sendable, Equatable {
     }
 
     /// The text of a single field exactly as it appears between separators.
-    public static func encode(_ field: CSVField, neutralizeFormulas: Bool = true) -> String {
+    public static func encode(_ field: CSVField, neutralizeFormulas: Bool = false) -> String {
         switch field {
         case .text(let text): return encodeText(text, neutralizeFormulas: neutralizeFormulas)
         case .integer(let value): return String(value)

@@ -1,6 +1,7 @@
 import FilePaths
 import Foundation
 import Rendering
+import Simulation
 import Storage
 
 /// Writes a stored run's tables as CSV files, one per table.
@@ -8,7 +9,16 @@ public enum CSVExport {
     /// The CSV text of one table of one run, straight from the database.
     public static func table(_ name: String, run: Int64, store: RunStore) throws -> CSVTable {
         let (columns, rows) = try store.export(table: name, run: run)
-        return CSVTable(header: columns, rows: rows.map { $0.map(field) })
+        var table = CSVTable(header: columns, rows: rows.map { $0.map(field) })
+        // The scenario in one line, not a cell of hundreds of lines.
+        if let c = columns.firstIndex(of: "scenario_json") {
+            for r in table.rows.indices {
+                guard case let .text(json) = table.rows[r][c], let scenario = try? Scenario.decodeStored(json),
+                      let compact = try? scenario.compactJSON() else { continue }
+                table.rows[r][c] = .text(compact)
+            }
+        }
+        return table
     }
 
     static func field(_ value: SQLValue) -> CSVField {
@@ -22,9 +32,10 @@ public enum CSVExport {
     }
 
     /// Writes every exported table of `run` into `folder` as `<table>.csv`; returns the file names.
-    /// `raw` writes text exactly as stored, without the `'` that keeps a spreadsheet from running a formula.
+    /// `raw` (the default) writes text exactly as stored; false puts a `'` before text a spreadsheet
+    /// would run as a formula (`--csv-safe`).
     @discardableResult
-    public static func write(run: Int64, store: RunStore, to folder: String, raw: Bool = false) throws -> [String] {
+    public static func write(run: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var names: [String] = []
         for table in RunStore.exportedTables {

@@ -4,12 +4,13 @@ import Storage
 
 /// Renders a stored run into a folder: `report.md`, one CSV per table and the charts.
 public enum ReportWriter {
-    /// Writes the report of run `id` from `store` into `folder`; returns the files written.
+    /// Writes the report of run `id` from `store` into `folder`; returns the files written. `csvSafe`
+    /// puts a `'` before CSV text a spreadsheet would run as a formula.
     @discardableResult
-    public static func write(run id: Int64, store: RunStore, to folder: String) throws -> [String] {
+    public static func write(run id: Int64, store: RunStore, to folder: String, csvSafe: Bool = false) throws -> [String] {
         let run = try store.load(id)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var files = try CSVExport.write(run: id, store: store, to: folder)
+        var files = try CSVExport.write(run: id, store: store, to: folder, raw: !csvSafe)
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {

@@ -99,18 +99,25 @@ final class HostileTextTests: RemindersimTestCase {
         assertContains(run.stdout, "report: Reports/\(folderName)/report.md")
         let folder = workDirectory.appendingPathComponent("Reports").appendingPathComponent(folderName)
 
-        // Every CSV equals the database, texts included (formula leaders quoted), message_stats checked by hand too.
+        // Every CSV equals the database, texts included, exactly by default and with formula leaders
+        // quoted with --csv-safe; message_stats checked by hand too.
         for table in StoreCommandTests.tables {
             let csv = try String(contentsOf: folder.appendingPathComponent("\(table).csv"), encoding: .utf8)
             StoreCSV.assertMatches(csv, try store.export(table: table, run: 1), name: "\(table).csv")
         }
-        let messageCSV = try CSVTable.parse(String(contentsOf: folder.appendingPathComponent("message_stats.csv"), encoding: .utf8))
+        assertExit(try remindersim("report", "1", "--out", "safe", "--csv-safe"), 0)
+        let safe = workDirectory.appendingPathComponent("safe").appendingPathComponent(folderName)
+        for table in StoreCommandTests.tables {
+            let csv = try String(contentsOf: safe.appendingPathComponent("\(table).csv"), encoding: .utf8)
+            StoreCSV.assertMatches(csv, try store.export(table: table, run: 1), name: "safe \(table).csv", safe: true)
+        }
+        let messageCSV = try CSVTable.parse(String(contentsOf: safe.appendingPathComponent("message_stats.csv"), encoding: .utf8))
         let column = try XCTUnwrap(messageCSV.first?.firstIndex(of: "message"), "message_stats.csv has no message column")
         let fields = messageCSV.dropFirst().map { $0.count > column ? $0[column] : "<missing>" }
         XCTAssertEqual(fields.count, Self.messages.count * Self.labels.count)
         for (i, field) in fields.enumerated() {
             let message = Self.messages[i % Self.messages.count]
-            XCTAssertEqual(field, StoreCSV.expectedText(message), "a formula gets exactly one leading quote, nothing else does")
+            XCTAssertEqual(field, StoreCSV.expectedText(message, safe: true), "a formula gets exactly one leading quote, nothing else does")
         }
         // A signed number is no formula: it keeps its text, so it joins with the database.
         XCTAssertTrue(fields.contains("'" + Self.hyperlink) && fields.contains("+1") && fields.contains("'@SUM(A1)")

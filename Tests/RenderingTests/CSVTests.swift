@@ -3,8 +3,9 @@ import ReminderSimTestSupport
 import XCTest
 
 final class CSVTests: XCTestCase {
+    /// A field as `--csv-safe` writes it.
     private func field(_ field: CSVField) -> String {
-        CSVTable.encode(field)
+        CSVTable.encode(field, neutralizeFormulas: true)
     }
 
     func testHeaderFirstAndEveryRecordEndsWithCRLF() {
@@ -62,7 +63,10 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual(field(.text("\rcmd")), "\"'\rcmd\"")
         XCTAssertEqual(field(.text("=1,2")), "\"'=1,2\"")
         XCTAssertEqual(field(.text("a=b")), "a=b")
-        XCTAssertEqual(CSVTable(header: ["=cmd"]).encoded(), "'=cmd\r\n")
+        XCTAssertEqual(CSVTable(header: ["=cmd"]).encoded(neutralizeFormulas: true), "'=cmd\r\n")
+        // Tidy CSV by default: every text as it is.
+        XCTAssertEqual(CSVTable(header: ["=cmd"]).encoded(), "=cmd\r\n")
+        XCTAssertEqual(CSVTable.encode(.text("+2d (new)")), "+2d (new)")
     }
 
     func testNumbersAreNeverPrefixed() {
@@ -133,6 +137,8 @@ final class CSVTests: XCTestCase {
         var random = TestRandom(seed: 2024)
         let pieces = ["a", "Z", " ", ",", "\"", "\r", "\n", "\r\n", "=", "+", "-", "@", "\t", "'", "é", "😀", "👩‍💻", "日"]
         for _ in 0..<200 {
+            // Half the tables as --csv-safe writes them, half as written by default.
+            let safe = random.next() % 2 == 0
             let columns = Int(random.next() % 6) + 1
             let header = (0..<columns).map { "col\($0)" }
             var rows: [[CSVField]] = []
@@ -146,7 +152,7 @@ final class CSVTests: XCTestCase {
                         let text = (0..<Int(random.next() % 12)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
                         row.append(.text(text))
                         let leader = CSVTable.readsAsFormula(text)
-                        texts.append(leader ? "'" + text : text)
+                        texts.append(leader && safe ? "'" + text : text)
                     case 1:
                         let value = Int64(bitPattern: random.next()) >> Int64(random.next() % 64)
                         row.append(.integer(value))
@@ -164,7 +170,7 @@ final class CSVTests: XCTestCase {
                 rows.append(row)
                 expected.append(texts)
             }
-            let encoded = CSVTable(header: header, rows: rows).encoded()
+            let encoded = CSVTable(header: header, rows: rows).encoded(neutralizeFormulas: safe)
             XCTAssertEqual(try CSVTable.parse(encoded), expected)
         }
     }

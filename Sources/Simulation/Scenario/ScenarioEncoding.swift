@@ -6,6 +6,11 @@ extension Scenario {
     public func canonicalJSON() throws -> String {
         try canonicalJSONText(self) + "\n"
     }
+
+    /// The same JSON on one line (sorted keys, no spaces), for a cell of a table.
+    public func compactJSON() throws -> String {
+        try canonicalJSONText(self, formatting: [.sortedKeys, .withoutEscapingSlashes])
+    }
 }
 
 extension ConfigurationSpec {
@@ -16,8 +21,10 @@ extension ConfigurationSpec {
     }
 }
 
-private func canonicalJSONText<T: Encodable>(_ value: T) throws -> String {
+private func canonicalJSONText<T: Encodable>(
+    _ value: T, formatting: JSONEncoder.OutputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+) throws -> String {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting = formatting
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
