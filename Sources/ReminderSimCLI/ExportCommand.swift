@@ -10,15 +10,13 @@ struct ExportCommand: RunnableCommand {
         name: "export",
         abstract: "Write a stored run's tables as CSV files (RFC 4180, one per table, with a header).",
         discussion: "Example: remindersim export latest --csv exports/",
-        arguments: [
-            StoreAccess.runArgument,
-            .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
-            .flag("--csv-raw", help: """
-                Write text exactly as stored, without the leading ' that keeps a spreadsheet from running \
-                a cell as a formula: for pipelines that never open a spreadsheet.
-                """),
-            StoreAccess.databaseOption,
-        ])
+        arguments: StoredRunSelection.specs + [csv, csvRaw])
+
+    static let csv = ArgumentSpec.option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true)
+    static let csvRaw = ArgumentSpec.flag("--csv-raw", help: """
+        Write text exactly as stored, without the leading ' that keeps a spreadsheet from running \
+        a cell as a formula: for pipelines that never open a spreadsheet.
+        """)
 
     let selection: StoredRunSelection
     let folder: String
@@ -26,12 +24,12 @@ struct ExportCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
-        folder = try arguments.value("--csv")
-        raw = try arguments.flag("--csv-raw")
+        folder = try arguments.value(Self.csv)
+        raw = try arguments.flag(Self.csvRaw)
     }
 
     func run(context: CommandContext) throws {
-        try OutputPaths.checkFolder(folder, option: "--csv")
+        try OutputPaths.checkFolder(folder, option: Self.csv.name)
         let (store, id) = try selection.open()
         let files: [String]
         do {

@@ -10,16 +10,14 @@ struct ReportCommand: RunnableCommand {
         name: "report",
         abstract: "Render a stored run's report (Markdown, CSV and SVG charts) again.",
         discussion: "Writes <out>/<scenario>-<run>/report.md and the files it links. Example: remindersim report latest",
-        arguments: [
-            StoreAccess.runArgument, StoreAccess.databaseOption, StoreAccess.outputOption,
-        ])
+        arguments: StoredRunSelection.specs + ReportFolderOption.specs)
 
     let selection: StoredRunSelection
     let output: String
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
-        output = try arguments.value("--out")
+        output = try ReportFolderOption(arguments).path
     }
 
     func run(context: CommandContext) throws {
