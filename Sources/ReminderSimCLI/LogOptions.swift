@@ -65,9 +65,9 @@ struct LogOptions: OptionGroup {
         func column(_ text: String) -> ColumnReference { Int(text).map { .position($0) } ?? .name(text) }
         let user = column(try arguments.value(Self.user)), time = column(try arguments.value(Self.time))
         let timestamp: String = try arguments.value(Self.timestamp)
-        let utcOffset = try arguments.value(Self.utcOffset, expected: "hours from -12 to 14", where: { (-12...14).contains($0) })
+        let utcOffset: Double = try arguments.value(Self.utcOffset, expected: "hours from -12 to 14", where: { (-12...14).contains($0) })
         let session = try arguments.optionalValue(Self.session, as: String.self).map(column)
-        let sessionGap = try arguments.value(Self.sessionGap, expected: "minutes > 0", where: { $0 > 0 })
+        let sessionGap: Double = try arguments.value(Self.sessionGap, expected: "minutes > 0", where: { $0 > 0 })
         let byDay = try arguments.flag(Self.byDay)
         if kind == "cdnow" {
             if header || noHeader {
