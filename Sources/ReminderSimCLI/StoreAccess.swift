@@ -117,30 +117,33 @@ enum RunReference: ArgumentValue {
     }
 }
 
-/// `--db`: the run database a command reads or writes.
-struct DatabaseOption: OptionGroup {
-    static let spec = ArgumentSpec.option(
-        "--db", valueName: "path", help: "The run database.", default: StoreAccess.defaultDatabase)
-    static let specs = [spec]
+/// A group of one option naming a path, which has a default.
+protocol PathOption: OptionGroup {
+    static var spec: ArgumentSpec { get }
+    var path: String { get }
+    init(path: String)
+}
 
-    let path: String
+extension PathOption {
+    static var specs: [ArgumentSpec] { [spec] }
 
     init(_ arguments: ParsedArguments) throws {
-        path = try arguments.value(Self.spec)
+        self.init(path: try arguments.value(Self.spec))
     }
 }
 
+/// `--db`: the run database a command reads or writes.
+struct DatabaseOption: PathOption {
+    static let spec = ArgumentSpec.option(
+        "--db", valueName: "path", help: "The run database.", default: StoreAccess.defaultDatabase)
+    let path: String
+}
+
 /// `--out`: the folder report folders are written under.
-struct ReportFolderOption: OptionGroup {
+struct ReportFolderOption: PathOption {
     static let spec = ArgumentSpec.option(
         "--out", valueName: "dir", help: "Where report folders are written.", default: StoreAccess.defaultOutput)
-    static let specs = [spec]
-
     let path: String
-
-    init(_ arguments: ParsedArguments) throws {
-        path = try arguments.value(Self.spec)
-    }
 }
 
 /// The stored run a command reads: which run, in which database.
