@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value that can be read from one command-line word.
 public protocol ArgumentValue {
     init(argument: String) throws(ArgumentValueError)
@@ -115,6 +117,8 @@ public struct ParsedArguments: Sendable {
     private let given: [String: String]
     private let flags: Set<String>
     private let trailing: [String]
+    /// The names read so far, shared by every copy: see `unreadArguments`.
+    private let reads = ReadNames()
 
     public init(parsing words: [String], specs: [ArgumentSpec], commandPath: String) throws {
         try Self.check(specs, commandPath: commandPath)
@@ -220,11 +224,20 @@ public struct ParsedArguments: Sendable {
         return try trailing.map { try Self.convert($0, for: spec, as: type) }
     }
 
+    /// The declared arguments nothing has read yet, by name, in the order declared. Once a command is
+    /// built from its arguments this is empty: a name left here is declared (and shown in the help) but
+    /// never used.
+    public var unreadArguments: [String] {
+        let read = reads.names
+        return specs.map(\.name).filter { !read.contains($0) }
+    }
+
     private func spec(_ name: String, kinds: [ArgumentSpec.Kind]) throws -> ArgumentSpec {
         // Reading an undeclared name is a bug in the command, not in the user's input.
         guard let spec = specs.first(where: { $0.name == name && kinds.contains($0.kind) }) else {
             throw CommandError.software("'\(commandPath)' reads undeclared argument '\(name)'")
         }
+        reads.insert(name)
         return spec
     }
 
@@ -290,5 +303,18 @@ public struct ParsedArguments: Sendable {
                 guard !laterPositional else { throw fail("positional arguments after variadic '<\(spec.valueName)>'") }
             }
         }
+    }
+}
+
+/// The argument names a `ParsedArguments` has been asked for; a reference, so that reading through
+/// any copy counts.
+private final class ReadNames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var read: Set<String> = []
+
+    var names: Set<String> { lock.withLock { read } }
+
+    func insert(_ name: String) {
+        lock.withLock { _ = read.insert(name) }
     }
 }

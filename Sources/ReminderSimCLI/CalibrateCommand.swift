@@ -21,20 +21,20 @@ struct CalibrateCommand: RunnableCommand {
             Parameters the arms cannot identify are refused with the reason (exit 65). Example: \
             remindersim calibrate my-app.json past-test.csv --fit baseResponse,optOutPerDelivery
             """,
-        arguments: [
-            .positional("scenario", help: "The scenario the test ran: its population and configurations."),
-            .positional("results", help: "The test's results, one row per arm."),
-            .option("--fit", valueName: "names", help: """
-                Comma-separated response parameters to fit: baseResponse, fatigue, optOutPerDelivery, quietFactor, \
-                dormantFactor. Fatigue needs arms that differ in how many notifications they send in a row.
-                """, default: "baseResponse,optOutPerDelivery"),
-            .option("--users", valueName: "n", help: "Virtual users simulated per arm at each trial point.", default: "20000"),
-            .option("--seed", valueName: "n", help: "Seed of the simulated users (default: the scenario's)."),
-            .option("--threads", valueName: "n", help: "Threads to simulate on.",
-                    default: String(ProcessInfo.processInfo.activeProcessorCount)),
-            .option("--out", valueName: "file",
-                    help: "Where the calibrated scenario goes (default: beside the scenario, as NAME-calibrated.json)."),
-        ])
+        arguments: [scenario, results, fit, users, seed] + ThreadsOption.specs + [output])
+
+    static let scenario = ArgumentSpec.positional("scenario", help: "The scenario the test ran: its population and configurations.")
+    static let results = ArgumentSpec.positional("results", help: "The test's results, one row per arm.")
+    static let fit = ArgumentSpec.option("--fit", valueName: "names", help: """
+        Comma-separated response parameters to fit: baseResponse, fatigue, optOutPerDelivery, quietFactor, \
+        dormantFactor. Fatigue needs arms that differ in how many notifications they send in a row.
+        """, default: "baseResponse,optOutPerDelivery")
+    /// The shared `--users` and `--seed`, here for the simulated arms rather than over a scenario.
+    static let users = ScenarioOverrides.users.described("Virtual users simulated per arm at each trial point.", default: "20000")
+    static let seed = ScenarioOverrides.seed.described("Seed of the simulated users (default: the scenario's).")
+    /// The shared `--out`, here a file rather than a folder of reports.
+    static let output = ReportFolderOption.spec.described(
+        "Where the calibrated scenario goes (default: beside the scenario, as NAME-calibrated.json).", valueName: "file")
 
     let scenarioPath: String
     let resultsPath: String
@@ -45,34 +45,34 @@ struct CalibrateCommand: RunnableCommand {
     let output: String
 
     init(arguments: ParsedArguments) throws {
-        scenarioPath = try arguments.value("scenario")
-        resultsPath = try arguments.value("results")
+        scenarioPath = try arguments.value(Self.scenario)
+        resultsPath = try arguments.value(Self.results)
         try InputFile.requireStandardInputOnce([scenarioPath, resultsPath])
-        let names: String = try arguments.value("--fit")
+        let names: String = try arguments.value(Self.fit)
         var chosen: [ResponseParameter] = []
         for name in names.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
             guard let p = ResponseParameter(rawValue: name) else {
-                throw UsageError("--fit: unknown parameter \"\(name)\"; choose from "
+                throw UsageError("\(Self.fit.name): unknown parameter \"\(name)\"; choose from "
                     + ResponseParameter.allCases.map(\.rawValue).joined(separator: ", "))
             }
             if !chosen.contains(p) { chosen.append(p) }
         }
-        if chosen.isEmpty { throw UsageError("--fit: name at least one parameter") }
+        if chosen.isEmpty { throw UsageError("\(Self.fit.name): name at least one parameter") }
         parameters = chosen
-        users = try arguments.value("--users", expected: "a whole number from 100 to 10000000",
+        users = try arguments.value(Self.users, expected: "a whole number from 100 to 10000000",
                                     where: { (100...10_000_000).contains($0) })
-        seed = try arguments.optionalValue("--seed")
-        threads = try ThreadsOption.value(arguments)
+        seed = try ScenarioOverrides.seed(arguments)
+        threads = try ThreadsOption(arguments).count
         // A scenario read from standard input is saved, calibrated, in the working folder.
         let fromInput = scenarioPath == ScenarioLoading.standardInput
-        output = try arguments.optionalValue("--out")
+        output = try arguments.optionalValue(Self.output)
             ?? Path.join(fromInput ? "" : Path.parent(scenarioPath),
                          "\(fromInput ? "scenario" : Path.stem(scenarioPath))-calibrated.json")
     }
 
     func run(context: CommandContext) throws {
         // Where the calibrated scenario goes is checked first: never over an input, a link or a device.
-        try OutputPaths.checkFile(output, option: "--out",
+        try OutputPaths.checkFile(output, option: Self.output.name,
                                   inputs: [scenarioPath, resultsPath].filter { $0 != ScenarioLoading.standardInput })
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.

@@ -15,15 +15,14 @@ struct CompareCommand: RunnableCommand {
             population and holdout; the interval is then bounded by se(A) + se(B)), independent otherwise. \
             Example: remindersim compare 3 latest --format csv
             """,
-        arguments: [
-            .positional("run-a", help: "The first run (a number from 'remindersim list', or 'latest')."),
-            .positional("run-b", help: "The second run."),
-            .option("--format", valueName: "text|csv|json|markdown", help: """
-                Output format: an aligned table (text), tidy CSV with one row per configuration and measure, \
-                JSON, or a Markdown table.
-                """, default: "text"),
-            StoreAccess.databaseOption,
-        ])
+        arguments: [runA, runB, format] + DatabaseOption.specs)
+
+    static let runA = ArgumentSpec.positional("run-a", help: "The first run (a number from 'remindersim list', or 'latest').")
+    static let runB = ArgumentSpec.positional("run-b", help: "The second run.")
+    static let format = ArgumentSpec.option("--format", valueName: "text|csv|json|markdown", help: """
+        Output format: an aligned table (text), tidy CSV with one row per configuration and measure, \
+        JSON, or a Markdown table.
+        """, default: "text")
 
     let first: RunReference
     let second: RunReference
@@ -31,10 +30,10 @@ struct CompareCommand: RunnableCommand {
     let format: RunComparison.Format
 
     init(arguments: ParsedArguments) throws {
-        first = try arguments.value("run-a", as: RunReference.self)
-        second = try arguments.value("run-b", as: RunReference.self)
-        database = try arguments.value("--db")
-        format = try arguments.value("--format", as: ComparisonFormat.self).format
+        first = try arguments.value(Self.runA, as: RunReference.self)
+        second = try arguments.value(Self.runB, as: RunReference.self)
+        database = try DatabaseOption(arguments).path
+        format = try arguments.value(Self.format, as: ComparisonFormat.self).format
     }
 
     func run(context: CommandContext) throws {

@@ -10,13 +10,10 @@ struct ExportCommand: RunnableCommand {
         name: "export",
         abstract: "Write a stored run's tables as CSV files (RFC 4180, one per table, with a header).",
         discussion: "Example: remindersim export latest --csv exports/",
-        arguments: [
-            StoreAccess.runArgument,
-            .option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true),
-            StoreAccess.csvSafeOption,
-            .flag("--csv-raw", help: "Write text exactly as stored: the default, kept for scripts that name it."),
-            StoreAccess.databaseOption,
-        ])
+        arguments: StoredRunSelection.specs + [csv, CSVSafeFlag.spec, csvRaw])
+
+    static let csv = ArgumentSpec.option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true)
+    static let csvRaw = ArgumentSpec.flag("--csv-raw", help: "Write text exactly as stored: the default, kept for scripts that name it.")
 
     let selection: StoredRunSelection
     let folder: String
@@ -24,13 +21,14 @@ struct ExportCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
-        folder = try arguments.value("--csv")
-        safe = try arguments.flag("--csv-safe")
-        if safe, try arguments.flag("--csv-raw") { throw UsageError("--csv-safe and --csv-raw: choose one") }
+        folder = try arguments.value(Self.csv)
+        safe = try arguments.flag(CSVSafeFlag.spec)
+        let raw = try arguments.flag(Self.csvRaw)
+        if safe && raw { throw UsageError("\(CSVSafeFlag.spec.name) and \(Self.csvRaw.name): choose one") }
     }
 
     func run(context: CommandContext) throws {
-        try OutputPaths.checkFolder(folder, option: "--csv")
+        try OutputPaths.checkFolder(folder, option: Self.csv.name)
         let (store, id) = try selection.open()
         let files: [String]
         do {

@@ -23,18 +23,20 @@ struct FitCommand: RunnableCommand {
             time.
             """ + " " + LogOptions.limits
             + " Example: remindersim fit Datasets/cdnow/CDNOW_master.txt --format cdnow --calibration-end 1997-09-30",
-        arguments: [
-            .positional("data", help: "The visit log."),
-        ] + LogOptions.arguments + [
-            .option("--calibration-end", valueName: "date",
-                    help: "Last day of the BG/NBD calibration window (default: half way through the observation)."),
-            .option("--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.",
-                    default: "days"),
-            .option("--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks"),
-            .option("--predict", valueName: "length",
-                    help: "Horizon of the per-customer predictions, in the BG/NBD unit (default: the holdout's length)."),
-            .option("--out", valueName: "dir", help: "Where the segments and charts go (default: Reports/fit-<name>)."),
-        ])
+        arguments: [LogOptions.data] + LogOptions.specs + [calibrationEndOption, gapUnitOption, bgnbdUnitOption, predictOption, output])
+
+    static let calibrationEndOption = ArgumentSpec.option(
+        "--calibration-end", valueName: "date",
+        help: "Last day of the BG/NBD calibration window (default: half way through the observation).")
+    static let gapUnitOption = ArgumentSpec.option(
+        "--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.", default: "days")
+    static let bgnbdUnitOption = ArgumentSpec.option(
+        "--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks")
+    static let predictOption = ArgumentSpec.option(
+        "--predict", valueName: "length",
+        help: "Horizon of the per-customer predictions, in the BG/NBD unit (default: the holdout's length).")
+    /// The shared `--out`, here the fit's own folder rather than a folder of reports.
+    static let output = ReportFolderOption.spec.described("Where the segments and charts go (default: Reports/fit-<name>).")
 
     let data: String
     let logOptions: LogOptions
@@ -45,22 +47,21 @@ struct FitCommand: RunnableCommand {
     let output: String
 
     init(arguments: ParsedArguments) throws {
-        data = try arguments.value("data")
-        logOptions = try LogOptions(arguments: arguments)
-        calibrationEnd = try LogOptions.date("--calibration-end", arguments)
-        gapUnit = try arguments.value("--gap-unit", as: GapUnit.self)
-        bgnbdUnit = try arguments.value("--bgnbd-unit", as: GapUnit.self)
-        predict = try arguments.isPresent("--predict")
-            ? arguments.value("--predict", as: Double.self, expected: "a length > 0 and at most 100000", where: { $0 > 0 && $0 <= 1e5 })
-            : nil
-        output = try arguments.optionalValue("--out") ?? "Reports/fit-\(Path.stem(data))"
+        data = try arguments.value(LogOptions.data)
+        logOptions = try LogOptions(arguments)
+        calibrationEnd = try LogOptions.date(Self.calibrationEndOption, arguments)
+        gapUnit = try arguments.value(Self.gapUnitOption, as: GapUnit.self)
+        bgnbdUnit = try arguments.value(Self.bgnbdUnitOption, as: GapUnit.self)
+        predict = try arguments.valueIfPresent(Self.predictOption, as: Double.self, expected: "a length > 0 and at most 100000",
+                                               where: { $0 > 0 && $0 <= 1e5 })
+        output = try arguments.optionalValue(Self.output) ?? "Reports/fit-\(Path.stem(data))"
     }
 
     /// The files a fit writes; a folder holding only these is an earlier fit's, and is replaced whole.
     static let files = ["segments.json", "survival.svg", "customers.csv", "repeat-visits.svg"]
 
     func run(context: CommandContext) throws {
-        try OutputPaths.checkFolder(output, option: "--out")
+        try OutputPaths.checkFolder(output, option: Self.output.name)
         if OutputPaths.entry(at: output) == .folder, let foreign = Self.foreignEntry(in: output) {
             throw Self.foreignFolder(foreign)
         }
@@ -72,7 +73,7 @@ struct FitCommand: RunnableCommand {
         // The last second of the day: visits dated at the start of the next day are outside the window.
         options.calibrationEnd = calibrationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
         if let end = options.calibrationEnd, end <= log.firstVisit || end >= log.observationEnd {
-            throw UsageError("--calibration-end: must fall inside the observation, "
+            throw UsageError("\(Self.calibrationEndOption.name): must fall inside the observation, "
                 + "\(LogOptions.day(log.firstVisit)) to \(LogOptions.day(log.observationEnd))")
         }
         let analysis = FitAnalysis(log: log, options: options)
@@ -116,7 +117,7 @@ struct FitCommand: RunnableCommand {
     }
 
     static func foreignFolder(_ entry: String) -> CommandError {
-        CommandError(.usage, "--out: the folder holds \(OutputPaths.shown(entry)), which a fit does not write; "
+        CommandError(.usage, "\(Self.output.name): the folder holds \(OutputPaths.shown(entry)), which a fit does not write; "
             + "a fit replaces its folder whole, so name a new folder or one an earlier fit wrote")
     }
 }

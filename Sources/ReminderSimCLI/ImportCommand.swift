@@ -13,18 +13,18 @@ struct ImportCommand: RunnableCommand {
             Checks that a log reads the way a scenario or 'fit' will read it. The log is streamed: memory \
             grows with the visits kept, not with the rows read.
             """ + " " + LogOptions.limits + " Example: remindersim import events.csv --user user_id --time timestamp --skip-bad-rows",
-        arguments: [.positional("data", help: "The visit log.")] + LogOptions.arguments + [
-            .flag("--stats", help: "Print the time taken, rows per second and peak memory to stderr."),
-        ])
+        arguments: [LogOptions.data] + LogOptions.specs + [stats])
+
+    static let stats = StatsFlag.spec.described("Print the time taken, rows per second and peak memory to stderr.")
 
     let data: String
     let options: LogOptions
     let stats: Bool
 
     init(arguments: ParsedArguments) throws {
-        data = try arguments.value("data")
-        options = try LogOptions(arguments: arguments)
-        stats = try arguments.flag("--stats")
+        data = try arguments.value(LogOptions.data)
+        options = try LogOptions(arguments)
+        stats = try arguments.flag(Self.stats)
     }
 
     func run(context: CommandContext) throws {

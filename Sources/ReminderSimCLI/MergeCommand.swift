@@ -15,12 +15,10 @@ struct MergeCommand: RunnableCommand {
             used. All shards must come from the same scenario, seed and user count, and every shard 1..n \
             must be there exactly once. The merged run is saved into --into and its report rendered under --out.
             """,
-        arguments: [
-            .variadic("shard-db", help: "Databases holding the shard runs."),
-            .option("--into", valueName: "path", help: "The database to save the merged run into.", required: true),
-            StoreAccess.outputOption,
-            StoreAccess.csvSafeOption,
-        ])
+        arguments: [shardDatabases, into] + ReportFolderOption.specs + [CSVSafeFlag.spec])
+
+    static let shardDatabases = ArgumentSpec.variadic("shard-db", help: "Databases holding the shard runs.")
+    static let into = ArgumentSpec.option("--into", valueName: "path", help: "The database to save the merged run into.", required: true)
 
     let shardDatabases: [String]
     let into: String
@@ -28,11 +26,11 @@ struct MergeCommand: RunnableCommand {
     let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
-        shardDatabases = try arguments.values("shard-db")
+        shardDatabases = try arguments.values(Self.shardDatabases)
         if shardDatabases.isEmpty { throw UsageError("missing shard databases to merge") }
-        into = try arguments.value("--into")
-        output = try arguments.value("--out")
-        csvSafe = try arguments.flag("--csv-safe")
+        into = try arguments.value(Self.into)
+        output = try ReportFolderOption(arguments).path
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
     }
 
     func run(context: CommandContext) throws {
@@ -40,7 +38,7 @@ struct MergeCommand: RunnableCommand {
         try StoreAccess.checkOutputFolder(output)
         var shards: [(source: String, run: StoredRun)] = []
         for path in shardDatabases {
-            let store = try StoreAccess.open(path, create: false, option: "shard-db")
+            let store = try StoreAccess.open(path, create: false, option: Self.shardDatabases.name)
             let found = try StoreAccess.perform { try store.list().filter { $0.status == "shard" } }
             if found.isEmpty { throw CommandError.dataError("\(path): holds no shard run (written by 'remindersim run --shard k/n')") }
             for listing in found {
@@ -49,7 +47,7 @@ struct MergeCommand: RunnableCommand {
         }
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards) }
 
-        let store = try StoreAccess.open(into, create: true, option: "--into", stderr: context.stderr)
+        let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(
             results: merged, toolVersion: Remindersim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),

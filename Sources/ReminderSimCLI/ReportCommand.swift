@@ -10,9 +10,7 @@ struct ReportCommand: RunnableCommand {
         name: "report",
         abstract: "Render a stored run's report (Markdown, CSV and SVG charts) again.",
         discussion: "Writes <out>/<scenario>-<run>/report.md and the files it links. Example: remindersim report latest",
-        arguments: [
-            StoreAccess.runArgument, StoreAccess.databaseOption, StoreAccess.outputOption, StoreAccess.csvSafeOption,
-        ])
+        arguments: StoredRunSelection.specs + ReportFolderOption.specs + [CSVSafeFlag.spec])
 
     let selection: StoredRunSelection
     let output: String
@@ -20,8 +18,8 @@ struct ReportCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
-        output = try arguments.value("--out")
-        csvSafe = try arguments.flag("--csv-safe")
+        output = try ReportFolderOption(arguments).path
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
     }
 
     func run(context: CommandContext) throws {

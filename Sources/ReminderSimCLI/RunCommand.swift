@@ -15,25 +15,17 @@ struct RunCommand: RunnableCommand {
             users. Results depend only on the scenario, the seed and the user count, never on --threads. \
             Progress goes to stderr when it is a terminal; results go to stdout.
             """,
-        arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario)."),
-            .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
-            .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
-            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
-            ThreadsOption.spec,
-            .flag("--stats", help: "Print wall time, throughput and peak memory to stderr."),
-            .flag("--json", help: """
-                Print the run's summary as JSON on stdout instead of text: configurations, headline \
-                measures with their intervals, paired comparisons with the baseline and the recommendation.
-                """),
-            .option("--shard", valueName: "k/n", help: """
-                Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
-                'remindersim merge'. Each shard should have its own --db.
-                """),
-            StoreAccess.databaseOption,
-            StoreAccess.outputOption,
-            StoreAccess.csvSafeOption,
-        ])
+        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard])
+
+    static let stats = StatsFlag.spec.described("Print wall time, throughput and peak memory to stderr.")
+    static let json = JSONFlag.spec.described("""
+        Print the run's summary as JSON on stdout instead of text: configurations, headline \
+        measures with their intervals, paired comparisons with the baseline and the recommendation.
+        """)
+    static let shard = ArgumentSpec.option("--shard", valueName: "k/n", help: """
+        Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
+        'remindersim merge'. Each shard should have its own --db.
+        """)
 
     let simulation: SimulationArguments
     let stats: Bool
@@ -43,10 +35,10 @@ struct RunCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
-        shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
-        stats = try arguments.flag("--stats")
-        json = try arguments.flag("--json")
-        csvSafe = try arguments.flag("--csv-safe")
+        shard = try arguments.optionalValue(Self.shard, as: ShardArgument.self)?.shard
+        stats = try arguments.flag(Self.stats)
+        json = try arguments.flag(Self.json)
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
     }
 
     func run(context: CommandContext) throws {

@@ -16,15 +16,21 @@ enum ScenarioLoading {
     /// The scenario in `path` (`-`: standard input), or the built-in default when `path` is nil.
     static func load(_ path: String?) throws -> Scenario {
         guard let path else { return Scenario.builtInDefault }
+        do {
+            return try decode(path)
+        } catch let error as ScenarioError {
+            throw invalid(error)
+        }
+    }
+
+    /// Like `load`, but a scenario's problems are thrown as they are, a `ScenarioError` with one issue
+    /// each; a file that cannot be read as a scenario at all throws the tool's `CommandError`.
+    static func decode(_ path: String) throws -> Scenario {
         let text = try readText(path)
         guard text.contains(where: { !$0.isWhitespace }) else {
             throw CommandError.dataError("\(displayName(path) ?? path): empty (a scenario is a JSON object)")
         }
-        do {
-            return try Scenario.decode(text, source: displayName(path))
-        } catch {
-            throw invalid(error)
-        }
+        return try Scenario.decode(text, source: displayName(path))
     }
 
     /// The text of `path` (`-`: standard input), at most `InputFile.maximumBytes` of UTF-8.
@@ -47,15 +53,26 @@ enum ScenarioLoading {
     /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
     /// `days` is the `--days` that overrode the scenario's horizon, named in any problem it caused.
     static func compile(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
+        do {
+            return try check(scenario, path: path, days: days)
+        } catch let error as ScenarioError {
+            throw invalid(error)
+        }
+    }
+
+    /// Like `compile`, but the scenario's problems are thrown as they are, a `ScenarioError`; a recorded
+    /// log that cannot be read throws the tool's `CommandError`.
+    static func check(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
         let name = displayName(path)
         do {
             return try CompiledModel(scenario, dataFolder: dataFolder(path))
         } catch let error as ScenarioError {
             let issues = error.issues.map { issue in
                 guard let days, issue.path == "horizonDays" || issue.reason.contains("horizonDays") else { return issue }
-                return ScenarioIssue(path: issue.path, reason: issue.reason + " (horizonDays is \(days) from --days \(days))")
+                let option = ScenarioOverrides.days.name
+                return ScenarioIssue(path: issue.path, reason: issue.reason + " (horizonDays is \(days) from \(option) \(days))")
             }
-            throw invalid(ScenarioError(source: name, issues: issues))
+            throw ScenarioError(source: name, issues: issues)
         } catch let error as RecordedDataError {
             throw commandError(error, message: (name.map { "\($0): " } ?? "") + error.description)
         }
@@ -92,23 +109,45 @@ enum ScenarioLoading {
     }
 }
 
+/// The scenario file a simulating command reads: `-` for standard input, none for the built-in one.
+struct ScenarioFileArgument: OptionGroup {
+    static let spec = ArgumentSpec.optionalPositional(
+        "scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario).")
+    static let specs = [spec]
+
+    let path: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        path = try arguments.optionalValue(Self.spec)
+    }
+}
+
 /// `--users`, `--days` and `--seed`, which override a scenario's own values.
-struct ScenarioOverrides {
+struct ScenarioOverrides: OptionGroup {
+    static let users = ArgumentSpec.option(
+        "--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario).")
+    static let days = ArgumentSpec.option(
+        "--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario).")
+    static let seed = ArgumentSpec.option("--seed", valueName: "n", help: "Random seed (overrides the scenario).")
+    static let specs = [users, days, seed]
+
     let users: Int?
     /// Named in any problem the new horizon causes (see `ScenarioLoading.compile`).
     let days: Int?
     let seed: UInt64?
 
     init(_ arguments: ParsedArguments) throws {
-        users = try arguments.isPresent("--users")
-            ? arguments.value("--users", expected: "a whole number from 1 to 9007199254740991",
-                              where: { (1...9_007_199_254_740_991).contains($0) }) : nil
-        days = try arguments.isPresent("--days")
-            ? arguments.value("--days", expected: "a whole number of days from 1 to 3650", where: { (1...3650).contains($0) })
-            : nil
-        seed = try arguments.isPresent("--seed")
-            ? arguments.value("--seed", expected: "a whole number from 0 to 9007199254740991", where: { $0 <= 9_007_199_254_740_991 })
-            : nil
+        users = try arguments.valueIfPresent(Self.users, expected: "a whole number from 1 to 9007199254740991",
+                                             where: { (1...9_007_199_254_740_991).contains($0) })
+        days = try arguments.valueIfPresent(Self.days, expected: "a whole number of days from 1 to 3650",
+                                            where: { (1...3650).contains($0) })
+        seed = try Self.seed(arguments)
+    }
+
+    /// `--seed` when given: a seed a scenario can hold (JSON keeps whole numbers exact up to 2^53 − 1).
+    static func seed(_ arguments: ParsedArguments) throws -> UInt64? {
+        try arguments.valueIfPresent(seed, expected: "a whole number from 0 to 9007199254740991",
+                                     where: { $0 <= 9_007_199_254_740_991 })
     }
 
     /// The scenario in `path` (see `ScenarioLoading.load`) with these values in place of its own.
@@ -122,19 +161,27 @@ struct ScenarioOverrides {
 }
 
 /// `--threads`: how many worker threads simulate. Results never depend on it.
-enum ThreadsOption {
+struct ThreadsOption: OptionGroup {
     static let spec = ArgumentSpec.option(
         "--threads", short: "j", valueName: "n", help: "Worker threads.",
         default: String(ProcessInfo.processInfo.activeProcessorCount))
+    static let specs = [spec]
 
-    static func value(_ arguments: ParsedArguments) throws -> Int {
-        try arguments.value("--threads", expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
+    let count: Int
+
+    init(_ arguments: ParsedArguments) throws {
+        count = try arguments.value(Self.spec, expected: "a whole number from 1 to 512", where: { (1...512).contains($0) })
     }
 }
 
 /// What a simulating command reads the same way: the scenario (with `--users`, `--days`, `--seed`),
 /// the threads, and where the run and its report go.
-struct SimulationArguments {
+struct SimulationArguments: OptionGroup {
+    static let specs = ScenarioFileArgument.specs + options
+    /// Every option but the scenario file, for a command that describes its scenario its own way
+    /// (`ScenarioFileArgument.spec.described(…)`).
+    static let options = ScenarioOverrides.specs + ThreadsOption.specs + DatabaseOption.specs + ReportFolderOption.specs
+
     let path: String?
     let overrides: ScenarioOverrides
     let threads: Int
@@ -142,10 +189,10 @@ struct SimulationArguments {
     let output: String
 
     init(_ arguments: ParsedArguments) throws {
-        path = try arguments.optionalValue("scenario")
+        path = try ScenarioFileArgument(arguments).path
         overrides = try ScenarioOverrides(arguments)
-        threads = try ThreadsOption.value(arguments)
-        database = try arguments.value("--db")
-        output = try arguments.value("--out")
+        threads = try ThreadsOption(arguments).count
+        database = try DatabaseOption(arguments).path
+        output = try ReportFolderOption(arguments).path
     }
 }

@@ -8,23 +8,10 @@ enum StoreAccess {
     static let defaultDatabase = "Reports/remindersim.sqlite"
     static let defaultOutput = "Reports"
 
-    static let databaseOption = ArgumentSpec.option(
-        "--db", valueName: "path", help: "The run database.", default: defaultDatabase)
-    static let outputOption = ArgumentSpec.option(
-        "--out", valueName: "dir", help: "Where report folders are written.", default: defaultOutput)
-
-    static let csvSafeOption = ArgumentSpec.flag("--csv-safe", help: """
-        Put a ' before CSV text a spreadsheet would run as a formula (=, @, or + and - not followed \
-        by a number). By default CSV text is written as stored, so that it joins with the database.
-        """)
-
-    static let runArgument = ArgumentSpec.positional(
-        "run", help: "The run (a number from 'remindersim list', or 'latest').")
-
     /// Opens the store: for writing, and creating it, for commands that write a run (`create`), else
     /// for reading only. `option` names where the path came from in the message for an empty one. A
     /// command that writes passes its `stderr`, where a wait for another process's lock is announced.
-    static func open(_ path: String, create: Bool, option: String = "--db", stderr: (any OutputWriter)? = nil) throws -> RunStore {
+    static func open(_ path: String, create: Bool, option: String = DatabaseOption.spec.name, stderr: (any OutputWriter)? = nil) throws -> RunStore {
         if path.isEmpty { throw UsageError("\(option): the database path is empty; give the name of a database file") }
         do {
             return try RunStore(path: path, create: create, readOnly: !create,
@@ -38,7 +25,7 @@ enum StoreAccess {
     /// this user can write, or the nearest part of it that exists is. Called before a run simulates, so
     /// that a bad `--out` is not found only when the results are ready to be written.
     static func checkOutputFolder(_ out: String) throws {
-        try OutputPaths.checkFolder(out, option: "--out")
+        try OutputPaths.checkFolder(out, option: ReportFolderOption.spec.name)
     }
 
     /// Pushes out what a command that saved something printed. When standard output cannot take it
@@ -130,14 +117,46 @@ enum RunReference: ArgumentValue {
     }
 }
 
+/// A group of one option naming a path, which has a default.
+protocol PathOption: OptionGroup {
+    static var spec: ArgumentSpec { get }
+    var path: String { get }
+    init(path: String)
+}
+
+extension PathOption {
+    static var specs: [ArgumentSpec] { [spec] }
+
+    init(_ arguments: ParsedArguments) throws {
+        self.init(path: try arguments.value(Self.spec))
+    }
+}
+
+/// `--db`: the run database a command reads or writes.
+struct DatabaseOption: PathOption {
+    static let spec = ArgumentSpec.option(
+        "--db", valueName: "path", help: "The run database.", default: StoreAccess.defaultDatabase)
+    let path: String
+}
+
+/// `--out`: the folder report folders are written under.
+struct ReportFolderOption: PathOption {
+    static let spec = ArgumentSpec.option(
+        "--out", valueName: "dir", help: "Where report folders are written.", default: StoreAccess.defaultOutput)
+    let path: String
+}
+
 /// The stored run a command reads: which run, in which database.
-struct StoredRunSelection {
+struct StoredRunSelection: OptionGroup {
+    static let run = ArgumentSpec.positional("run", help: "The run (a number from 'remindersim list', or 'latest').")
+    static let specs = [run] + DatabaseOption.specs
+
     let run: RunReference
     let database: String
 
     init(_ arguments: ParsedArguments) throws {
-        run = try arguments.value("run", as: RunReference.self)
-        database = try arguments.value("--db")
+        run = try arguments.value(Self.run, as: RunReference.self)
+        database = try DatabaseOption(arguments).path
     }
 
     /// The database, opened for reading, and the id of the run, checked to be there.

@@ -14,15 +14,11 @@ struct TraceCommand: RunnableCommand {
             the reminder engine's state after each step, in the user's local time. The trace comes from the \
             same code as 'run': the user's counts in a run are exactly the events shown here.
             """,
-        arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file, - for standard input (default: the built-in scenario)."),
-            .option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true),
-            .option("--config", short: "c", valueName: "label",
-                    help: "The configuration to trace (default: the first one)."),
-            .option("--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario)."),
-            .option("--days", valueName: "n", help: "Days simulated (overrides the scenario)."),
-            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
-        ])
+        arguments: ScenarioFileArgument.specs + [user, config] + ScenarioOverrides.specs)
+
+    static let user = ArgumentSpec.option("--user", short: "u", valueName: "index", help: "The user's index, from 0.", required: true)
+    static let config = ArgumentSpec.option(
+        "--config", short: "c", valueName: "label", help: "The configuration to trace (default: the first one).")
 
     let path: String?
     let user: Int
@@ -30,16 +26,16 @@ struct TraceCommand: RunnableCommand {
     let overrides: ScenarioOverrides
 
     init(arguments: ParsedArguments) throws {
-        path = try arguments.optionalValue("scenario")
-        user = try arguments.value("--user", expected: "a user index ≥ 0", where: { $0 >= 0 })
-        label = try arguments.optionalValue("--config")
+        path = try ScenarioFileArgument(arguments).path
+        user = try arguments.value(Self.user, expected: "a user index ≥ 0", where: { $0 >= 0 })
+        label = try arguments.optionalValue(Self.config)
         overrides = try ScenarioOverrides(arguments)
     }
 
     func run(context: CommandContext) throws {
         let scenario = try overrides.load(path)
         guard user < scenario.users else {
-            throw UsageError("--user: the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
+            throw UsageError("\(Self.user.name): the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
         let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
         ScenarioLoading.warn(scenario, path: path, context: context)
@@ -47,7 +43,7 @@ struct TraceCommand: RunnableCommand {
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
                 let labels = model.configurations.dropFirst().map { "\"\($0.spec.label)\"" }.joined(separator: ", ")
-                throw UsageError("--config: no configuration \"\(label)\"; the scenario has \(labels)")
+                throw UsageError("\(Self.config.name): no configuration \"\(label)\"; the scenario has \(labels)")
             }
             index = i
         } else {

@@ -18,31 +18,32 @@ struct TuneCommand: RunnableCommand {
             changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \
             <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv, Pareto charts); \
-            the tune and every candidate it evaluated to the database (--db).
+            the tune and every candidate it evaluated to the database (--db). With --json, stdout holds one \
+            JSON object instead of the text: tuneID, database, report (its report.md), wallSeconds, threads, \
+            summary (the text otherwise printed) and recommendation (as in recommendation.json: the \
+            configuration, null when no candidate meets every constraint, its estimates and the stages).
             """,
-        arguments: [
-            .optionalPositional("scenario", help: "Scenario JSON file with a \"tune\" block, - for standard input."),
-            .option("--users", short: "n", valueName: "n", help: "Users of the final stage (overrides the scenario)."),
-            .option("--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario)."),
-            .option("--seed", valueName: "n", help: "Random seed (overrides the scenario)."),
-            .option("--budget", valueName: "seconds", help: """
-                Refuse, before searching, a space whose search would take longer than this (estimated \
-                from a short calibration run).
-                """, default: "600"),
-            ThreadsOption.spec,
-            StoreAccess.databaseOption,
-            StoreAccess.outputOption,
-            StoreAccess.csvSafeOption,
-        ])
+        arguments: [ScenarioFileArgument.spec.described("Scenario JSON file with a \"tune\" block, - for standard input.")]
+            + SimulationArguments.options + [CSVSafeFlag.spec, budget, json])
+
+    static let budget = ArgumentSpec.option("--budget", valueName: "seconds", help: """
+        Refuse, before searching, a space whose search would take longer than this (estimated \
+        from a short calibration run).
+        """, default: "600")
+    static let json = JSONFlag.spec.described("""
+        Print the summary and the recommendation as one JSON document on stdout instead of text (see above).
+        """)
 
     let simulation: SimulationArguments
     let csvSafe: Bool
     let budget: Double
+    let json: Bool
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
-        csvSafe = try arguments.flag("--csv-safe")
-        budget = try arguments.value("--budget", expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        budget = try arguments.value(Self.budget, expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
+        json = try arguments.flag(Self.json)
     }
 
     func run(context: CommandContext) throws {
@@ -93,11 +94,14 @@ struct TuneCommand: RunnableCommand {
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
         let tuneID = try StoreAccess.perform { try store.save(record) }
         let report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
-        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name,
-                                     csvSafe: csvSafe)
-        context.stdout.write(report.summary())
-        context.stdout.writeLine(
-            "\nSaved as tune \(tuneID) in \(simulation.database); report: \(Path.join(written, "report.md"))")
+        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, csvSafe: csvSafe)
+        let reportFile = Path.join(written, "report.md")
+        if json {
+            context.stdout.write(try report.commandJSON(tuneID: tuneID, database: simulation.database, report: reportFile))
+        } else {
+            context.stdout.write(report.summary())
+            context.stdout.writeLine("\nSaved as tune \(tuneID) in \(simulation.database); report: \(reportFile)")
+        }
         try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(simulation.database), its report in \(written)")
     }
 

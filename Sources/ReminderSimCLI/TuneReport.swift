@@ -281,7 +281,23 @@ struct TuneReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `recommendation.json`: the recommended configuration with its estimates, constraints, re-check
+    /// and sensitivity, or a null configuration when no candidate met every constraint.
     func recommendationJSON() throws -> String {
+        try JSONFlag.text(recommendation())
+    }
+
+    /// What `tune --json` prints: the tune as saved (`tuneID`, `database`, `report`), the run's
+    /// `wallSeconds` and `threads`, the text summary `tune` prints otherwise, and the recommendation
+    /// exactly as in `recommendation.json`.
+    func commandJSON(tuneID: Int64, database: String, report: String) throws -> String {
+        try JSONFlag.text([
+            "tuneID": tuneID, "database": database, "report": report, "wallSeconds": JSONFlag.number(wallSeconds), "threads": threads,
+            "summary": summary(), "recommendation": recommendation(),
+        ])
+    }
+
+    private func recommendation() throws -> [String: Any] {
         let r = result
         func estimate(_ e: Estimate?) -> Any {
             guard let e else { return NSNull() }
@@ -324,7 +340,6 @@ struct TuneReport {
         } else {
             root["configuration"] = NSNull()
         }
-        let data = try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        return root
     }
 }

@@ -1,4 +1,5 @@
 import Console
+import Foundation
 import Reporting
 import Simulation
 
@@ -9,36 +10,42 @@ struct ValidateCommand: RunnableCommand {
         abstract: "Check scenario files and report every problem, with its JSON path.",
         discussion: """
             Every file is checked. Exits 0 when all are valid, 66 when one is missing, 74 when one cannot be \
-            read, otherwise 65 when any is invalid.
+            read, otherwise 65 when any is invalid. With --json, stdout holds one JSON array with an object \
+            per file, in the order given: file, valid, problems (each with its JSON path, "" for the whole \
+            file, and reason), warnings (the same), notes (texts), and for a valid file configurations (not \
+            counting the holdout), users and horizonDays, null otherwise; the exit status is the same, and \
+            the errors are still named on stderr.
             """,
-        arguments: [.variadic("scenario", help: "Scenario JSON files to check (- for standard input).")])
+        arguments: [scenarios, json])
+
+    static let scenarios = ArgumentSpec.variadic("scenario", help: "Scenario JSON files to check (- for standard input).")
+    static let json = JSONFlag.spec.described("Print what was found as JSON on stdout instead of text (see above).")
 
     let paths: [String]
+    let json: Bool
 
     init(arguments: ParsedArguments) throws {
-        paths = try arguments.values("scenario")
+        paths = try arguments.values(Self.scenarios)
         if paths.isEmpty { throw UsageError("missing scenario file to validate") }
         try InputFile.requireStandardInputOnce(paths)
+        json = try arguments.flag(Self.json)
     }
 
     func run(context: CommandContext) throws {
-        var failures: [CommandError] = []
-        for path in paths {
-            do {
-                let s = try ScenarioLoading.load(path)
-                // Recorded logs are read too, so a broken log is found before a run.
-                _ = try ScenarioLoading.compile(s, path: path)
+        let checks = paths.map(FileCheck.init)
+        if json {
+            context.stdout.write(try FileCheck.json(checks))
+        } else {
+            for check in checks {
+                guard let s = check.scenario else { continue }
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
-                    "\(ScenarioLoading.displayName(path) ?? path): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
-                for note in Self.periodNotes(s) {
-                    context.stderr.writeLine("\(ScenarioLoading.displayName(path) ?? path): note: \(note)")
-                }
-                ScenarioLoading.warn(s, path: path, context: context)
-            } catch let error as CommandError {
-                failures.append(error)
+                    "\(check.name): ok — \(n) configuration\(n == 1 ? "" : "s") and the holdout, \(s.users) users, \(s.horizonDays) days")
+                for note in check.notes { context.stderr.writeLine("\(check.name): note: \(note)") }
+                ScenarioLoading.warn(s, path: check.path, context: context)
             }
         }
+        let failures = checks.compactMap(\.failure)
         guard !failures.isEmpty else { return }
         // The most basic failure decides the status: a missing file before an unreadable one before bad data.
         let code = [ExitCode.noInput, .ioError, .dataError].first { c in failures.contains { $0.code == c } } ?? .dataError
@@ -55,5 +62,53 @@ struct ValidateCommand: RunnableCommand {
                 + "delay moves to the next period only after one has fired and the user came back; for a reminder "
                 + "after each of \(periods) \(r.unit.rawValue) since the last session, write a \"sequence\" instead"
         }
+    }
+}
+
+/// What `validate` found in one file: the scenario when it is valid, otherwise its problems and the
+/// error the command fails with.
+struct FileCheck {
+    let path: String
+    let scenario: Scenario?
+    let problems: [ScenarioIssue]
+    let failure: CommandError?
+
+    /// How the file is named in messages (`<stdin>` for standard input).
+    var name: String { ScenarioLoading.displayName(path) ?? path }
+
+    init(_ path: String) {
+        self.path = path
+        do {
+            let s = try ScenarioLoading.decode(path)
+            // Recorded logs are read too, so a broken log is found before a run.
+            _ = try ScenarioLoading.check(s, path: path)
+            (scenario, problems, failure) = (s, [], nil)
+        } catch let error as ScenarioError {
+            (scenario, problems, failure) = (nil, error.issues, ScenarioLoading.invalid(error))
+        } catch {
+            let failure = error as? CommandError ?? CommandError.software("\(path): \(error)")
+            // The message names the file first; the problem is the rest.
+            let prefix = (ScenarioLoading.displayName(path) ?? path) + ": "
+            let reason = failure.message.hasPrefix(prefix) ? String(failure.message.dropFirst(prefix.count)) : failure.message
+            (scenario, problems, self.failure) = (nil, [ScenarioIssue(path: "", reason: reason)], failure)
+        }
+    }
+
+    /// What the file says that most likely does not mean what it seems to (see `ValidateCommand.periodNotes`).
+    var notes: [String] { scenario.map(ValidateCommand.periodNotes) ?? [] }
+
+    /// The checks as `validate --json` prints them.
+    static func json(_ checks: [FileCheck]) throws -> String {
+        func issues(_ list: [ScenarioIssue]) -> [[String: String]] { list.map { ["path": $0.path, "reason": $0.reason] } }
+        let files: [[String: Any]] = checks.map { check in
+            let s = check.scenario
+            return [
+                "file": check.name, "valid": s != nil, "problems": issues(check.problems),
+                "warnings": issues(s?.warnings() ?? []), "notes": check.notes,
+                "configurations": s.map { $0.expandedConfigurations.count } ?? NSNull(),
+                "users": s.map(\.users) ?? NSNull(), "horizonDays": s.map(\.horizonDays) ?? NSNull(),
+            ]
+        }
+        return try JSONFlag.text(files)
     }
 }
