@@ -68,8 +68,13 @@ let package = Package(
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"], exclude: ["README.md"]),
 
-        // Helpers shared by the test targets: a seeded generator, a process launcher, an SVG checker.
-        .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport", exclude: ["README.md"]),
+        // Helpers shared by the test targets: a seeded generator, a process launcher, temporary folders, an
+        // SVG checker. They import no module of the package, so the engines' tests build without the simulation.
+        .target(name: "ReminderSimTestSupport", path: "Tests/TestSupport", exclude: ["README.md"]),
+        // Helpers for tests of code that stores or shows results: consistent hand-made tallies.
+        .target(
+            name: "SimulationTestSupport", dependencies: ["Simulation"], path: "Tests/SimulationTestSupport",
+            exclude: ["README.md"]),
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
@@ -82,9 +87,12 @@ let package = Package(
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(
-            name: "ReportingTests", dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport"]),
+            name: "StorageTests",
+            dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport", "SimulationTestSupport"]),
+        .testTarget(
+            name: "ReportingTests",
+            dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "SimulationTestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport"]),
