@@ -61,8 +61,8 @@ let package = Package(
         .target(
             name: "ReminderSimCLI",
             dependencies: [
-                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData", "Calibration",
-                "FilePaths",
+                "Console", "Simulation", "Storage", "Reporting", "Rendering", "ReminderEngine", "Fitting", "RecordedData",
+                "Calibration", "FilePaths",
             ],
             exclude: ["README.md"]
         ),
@@ -80,6 +80,8 @@ let package = Package(
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "FilePathsTests", dependencies: ["FilePaths"]),
+        // Reads the package's own files: every import declared by its target and allowed by its module's README.
+        .testTarget(name: "PackageTests", swiftSettings: optimisedInDebug),
         .testTarget(
             name: "SimulationTests",
             dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
