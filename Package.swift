@@ -39,8 +39,9 @@ let package = Package(
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData", "FilePaths"],
+            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
+        .target(name: "ScenarioData", dependencies: ["Simulation", "RecordedData", "FilePaths"], exclude: ["README.md"]),
         .target(name: "Console", exclude: ["README.md"]),
         .target(
             name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine", "FilePaths"], exclude: ["README.md"],
@@ -62,7 +63,7 @@ let package = Package(
             name: "ReminderSimCLI",
             dependencies: [
                 "Console", "Simulation", "Storage", "Reporting", "Rendering", "ReminderEngine", "Fitting", "RecordedData",
-                "Calibration", "FilePaths",
+                "Calibration", "ScenarioData", "FilePaths",
             ],
             exclude: ["README.md"]
         ),
@@ -84,7 +85,7 @@ let package = Package(
         .testTarget(name: "PackageTests", swiftSettings: optimisedInDebug),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
+            dependencies: ["Simulation", "ScenarioData", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),

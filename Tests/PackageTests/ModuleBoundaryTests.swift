@@ -94,6 +94,24 @@ final class ModuleBoundaryTests: XCTestCase {
         return found
     }
 
+    /// The simulation reads and writes no files: recorded logs come in read (ScenarioData reads them).
+    func testTheSimulationReadsNoFiles() throws {
+        let (_, boundaries) = try Self.loadPackage()
+        let files = boundaries.files.filter { $0.target == "Simulation" }
+        XCTAssertGreaterThan(files.count, 20, "the simulation's files were not found")
+        let fileAccess = ["FileManager", "FileHandle", "String(contentsOf", "Data(contentsOf", "contentsOfFile:", "toFile:", "write(to:", "fopen(",
+                          "InputStream", "OutputStream", "fileURLWithPath", "RecordedLog.read(", "LogImporter"]
+        var found: [String] = []
+        for file in files {
+            let text = SwiftText.withoutComments(
+                try String(contentsOf: Self.root.appendingPathComponent(file.path), encoding: .utf8))
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for word in fileAccess where line.contains(word) { found.append("\(file.path):\(number + 1): \(word)") }
+            }
+        }
+        XCTAssertEqual(found, [], "file access in Simulation; read files in ScenarioData and hand in what they hold")
+    }
+
     /// The problems of the package as it is, but with a file of `target` importing `module` on line `line`;
     /// and the path of that file.
     func problems(with module: String, importedBy target: String, line: Int) throws -> (path: String, problems: [String]) {
