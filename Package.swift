@@ -39,8 +39,9 @@ let package = Package(
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData", "FilePaths"],
+            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
+        .target(name: "ScenarioData", dependencies: ["Simulation", "RecordedData", "FilePaths"], exclude: ["README.md"]),
         .target(name: "Console", exclude: ["README.md"]),
         .target(
             name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine", "FilePaths"], exclude: ["README.md"],
@@ -61,30 +62,40 @@ let package = Package(
         .target(
             name: "ReminderSimCLI",
             dependencies: [
-                "Console", "Simulation", "Storage", "Reporting", "ReminderEngine", "Fitting", "RecordedData", "Calibration",
-                "FilePaths",
+                "Console", "Simulation", "Storage", "Reporting", "Rendering", "ReminderEngine", "Fitting", "RecordedData",
+                "Calibration", "ScenarioData", "FilePaths",
             ],
             exclude: ["README.md"]
         ),
         .executableTarget(name: "remindersim", dependencies: ["ReminderSimCLI"], exclude: ["README.md"]),
 
-        // Helpers shared by the test targets: a seeded generator, a process launcher, an SVG checker.
-        .target(name: "ReminderSimTestSupport", dependencies: ["Simulation"], path: "Tests/TestSupport", exclude: ["README.md"]),
+        // Helpers shared by the test targets: a seeded generator, a process launcher, temporary folders, an
+        // SVG checker. They import no module of the package, so the engines' tests build without the simulation.
+        .target(name: "ReminderSimTestSupport", path: "Tests/TestSupport", exclude: ["README.md"]),
+        // Helpers for tests of code that stores or shows results: consistent hand-made tallies.
+        .target(
+            name: "SimulationTestSupport", dependencies: ["Simulation"], path: "Tests/SimulationTestSupport",
+            exclude: ["README.md"]),
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "FilePathsTests", dependencies: ["FilePaths"]),
+        // Reads the package's own files: every import declared by its target and allowed by its module's README.
+        .testTarget(name: "PackageTests", swiftSettings: optimisedInDebug),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
+            dependencies: ["Simulation", "ScenarioData", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(
-            name: "ReportingTests", dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport"]),
+            name: "StorageTests",
+            dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport", "SimulationTestSupport"]),
+        .testTarget(
+            name: "ReportingTests",
+            dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "SimulationTestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport"]),

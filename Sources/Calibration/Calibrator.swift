@@ -116,16 +116,17 @@ public struct Calibration: Sendable {
     /// The scenario with the fitted values in its `response` block.
     public let scenario: Scenario
 
-    /// Fits `parameters` of `scenario`'s response model to `results`.
+    /// Fits `parameters` of `scenario`'s response model to `results`. `recorded` holds the recorded logs the
+    /// scenario's segments name, read by the caller.
     ///
     /// - Throws: `CalibrationError` when the results and the scenario do not match or the parameters cannot
     ///   be identified from the arms; the scenario's own errors when it cannot be compiled.
     public static func fit(
-        scenario: Scenario, dataFolder: String? = nil, results: ExperimentResults, parameters: [ResponseParameter],
+        scenario: Scenario, recorded: RecordedLogs = RecordedLogs(), results: ExperimentResults, parameters: [ResponseParameter],
         options: Options = Options()
     ) throws -> Calibration {
         precondition(!parameters.isEmpty, "calibrate needs at least one parameter")
-        let simulator = try MomentSimulator(scenario: scenario, dataFolder: dataFolder, results: results, options: options)
+        let simulator = try MomentSimulator(scenario: scenario, recorded: recorded, results: results, options: options)
         try checkRules(parameters, scenario: scenario, results: results, simulator: simulator)
 
         let start = parameters.map { logit(clampUnit($0.value(in: scenario.response))) }

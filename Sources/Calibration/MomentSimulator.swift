@@ -10,7 +10,8 @@ struct MomentSimulator {
 
     /// The scenario cut down to the arms of the results, with the calibration's users and seed.
     let scenario: Scenario
-    let dataFolder: String?
+    /// The recorded logs the scenario names, read once for every trial point.
+    let recorded: RecordedLogs
     let options: Calibration.Options
     /// The results' arms' configurations (the holdout has none of its own and is not listed).
     let configurations: [ConfigurationSpec]
@@ -22,7 +23,7 @@ struct MomentSimulator {
     let observed: [Double]
     let observedUsers: [Double]
 
-    init(scenario: Scenario, dataFolder: String?, results: ExperimentResults, options: Calibration.Options) throws {
+    init(scenario: Scenario, recorded: RecordedLogs, results: ExperimentResults, options: Calibration.Options) throws {
         let all = scenario.expandedConfigurations
         var used: [ConfigurationSpec] = []
         for a in results.arms where a.label != "holdout" {
@@ -41,7 +42,7 @@ struct MomentSimulator {
         s.users = options.users
         if let seed = options.seed { s.seed = seed }
         self.scenario = s
-        self.dataFolder = dataFolder
+        self.recorded = recorded
         self.options = options
         configurations = used
 
@@ -85,7 +86,7 @@ struct MomentSimulator {
     private func model(_ response: ResponseModel) throws -> CompiledModel {
         var s = scenario
         s.response = response
-        return try CompiledModel(s, dataFolder: dataFolder)
+        return try CompiledModel(s, recorded: recorded)
     }
 
     /// The moments of all the simulated users.

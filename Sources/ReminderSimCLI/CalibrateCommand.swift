@@ -76,7 +76,7 @@ struct CalibrateCommand: RunnableCommand {
                                   inputs: [scenarioPath, resultsPath].filter { $0 != ScenarioLoading.standardInput })
         let scenario = try ScenarioLoading.load(scenarioPath)
         // The scenario is checked whole (recorded logs included) before the results are read.
-        _ = try ScenarioLoading.compile(scenario, path: scenarioPath)
+        let recorded = try ScenarioLoading.compileReading(scenario, path: scenarioPath).recorded
         ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
         let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
         let results: ExperimentResults
@@ -93,12 +93,12 @@ struct CalibrateCommand: RunnableCommand {
         let calibration: Calibration
         do {
             calibration = try Calibration.fit(
-                scenario: scenario, dataFolder: ScenarioLoading.dataFolder(scenarioPath), results: results,
+                scenario: scenario, recorded: recorded, results: results,
                 parameters: parameters, options: options)
         } catch let error as CalibrationError {
             throw CommandError.dataError("\(resultsPath): \(error.description)")
         } catch let error as RecordedDataError {
-            // A recorded log is read again at every trial point; it can only fail if it changed meanwhile.
+            // The recorded logs were read and checked with the scenario; every trial point uses them as read.
             throw ScenarioLoading.commandError(error, message: "\(scenarioPath): \(error.description)")
         }
         let seconds = RunCommand.seconds(since: started)

@@ -2,6 +2,7 @@ import Console
 import Foundation
 import Reporting
 import RecordedData
+import ScenarioData
 import Simulation
 
 /// The command-line options that describe a recorded log, shared by `fit` and `import`.

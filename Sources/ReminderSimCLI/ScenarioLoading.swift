@@ -1,6 +1,7 @@
 import Console
 import FilePaths
 import Foundation
+import ScenarioData
 import Simulation
 
 /// Reads scenario files and turns their problems into the tool's exit codes.
@@ -53,8 +54,17 @@ enum ScenarioLoading {
     /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
     /// `days` is the `--days` that overrode the scenario's horizon, named in any problem it caused.
     static func compile(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
+        try compileReading(scenario, path: path, days: days).model
+    }
+
+    /// The model of a scenario read from `path`, as `compile`, and the recorded logs it read for it, for a
+    /// command that compiles variants of the scenario without reading them again. The scenario's own
+    /// problems come before any log is read.
+    static func compileReading(_ scenario: Scenario, path: String?, days: Int? = nil) throws
+        -> (model: CompiledModel, recorded: RecordedLogs)
+    {
         do {
-            return try check(scenario, path: path, days: days)
+            return try checkReading(scenario, path: path, days: days)
         } catch let error as ScenarioError {
             throw invalid(error)
         }
@@ -63,9 +73,18 @@ enum ScenarioLoading {
     /// Like `compile`, but the scenario's problems are thrown as they are, a `ScenarioError`; a recorded
     /// log that cannot be read throws the tool's `CommandError`.
     static func check(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
+        try checkReading(scenario, path: path, days: days).model
+    }
+
+    private static func checkReading(_ scenario: Scenario, path: String?, days: Int? = nil) throws
+        -> (model: CompiledModel, recorded: RecordedLogs)
+    {
         let name = displayName(path)
         do {
-            return try CompiledModel(scenario, dataFolder: dataFolder(path))
+            let issues = scenario.semanticIssues()
+            if !issues.isEmpty { throw ScenarioError(issues: issues) }
+            let recorded = try RecordedLogs.read(for: scenario, folder: dataFolder(path))
+            return (try CompiledModel(scenario, recorded: recorded), recorded)
         } catch let error as ScenarioError {
             let issues = error.issues.map { issue in
                 guard let days, issue.path == "horizonDays" || issue.reason.contains("horizonDays") else { return issue }

@@ -49,12 +49,12 @@ struct TuneCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         let scenario = try simulation.overrides.load(simulation.path)
         let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
-        let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        let (model, recorded) = try ScenarioLoading.compileReading(
+            scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
-        let folder = ScenarioLoading.dataFolder(simulation.path)
         let tuner: Tuner
         do {
-            tuner = try Tuner(scenario: scenario, threads: simulation.threads, dataFolder: folder)
+            tuner = try Tuner(scenario: scenario, threads: simulation.threads, recorded: recorded)
         } catch {
             throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
         }

@@ -1,7 +1,7 @@
 import Foundation
-import ReminderSimTestSupport
 import Reporting
 import Simulation
+import SimulationTestSupport
 import Storage
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReminderEngine
+import ScenarioData
 import Simulation
 import ReminderSimTestSupport
 import XCTest
@@ -30,6 +31,11 @@ final class RecordedReturnsTests: FolderTestCase {
                                  configurations: [Fixtures.reminder([3])])
     }
 
+    /// The model of `s`, with the recorded logs it names read from the test's folder.
+    func model(_ s: Scenario) throws -> CompiledModel {
+        try CompiledModel(s, recorded: RecordedLogs.read(for: s, folder: folder.path))
+    }
+
     static let format = RecordedFormat.delimited(DelimitedFormat(user: .name("user"), time: .name("time")))
 
     /// Replayed users keep their place in the recording when the holdout takes over from a
@@ -39,14 +45,14 @@ final class RecordedReturnsTests: FolderTestCase {
         var s = scenario(.replay(RecordedSource(path: name, format: Self.format, observationEnd: "2024-07-18")),
                          users: 600, days: 60)
         s.response.baseResponse = 0.2
-        assertHoldoutAsSimulated(try CompiledModel(s, dataFolder: folder.path))
+        assertHoldoutAsSimulated(try model(s))
     }
 
     func testReplayedUsersVisitExactlyWhenTheirRecordingSays() throws {
         let (name, visitDays) = try writeLog(users: 5, days: 200)
         let source = RecordedSource(path: name, format: Self.format, observationEnd: "2024-07-18")
         let s = scenario(.replay(source))
-        let model = try CompiledModel(s, dataFolder: folder.path)
+        let model = try model(s)
         let t = model.run().tallies[0]
         // Every virtual user follows one recorded user; the holdout sees exactly their visits that fall
         // inside the 60 days.
@@ -73,7 +79,7 @@ final class RecordedReturnsTests: FolderTestCase {
         let (name, _) = try writeLog(users: 5, days: 200)
         var s = scenario(.replay(RecordedSource(path: name, format: Self.format, observationEnd: "2024-07-18")))
         s.response = ResponseModel(baseResponse: 1, fatigue: 1, quietHours: nil, optOutPerDelivery: 0)
-        let t = try CompiledModel(s, dataFolder: folder.path).run().tallies
+        let t = try model(s).run().tallies
         XCTAssertGreaterThan(t[1][.responded], 0)
         XCTAssertEqual(t[1][.organicOpens], t[0][.organicOpens], "recorded visits are kept, not replaced")
         XCTAssertEqual(t[1][.opens], t[0][.opens] + t[1][.responded])
@@ -82,7 +88,7 @@ final class RecordedReturnsTests: FolderTestCase {
     func testReplayNeedsRecordingsAsLongAsTheRun() throws {
         let (name, _) = try writeLog(users: 3, days: 30)
         let s = scenario(.replay(RecordedSource(path: name, format: Self.format)), days: 60)
-        XCTAssertThrowsError(try CompiledModel(s, dataFolder: folder.path)) { error in
+        XCTAssertThrowsError(try model(s)) { error in
             let e = error as? RecordedDataError
             XCTAssertEqual(e?.kind, .badData)
             XCTAssertTrue(e?.message.contains("no recorded user was observed for the whole run (60 days)") ?? false, "\(error)")
@@ -90,15 +96,26 @@ final class RecordedReturnsTests: FolderTestCase {
         }
     }
 
+    /// The simulation reads no file: a model compiled without the log its scenario names cannot be built.
+    func testALogNotReadIsNamed() throws {
+        let s = scenario(.recordedGaps(RecordedSource(path: "log.csv", format: Self.format)))
+        XCTAssertThrowsError(try CompiledModel(s)) { error in
+            let e = error as? RecordedDataError
+            XCTAssertEqual(e?.kind, .missing)
+            XCTAssertEqual(e?.scenarioPath, "population.segments[0].returns.data")
+            XCTAssertEqual(e?.message, "log.csv: the recorded log was not read")
+        }
+    }
+
     func testMissingAndBrokenLogsAreNamed() throws {
         let missing = scenario(.recordedGaps(RecordedSource(path: "nowhere.csv", format: Self.format)))
-        XCTAssertThrowsError(try CompiledModel(missing, dataFolder: folder.path)) {
+        XCTAssertThrowsError(try model(missing)) {
             XCTAssertEqual(($0 as? RecordedDataError)?.kind, .missing)
         }
         try "user,time\nu1,2024-01-01T00:00:00Z\nu1,not a time\n".write(
             to: folder.appendingPathComponent("bad.csv"), atomically: true, encoding: .utf8)
         let bad = scenario(.recordedGaps(RecordedSource(path: "bad.csv", format: Self.format)))
-        XCTAssertThrowsError(try CompiledModel(bad, dataFolder: folder.path)) { error in
+        XCTAssertThrowsError(try model(bad)) { error in
             XCTAssertEqual((error as? RecordedDataError)?.kind, .badData)
             XCTAssertTrue("\(error)".contains(":3:"), "names the line: \(error)")
         }
@@ -115,7 +132,7 @@ final class RecordedReturnsTests: FolderTestCase {
         try lines.joined(separator: "\n").write(to: folder.appendingPathComponent("two.csv"), atomically: true, encoding: .utf8)
         let source = RecordedSource(path: "two.csv", format: Self.format, observationEnd: "2024-07-18")
         let s = scenario(.recordedGaps(source), users: 4_000, days: 30)
-        let t = try CompiledModel(s, dataFolder: folder.path).run().tallies[0]
+        let t = try model(s).run().tallies[0]
         // Gaps: 99 of 2 days (uncensored), a's last (censored) and b's only (censored, 199 days):
         // S(2) = 1 − 99/101, and the curve stays there; so P(no return) = 2/101 per gap.
         let pNever = 2.0 / 101

@@ -3,6 +3,7 @@ import ReminderEngine
 import Simulation
 import Storage
 import ReminderSimTestSupport
+import SimulationTestSupport
 import XCTest
 
 final class RunStoreTests: FolderTestCase {

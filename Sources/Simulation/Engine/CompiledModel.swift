@@ -272,9 +272,10 @@ public struct CompiledModel: Sendable {
     public let sessionLimit: Int
 
     /// Builds the model; the scenario must have passed validation (`Scenario.decode` or
-    /// `semanticIssues()` empty), otherwise this throws its issues. Recorded logs are read from
-    /// paths relative to `dataFolder` (the scenario file's folder).
-    public init(_ scenario: Scenario, dataFolder: String? = nil) throws {
+    /// `semanticIssues()` empty), otherwise this throws its issues. The recorded logs its segments name
+    /// come read in `recorded` (see `RecordedLogs.sources(of:)`); one that is not there is a
+    /// `RecordedDataError`, as is a log that cannot serve the run.
+    public init(_ scenario: Scenario, recorded: RecordedLogs = RecordedLogs()) throws {
         let issues = scenario.semanticIssues()
         if !issues.isEmpty { throw ScenarioError(issues: issues) }
         self.scenario = scenario
@@ -284,16 +285,16 @@ public struct CompiledModel: Sendable {
             })
         var tables = EmpiricalTables()
         var replays: [ReplayTable] = []
-        var loader = RecordedLoader(folder: dataFolder)
         var compiled: [CompiledSegment] = []
         for (i, segment) in scenario.population.segments.enumerated() {
             let gaps: GapSampler
             let at = "population.segments[\(i)].returns"
             switch segment.returns {
             case let .recordedGaps(source):
-                gaps = try loader.kaplanMeier(source, at: at, into: &tables)
+                gaps = try RecordedTables.kaplanMeier(source, at: at, in: recorded, into: &tables)
             case let .replay(source):
-                replays.append(try loader.replay(source, at: at, horizonSeconds: Double(scenario.horizonDays) * 86_400))
+                replays.append(try RecordedTables.replay(
+                    source, at: at, in: recorded, horizonSeconds: Double(scenario.horizonDays) * 86_400))
                 gaps = .replay(table: replays.count - 1)
             default:
                 gaps = GapSampler(segment.returns, tables: &tables)

@@ -1,10 +1,10 @@
-import FilePaths
 import Foundation
 import RecordedData
 
 /// A recorded visit log that a segment's returns come from.
-public struct RecordedSource: Equatable, Sendable {
-    /// The log file; a relative path is relative to the scenario file's folder.
+public struct RecordedSource: Hashable, Sendable {
+    /// The log file; a relative path is relative to the scenario file's folder (the caller that reads it
+    /// resolves it).
     public var path: String
     public var format: RecordedFormat
     /// The last day of observation (`YYYY-MM-DD`, inclusive); default: the time of the last event.
@@ -18,14 +18,14 @@ public struct RecordedSource: Equatable, Sendable {
 }
 
 /// How a recorded log is laid out.
-public enum RecordedFormat: Equatable, Sendable {
+public enum RecordedFormat: Hashable, Sendable {
     /// The CDNOW master file: whitespace-separated `customer_id date …`, one visit per customer and day.
     case cdnow
     case delimited(DelimitedFormat)
 }
 
 /// A delimited event log: one event per line, with a user column and a time column.
-public struct DelimitedFormat: Equatable, Sendable, Encodable {
+public struct DelimitedFormat: Hashable, Sendable, Encodable {
     /// `,`, `\t`, `whitespace`, or any other single character.
     public var delimiter: String
     /// true: the first line is a header; false: there is none; nil: it is a header only if it does not read as data.
@@ -101,7 +101,7 @@ public struct DelimitedFormat: Equatable, Sendable, Encodable {
 }
 
 /// A column given by header name (a JSON string) or by 0-based position (a JSON integer).
-public enum ColumnReference: Equatable, Sendable, Encodable {
+public enum ColumnReference: Hashable, Sendable, Encodable {
     case name(String)
     case position(Int)
 
@@ -122,7 +122,8 @@ public enum ColumnReference: Equatable, Sendable, Encodable {
 }
 
 extension RecordedSource {
-    var logFormat: LogFormat {
+    /// The importer's format (CDNOW for a delimited format that did not pass validation).
+    public var logFormat: LogFormat {
         switch format {
         case .cdnow: return .cdnow
         case let .delimited(d): return (try? d.logFormat().get()) ?? .cdnow
@@ -131,13 +132,8 @@ extension RecordedSource {
 
     /// The observation end in seconds since 1970: the last second of the given day, so that visits
     /// dated at the start of the next day fall outside.
-    var observationEndSeconds: Double? {
+    public var observationEndSeconds: Double? {
         observationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
-    }
-
-    /// The file's path, resolved against `folder` when relative.
-    func resolvedPath(in folder: String?) -> String {
-        Path.resolve(path, relativeTo: folder)
     }
 
     func encode(into c: inout KeyedEncodingContainer<ReturnProcess.Keys>) throws {

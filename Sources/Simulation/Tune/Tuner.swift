@@ -235,11 +235,11 @@ public struct Tuner: Sendable {
     public let candidates: [ConfigurationSpec]
     public let plan: TunePlan
     public var threads: Int
-    /// Where recorded logs are read from (the scenario file's folder).
-    public var dataFolder: String?
+    /// The recorded logs the scenario's segments name, read by the caller.
+    public var recorded: RecordedLogs
 
     /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
-    public init(scenario: Scenario, threads: Int, dataFolder: String? = nil,
+    public init(scenario: Scenario, threads: Int, recorded: RecordedLogs = RecordedLogs(),
                 finalists: Int = TunePlan.defaultFinalists) throws(TuneError) {
         guard let spec = scenario.tune else {
             throw TuneError(path: "tune", reason: "the scenario has no \"tune\" block; docs/scenario.md shows one")
@@ -264,7 +264,7 @@ public struct Tuner: Sendable {
         self.candidates = candidates
         plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists)
         self.threads = max(1, threads)
-        self.dataFolder = dataFolder
+        self.recorded = recorded
     }
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
@@ -309,7 +309,7 @@ public struct Tuner: Sendable {
         s.response = response
         let model: CompiledModel
         do {
-            model = try CompiledModel(s, dataFolder: dataFolder)
+            model = try CompiledModel(s, recorded: recorded)
         } catch let error as ScenarioError {
             let first = error.issues.first
             throw TuneError(path: first?.path ?? "", reason: first?.reason ?? "cannot be simulated")

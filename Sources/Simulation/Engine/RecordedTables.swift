@@ -17,56 +17,59 @@ public struct RecordedDataError: Error, Equatable, Sendable, CustomStringConvert
     public let scenarioPath: String
     public let message: String
 
+    public init(kind: Kind, scenarioPath: String, message: String) {
+        (self.kind, self.scenarioPath, self.message) = (kind, scenarioPath, message)
+    }
+
     public var description: String { scenarioPath.isEmpty ? message : "\(scenarioPath): \(message)" }
 }
 
-extension RecordedSource {
-    /// Reads the log at `path` as it is (not resolved against any folder).
-    public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "") throws
-        -> RecordedLog
-    {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(path): no such file")
-        }
-        do {
-            return try RecordedLog.read(
-                file: path, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow, outliers: outliers)
-        } catch let error as ImportError {
-            if case .cannotRead = error {
-                throw RecordedDataError(kind: .unreadable, scenarioPath: scenarioPath, message: "\(error)")
+/// The recorded logs a scenario's segments name, each read once by the caller: the simulation reads no
+/// files, it is handed what they hold.
+public struct RecordedLogs: Sendable {
+    private var logs: [RecordedSource: RecordedLog] = [:]
+
+    public init() {}
+
+    /// The log read for `source`, as the scenario names it (its path not resolved against any folder).
+    public subscript(source: RecordedSource) -> RecordedLog? {
+        get { logs[source] }
+        set { logs[source] = newValue }
+    }
+
+    /// The recorded logs `scenario` needs, each once, with the scenario path of the first segment that names
+    /// it (e.g. `population.segments[1].returns`), in the segments' order.
+    public static func sources(of scenario: Scenario) -> [(source: RecordedSource, scenarioPath: String)] {
+        var found: [(source: RecordedSource, scenarioPath: String)] = []
+        for (i, segment) in scenario.population.segments.enumerated() {
+            switch segment.returns {
+            case let .recordedGaps(source), let .replay(source):
+                if !found.contains(where: { $0.source == source }) {
+                    found.append((source, "population.segments[\(i)].returns"))
+                }
+            default: continue
             }
-            throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")
-        } catch {
-            throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")
         }
+        return found
     }
 }
 
-/// Reads each recorded log a scenario names once, and turns it into what the simulation samples.
-struct RecordedLoader {
-    let folder: String?
-    private var cache: [(key: String, log: RecordedLog)] = []
-
-    init(folder: String?) { self.folder = folder }
-
-    mutating func log(_ source: RecordedSource, at path: String) throws -> RecordedLog {
-        let file = source.resolvedPath(in: folder)
-        let key = "\(file)|\(source.format)|\(source.observationEnd ?? "")"
-        if let hit = cache.first(where: { $0.key == key }) { return hit.log }
-        guard FileManager.default.fileExists(atPath: file) else {
-            throw RecordedDataError(kind: .missing, scenarioPath: "\(path).data", message: "\(file): no such file")
+/// Turns recorded logs into what the simulation samples.
+enum RecordedTables {
+    /// The log handed in for `source`; a scenario compiled without it cannot be simulated.
+    static func log(_ source: RecordedSource, at path: String, in logs: RecordedLogs) throws -> RecordedLog {
+        guard let log = logs[source] else {
+            throw RecordedDataError(
+                kind: .missing, scenarioPath: "\(path).data", message: "\(source.path): the recorded log was not read")
         }
-        let log = try RecordedSource(path: file, format: source.format, observationEnd: source.observationEnd)
-            .read(scenarioPath: "\(path).data")
-        cache.append((key, log))
         return log
     }
 
     /// Kaplan–Meier steps of the log's gaps, appended to the empirical tables.
-    mutating func kaplanMeier(_ source: RecordedSource, at path: String, into tables: inout EmpiricalTables) throws
-        -> GapSampler
+    static func kaplanMeier(_ source: RecordedSource, at path: String, in logs: RecordedLogs, into tables: inout EmpiricalTables)
+        throws -> GapSampler
     {
-        let km = KaplanMeier(try log(source, at: path).gaps(unit: .days))
+        let km = KaplanMeier(try log(source, at: path, in: logs).gaps(unit: .days))
         let steps = km.steps.filter { $0.events > 0 }
         guard !steps.isEmpty else {
             throw RecordedDataError(
@@ -82,8 +85,10 @@ struct RecordedLoader {
     }
 
     /// The timelines of the recorded users observed for at least the whole horizon.
-    mutating func replay(_ source: RecordedSource, at path: String, horizonSeconds: Double) throws -> ReplayTable {
-        let log = try log(source, at: path)
+    static func replay(_ source: RecordedSource, at path: String, in logs: RecordedLogs, horizonSeconds: Double) throws
+        -> ReplayTable
+    {
+        let log = try log(source, at: path, in: logs)
         var table = ReplayTable()
         table.sourceUsers = log.users.count
         var longest = 0.0

@@ -1,0 +1,55 @@
+import FilePaths
+import Foundation
+import RecordedData
+import Simulation
+
+extension RecordedSource {
+    /// Reads the log at `path` as it is (not resolved against any folder).
+    public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "") throws
+        -> RecordedLog
+    {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(path): no such file")
+        }
+        do {
+            return try RecordedLog.read(
+                file: path, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow, outliers: outliers)
+        } catch let error as ImportError {
+            if case .cannotRead = error {
+                throw RecordedDataError(kind: .unreadable, scenarioPath: scenarioPath, message: "\(error)")
+            }
+            throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")
+        } catch {
+            throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")
+        }
+    }
+
+    /// The file's path, resolved against `folder` when relative.
+    public func resolvedPath(in folder: String?) -> String {
+        Path.resolve(path, relativeTo: folder)
+    }
+}
+
+extension RecordedLogs {
+    /// Reads every recorded log `scenario`'s segments name, in their order, from paths relative to `folder`
+    /// (the scenario file's folder; nil: the working folder). A file named twice in the same format is read
+    /// once. The first log that is missing, unreadable or bad stops the reading with a `RecordedDataError`
+    /// naming the segment's `data` field.
+    public static func read(for scenario: Scenario, folder: String?) throws -> RecordedLogs {
+        var logs = RecordedLogs()
+        var read: [(key: String, log: RecordedLog)] = []
+        for (source, path) in sources(of: scenario) {
+            let file = source.resolvedPath(in: folder)
+            let key = "\(file)|\(source.format)|\(source.observationEnd ?? "")"
+            if let earlier = read.first(where: { $0.key == key }) {
+                logs[source] = earlier.log
+                continue
+            }
+            let log = try RecordedSource(path: file, format: source.format, observationEnd: source.observationEnd)
+                .read(scenarioPath: "\(path).data")
+            read.append((key, log))
+            logs[source] = log
+        }
+        return logs
+    }
+}
