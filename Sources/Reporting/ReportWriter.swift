@@ -2,14 +2,20 @@ import FilePaths
 import Foundation
 import Storage
 
-/// Renders a stored run into a folder: `report.md`, one CSV per table and the charts.
+/// Renders a run into a folder: `report.md`, one CSV per table and the charts.
 public enum ReportWriter {
     /// Writes the report of run `id` from `store` into `folder`; returns the files written.
     @discardableResult
     public static func write(run id: Int64, store: RunStore, to folder: String) throws -> [String] {
-        let run = try store.load(id)
+        try write(store.load(id), to: folder)
+    }
+
+    /// Writes the report of a run loaded (or just saved) into `folder`; returns the files written.
+    /// Every file comes from the run's results in memory, so the CSV files and the report agree.
+    @discardableResult
+    public static func write(_ run: StoredRun, to folder: String) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var files = try CSVExport.write(run: id, store: store, to: folder)
+        var files = try CSVExport.write(run, to: folder)
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {
