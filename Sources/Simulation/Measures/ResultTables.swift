@@ -19,6 +19,12 @@ public enum ResultTables {
 
     // MARK: Columns shared by the tables
 
+    /// One item of one configuration: a message, period, rule, hour or segment.
+    public struct ConfigurationRow<Item: Sendable>: Sendable {
+        public let configuration: ConfigurationResult
+        public let item: Item
+    }
+
     /// `config_index` and `label`, the key of every table with rows per configuration.
     static func configurationKey<Row>(_ result: @escaping @Sendable (Row) -> ConfigurationResult) -> [ResultColumn<Row>] {
         [
@@ -224,93 +230,81 @@ public enum ResultTables {
                             referenceIsBaseline: $0.reference == baseline) }
         })
 
-    /// One configuration's measures among one segment's users.
-    public struct Segment: Sendable {
-        public let metrics: SegmentMetrics
-        public let configuration: ConfigurationResult
-    }
-
     /// One row per configuration and segment.
-    public static let segmentMetrics = ResultTable<Segment>(
+    public static let segmentMetrics = ResultTable<ConfigurationRow<SegmentMetrics>>(
         "segment_metrics",
         columns: [
             configurationKey(\.configuration),
             [
-                .index("segment_index", unit: "segment", "the segment's place in the population, from 0") { $0.metrics.segment },
-                .text("segment", "the segment's name") { $0.metrics.segmentName },
-                .count("users", unit: "users", "the segment's users") { $0.metrics.users },
-                .count("opens", unit: "opens", "their opens") { $0.metrics.opens },
-                .count("delivered", unit: "notifications", "notifications delivered to them") { $0.metrics.delivered },
+                .index("segment_index", unit: "segment", "the segment's place in the population, from 0") { $0.item.segment },
+                .text("segment", "the segment's name") { $0.item.segmentName },
+                .count("users", unit: "users", "the segment's users") { $0.item.users },
+                .count("opens", unit: "opens", "their opens") { $0.item.opens },
+                .count("delivered", unit: "notifications", "notifications delivered to them") { $0.item.delivered },
             ],
-            ResultColumn.interval(Measure.opensLiftPerUser) { $0.metrics.opensLiftPerUser },
-            ResultColumn.rate(Measure.triggerRate) { $0.metrics.triggerRate },
-            ResultColumn.rate(Measure.responseRate) { $0.metrics.responseRate },
-            ResultColumn.rate(Measure.retentionD7) { $0.metrics.retentionD7 },
-            ResultColumn.interval(Measure.liftD7) { $0.metrics.liftD7 },
-            ResultColumn.rate(Measure.retentionD30) { $0.metrics.retentionD30 },
-            ResultColumn.interval(Measure.liftD30) { $0.metrics.liftD30 },
-            [.count("opt_outs", unit: "users", "users who turned notifications off") { $0.metrics.optOutRate.count }],
-            ResultColumn.rate(Measure.optOutRate) { $0.metrics.optOutRate },
+            ResultColumn.interval(Measure.opensLiftPerUser) { $0.item.opensLiftPerUser },
+            ResultColumn.rate(Measure.triggerRate) { $0.item.triggerRate },
+            ResultColumn.rate(Measure.responseRate) { $0.item.responseRate },
+            ResultColumn.rate(Measure.retentionD7) { $0.item.retentionD7 },
+            ResultColumn.interval(Measure.liftD7) { $0.item.liftD7 },
+            ResultColumn.rate(Measure.retentionD30) { $0.item.retentionD30 },
+            ResultColumn.interval(Measure.liftD30) { $0.item.liftD30 },
+            [.count("opt_outs", unit: "users", "users who turned notifications off") { $0.item.optOutRate.count }],
+            ResultColumn.rate(Measure.optOutRate) { $0.item.optOutRate },
             [
                 .number(Measure.deliveredPerExtraOpen.name, unit: Measure.deliveredPerExtraOpen.unit,
-                        Measure.deliveredPerExtraOpen.meaning) { $0.metrics.deliveredPerIncrementalOpen },
+                        Measure.deliveredPerExtraOpen.meaning) { $0.item.deliveredPerIncrementalOpen },
             ],
         ],
         rows: { run in
             let all = run.results.all
             return run.results.segments.filter { all.indices.contains($0.configuration) }
-                .map { Segment(metrics: $0, configuration: all[$0.configuration]) }
+                .map { ConfigurationRow(configuration: all[$0.configuration], item: $0) }
         })
 
     // MARK: message_stats, period_stats
 
-    /// One message or period of one configuration.
-    public struct Slot: Sendable {
-        public let configuration: ConfigurationResult
-        public let metrics: SlotMetrics
-    }
-
     /// The notification counts and rates of a message or a period, after its key.
-    static let slotColumns: [[ResultColumn<Slot>]] = [
+    static let slotColumns: [[ResultColumn<ConfigurationRow<SlotMetrics>>]] = [
         [
-            .count("scheduled", unit: "notifications", "notifications scheduled") { $0.metrics.scheduled },
-            .count("cancelled", unit: "notifications", "cancelled before they fired") { $0.metrics.cancelled },
-            .count("delivered", unit: "notifications", "shown while the app was not in use") { $0.metrics.delivered },
-            .count("foreground", unit: "notifications", "fired while the app was open") { $0.metrics.foreground },
-            .count("suppressed", unit: "notifications", "fired with notifications turned off") { $0.metrics.suppressed },
-            .count("censored", unit: "notifications", "would fire after the horizon") { $0.metrics.censored },
-            .count("triggered", unit: "notifications", "delivered + foreground + suppressed") { $0.metrics.triggered },
+            .count("scheduled", unit: "notifications", "notifications scheduled") { $0.item.scheduled },
+            .count("cancelled", unit: "notifications", "cancelled before they fired") { $0.item.cancelled },
+            .count("delivered", unit: "notifications", "shown while the app was not in use") { $0.item.delivered },
+            .count("foreground", unit: "notifications", "fired while the app was open") { $0.item.foreground },
+            .count("suppressed", unit: "notifications", "fired with notifications turned off") { $0.item.suppressed },
+            .count("censored", unit: "notifications", "would fire after the horizon") { $0.item.censored },
+            .count("triggered", unit: "notifications", "delivered + foreground + suppressed") { $0.item.triggered },
         ],
-        ResultColumn.rate(Measure.triggerRate) { $0.metrics.triggerRate },
-        [.count("responded", unit: "notifications", "returns a notification caused") { $0.metrics.responded }],
-        ResultColumn.rate(Measure.responseRate) { $0.metrics.responseRate },
-        [.count("capped", unit: "notifications", "not shown because of the frequency cap") { $0.metrics.capped }],
+        ResultColumn.rate(Measure.triggerRate) { $0.item.triggerRate },
+        [.count("responded", unit: "notifications", "returns a notification caused") { $0.item.responded }],
+        ResultColumn.rate(Measure.responseRate) { $0.item.responseRate },
+        [.count("capped", unit: "notifications", "not shown because of the frequency cap") { $0.item.capped }],
     ]
 
-    public static let messageStats = ResultTable<Slot>(
+    public static let messageStats = ResultTable<ConfigurationRow<SlotMetrics>>(
         "message_stats",
         columns: [
             configurationKey(\.configuration),
             [
-                .index("reminder_index", unit: "reminder", "the reminder's place in the configuration, from 0") { $0.metrics.reminder },
-                .index("message_index", unit: "message", "the message's place in messages, from 0") { $0.metrics.index },
-                .text("message", "the message text") { $0.metrics.name },
+                .index("reminder_index", unit: "reminder", "the reminder's place in the configuration, from 0") { $0.item.reminder },
+                .index("message_index", unit: "message", "the message's place in messages, from 0") { $0.item.index },
+                .text("message", "the message text") { $0.item.name },
             ],
         ] + slotColumns,
-        rows: { run in run.results.all.flatMap { c in c.messages.map { Slot(configuration: c, metrics: $0) } } })
+        rows: { run in run.results.all.flatMap { c in c.messages.map { ConfigurationRow(configuration: c, item: $0) } } })
 
-    public static let periodStats = ResultTable<Slot>(
+    public static let periodStats = ResultTable<ConfigurationRow<SlotMetrics>>(
         "period_stats",
         columns: [
             configurationKey(\.configuration),
             [
-                .index("reminder_index", unit: "reminder", "the reminder's place in the configuration, from 0") { $0.metrics.reminder },
-                .index("period_index", unit: "period", "the period's place in timePeriods, from 0") { $0.metrics.index },
-                .index("period_value", unit: "period unit", "the delay really used at that index") { $0.metrics.periodValue ?? 0 },
-                .text("period_unit", "its unit") { $0.configuration.spec.reminders[$0.metrics.reminder].unit.rawValue },
+                .index("reminder_index", unit: "reminder", "the reminder's place in the configuration, from 0") { $0.item.reminder },
+                .index("period_index", unit: "period", "the period's place in timePeriods, from 0") { $0.item.index },
+                .index("period_value", unit: "period unit", "the delay really used at that index") { $0.item.periodValue ?? 0 },
+                .text("period_unit", "its unit") { $0.configuration.spec.reminders[$0.item.reminder].unit.rawValue },
             ],
         ] + slotColumns,
-        rows: { run in run.results.all.flatMap { c in c.periods.map { Slot(configuration: c, metrics: $0) } } })
+        rows: { run in run.results.all.flatMap { c in c.periods.map { ConfigurationRow(configuration: c, item: $0) } } })
 
     // MARK: daily_stats, retention_curve
 
@@ -361,32 +355,26 @@ public enum ResultTables {
 
     // MARK: cron_rule_stats, cron_first_run_days, hourly_stats
 
-    /// One cron rule of one configuration.
-    public struct Rule: Sendable {
-        public let configuration: ConfigurationResult
-        public let metrics: CronRuleMetrics
-    }
-
-    public static let cronRuleStats = ResultTable<Rule>(
+    public static let cronRuleStats = ResultTable<ConfigurationRow<CronRuleMetrics>>(
         "cron_rule_stats",
         columns: [
             configurationKey(\.configuration),
             [
-                .index("rule_index", unit: "rule", "the rule's place in cronRules, from 0") { $0.metrics.index },
-                .text("rule", "the rule's text") { $0.metrics.rule },
-                .count("launches_evaluated", unit: "launches", "launches the rule was evaluated at") { $0.metrics.launchesEvaluated },
-                .count("block_runs", unit: "launches", "launches its block ran at") { $0.metrics.blockRuns },
-                .count("else_runs", unit: "launches", "launches its else ran at") { $0.metrics.elseRuns },
-                .count("users_ran", unit: "users", "users for whom the block ran at least once") { $0.metrics.usersRan },
+                .index("rule_index", unit: "rule", "the rule's place in cronRules, from 0") { $0.item.index },
+                .text("rule", "the rule's text") { $0.item.rule },
+                .count("launches_evaluated", unit: "launches", "launches the rule was evaluated at") { $0.item.launchesEvaluated },
+                .count("block_runs", unit: "launches", "launches its block ran at") { $0.item.blockRuns },
+                .count("else_runs", unit: "launches", "launches its else ran at") { $0.item.elseRuns },
+                .count("users_ran", unit: "users", "users for whom the block ran at least once") { $0.item.usersRan },
                 .optionalCount("first_run_day_median", unit: "day", "median local day from install to the first run") {
-                    $0.metrics.firstRunDayMedian.map(Int64.init)
+                    $0.item.firstRunDayMedian.map(Int64.init)
                 },
                 .optionalCount("first_run_day_p90", unit: "day", "90th percentile of that day") {
-                    $0.metrics.firstRunDayP90.map(Int64.init)
+                    $0.item.firstRunDayP90.map(Int64.init)
                 },
             ],
         ],
-        rows: { run in run.results.all.flatMap { c in c.cronRules.map { Rule(configuration: c, metrics: $0) } } })
+        rows: { run in run.results.all.flatMap { c in c.cronRules.map { ConfigurationRow(configuration: c, item: $0) } } })
 
     /// The users whose first run of one rule came on one day since install.
     public struct FirstRunDay: Sendable {
@@ -414,25 +402,19 @@ public enum ResultTables {
             }
         })
 
-    /// One local hour of one configuration.
-    public struct Hour: Sendable {
-        public let configuration: ConfigurationResult
-        public let metrics: HourMetrics
-    }
-
-    public static let hourlyStats = ResultTable<Hour>(
+    public static let hourlyStats = ResultTable<ConfigurationRow<HourMetrics>>(
         "hourly_stats",
         columns: [
             configurationKey(\.configuration),
             [
-                .index("local_hour", unit: "hour", "the user's own clock, 0 to 23") { $0.metrics.hour },
-                .count("delivered", unit: "notifications", "notifications delivered in that hour") { $0.metrics.delivered },
-                .count("responded", unit: "notifications", "those that brought the user back") { $0.metrics.responded },
+                .index("local_hour", unit: "hour", "the user's own clock, 0 to 23") { $0.item.hour },
+                .count("delivered", unit: "notifications", "notifications delivered in that hour") { $0.item.delivered },
+                .count("responded", unit: "notifications", "those that brought the user back") { $0.item.responded },
             ],
-            ResultColumn.rate(Measure.responseRate) { $0.metrics.responseRate },
+            ResultColumn.rate(Measure.responseRate) { $0.item.responseRate },
         ],
         rows: { run in
-            run.results.configurations.flatMap { c in c.hours.map { Hour(configuration: c, metrics: $0) } }
+            run.results.configurations.flatMap { c in c.hours.map { ConfigurationRow(configuration: c, item: $0) } }
         })
 
     /// The counts of `config_metrics`, from `users` to `triggered`.
