@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport", "SimulationTestSupport"]),
         .testTarget(
             name: "ReportingTests",
-            dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "SimulationTestSupport"]),
+            dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport", "SimulationTestSupport"]),
         .testTarget(
             name: "CLITests",
             dependencies: ["ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport"]),

@@ -29,13 +29,18 @@ struct ReportCommand: RunnableCommand {
         context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
     }
 
-    /// Renders run `id` into its folder under `output`; returns the folder.
+    /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded once.
     static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool) throws -> String {
-        let name = try StoreAccess.perform { try store.load(id).record.scenario.name }
-        let folder = StoreAccess.reportFolder(out: output, scenarioName: name, runID: id)
+        try render(StoreAccess.perform { try store.load(id) }, output: output, csvSafe: csvSafe)
+    }
+
+    /// Renders a run loaded or just saved into its folder under `output`, from its results in memory;
+    /// returns the folder. `csvSafe` as `--csv-safe`.
+    static func render(_ run: StoredRun, output: String, csvSafe: Bool) throws -> String {
+        let folder = StoreAccess.reportFolder(out: output, scenarioName: run.record.scenario.name, runID: run.id)
         return try StoreAccess.publish(folder) { partial in
             do {
-                _ = try StoreAccess.perform { try ReportWriter.write(run: id, store: store, to: partial, csvSafe: csvSafe) }
+                _ = try StoreAccess.perform { try ReportWriter.write(run, to: partial, csvSafe: csvSafe) }
             } catch let error as CocoaError {
                 throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
             }

@@ -79,7 +79,8 @@ struct RunCommand: RunnableCommand {
         // The report is written before anything is printed: a reader that stops early (`| head`)
         // still leaves a run with its report.
         let rendering = DispatchTime.now()
-        let folder = try ReportCommand.render(runID, store: store, output: simulation.output, csvSafe: csvSafe)
+        // Rendered from the results in memory: the saved run reads back to the same results.
+        let folder = try ReportCommand.render(StoredRun(id: runID, record: record), output: simulation.output, csvSafe: csvSafe)
         let renderSeconds = Self.seconds(since: rendering)
         let report = Path.join(folder, "report.md")
         if json {

@@ -4,44 +4,43 @@ import Rendering
 import Simulation
 import Storage
 
-/// Writes a stored run's tables as CSV files, one per table.
+/// Writes a run's tables as CSV files, one per table, from its results in memory through the
+/// tables' descriptions (`ResultTables`): the files and the report rendered from the same loaded run
+/// agree on every number, whichever release stored the run.
 public enum CSVExport {
-    /// The CSV text of one table of one run, straight from the database.
-    public static func table(_ name: String, run: Int64, store: RunStore) throws -> CSVTable {
-        let (columns, rows) = try store.export(table: name, run: run)
-        var table = CSVTable(header: columns, rows: rows.map { $0.map(field) })
-        // The scenario in one line, not a cell of hundreds of lines.
-        if let c = columns.firstIndex(of: "scenario_json") {
-            for r in table.rows.indices {
-                guard case let .text(json) = table.rows[r][c], let scenario = try? Scenario.decodeStored(json),
-                      let compact = try? scenario.compactJSON() else { continue }
-                table.rows[r][c] = .text(compact)
-            }
-        }
-        return table
+    /// The CSV text of one table of a run: `run_id`, then the table's exported columns.
+    public static func table(_ table: RunTable, of run: StoredRun) -> CSVTable {
+        let columns = table.exportedColumns
+        return CSVTable(
+            header: ["run_id"] + columns.map(\.column.name),
+            rows: table.rows(run.record.facts).map { row in [.integer(run.id)] + columns.map { field(row[$0.index]) } })
     }
 
-    static func field(_ value: SQLValue) -> CSVField {
+    static func field(_ value: ResultValue) -> CSVField {
         switch value {
         case .null: return .null
         case let .integer(v): return .integer(v)
         case let .real(v): return .decimal(v)
         case let .text(v): return .text(v)
-        case let .blob(v): return .text(v.map { String(format: "%02x", $0) }.joined())
         }
     }
 
-    /// Writes every exported table of `run` into `folder` as `<table>.csv`; returns the file names.
-    /// `raw` (the default) writes text exactly as stored; false puts a `'` before text a spreadsheet
-    /// would run as a formula (`--csv-safe`).
+    /// Writes every exported table of run `run` of `store` into `folder` as `<table>.csv`; returns the
+    /// file names. `raw` (the default) writes text exactly as stored; false puts a `'` before text a
+    /// spreadsheet would run as a formula (`--csv-safe`).
     @discardableResult
     public static func write(run: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
+        try write(store.load(run), to: folder, raw: raw)
+    }
+
+    /// Writes every exported table of the loaded `run` into `folder`; returns the file names.
+    @discardableResult
+    public static func write(_ run: StoredRun, to folder: String, raw: Bool = true) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var names: [String] = []
-        for table in RunStore.exportedTables {
-            let name = "\(table).csv"
-            try ReportFiles.write(try Self.table(table, run: run, store: store).encoded(neutralizeFormulas: !raw),
-                                  to: Path.join(folder, name))
+        for table in ResultTables.all {
+            let name = "\(table.name).csv"
+            try ReportFiles.write(Self.table(table, of: run).encoded(neutralizeFormulas: !raw), to: Path.join(folder, name))
             names.append(name)
         }
         return names

@@ -39,7 +39,7 @@ public enum MarkdownReport {
         out += "## Files\n\n"
         out += "The same report is beside this file as one self-contained page, `report.html`. "
         out += "Every table of this run is beside this report as CSV (one file per table, RFC 4180, with a header): "
-        out += RunStore.exportedTables.map { "`\($0).csv`" }.joined(separator: ", ") + ".\n"
+        out += ResultTables.all.map { "`\($0.name).csv`" }.joined(separator: ", ") + ".\n"
         return out
     }
 

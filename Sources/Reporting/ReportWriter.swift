@@ -2,15 +2,21 @@ import FilePaths
 import Foundation
 import Storage
 
-/// Renders a stored run into a folder: `report.md`, one CSV per table and the charts.
+/// Renders a run into a folder: `report.md`, one CSV per table and the charts.
 public enum ReportWriter {
     /// Writes the report of run `id` from `store` into `folder`; returns the files written. `csvSafe`
     /// puts a `'` before CSV text a spreadsheet would run as a formula.
     @discardableResult
     public static func write(run id: Int64, store: RunStore, to folder: String, csvSafe: Bool = false) throws -> [String] {
-        let run = try store.load(id)
+        try write(store.load(id), to: folder, csvSafe: csvSafe)
+    }
+
+    /// Writes the report of a run loaded (or just saved) into `folder`; returns the files written.
+    /// Every file comes from the run's results in memory, so the CSV files and the report agree.
+    @discardableResult
+    public static func write(_ run: StoredRun, to folder: String, csvSafe: Bool = false) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var files = try CSVExport.write(run: id, store: store, to: folder, raw: !csvSafe)
+        var files = try CSVExport.write(run, to: folder, raw: !csvSafe)
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {

@@ -62,6 +62,8 @@ public struct RunComparison: Sendable {
         return Estimate.difference(a, b, paired: method == .paired)
     }
 
+    /// The formats; csv and json name each measure as the run's tables do (`opens_lift_per_user`,
+    /// `retention_d7`), so a row joins with `config_metrics`.
     public enum Format: String, CaseIterable, Sendable { case text, csv, json, markdown }
 
     static func number(_ m: DecisionMeasure, _ e: Estimate?) -> String { Text.measure(m, e) }
@@ -106,14 +108,14 @@ public struct RunComparison: Sendable {
                 header: ["run_a", "run_b", "label", "measure", "a", "a_low", "a_high", "b", "b_low", "b_high",
                          "difference", "difference_low", "difference_high", "method"],
                 rows: rows.map { r in
-                    [.integer(runA), .integer(runB), .text(r.label), .text(r.measure.rawValue)] + values(r.a) + values(r.b)
+                    [.integer(runA), .integer(runB), .text(r.label), .text(r.measure.measure.name)] + values(r.a) + values(r.b)
                         + values(r.difference) + [.text(method.rawValue)]
                 }).encoded()
         case .json:
             let doc = ComparisonJSON(
                 runA: runA, runB: runB, method: method.rawValue, sameScenario: sameScenario,
                 rows: rows.map { r in
-                    ComparisonJSON.Row(label: r.label, measure: r.measure.rawValue, a: IntervalJSON(r.a), b: IntervalJSON(r.b),
+                    ComparisonJSON.Row(label: r.label, measure: r.measure.measure.name, a: IntervalJSON(r.a), b: IntervalJSON(r.b),
                                        difference: IntervalJSON(r.difference))
                 })
             return JSONOutput.encode(doc)

@@ -306,8 +306,14 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Binds `values` to parameters 1, 2, … after clearing the previous ones.
+    /// Binds `values` to parameters 1, 2, … after clearing the previous ones. Refuses as many values
+    /// as the statement has not parameters: a value left out would bind NULL silently, or shift
+    /// every later one.
     public func bind(_ values: [SQLValue]) throws(StoreError) {
+        let parameters = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == parameters else {
+            throw StoreError(.invalid, "\(values.count) values for \(parameters) parameters", sql: sql)
+        }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (i, value) in values.enumerated() {

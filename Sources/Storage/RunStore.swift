@@ -21,6 +21,12 @@ public struct RunRecord: Sendable {
     }
 
     public var scenario: Scenario { results.scenario }
+
+    /// What the run's described tables are read from.
+    public var facts: RunFacts {
+        RunFacts(results: results, toolVersion: toolVersion, createdAt: createdAt, wallSeconds: wallSeconds, threads: threads,
+                 shard: shard)
+    }
 }
 
 /// A run read back from the store.
@@ -249,30 +255,21 @@ public final class RunStore {
     }
 
     private func insert(_ run: RunRecord) throws(StoreError) -> Int64 {
-        let s = run.scenario
-        let json = try Self.storedJSON(s)
-        let users = run.results.users
+        // Checked first, for its reason: the row itself would only say the column is NULL.
+        _ = try Self.storedJSON(run.scenario)
+        let facts = run.facts
+        let table = ResultTables.runs.erased
+        guard let row = table.rows(facts).first else { throw StoreError(.invalid, "runs: no row for the run") }
         try database.run(
-            """
-            INSERT INTO runs (scenario_name, scenario_json, seed, users, horizon_days, start_date, tool_version, status,
-                              shard_index, shard_count, first_user, end_user, created_at, wall_seconds, threads)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .text(s.name), .text(json), .integer(Int64(bitPattern: s.seed)), .integer(Int64(s.users)),
-                .integer(Int64(s.horizonDays)), .text(s.startDate), .text(run.toolVersion),
-                .text(run.shard == nil ? "complete" : "shard"),
-                // The schema counts shards from 0.
-                run.shard.map { .integer(Int64($0.index - 1)) } ?? .null, run.shard.map { .integer(Int64($0.count)) } ?? .null,
-                .integer(Int64(users.lowerBound)), .integer(Int64(users.upperBound)),
-                .text(run.createdAt), .real(run.wallSeconds), .integer(Int64(run.threads)),
-            ])
+            "INSERT INTO runs (\(table.columns.map(\.name).joined(separator: ", "))) VALUES (?\(String(repeating: ", ?", count: row.count - 1)))",
+            row.map(SQLValue.init))
         let id = database.lastInsertedRowID
-        let writer = try RowWriter(database: database, runID: id, scenario: s)
+        let writer = try RowWriter(database: database, runID: id, scenario: run.scenario)
+        try writer.writeDescribedTables(facts)
         for configuration in run.results.all {
-            try writer.write(configuration)
+            try writer.writeTally(configuration)
         }
-        try writer.writeRunTables(run.results)
+        try writer.writeUserSums(run.results)
         return id
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 @testable import Storage
 import XCTest
 
@@ -38,6 +39,22 @@ final class SchemaDocumentationTests: XCTestCase {
             }
         }
         XCTAssertEqual(undocumented, [], "columns docs/schema.md does not name")
+    }
+
+    /// Every column of the described tables (`ResultTables`) is named in the document, as the schema's are.
+    func testEveryDescribedColumnIsDocumented() throws {
+        let names = try documentedNames()
+        var undocumented: [String] = []
+        for table in ResultTables.all {
+            if !names.contains(table.name) { undocumented.append(table.name) }
+            for column in table.columns {
+                var bounded = column.name
+                for suffix in ["_low", "_high"] where bounded.hasSuffix(suffix) { bounded.removeLast(suffix.count) }
+                let pattern = bounded.replacingOccurrences(of: #"\d+"#, with: "K", options: .regularExpression)
+                if names.isDisjoint(with: [column.name, bounded, pattern]) { undocumented.append("\(table.name).\(column.name)") }
+            }
+        }
+        XCTAssertEqual(undocumented, [], "described columns docs/schema.md does not name")
     }
 
     func testTheDocumentGivesTheCurrentVersion() throws {

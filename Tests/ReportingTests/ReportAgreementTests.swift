@@ -1,0 +1,99 @@
+import Foundation
+import Rendering
+import ReminderSimTestSupport
+import Reporting
+import Simulation
+import Storage
+import XCTest
+
+/// A report folder's CSV files and its `report.md` show the same numbers: both are rendered from the
+/// run's results as loaded, whichever release stored the run.
+final class ReportAgreementTests: FolderTestCase {
+    override var folderPrefix: String { "agree" }
+
+    func savedRun() throws -> (store: RunStore, id: Int64) {
+        var s = Scenario.builtInDefault
+        s.users = 600
+        s.horizonDays = 35
+        let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
+        let store = try RunStore(path: folder.appendingPathComponent("runs.sqlite").path)
+        let id = try store.save(RunRecord(results: results, toolVersion: "test", createdAt: "2026-01-01T00:00:00Z",
+                                          wallSeconds: 1, threads: 2))
+        return (store, id)
+    }
+
+    /// `config_metrics.csv` by label: column name → field.
+    func metrics(in report: URL) throws -> [String: [String: String]] {
+        let records = try CSVTable.parse(String(contentsOf: report.appendingPathComponent("config_metrics.csv"), encoding: .utf8))
+        let header = try XCTUnwrap(records.first)
+        var byLabel: [String: [String: String]] = [:]
+        for record in records.dropFirst() {
+            let row = Dictionary(uniqueKeysWithValues: zip(header, record))
+            byLabel[row["label"] ?? ""] = row
+        }
+        return byLabel
+    }
+
+    /// The cells of the report's ranking table, by configuration label.
+    func ranking(in report: URL) throws -> [String: [String]] {
+        let text = try String(contentsOf: report.appendingPathComponent("report.md"), encoding: .utf8)
+        let section = try XCTUnwrap(text.components(separatedBy: "## Configurations against the holdout").dropFirst().first)
+        var rows: [String: [String]] = [:]
+        for line in section.split(separator: "\n").prefix(while: { !$0.hasPrefix("## ") }) where line.hasPrefix("| ") {
+            // Markdown escapes the brackets of an interval.
+            let cells = line.dropFirst(2).dropLast(2).components(separatedBy: " | ")
+                .map { $0.replacingOccurrences(of: "\\[", with: "[").replacingOccurrences(of: "\\]", with: "]") }
+            if cells.count == 10, Int(cells[0]) != nil { rows[cells[1]] = cells }
+        }
+        return rows
+    }
+
+    /// A value and its bounds from the CSV, formatted as the report formats them; n/a when one is empty.
+    func formatted(_ row: [String: String], _ name: String, _ format: String, scale: Double) -> String {
+        let values = [name, name + "_low", name + "_high"].compactMap { row[$0].flatMap(Double.init) }
+        guard values.count == 3 else { return "n/a" }
+        return String(format: format, values[0] * scale, values[1] * scale, values[2] * scale)
+    }
+
+    /// Each configuration's opens lift per user, trigger rate and opt-out rate, with their intervals.
+    func assertAgreement(_ report: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let csv = try metrics(in: report), table = try ranking(in: report)
+        XCTAssertFalse(table.isEmpty, "no ranking table in report.md", file: file, line: line)
+        for (label, cells) in table {
+            let row = try XCTUnwrap(csv[label], "config_metrics.csv has no \(label)", file: file, line: line)
+            XCTAssertEqual(cells[3], formatted(row, "opens_lift_per_user", "%+.3f [%.3f, %.3f]", scale: 1), label, file: file, line: line)
+            XCTAssertEqual(cells[4], formatted(row, "trigger_rate", "%.1f%% [%.1f, %.1f]", scale: 100), label, file: file, line: line)
+            XCTAssertEqual(cells[6], formatted(row, "opt_out_rate", "%.1f%% [%.1f, %.1f]", scale: 100), label, file: file, line: line)
+        }
+    }
+
+    func testAReportsCSVAndMarkdownAgree() throws {
+        let (store, id) = try savedRun()
+        let report = folder.appendingPathComponent("report")
+        try ReportWriter.write(run: id, store: store, to: report.path)
+        try assertAgreement(report)
+    }
+
+    /// A run stored before the sums over users were kept has rows as migration 3 left them: no sums,
+    /// Wilson intervals, and the measures added since NULL. Re-rendered, its CSV files show what its
+    /// report shows, the measures added since included.
+    func testARunStoredByAnOlderReleaseReRendersWithCSVThatAgrees() throws {
+        let (store, id) = try savedRun()
+        try store.database.execute("""
+            DELETE FROM user_sums;
+            DELETE FROM pairwise_stats;
+            DELETE FROM segment_metrics;
+            UPDATE config_metrics SET opt_out_rate_low = NULL, opt_out_rate_high = NULL, delivered_per_user = NULL,
+                delivered_per_user_low = NULL, delivered_per_user_high = NULL, opt_outs_per_delivered = NULL,
+                opt_outs_per_delivered_low = NULL, opt_outs_per_delivered_high = NULL, attributed_per_delivered = NULL,
+                attributed_per_delivered_low = NULL, attributed_per_delivered_high = NULL, rate_interval = 'wilson';
+            """)
+        let report = folder.appendingPathComponent("old")
+        try ReportWriter.write(run: id, store: store, to: report.path)
+        try assertAgreement(report)
+        let csv = try metrics(in: report)
+        // The measures added since are there, computed from the counts.
+        XCTAssertFalse(try XCTUnwrap(csv["holdout"]?["opt_out_rate_low"]).isEmpty)
+        XCTAssertTrue(csv.values.allSatisfy { $0["rate_interval"] == "wilson" })
+    }
+}
