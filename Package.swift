@@ -38,8 +38,10 @@ let package = Package(
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
+        .target(name: "GapFamilies", dependencies: ["Randomness"], exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData", "FilePaths"],
+            name: "Simulation",
+            dependencies: ["ReminderEngine", "CronEngine", "Randomness", "GapFamilies", "RecordedData", "FilePaths"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(name: "Console", exclude: ["README.md"]),
         .target(
@@ -47,7 +49,7 @@ let package = Package(
             swiftSettings: optimisedInDebug),
         .target(name: "Rendering", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"],
+            name: "Fitting", dependencies: ["Randomness", "GapFamilies", "RecordedData"], exclude: ["README.md"],
             swiftSettings: optimisedInDebug),
         .target(
             name: "RecordedData", dependencies: ["ReminderSimZlib"], exclude: ["README.md"],
@@ -56,7 +58,10 @@ let package = Package(
             name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"],
             exclude: ["README.md"]),
         .target(
-            name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData", "FilePaths"],
+            name: "Reporting",
+            dependencies: [
+                "Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "GapFamilies", "RecordedData", "FilePaths",
+            ],
             exclude: ["README.md"]),
         .target(
             name: "ReminderSimCLI",
@@ -73,11 +78,12 @@ let package = Package(
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
+        .testTarget(name: "GapFamiliesTests", dependencies: ["GapFamilies", "Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "FilePathsTests", dependencies: ["FilePaths"]),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
+            dependencies: ["Simulation", "Randomness", "GapFamilies", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),

@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import RecordedData
 
 /// A fitted gap distribution that can be evaluated, e.g. for survival charts.
@@ -61,6 +62,24 @@ public enum GapModel: String, Sendable, CaseIterable {
         case .logNormal: return try fitLogNormal(data)
         }
     }
+
+    /// The family a scenario names for this model.
+    public var family: GapFamily {
+        switch self {
+        case .exponential: return .exponential
+        case .weibull: return .weibull
+        case .logNormal: return .lognormal
+        }
+    }
+
+    /// A fit's estimates as the values of the family's parameters, in the family's order: the
+    /// exponential's rate becomes its mean gap; the other models estimate the parameters themselves.
+    func familyValues(_ estimates: [ParameterEstimate]) -> [Double] {
+        switch self {
+        case .exponential: return [1 / (estimates["rate"]?.value ?? .nan)]
+        case .weibull, .logNormal: return family.parameters.map { estimates[$0.name]?.value ?? .nan }
+        }
+    }
 }
 
 /// The result of fitting a gap model.
@@ -78,6 +97,9 @@ public struct FitResult: Sendable, CustomStringConvertible {
     public let iterations: Int
 
     public var modelName: String { model.rawValue }
+
+    /// The estimates as the values of the family's parameters, in its order, as a scenario gives them.
+    public var familyValues: [Double] { model.familyValues(parameters) }
 
     /// 2k − 2 logL.
     public var aic: Double { 2 * Double(parameters.count) - 2 * logLikelihood }
