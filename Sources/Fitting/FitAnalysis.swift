@@ -51,7 +51,7 @@ public struct FitAnalysis {
             do {
                 fits.append(try model.fit(observations))
             } catch {
-                failures.append((model.rawValue, error.description))
+                failures.append((model.name, error.description))
             }
         }
         gapFits = fits.sorted { $0.aic < $1.aic }

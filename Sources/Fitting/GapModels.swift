@@ -44,10 +44,13 @@ public enum GapDistribution: Sendable, Equatable {
 }
 
 /// The gap models that can be fitted by maximum likelihood with right-censoring.
-public enum GapModel: String, Sendable, CaseIterable {
-    case exponential = "Exponential"
-    case weibull = "Weibull"
-    case logNormal = "Lognormal"
+public enum GapModel: Sendable, CaseIterable {
+    case exponential
+    case weibull
+    case logNormal
+
+    /// The name a person reads, the family's.
+    public var name: String { family.title }
 
     /// Maximum-likelihood fit: logL = Σ_uncensored ln f(t) + Σ_censored ln S(t).
     ///
@@ -96,7 +99,7 @@ public struct FitResult: Sendable, CustomStringConvertible {
     public let converged: Bool
     public let iterations: Int
 
-    public var modelName: String { model.rawValue }
+    public var modelName: String { model.name }
 
     /// The estimates as the values of the family's parameters, in its order, as a scenario gives them.
     public var familyValues: [Double] { model.familyValues(parameters) }

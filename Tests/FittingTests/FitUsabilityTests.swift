@@ -29,8 +29,8 @@ final class FitUsabilityTests: XCTestCase {
         let data = (1...200).map { CensoredGap(duration: Double($0) / 20, censored: $0.isMultiple(of: 7)) }
         for model in GapModel.allCases {
             let fit = try model.fit(data)
-            XCTAssertNil(FitAnalysis.problem(of: fit), model.rawValue)
-            XCTAssertEqual(fit.familyValues.count, model.family.parameters.count, model.rawValue)
+            XCTAssertNil(FitAnalysis.problem(of: fit), model.name)
+            XCTAssertEqual(fit.familyValues.count, model.family.parameters.count, model.name)
         }
         let exponential = try GapModel.exponential.fit(data)
         XCTAssertEqual(exponential.familyValues[0], 1 / exponential.parameters[0].value)
