@@ -38,8 +38,9 @@ let package = Package(
         .target(name: "ReminderEngine", exclude: ["README.md"]),
         .target(name: "CronEngine", exclude: ["README.md"]),
         .target(name: "Randomness", exclude: ["README.md"], swiftSettings: optimisedInDebug),
+        .target(name: "GapFamilies", dependencies: ["Randomness"], exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "RecordedData"],
+            name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "GapFamilies", "RecordedData"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(name: "ScenarioData", dependencies: ["Simulation", "RecordedData", "FilePaths"], exclude: ["README.md"]),
         .target(name: "Console", exclude: ["README.md"]),
@@ -48,7 +49,7 @@ let package = Package(
             swiftSettings: optimisedInDebug),
         .target(name: "Rendering", exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(
-            name: "Fitting", dependencies: ["Randomness", "RecordedData"], exclude: ["README.md"],
+            name: "Fitting", dependencies: ["Randomness", "GapFamilies", "RecordedData"], exclude: ["README.md"],
             swiftSettings: optimisedInDebug),
         .target(
             name: "RecordedData", dependencies: ["ReminderSimZlib"], exclude: ["README.md"],
@@ -57,7 +58,10 @@ let package = Package(
             name: "Calibration", dependencies: ["Simulation", "Fitting", "Randomness", "RecordedData"],
             exclude: ["README.md"]),
         .target(
-            name: "Reporting", dependencies: ["Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "RecordedData", "FilePaths"],
+            name: "Reporting",
+            dependencies: [
+                "Rendering", "Storage", "Simulation", "ReminderEngine", "Fitting", "GapFamilies", "RecordedData", "FilePaths",
+            ],
             exclude: ["README.md"]),
         .target(
             name: "ReminderSimCLI",
@@ -79,13 +83,14 @@ let package = Package(
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
         .testTarget(name: "RandomnessTests", dependencies: ["Randomness"], swiftSettings: optimisedInDebug),
+        .testTarget(name: "GapFamiliesTests", dependencies: ["GapFamilies", "Randomness"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console"]),
         .testTarget(name: "FilePathsTests", dependencies: ["FilePaths"]),
         // Reads the package's own files: every import declared by its target and allowed by its module's README.
         .testTarget(name: "PackageTests", swiftSettings: optimisedInDebug),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "ScenarioData", "Randomness", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
+            dependencies: ["Simulation", "ScenarioData", "Randomness", "GapFamilies", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),

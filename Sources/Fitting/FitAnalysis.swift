@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import RecordedData
 
 /// What `remindersim fit` computes from a recorded log: the gap models, BG/NBD, and their checks.
@@ -50,7 +51,7 @@ public struct FitAnalysis {
             do {
                 fits.append(try model.fit(observations))
             } catch {
-                failures.append((model.rawValue, error.description))
+                failures.append((model.name, error.description))
             }
         }
         gapFits = fits.sorted { $0.aic < $1.aic }
@@ -144,7 +145,7 @@ public struct FitAnalysis {
     static func problem(of bgnbd: BGNBDFit?, failure: String?) -> String? {
         guard let bgnbd else { return failure ?? "not fitted" }
         if !bgnbd.converged { return "the optimiser did not converge" }
-        if let bad = bgnbd.parameters.first(where: { !($0.value > 0 && $0.value <= 1e6) }) {
+        if let (_, bad) = zip(GapFamily.bgnbd.parameters, bgnbd.parameters).first(where: { !$0.0.bounds.contains($0.1.value) }) {
             return String(format: "%@ = %.4g is at the edge of the parameter space", bad.name, bad.value)
         }
         if bgnbd.parameters.contains(where: { $0.standardError == nil }) {
@@ -154,13 +155,14 @@ public struct FitAnalysis {
     }
 
     /// Why a gap model's fit cannot be used in a scenario, or nil when it can.
-    public func problem(of fit: FitResult) -> String? {
-        for p in fit.parameters {
-            let value = p.name == "rate" ? 1 / p.value : p.value
-            let limit = p.name == "mu" ? 50.0 : 1e6
-            if !(value.isFinite && abs(value) <= limit && (p.name == "mu" || value > 0)) {
-                return String(format: "%@ = %.4g is outside what a scenario accepts", p.name, p.value)
-            }
+    public func problem(of fit: FitResult) -> String? { Self.problem(of: fit) }
+
+    /// Why a gap model's fit cannot be used in a scenario, or nil when it can: a value outside what
+    /// the family's parameter accepts is named by the estimate it comes from.
+    public static func problem(of fit: FitResult) -> String? {
+        for ((parameter, value), estimate) in zip(zip(fit.model.family.parameters, fit.familyValues), fit.parameters)
+        where !parameter.bounds.contains(value) {
+            return String(format: "%@ = %.4g is outside what a scenario accepts", estimate.name, estimate.value)
         }
         return fit.converged ? nil : "the optimiser did not converge"
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import RecordedData
 
 /// A fitted gap distribution that can be evaluated, e.g. for survival charts.
@@ -43,10 +44,13 @@ public enum GapDistribution: Sendable, Equatable {
 }
 
 /// The gap models that can be fitted by maximum likelihood with right-censoring.
-public enum GapModel: String, Sendable, CaseIterable {
-    case exponential = "Exponential"
-    case weibull = "Weibull"
-    case logNormal = "Lognormal"
+public enum GapModel: Sendable, CaseIterable {
+    case exponential
+    case weibull
+    case logNormal
+
+    /// The name a person reads, the family's.
+    public var name: String { family.title }
 
     /// Maximum-likelihood fit: logL = Σ_uncensored ln f(t) + Σ_censored ln S(t).
     ///
@@ -59,6 +63,24 @@ public enum GapModel: String, Sendable, CaseIterable {
         case .exponential: return fitExponential(data)
         case .weibull: return try fitWeibull(data)
         case .logNormal: return try fitLogNormal(data)
+        }
+    }
+
+    /// The family a scenario names for this model.
+    public var family: GapFamily {
+        switch self {
+        case .exponential: return .exponential
+        case .weibull: return .weibull
+        case .logNormal: return .lognormal
+        }
+    }
+
+    /// A fit's estimates as the values of the family's parameters, in the family's order: the
+    /// exponential's rate becomes its mean gap; the other models estimate the parameters themselves.
+    func familyValues(_ estimates: [ParameterEstimate]) -> [Double] {
+        switch self {
+        case .exponential: return [1 / (estimates["rate"]?.value ?? .nan)]
+        case .weibull, .logNormal: return family.parameters.map { estimates[$0.name]?.value ?? .nan }
         }
     }
 }
@@ -77,7 +99,10 @@ public struct FitResult: Sendable, CustomStringConvertible {
     public let converged: Bool
     public let iterations: Int
 
-    public var modelName: String { model.rawValue }
+    public var modelName: String { model.name }
+
+    /// The estimates as the values of the family's parameters, in its order, as a scenario gives them.
+    public var familyValues: [Double] { model.familyValues(parameters) }
 
     /// 2k − 2 logL.
     public var aic: Double { 2 * Double(parameters.count) - 2 * logLikelihood }

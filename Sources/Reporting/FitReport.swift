@@ -1,6 +1,7 @@
 import FilePaths
 import Fitting
 import Foundation
+import GapFamilies
 import RecordedData
 import Rendering
 import Simulation
@@ -166,26 +167,17 @@ extension FitAnalysis {
         var out: [[String: Any]] = []
         let name = Path.stem(dataPath)
         if let bgnbd, bgnbdProblem == nil {
-            var returns: [String: Any] = ["distribution": "bgnbd", "unit": options.bgnbdUnit.rawValue]
-            for p in bgnbd.parameters { returns[p.name == "α" ? "alpha" : p.name] = rounded(p.value) }
+            var returns: [String: Any] = ["distribution": GapFamily.bgnbd.name, "unit": options.bgnbdUnit.rawValue]
+            for (parameter, estimate) in zip(GapFamily.bgnbd.parameters, bgnbd.parameters) {
+                returns[parameter.name] = rounded(estimate.value)
+            }
             out.append(["name": "\(name) BG/NBD", "weight": 1, "returns": returns])
         }
         for fit in gapFits where problem(of: fit) == nil {
-            var returns: [String: Any] = ["unit": options.gapUnit.rawValue]
-            switch fit.model {
-            case .exponential:
-                returns["distribution"] = "exponential"
-                returns["mean"] = rounded(1 / (fit.parameters["rate"]?.value ?? .nan))
-            case .weibull:
-                returns["distribution"] = "weibull"
-                returns["shape"] = rounded(fit.parameters["shape"]?.value ?? .nan)
-                returns["scale"] = rounded(fit.parameters["scale"]?.value ?? .nan)
-            case .logNormal:
-                returns["distribution"] = "lognormal"
-                returns["mu"] = rounded(fit.parameters["mu"]?.value ?? .nan)
-                returns["sigma"] = rounded(fit.parameters["sigma"]?.value ?? .nan)
-            }
-            out.append(["name": "\(name) \(returns["distribution"]!)", "weight": 1, "returns": returns])
+            let family = fit.model.family
+            var returns: [String: Any] = ["distribution": family.name, "unit": options.gapUnit.rawValue]
+            for (parameter, value) in zip(family.parameters, fit.familyValues) { returns[parameter.name] = rounded(value) }
+            out.append(["name": "\(name) \(family.name)", "weight": 1, "returns": returns])
         }
         var source: [String: Any] = ["data": dataPath]
         if let observationEnd { source["observationEnd"] = observationEnd }

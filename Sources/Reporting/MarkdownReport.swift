@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import Rendering
 import ReminderEngine
 import Simulation
@@ -243,12 +244,7 @@ public enum MarkdownReport {
 
     static func describe(_ p: ReturnProcess) -> String {
         switch p {
-        case let .exponential(mean, unit): return String(format: "exponential, mean %g \(unit.rawValue)", mean)
-        case let .weibull(shape, scale, unit): return String(format: "Weibull, shape %g, scale %g \(unit.rawValue)", shape, scale)
-        case let .lognormal(mu, sigma, unit):
-            return String(format: "lognormal, median %.3g \(unit.rawValue), sigma %g", exp(mu), sigma)
-        case let .bgnbd(r, alpha, a, b, unit):
-            return String(format: "BG/NBD, r %g, alpha %g (per \(unit.rawValue.dropLast())), a %g, b %g", r, alpha, a, b)
+        case let .parametric(family, values, unit): return family.describe(values, unit: unit.rawValue)
         case let .empirical(values, _, unit): return "empirical, \(values.count) recorded gaps in \(unit.rawValue)"
         case let .recordedGaps(source): return "gaps resampled from \(source.path) (Kaplan–Meier, censoring-aware)"
         case let .replay(source): return "recorded timelines replayed from \(source.path) (a response adds a visit)"

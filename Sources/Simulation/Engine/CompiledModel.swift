@@ -1,5 +1,6 @@
 import CronEngine
 import Foundation
+import GapFamilies
 import Randomness
 import ReminderEngine
 
@@ -23,14 +24,13 @@ enum GapSampler: Sendable {
     /// plain value that is copied without reference counting.
     init(_ process: ReturnProcess, tables: inout EmpiricalTables) {
         switch process {
-        case let .exponential(mean, unit):
-            self = .exponential(ExponentialDistribution(mean: mean * unit.seconds))
-        case let .weibull(shape, scale, unit):
-            self = .weibull(WeibullDistribution(shape: shape, scale: scale * unit.seconds))
-        case let .lognormal(mu, sigma, unit):
-            self = .lognormal(LogNormalDistribution(mu: mu + log(unit.seconds), sigma: sigma))
-        case .bgnbd:
-            self = .bgnbd
+        case let .parametric(family, values, unit):
+            switch family.sampler(values, unitSeconds: unit.seconds) {
+            case let .exponential(d): self = .exponential(d)
+            case let .weibull(d): self = .weibull(d)
+            case let .lognormal(d): self = .lognormal(d)
+            case .perUser: self = .bgnbd
+            }
         case let .empirical(values, weights, unit):
             let start = tables.seconds.count
             let w = weights ?? Array(repeating: 1, count: values.count)
@@ -115,9 +115,8 @@ struct BGNBDMixing: Sendable {
     let unitSeconds: Double
 
     init?(_ process: ReturnProcess) {
-        guard case let .bgnbd(r, alpha, a, b, unit) = process else { return nil }
-        rate = GammaDistribution(shape: r, rate: alpha)
-        dropout = BetaDistribution(a: a, b: b)
+        guard case let .parametric(family, values, unit) = process, let mixing = family.mixing(values) else { return nil }
+        (rate, dropout) = mixing
         unitSeconds = unit.seconds
     }
 }

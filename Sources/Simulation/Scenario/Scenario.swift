@@ -1,4 +1,5 @@
 import CronEngine
+import GapFamilies
 import RecordedData
 import ReminderEngine
 
@@ -112,12 +113,9 @@ public struct SessionLength: Encodable, Equatable, Sendable {
 
 /// The gap between a session's close and the user's next organic open.
 public enum ReturnProcess: Equatable, Sendable {
-    case exponential(mean: Double, unit: GapUnit)
-    case weibull(shape: Double, scale: Double, unit: GapUnit)
-    case lognormal(mu: Double, sigma: Double, unit: GapUnit)
-    /// BG/NBD: each user draws a rate λ ~ Gamma(r, rate α) per `unit` and a dropout chance
-    /// p ~ Beta(a, b); gaps are Exp(λ) and after each repeat session the user drops out with p.
-    case bgnbd(r: Double, alpha: Double, a: Double, b: Double, unit: GapUnit)
+    /// Gaps from a parametric family, with its parameters' values in the family's order (times in
+    /// `unit`, rates per `unit`).
+    case parametric(GapFamily, values: [Double], unit: GapUnit)
     /// Gaps resampled from recorded values (with optional weights).
     case empirical(values: [Double], weights: [Double]?, unit: GapUnit)
     /// Gaps resampled from a recorded log's gap distribution, estimated with right-censoring
@@ -126,36 +124,81 @@ public enum ReturnProcess: Equatable, Sendable {
     /// Each user follows a recorded user's real timeline, shifted to the install.
     case replay(RecordedSource)
 
-    public var distributionName: String {
+    public static func exponential(mean: Double, unit: GapUnit) -> ReturnProcess {
+        .parametric(.exponential, values: [mean], unit: unit)
+    }
+
+    public static func weibull(shape: Double, scale: Double, unit: GapUnit) -> ReturnProcess {
+        .parametric(.weibull, values: [shape, scale], unit: unit)
+    }
+
+    public static func lognormal(mu: Double, sigma: Double, unit: GapUnit) -> ReturnProcess {
+        .parametric(.lognormal, values: [mu, sigma], unit: unit)
+    }
+
+    public static func bgnbd(r: Double, alpha: Double, a: Double, b: Double, unit: GapUnit) -> ReturnProcess {
+        .parametric(.bgnbd, values: [r, alpha, a, b], unit: unit)
+    }
+
+    public var distributionName: String { kind.name }
+
+    /// What kind of process this is, as a scenario names it.
+    public var kind: ReturnKind {
         switch self {
-        case .exponential: return "exponential"
-        case .weibull: return "weibull"
-        case .lognormal: return "lognormal"
-        case .bgnbd: return "bgnbd"
-        case .empirical, .recordedGaps: return "empirical"
-        case .replay: return "replay"
+        case let .parametric(family, _, _): return .parametric(family)
+        case .empirical, .recordedGaps: return .empirical
+        case .replay: return .replay
         }
     }
 }
 
+/// The kinds of return process a scenario may name in `distribution`: every parametric family,
+/// then the recorded ones.
+public enum ReturnKind: Equatable, Sendable {
+    case parametric(GapFamily)
+    /// Recorded gaps: listed values, or a log's gaps resampled.
+    case empirical
+    /// Recorded timelines.
+    case replay
+
+    public static let all: [ReturnKind] = GapFamily.allCases.map { .parametric($0) } + [.empirical, .replay]
+
+    public var name: String {
+        switch self {
+        case let .parametric(family): return family.name
+        case .empirical: return "empirical"
+        case .replay: return "replay"
+        }
+    }
+
+    /// The kind a scenario names, or nil for a name that is none.
+    public init?(name: String) {
+        guard let kind = Self.all.first(where: { $0.name == name }) else { return nil }
+        self = kind
+    }
+}
+
 extension ReturnProcess: Encodable {
-    enum Keys: String, CodingKey {
-        case distribution, mean, shape, scale, mu, sigma, r, alpha, a, b, values, weights, unit, data, format,
-            observationEnd
+    /// A field of a return process's JSON object.
+    struct Keys: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+
+        static let distribution = Keys("distribution"), unit = Keys("unit"), values = Keys("values")
+        static let weights = Keys("weights"), data = Keys("data"), format = Keys("format")
+        static let observationEnd = Keys("observationEnd")
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
         try c.encode(distributionName, forKey: .distribution)
-        func parameters(_ values: KeyValuePairs<Keys, Double>, unit: GapUnit) throws {
-            for (key, value) in values { try c.encode(value, forKey: key) }
-            try c.encode(unit, forKey: .unit)
-        }
         switch self {
-        case let .exponential(mean, unit): try parameters([.mean: mean], unit: unit)
-        case let .weibull(shape, scale, unit): try parameters([.shape: shape, .scale: scale], unit: unit)
-        case let .lognormal(mu, sigma, unit): try parameters([.mu: mu, .sigma: sigma], unit: unit)
-        case let .bgnbd(r, alpha, a, b, unit): try parameters([.r: r, .alpha: alpha, .a: a, .b: b], unit: unit)
+        case let .parametric(family, values, unit):
+            for (parameter, value) in zip(family.parameters, values) { try c.encode(value, forKey: Keys(parameter.name)) }
+            try c.encode(unit, forKey: .unit)
         case let .empirical(values, weights, unit):
             try c.encode(values, forKey: .values)
             try c.encodeIfPresent(weights, forKey: .weights)

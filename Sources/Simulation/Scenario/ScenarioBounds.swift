@@ -65,16 +65,9 @@ extension Scenario {
     /// typical it is; nil for recorded data, whose visits are real.
     static func typicalGap(_ returns: ReturnProcess) -> (field: String, seconds: Double, what: String)? {
         switch returns {
-        case let .exponential(mean, unit):
-            return ("mean", mean * unit.seconds, "mean")
-        case let .weibull(shape, scale, unit):
-            return ("scale", scale * tgamma(1 + 1 / shape) * unit.seconds, "mean")
-        case let .lognormal(mu, _, unit):
-            // The median, not the mean: a large sigma would let a mean of hours hide a typical gap of nanoseconds.
-            // It may be given as median or as mu, so the path names the whole return process.
-            return ("", exp(mu) * unit.seconds, "median")
-        case let .bgnbd(r, alpha, _, _, unit):
-            return ("alpha", alpha / r * unit.seconds, "mean-rate")
+        case let .parametric(family, values, unit):
+            let typical = family.typicalGap(values)
+            return (typical.field, typical.value * unit.seconds, typical.kind)
         case let .empirical(values, weights, unit):
             let w = weights ?? Array(repeating: 1, count: values.count)
             let total = w.reduce(0, +)

@@ -1,5 +1,6 @@
 import RecordedData
 import Foundation
+import GapFamilies
 import CronEngine
 import ReminderEngine
 
@@ -262,47 +263,31 @@ extension JSONFieldReader {
                        sessionLength: session, coldLaunchAfterMinutes: cold)
     }
 
-    static let distributions = ["exponential", "weibull", "lognormal", "bgnbd", "empirical", "replay"]
-
     mutating func returnProcess(_ json: JSON, at path: String) -> ReturnProcess? {
-        let expected = "expected one of " + Self.distributions.map { "\"\($0)\"" }.joined(separator: ", ")
+        let expected = "expected one of " + ReturnKind.all.map { "\"\($0.name)\"" }.joined(separator: ", ")
         guard let o = object(json, at: path) else { return nil }
         guard let kindJSON = o["distribution"] else {
             fail(o.path("distribution"), "required field is missing; \(expected)")
             return nil
         }
-        guard let kind = string(kindJSON, at: o.path("distribution")) else { return nil }
-        guard Self.distributions.contains(kind) else {
-            fail(o.path("distribution"), "unknown distribution \(ScenarioIssue.quote(kind)); \(expected)")
+        guard let name = string(kindJSON, at: o.path("distribution")) else { return nil }
+        guard let kind = ReturnKind(name: name) else {
+            fail(o.path("distribution"), "unknown distribution \(ScenarioIssue.quote(name)); \(expected)")
             return nil
         }
         defer { self.finish(o) }
         let units: (inout JSONFieldReader, JSON, String) -> GapUnit? = { r, j, p in r.enumeration(j, at: p, as: GapUnit.self) }
         let readUnit = { (r: inout JSONFieldReader) in r.field(o, "unit", default: GapUnit.days, units) }
         switch kind {
-        case "exponential":
-            let mean = field(o, "mean", Self.number(.positiveUpTo(1e6)))
+        case let .parametric(family):
+            let values = family.parameters.map { parameter($0, of: o, at: path) }
             let unit = readUnit(&self)
-            guard let mean, let unit else { return nil }
-            return .exponential(mean: mean, unit: unit)
-        case "weibull":
-            let shape = field(o, "shape", Self.number(.within(0.05...50)))
-            let scale = field(o, "scale", Self.number(.positiveUpTo(1e6)))
-            let unit = readUnit(&self)
-            guard let shape, let scale, let unit else { return nil }
-            return .weibull(shape: shape, scale: scale, unit: unit)
-        case "lognormal":
-            return lognormal(o, at: path, unit: readUnit)
-        case "bgnbd":
-            let parameters = ["r", "alpha", "a", "b"].map { field(o, $0, Self.number(.positiveUpTo(1e6))) }
-            let unit = readUnit(&self)
-            guard let r = parameters[0], let alpha = parameters[1], let a = parameters[2], let b = parameters[3],
-                  let unit
-            else { return nil }
-            return .bgnbd(r: r, alpha: alpha, a: a, b: b, unit: unit)
-        case "empirical" where o["data"] != nil:
+            let read = values.compactMap { $0 }
+            guard read.count == values.count, let unit else { return nil }
+            return .parametric(family, values: read, unit: unit)
+        case .empirical where o["data"] != nil:
             return recordedSource(o).map { .recordedGaps($0) }
-        case "empirical":
+        case .empirical:
             let values = field(o, "values") { r, j, p in
                 r.list(j, at: p, nonEmpty: true) { r, j, p in r.number(j, at: p, .positiveUpTo(1e6)) }
             }
@@ -312,28 +297,25 @@ extension JSONFieldReader {
             let unit = readUnit(&self)
             guard let values, let weights, let unit else { return nil }
             return .empirical(values: values, weights: weights, unit: unit)
-        default:
+        case .replay:
             return recordedSource(o).map { .replay($0) }
         }
     }
 
-    mutating func lognormal(
-        _ o: ObjectFields, at path: String, unit: (inout JSONFieldReader) -> GapUnit?
-    ) -> ReturnProcess? {
-        let both = o["mu"] != nil && o["median"] != nil
-        if both { fail(path, "give either mu or median, not both") }
-        let mu: Double?
-        if both {
-            mu = nil
-        } else if o["median"] != nil {
-            mu = field(o, "median", Self.number(.within(1e-20...1e6))).map { log($0) }
-        } else {
-            mu = field(o, "mu", Self.number(.within(-50...50)))
+    /// One parameter of a parametric family, read from its field or from the field that may stand in
+    /// for it (lognormal's `median` for `mu`), never both.
+    mutating func parameter(_ parameter: GapParameter, of o: ObjectFields, at path: String) -> Double? {
+        guard let alternative = parameter.alternative else {
+            return field(o, parameter.name, Self.number(parameter.bounds.check))
         }
-        let sigma = field(o, "sigma", Self.number(.positiveUpTo(10)))
-        let unit = unit(&self)
-        guard let mu, let sigma, let unit else { return nil }
-        return .lognormal(mu: mu, sigma: sigma, unit: unit)
+        if o[parameter.name] != nil && o[alternative.name] != nil {
+            fail(path, "give either \(parameter.name) or \(alternative.name), not both")
+            return nil
+        }
+        if o[alternative.name] != nil {
+            return field(o, alternative.name, Self.number(alternative.bounds.check)).map(alternative.parameter)
+        }
+        return field(o, parameter.name, Self.number(parameter.bounds.check))
     }
 
     /// The response model, and whether every field could be read: one that could not stands in with its

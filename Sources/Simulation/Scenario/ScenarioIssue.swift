@@ -1,3 +1,4 @@
+import GapFamilies
 import RecordedData
 
 /// One problem found in a scenario: where (a JSON path such as
@@ -197,6 +198,16 @@ final class ObjectFields {
     }
 
     func path(_ key: String) -> String { JSONFieldReader.join(path, key) }
+}
+
+extension GapParameter.Bounds {
+    /// The same bounds as a rule of the scenario reader.
+    var check: NumberCheck {
+        switch self {
+        case let .positiveUpTo(limit): return .positiveUpTo(limit)
+        case let .within(range): return .within(range)
+        }
+    }
 }
 
 /// A rule a number must obey.

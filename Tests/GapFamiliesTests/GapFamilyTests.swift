@@ -1,0 +1,65 @@
+import GapFamilies
+import Randomness
+import XCTest
+
+/// Each family's description: names, parameters, typical gaps, one-line descriptions and samplers.
+final class GapFamilyTests: XCTestCase {
+    func testNamesAndParametersAreDistinct() {
+        let names = GapFamily.allCases.map(\.name)
+        XCTAssertEqual(names, ["exponential", "weibull", "lognormal", "bgnbd"])
+        for family in GapFamily.allCases {
+            let fields = family.parameters.flatMap { [$0.name] + ($0.alternative.map { [$0.name] } ?? []) }
+            XCTAssertEqual(Set(fields).count, fields.count, family.name)
+            XCTAssertFalse(fields.contains("unit"), family.name)
+            XCTAssertFalse(family.parameters.contains { $0.meaning.isEmpty }, family.name)
+        }
+    }
+
+    func testBoundsAcceptWhatAScenarioAccepts() {
+        let mean = GapFamily.exponential.parameters[0].bounds
+        XCTAssertFalse(mean.contains(0))
+        XCTAssertTrue(mean.contains(1e6))
+        XCTAssertFalse(mean.contains(1e6.nextUp))
+        XCTAssertFalse(mean.contains(.nan))
+        let shape = GapFamily.weibull.parameters[0].bounds
+        XCTAssertTrue(shape.contains(0.05))
+        XCTAssertFalse(shape.contains(50.5))
+        XCTAssertTrue(GapFamily.lognormal.parameters[0].bounds.contains(-50))
+        XCTAssertFalse(GapFamily.lognormal.parameters[1].bounds.contains(10.5))
+        let median = GapFamily.lognormal.parameters[0].alternative
+        XCTAssertEqual(median?.name, "median")
+        XCTAssertEqual(median.map { $0.parameter(4) } ?? .nan, log(4), accuracy: 1e-15)
+    }
+
+    func testTypicalGaps() {
+        XCTAssertEqual(GapFamily.exponential.typicalGap([3]).value, 3)
+        XCTAssertEqual(GapFamily.weibull.typicalGap([1, 2]).value, 2, accuracy: 1e-12)
+        XCTAssertEqual(GapFamily.lognormal.typicalGap([log(5), 1]).value, 5, accuracy: 1e-12)
+        XCTAssertEqual(GapFamily.lognormal.typicalGap([0, 1]).field, "")
+        XCTAssertEqual(GapFamily.bgnbd.typicalGap([2, 6, 1, 1]).value, 3)
+        XCTAssertEqual(GapFamily.bgnbd.typicalGap([2, 6, 1, 1]).field, "alpha")
+    }
+
+    func testDescriptions() {
+        XCTAssertEqual(GapFamily.exponential.describe([10], unit: "days"), "exponential, mean 10 days")
+        XCTAssertEqual(GapFamily.weibull.describe([0.8, 1], unit: "days"), "Weibull, shape 0.8, scale 1 days")
+        XCTAssertEqual(GapFamily.lognormal.describe([log(4), 1], unit: "hours"), "lognormal, median 4 hours, sigma 1")
+        XCTAssertEqual(GapFamily.bgnbd.describe([0.24, 4.4, 0.79, 2.4], unit: "weeks"),
+                       "BG/NBD, r 0.24, alpha 4.4 (per week), a 0.79, b 2.4")
+    }
+
+    /// The samplers are the distributions the simulation always drew from, in seconds, so runs keep their draws.
+    func testSamplersScaleToSeconds() {
+        guard case let .exponential(e) = GapFamily.exponential.sampler([2], unitSeconds: 3_600) else { return XCTFail() }
+        XCTAssertEqual(e, ExponentialDistribution(mean: 7_200))
+        guard case let .weibull(w) = GapFamily.weibull.sampler([0.8, 2], unitSeconds: 60) else { return XCTFail() }
+        XCTAssertEqual(w, WeibullDistribution(shape: 0.8, scale: 120))
+        guard case let .lognormal(l) = GapFamily.lognormal.sampler([1, 0.5], unitSeconds: 86_400) else { return XCTFail() }
+        XCTAssertEqual(l, LogNormalDistribution(mu: 1 + log(86_400), sigma: 0.5))
+        guard case .perUser = GapFamily.bgnbd.sampler([1, 2, 3, 4], unitSeconds: 1) else { return XCTFail() }
+        let mixing = GapFamily.bgnbd.mixing([1, 2, 3, 4])
+        XCTAssertEqual(mixing?.rate, GammaDistribution(shape: 1, rate: 2))
+        XCTAssertEqual(mixing?.dropout, BetaDistribution(a: 3, b: 4))
+        XCTAssertNil(GapFamily.weibull.mixing([1, 2]))
+    }
+}
