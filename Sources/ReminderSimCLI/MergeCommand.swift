@@ -49,7 +49,7 @@ struct MergeCommand: RunnableCommand {
 
         let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(
-            results: merged, toolVersion: Remindersim.version,
+            results: merged, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
             threads: shards.map(\.run.record.threads).max() ?? 1)

@@ -64,7 +64,7 @@ struct RunCommand: RunnableCommand {
         let storing = DispatchTime.now()
         let results = RunResults(scenario: scenario, tallies: result)
         let record = RunRecord(
-            results: results, toolVersion: Remindersim.version,
+            results: results, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard)
         let runID = try StoreAccess.perform { try store.save(record) }
         let storeSeconds = Self.seconds(since: storing)

@@ -90,7 +90,7 @@ struct TuneCommand: RunnableCommand {
         printer.done()
         let wall = RunCommand.seconds(since: started)
 
-        let record = TuneRecord(result: result, toolVersion: Remindersim.version,
+        let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
         let tuneID = try StoreAccess.perform { try store.save(record) }
         let report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)

@@ -1,4 +1,4 @@
 import Foundation
 import ReminderSimCLI
 
-exit(Remindersim.runAsProcess())
+exit(ReminderSim.runAsProcess())

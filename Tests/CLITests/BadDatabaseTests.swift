@@ -5,7 +5,7 @@ import XCTest
 
 /// `--db` pointing somewhere a database cannot be: exit 74 (66 for a database that is simply not
 /// there), a message naming the path, and nothing touched.
-final class BadDatabaseTests: RemindersimTestCase {
+final class BadDatabaseTests: ReminderSimTestCase {
     static let run = ["run", "--users", "200", "--days", "35", "--threads", "1"]
 
     /// Runs `arguments`, expects `status` and a one-line error naming `path` (plus `mentions`), and

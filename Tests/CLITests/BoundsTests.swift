@@ -5,7 +5,7 @@ import XCTest
 /// Every scenario `validate` accepts runs in time proportional to users × days, and `trace` stays
 /// within bounded memory: impossible gaps and sessions are refused by name, and a user who piles up
 /// sessions anyway stops the run with a clear error.
-final class BoundsTests: RemindersimTestCase {
+final class BoundsTests: ReminderSimTestCase {
     /// The default scenario with every segment returning as `returns`, sessions of `sessionMinutes` and
     /// no dropout.
     @discardableResult

@@ -5,7 +5,7 @@ import XCTest
 
 /// CSV as pandas and R read it by default: text exactly as stored, so a label joins with the
 /// database; the spreadsheet-safe copy behind `--csv-safe`; a run's scenario on one line.
-final class CSVOutputTests: RemindersimTestCase {
+final class CSVOutputTests: ReminderSimTestCase {
     func labels(_ path: String) throws -> [String] {
         let rows = try CSVTable.parse(String(contentsOf: workDirectory.appendingPathComponent(path), encoding: .utf8))
         let column = try XCTUnwrap(rows.first?.firstIndex(of: "label"), "\(path) has no label column")

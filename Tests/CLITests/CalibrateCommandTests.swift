@@ -4,7 +4,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// `calibrate` from a user's point of view: a past test's results in, a calibrated scenario out.
-final class CalibrateCommandTests: RemindersimTestCase {
+final class CalibrateCommandTests: ReminderSimTestCase {
     /// The default scenario over ten days with the 2-day and 1/2/4-day circular reminders, no cron rules.
     private func experiment(baseResponse: Double) -> Scenario {
         var s = Scenario.builtInDefault

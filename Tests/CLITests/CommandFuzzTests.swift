@@ -18,7 +18,7 @@ import Glibc
 /// Three hundred cases run with `swift test`; for more, or another sequence:
 ///
 ///     REMINDERSIM_COMMAND_FUZZ_CASES=5000 REMINDERSIM_COMMAND_FUZZ_SEED=3 swift test --filter CommandFuzzTests
-final class CommandFuzzTests: RemindersimTestCase {
+final class CommandFuzzTests: ReminderSimTestCase {
     static var cases: Int {
         ProcessInfo.processInfo.environment["REMINDERSIM_COMMAND_FUZZ_CASES"].flatMap(Int.init) ?? 300
     }

@@ -4,7 +4,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// `compare --format csv` and `--format json` name a measure as the run's tables name its column.
-final class CompareMeasureNameTests: RemindersimTestCase {
+final class CompareMeasureNameTests: ReminderSimTestCase {
     func testComparedMeasuresAreNamedAsTheTablesColumns() throws {
         for seed in ["1", "2"] {
             assertExit(try remindersim("run", "--users", "300", "--days", "35", "--seed", seed, "--db", "runs.sqlite", "--out", "out"), 0)

@@ -4,7 +4,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Several `run` processes writing to one database at the same time.
-final class ConcurrentRunTests: RemindersimTestCase {
+final class ConcurrentRunTests: ReminderSimTestCase {
     func testTwoRunsAtOnceBothSaveWholeRuns() throws {
         let arguments = ["run", "--users", "20000", "--days", "40", "--threads", "1", "--db", "shared.sqlite"]
         let runs = try [startRemindersim(arguments), startRemindersim(arguments)]

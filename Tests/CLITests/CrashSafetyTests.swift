@@ -11,7 +11,7 @@ import Darwin
 
 /// `run` killed with SIGKILL at any moment leaves the database whole: every stored run complete,
 /// nothing of the killed run visible, and the next run works.
-final class CrashSafetyTests: RemindersimTestCase {
+final class CrashSafetyTests: ReminderSimTestCase {
     static let database = "shared.sqlite"
 
     /// A scenario whose save takes a large share of the process's life: the default scenario plus a

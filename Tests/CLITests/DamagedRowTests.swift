@@ -5,7 +5,7 @@ import XCTest
 
 /// A real stored run with one field of one row damaged or edited: every command that reads it stops
 /// with exit 74 and one line naming the database, the table and column, and why; none traps.
-final class DamagedRowTests: RemindersimTestCase {
+final class DamagedRowTests: ReminderSimTestCase {
     static let run = ["run", "--users", "200", "--days", "35", "--threads", "1"]
 
     /// A database with runs 1 and 2 of the default scenario, made once per test.

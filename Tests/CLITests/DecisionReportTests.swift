@@ -9,7 +9,7 @@ import FoundationXML
 #endif
 
 /// The decision a run's report makes, and the page, JSON and CSV it is read from.
-final class DecisionReportTests: RemindersimTestCase {
+final class DecisionReportTests: ReminderSimTestCase {
     /// Periods 1, 2, 3 and 7 days and a 1/3/7 sequence, opt-outs under 3%, against "3d" shipped today.
     func decisionScenario() throws -> Any {
         var s = try defaultScenario()

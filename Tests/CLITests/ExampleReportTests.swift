@@ -7,7 +7,7 @@ import XCTest
 /// Its bytes are those of Linux on x86-64 (glibc's math library), where `scripts/update-example-report.sh`
 /// writes them: results are exact for one platform's `log` and `exp`, but another math library may round
 /// a last bit differently and so draw different users.
-final class ExampleReportTests: RemindersimTestCase {
+final class ExampleReportTests: ReminderSimTestCase {
     func testCommittedExampleReportIsCurrent() throws {
         #if !(os(Linux) && arch(x86_64))
         throw XCTSkip("the example report's bytes hold on Linux x86-64 (glibc's libm), where it is written")

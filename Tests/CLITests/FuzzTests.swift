@@ -42,7 +42,7 @@ final class FuzzTests: FolderTestCase {
         let done = DispatchSemaphore(value: 0)
         let status = Mutex(Int32(-1))
         Thread {
-            let code = Remindersim.main(arguments: arguments, io: ConsoleIO(stdout: out, stderr: err))
+            let code = ReminderSim.main(arguments: arguments, io: ConsoleIO(stdout: out, stderr: err))
             status.withLock { $0 = code }
             done.signal()
         }.start()

@@ -4,7 +4,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// `--help`, `help <subcommand>` and `--version`: exit 0, text on stdout, nothing on stderr.
-final class HelpAndVersionTests: RemindersimTestCase {
+final class HelpAndVersionTests: ReminderSimTestCase {
     static let subcommands = ["run", "validate", "scenario"]
 
     func testRootHelpListsEverySubcommand() throws {
@@ -67,7 +67,7 @@ final class HelpAndVersionTests: RemindersimTestCase {
         let result = try remindersim("--version")
         assertExit(result, 0)
         XCTAssertEqual(result.stderr, "")
-        XCTAssertEqual(result.stdout, Remindersim.version + "\n")
+        XCTAssertEqual(result.stdout, ReminderSim.version + "\n")
         let version = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         XCTAssertNotNil(version.range(of: #"^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$"#, options: .regularExpression),
                         "not a version number: \"\(version)\"")

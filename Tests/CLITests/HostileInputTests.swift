@@ -4,7 +4,7 @@ import XCTest
 
 /// Input that is closed, unreadable, endless, empty or oddly made: every case ends with an exit code and
 /// a short message, within bounded memory and time, never with a trap.
-final class HostileInputTests: RemindersimTestCase {
+final class HostileInputTests: ReminderSimTestCase {
     /// The memory a run below may use, in KiB: far below what reading /dev/zero whole would take.
     static let memoryLimit = 4_000_000
 

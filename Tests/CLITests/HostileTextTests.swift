@@ -6,7 +6,7 @@ import XCTest
 
 /// User text that tries to break SQL, CSV, Markdown, spreadsheets and paths goes through untouched
 /// where it is data and harmless where it is shown.
-final class HostileTextTests: RemindersimTestCase {
+final class HostileTextTests: ReminderSimTestCase {
     /// `count` characters of quotes, pipes, commas, semicolons and line breaks.
     static func hostile(_ count: Int) -> String {
         let piece = "LONG 'q' \"dq\"; a,b | c\n"

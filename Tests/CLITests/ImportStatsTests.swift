@@ -4,10 +4,10 @@ import XCTest
 
 /// `import --stats` reports the process's real peak memory: the figure is read at the very end, after
 /// the gap analysis, not after reading the log.
-final class ImportStatsTests: RemindersimTestCase {
+final class ImportStatsTests: ReminderSimTestCase {
     /// The child's own peak resident memory, from the kernel when it is reaped, in MB, and its stderr.
     func runMeasured(_ arguments: [String]) throws -> (status: Int32, peakMB: Double, stderr: String) {
-        guard case let .success(executable) = RemindersimExecutable.located else {
+        guard case let .success(executable) = ReminderSimExecutable.located else {
             throw XCTSkip("the executable was not found")
         }
         let errorPath = workPath("stderr.txt")

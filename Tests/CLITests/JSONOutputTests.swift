@@ -4,7 +4,7 @@ import XCTest
 
 /// `validate --json`, `list --json` and `tune --json`: one JSON document on stdout and nothing else
 /// there, texts escaped whatever they hold, exit statuses as without `--json`.
-final class JSONOutputTests: RemindersimTestCase {
+final class JSONOutputTests: ReminderSimTestCase {
     /// A name that breaks JSON written by hand: quotes, a backslash, a slash and text outside ASCII.
     static let awkwardName = "Größe \"quoted\" back\\slash a/b"
 

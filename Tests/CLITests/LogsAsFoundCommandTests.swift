@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// `import` and `fit` on logs as analysts have them: header or not, compressed, with a wild timestamp.
-final class LogsAsFoundCommandTests: RemindersimTestCase {
+final class LogsAsFoundCommandTests: ReminderSimTestCase {
     private func dailyRows(_ count: Int) -> [String] {
         (0..<count).map { i in
             let day = String(format: "2024-%02d-%02d", 1 + i / 28 % 12, 1 + i % 28)

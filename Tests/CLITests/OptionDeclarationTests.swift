@@ -22,7 +22,7 @@ final class OptionDeclarationTests: XCTestCase {
             if let runnable = command as? any RunnableCommand.Type { found.append((path.joined(separator: " "), runnable)) }
             for sub in command.configuration.subcommands { visit(sub, path) }
         }
-        for sub in Remindersim.configuration.subcommands { visit(sub, []) }
+        for sub in ReminderSim.configuration.subcommands { visit(sub, []) }
         return found
     }
 
@@ -77,7 +77,7 @@ final class OptionDeclarationTests: XCTestCase {
         for command in ["run", "tune", "trace"] {
             let words = [command] + (command == "trace" ? ["--user", "0"] : []) + ["--users", "0"]
             let out = MemoryWriter(), err = MemoryWriter()
-            let status = Remindersim.main(arguments: words, io: ConsoleIO(stdout: out, stderr: err))
+            let status = ReminderSim.main(arguments: words, io: ConsoleIO(stdout: out, stderr: err))
             XCTAssertEqual(status, 64, command)
             XCTAssertTrue(err.text.contains("--users: expected a whole number from 1 to 9007199254740991, got \"0\""),
                           "\(command): \(err.text)")
@@ -88,7 +88,7 @@ final class OptionDeclarationTests: XCTestCase {
 
     private func helpText(_ command: String) -> String {
         let out = MemoryWriter(), err = MemoryWriter()
-        _ = Remindersim.main(arguments: [command, "--help"], io: ConsoleIO(stdout: out, stderr: err))
+        _ = ReminderSim.main(arguments: [command, "--help"], io: ConsoleIO(stdout: out, stderr: err))
         return out.text
     }
 

@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Reports and traces show the delays the original modes really used, and name the versions.
-final class OriginalModeDisplayTests: RemindersimTestCase {
+final class OriginalModeDisplayTests: ReminderSimTestCase {
     /// 1.0.0 with `[7, 10]`, circular, early wiring: index 0 (reached by the wrap) waits 1 day.
     static let scenario = """
         {"name": "released", "seed": 5, "users": 300, "horizonDays": 60,

@@ -8,7 +8,7 @@ import Glibc
 
 /// Paths of every shape, output files that must not be replaced, streams that close early: the tool
 /// ends with its own exit status and message, never a signal, and writes only where it was told.
-final class PathAndOutputTests: RemindersimTestCase {
+final class PathAndOutputTests: ReminderSimTestCase {
     static let small = ["--users", "40", "--days", "35", "--threads", "1"]
 
     func assertNoSignal(_ result: CommandResult, file: StaticString = #filePath, line: UInt = #line) {

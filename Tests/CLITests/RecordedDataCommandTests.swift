@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Recorded logs from a user's point of view: import, fit, and scenarios built on them.
-final class RecordedDataCommandTests: RemindersimTestCase {
+final class RecordedDataCommandTests: ReminderSimTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let cdnow = root.appendingPathComponent("Datasets/cdnow/CDNOW_master.txt").path

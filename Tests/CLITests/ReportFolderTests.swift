@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Report folders are written whole or not at all, and one run's report never replaces another's.
-final class ReportFolderTests: RemindersimTestCase {
+final class ReportFolderTests: ReminderSimTestCase {
     func contents(_ folder: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: workPath(folder)) {

@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// `remindersim run` on the built-in scenario, as a user sees it.
-final class RunCommandTests: RemindersimTestCase {
+final class RunCommandTests: ReminderSimTestCase {
     /// The second line of the summary, the only one that varies between identical runs:
     /// "5 configurations and the holdout in 0.36 s (99,924 sessions, 2 threads)". Anything may
     /// follow the thread count inside the parentheses (resource figures, say).

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// `scenario`, `validate` and `run` on scenario files: good, broken, unreadable and absent.
-final class ScenarioFileTests: RemindersimTestCase {
+final class ScenarioFileTests: ReminderSimTestCase {
     static let header = "remindersim: error: invalid scenario ("
 
     // MARK: Valid files

@@ -4,7 +4,7 @@ import XCTest
 
 /// `validate` (and the commands that read a scenario) on files written to mislead: every problem in
 /// one pass, bounds that cannot be meant, texts too long to copy into every row, warnings.
-final class ScenarioValidationTests: RemindersimTestCase {
+final class ScenarioValidationTests: ReminderSimTestCase {
     static var population: [String: Any] {
         ["installSpreadDays": 5, "segments": [["name": "a", "returns": ["distribution": "exponential", "mean": 2]]]]
     }

@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Split runs merged back must be the whole run, to the byte.
-final class ShardTests: RemindersimTestCase {
+final class ShardTests: ReminderSimTestCase {
     func files(in folder: URL) throws -> [String: Data] {
         var out: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
@@ -81,7 +81,7 @@ final class ShardTests: RemindersimTestCase {
         let scriptPath = root.appendingPathComponent("scripts/sharded-local.sh").path
         let scenario = root.appendingPathComponent("Datasets/default-scenario.json").path
         var environment = self.environment([:])
-        environment["REMINDERSIM"] = try RemindersimExecutable.located.get().path
+        environment["REMINDERSIM"] = try ReminderSimExecutable.located.get().path
         environment["SHARDS"] = "3"
         environment["PARALLEL"] = "2"
         environment["USERS"] = "900"

@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Small things a hostile or hurried user runs into: each gets a clear message and the right status.
-final class SmallerReliabilityTests: RemindersimTestCase {
+final class SmallerReliabilityTests: ReminderSimTestCase {
     static let foundationText = ["NSCocoaErrorDomain", "Error Domain=", "The operation could not be completed",
                                  "The file “", "CocoaError", "NSPOSIXErrorDomain"]
 

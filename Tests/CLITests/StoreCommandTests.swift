@@ -9,7 +9,7 @@ import FoundationXML
 #endif
 
 /// The stored-run commands as a user chains them: run → list → report → export → compare.
-final class StoreCommandTests: RemindersimTestCase {
+final class StoreCommandTests: ReminderSimTestCase {
     static let database = "Reports/remindersim.sqlite"
     static let tables = ["runs", "configurations", "reminders", "config_metrics", "pairwise_stats", "segment_metrics",
                          "message_stats", "period_stats", "daily_stats", "retention_curve", "cron_rule_stats",

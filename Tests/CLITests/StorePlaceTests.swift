@@ -7,7 +7,7 @@ import XCTest
 /// refused before anything runs, a store that is only read leaves no file beside it (even where its
 /// folder is read-only), a write that hits the file size limit fails cleanly, and a writer that waits
 /// for another one says so.
-final class StorePlaceTests: RemindersimTestCase {
+final class StorePlaceTests: ReminderSimTestCase {
     static let run = ["run", "--users", "200", "--days", "35", "--threads", "1"]
 
     /// Runs `remindersim` through `/bin/sh` after `limits` (shell `ulimit` commands).

@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Malformed command lines of the stored-run commands: exit 64, a message and a hint, nothing touched.
-final class StoreUsageTests: RemindersimTestCase {
+final class StoreUsageTests: ReminderSimTestCase {
     static let cases: [(arguments: [String], mentions: [String], helpFor: String)] = [
         (["export", "1"], ["--csv"], "remindersim export"),
         (["report", "abc"], ["run", "\"abc\""], "remindersim report"),

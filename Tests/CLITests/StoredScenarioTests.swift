@@ -6,7 +6,7 @@ import XCTest
 /// A run saved before the limits on new scenarios existed (a label of hundreds of characters, a
 /// decision bound outside the values its measure can take) is still read back: the limits keep a
 /// new run's work bounded, and an old run's work is done.
-final class StoredScenarioTests: RemindersimTestCase {
+final class StoredScenarioTests: ReminderSimTestCase {
     static let long = String(repeating: "seven days, ", count: 30)
 
     /// The default scenario with a decision whose opt-out bound is 0.03, or `edited`: a 360-character

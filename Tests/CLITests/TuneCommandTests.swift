@@ -4,7 +4,7 @@ import XCTest
 
 /// `remindersim tune` as a user sees it: the recommendation on stdout, progress on stderr, the report
 /// folder, and refusals with the field and the reason.
-final class TuneCommandTests: RemindersimTestCase {
+final class TuneCommandTests: ReminderSimTestCase {
     static let datasets = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Datasets")

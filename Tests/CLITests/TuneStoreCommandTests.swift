@@ -5,7 +5,7 @@ import XCTest
 
 /// `remindersim tune` saves what it prints: the database holds every candidate, counted per stage as
 /// the stage lines count them; the report draws the Pareto front it lists.
-final class TuneStoreCommandTests: RemindersimTestCase {
+final class TuneStoreCommandTests: ReminderSimTestCase {
     /// `Datasets/tune-periods.json` with one to two periods of 1–8 days: 64 candidates.
     func tune(_ extra: String..., threads: Int = 2) throws -> CommandResult {
         let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"))

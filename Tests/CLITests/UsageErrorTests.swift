@@ -3,7 +3,7 @@ import ReminderSimTestSupport
 import XCTest
 
 /// Malformed command lines: exit 64, a message naming what is wrong, a hint pointing at the help.
-final class UsageErrorTests: RemindersimTestCase {
+final class UsageErrorTests: ReminderSimTestCase {
     struct Case {
         let arguments: [String]
         /// Fragments the error line must contain (the option or word at fault, and the bad value).

@@ -2,7 +2,7 @@ import Console
 import ReminderSimCLI
 import ReminderSimTestSupport
 
-extension RemindersimTestCase {
+extension ReminderSimTestCase {
     /// Runs the tool's entry point inside the test process, with output collected in memory: for
     /// command lines that are refused or answered before anything runs (help, usage errors), where a
     /// child process would only add its start-up time. The binary itself is tested by `remindersim(…)`.
@@ -10,7 +10,7 @@ extension RemindersimTestCase {
 
     func inProcess(arguments: [String]) -> CommandResult {
         let out = MemoryWriter(), err = MemoryWriter()
-        let status = Remindersim.main(arguments: arguments, io: ConsoleIO(stdout: out, stderr: err))
+        let status = ReminderSim.main(arguments: arguments, io: ConsoleIO(stdout: out, stderr: err))
         return CommandResult(arguments: arguments, status: status, crashed: false, stdout: out.text, stderr: err.text)
     }
 }

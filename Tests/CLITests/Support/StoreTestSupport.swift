@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-extension RemindersimTestCase {
+extension ReminderSimTestCase {
     /// `name` inside the working directory.
     func workPath(_ name: String) -> String { workDirectory.appendingPathComponent(name).path }
 

@@ -2,7 +2,7 @@ import Console
 import Foundation
 
 /// The `remindersim` tool: its commands and its entry point.
-public enum Remindersim: Command {
+public enum ReminderSim: Command {
     public static let version = "0.2.0"
 
     public static let configuration = CommandConfiguration(
@@ -33,6 +33,6 @@ public enum Remindersim: Command {
     /// Runs the tool with `arguments` and `io` and returns the exit status.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()),
                             io: ConsoleIO = .standard()) -> Int32 {
-        CommandRunner.main(root: Remindersim.self, arguments: arguments, version: version, io: io)
+        CommandRunner.main(root: ReminderSim.self, arguments: arguments, version: version, io: io)
     }
 }

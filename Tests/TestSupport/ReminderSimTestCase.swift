@@ -13,7 +13,7 @@ import Darwin
 /// The tests must exercise the binary built alongside them, not some older copy, so the products
 /// directory of the running test bundle (which follows `--scratch-path`) is searched first and the
 /// package's default `.build/debug` only after it.
-public enum RemindersimExecutable {
+public enum ReminderSimExecutable {
     public static let name = "remindersim"
     /// Set to a path to test a particular binary (for example an installed or release build).
     public static let overrideVariable = "REMINDERSIM_EXECUTABLE"
@@ -26,10 +26,10 @@ public enum RemindersimExecutable {
 
         public var description: String {
             """
-            cannot find the built '\(RemindersimExecutable.name)' executable. Looked in:
+            cannot find the built '\(ReminderSimExecutable.name)' executable. Looked in:
             \(searched.map { "  - " + $0 }.joined(separator: "\n"))
             Build it together with the tests, with the same scratch path as 'swift test', e.g. \
-            'swift build --build-tests [--scratch-path DIR]', or set \(RemindersimExecutable.overrideVariable).
+            'swift build --build-tests [--scratch-path DIR]', or set \(ReminderSimExecutable.overrideVariable).
             """
         }
     }
@@ -105,7 +105,7 @@ public enum RemindersimExecutable {
 }
 
 /// A test case that runs the built executable in a fresh, private working directory.
-open class RemindersimTestCase: XCTestCase {
+open class ReminderSimTestCase: XCTestCase {
     /// The working directory of every run of this test; removed afterwards.
     public private(set) var workDirectory: URL!
     /// Where captured output is spooled, outside the working directory so it never shows in it.
@@ -176,7 +176,7 @@ open class RemindersimTestCase: XCTestCase {
         stdin: String? = nil,
         stdout target: StandardOutputTarget = .captured,
         environment extra: [String: String] = [:],
-        timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
+        timeout: TimeInterval = ReminderSimTestCase.defaultTimeout,
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> CommandResult {
         try remindersim(arguments: arguments, stdin: stdin, stdout: target, environment: extra,
@@ -188,7 +188,7 @@ open class RemindersimTestCase: XCTestCase {
         stdin: String? = nil,
         stdout target: StandardOutputTarget = .captured,
         environment extra: [String: String] = [:],
-        timeout: TimeInterval = RemindersimTestCase.defaultTimeout,
+        timeout: TimeInterval = ReminderSimTestCase.defaultTimeout,
         file: StaticString = #filePath, line: UInt = #line
     ) throws -> CommandResult {
         var executable = try executableURL(file: file, line: line)
@@ -234,7 +234,7 @@ open class RemindersimTestCase: XCTestCase {
 
     /// The built binary; fails the test when it is missing.
     public func executableURL(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        switch RemindersimExecutable.located {
+        switch ReminderSimExecutable.located {
         case let .success(url):
             return url
         case let .failure(error):
