@@ -18,18 +18,26 @@ struct MergeCommand: RunnableCommand {
         arguments: [
             .variadic("shard-db", help: "Databases holding the shard runs."),
             .option("--into", valueName: "path", help: "The database to save the merged run into.", required: true),
+            .flag("--all-pairs", help: """
+                Keep the paired comparison of every two configurations, as 'run --all-pairs' does. By \
+                default the merged run keeps the pairs the whole run would: every pair for at most \
+                \(PairSet.everyPairUpTo) configurations, else each configuration against the holdout, the \
+                baseline, the recommendation and the runner-up.
+                """),
             StoreAccess.outputOption,
         ])
 
     let shardDatabases: [String]
     let into: String
     let output: String
+    let allPairs: Bool
 
     init(arguments: ParsedArguments) throws {
         shardDatabases = try arguments.values("shard-db")
         if shardDatabases.isEmpty { throw UsageError("missing shard databases to merge") }
         into = try arguments.value("--into")
         output = try arguments.value("--out")
+        allPairs = try arguments.flag("--all-pairs")
     }
 
     func run(context: CommandContext) throws {
@@ -44,7 +52,7 @@ struct MergeCommand: RunnableCommand {
                 shards.append(("\(path) run \(listing.id)", try StoreAccess.perform { try store.load(listing.id) }))
             }
         }
-        let merged = try StoreAccess.perform { try ShardMerge.merge(shards) }
+        let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
 
         let store = try StoreAccess.open(into, create: true, option: "--into", stderr: context.stderr)
         let record = RunRecord(

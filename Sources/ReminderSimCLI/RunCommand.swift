@@ -30,6 +30,14 @@ struct RunCommand: RunnableCommand {
                 Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
                 'remindersim merge'. Each shard should have its own --db.
                 """),
+            .flag("--all-pairs", help: """
+                Keep the paired comparison of every two configurations. By default a run of more than \
+                \(PairSet.everyPairUpTo) configurations keeps each configuration against the holdout, the \
+                baseline, the recommendation and the runner-up (finding the last two takes a second pass \
+                over the users), so that its cost grows with the configurations rather than their square; \
+                one of at most \(PairSet.everyPairUpTo) keeps every pair. A shard keeps every pair; 'merge' \
+                keeps those the whole run would.
+                """),
             StoreAccess.databaseOption,
             StoreAccess.outputOption,
         ])
@@ -38,12 +46,14 @@ struct RunCommand: RunnableCommand {
     let stats: Bool
     let json: Bool
     let shard: Shard?
+    let allPairs: Bool
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
         shard = try arguments.optionalValue("--shard", as: ShardArgument.self)?.shard
         stats = try arguments.flag("--stats")
         json = try arguments.flag("--json")
+        allPairs = try arguments.flag("--all-pairs")
     }
 
     func run(context: CommandContext) throws {
@@ -59,7 +69,11 @@ struct RunCommand: RunnableCommand {
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
-        let result = model.run(options: RunOptions(threads: simulation.threads, users: users, progress: { progress.advance(by: $0) }))
+        // A shard cannot know the recommendation, which needs every user: it keeps every pair, and
+        // merging the shards keeps the pairs the whole run would.
+        let pairs: PairChoice = allPairs || shard != nil ? .all : .decision
+        let result = model.run(options: RunOptions(threads: simulation.threads, users: users,
+                                                   progress: { progress.advance(by: $0) }, pairs: pairs))
         progress.finish()
         if let breach = result.sessionLimitBreach {
             throw ScenarioLoading.sessionLimitError(breach, in: model, path: simulation.path)

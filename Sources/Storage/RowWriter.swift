@@ -138,8 +138,9 @@ struct RowWriter {
     /// The run-wide tables: sums over users, paired comparisons and per-segment measures.
     func writeRunTables(_ results: RunResults) throws(StoreError) {
         guard let sums = results.tallies.sums else { return }
-        try insert("user_sums", ["segments", "counts"],
-                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts))]])
+        let references: SQLValue = sums.layout.references.map { .text(StoredPairs.text($0)) } ?? .null
+        try insert("user_sums", ["segments", "counts", "pair_references"],
+                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts)), references]])
         let all = results.all
         try insert(
             "pairwise_stats",
