@@ -8,13 +8,11 @@ import XCTest
 final class PairReferencesTests: FolderTestCase {
     override var folderPrefix: String { "pairs" }
 
-    /// Fourteen one-period configurations: more than keep every pair.
-    func scenario() -> Scenario {
+    /// `count` one-period configurations; fourteen are more than keep every pair.
+    func scenario(_ count: Int = 14) -> Scenario {
         var s = Scenario.builtInDefault
-        s.users = 300
-        s.horizonDays = 30
-        s.response.messageWeights = [:]
-        s.configurations = (1...14).map {
+        (s.users, s.horizonDays, s.response.messageWeights) = (300, 30, [:])
+        s.configurations = (1...count).map {
             ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
         }
         return s
@@ -37,8 +35,7 @@ final class PairReferencesTests: FolderTestCase {
 
     /// A version-4 database's runs hold every pair (NULL) and read back unchanged.
     func testAVersionFourRunHoldsEveryPair() throws {
-        var s = scenario()
-        s.configurations = Array(s.configurations.prefix(3))
+        let s = scenario(3)
         let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
         let path = folder.appendingPathComponent("old.sqlite").path
         do {
@@ -67,8 +64,7 @@ final class PairReferencesTests: FolderTestCase {
     }
 
     func testDamagedReferencesAreRefusedNamingTheColumn() throws {
-        var s = scenario()
-        s.configurations = Array(s.configurations.prefix(3))
+        let s = scenario(3)
         let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
         let store = try RunStore(path: folder.appendingPathComponent("bad.sqlite").path)
         let id = try store.save(RunRecord(results: results, toolVersion: "test", createdAt: "2026-12-03T00:00:00Z",
