@@ -10,6 +10,10 @@
 # 1000000; 0 skips it) against the vectorised numpy peer running both arms, alternating PEER_RUNS
 # times (default 5) and quoting medians, and the bare loop floor.swift (built with swiftc -O) per
 # session per core.
+# Then, unless CONFIG_COUNTS is empty or 0, how a run's cost grows with its configurations: the first
+# N of the 1,000 of Datasets/thousand-periods.json (2,000 users, 30 days) for each N of CONFIG_COUNTS
+# (default "100 200 400 1000"), with the command's wall time, the report's time, peak memory and the
+# database's size, and their log-log slopes against N (1.0 = linear).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product remindersim >&2
@@ -63,6 +67,37 @@ if [ "$thread_users" -gt 0 ]; then
         [ -n "$base" ] || base=$w
         printf "%7s %9s %9.2f\n" "$t" "$w" "$(awk -v b="$base" -v w="$w" 'BEGIN { print b / w }')"
     done
+fi
+
+config_counts=${CONFIG_COUNTS-100 200 400 1000}
+if [ -n "$config_counts" ] && [ "$config_counts" != 0 ]; then
+    echo
+    echo "cost against configurations (Datasets/thousand-periods.json, 2,000 users, 30 days, $(nproc) threads):"
+    printf "%14s %9s %9s %9s %9s\n" configurations wall_s report_s peak_MB db_MB
+    rows=()
+    for n in $config_counts; do
+        list=$(seq -s '], [' 1 "$n")
+        sed -E "s/^( *\"timePeriods\": ).*/\1[[$list]],/" Datasets/thousand-periods.json >"$work/configs.json"
+        rm -f "$work/configs.sqlite"*
+        TIMEFORMAT='%R'
+        t=$( { time "$bin" run "$work/configs.json" --threads "$(nproc)" --stats --db "$work/configs.sqlite" \
+            --out "$work/configs" >/dev/null 2>"$work/configs.stats"; } 2>&1)
+        line=$(grep '^stats:' "$work/configs.stats")
+        rss=$(sed -E 's/.*peak RSS ([0-9.]+) MB.*/\1/' <<<"$line")
+        rep=$(sed -E 's/.*report ([0-9.]+) s.*/\1/' <<<"$line")
+        db=$(awk -v b="$(cat "$work/configs.sqlite"* | wc -c)" 'BEGIN { printf "%.1f", b / 1e6 }')
+        rows+=("$n $t $rep $rss $db")
+        printf "%14s %9s %9s %9s %9s\n" "$n" "$t" "$rep" "$rss" "$db"
+    done
+    if [ ${#rows[@]} -ge 2 ]; then
+        printf '%s\n' "${rows[@]}" | awk '
+            { x = log($1); n++; sx += x; sxx += x*x; for (i = 2; i <= 5; i++) { y = log($i > 0 ? $i : 1e-3); s[i] += y; sxy[i] += x*y } }
+            END {
+                d = n*sxx - sx*sx
+                printf "log-log slope against configurations: wall %.2f, report %.2f, memory %.2f, database %.2f\n",
+                    (n*sxy[2] - sx*s[2]) / d, (n*sxy[3] - sx*s[3]) / d, (n*sxy[4] - sx*s[4]) / d, (n*sxy[5] - sx*s[5]) / d
+            }'
+    fi
 fi
 
 peer_dir=${PEER_DIR:-../shared/bench}

@@ -15,15 +15,22 @@ struct MergeCommand: RunnableCommand {
             used. All shards must come from the same scenario, seed and user count, and every shard 1..n \
             must be there exactly once. The merged run is saved into --into and its report rendered under --out.
             """,
-        arguments: [shardDatabases, into] + ReportFolderOption.specs + [CSVSafeFlag.spec])
+        arguments: [shardDatabases, into, allPairs] + ReportFolderOption.specs + [CSVSafeFlag.spec])
 
     static let shardDatabases = ArgumentSpec.variadic("shard-db", help: "Databases holding the shard runs.")
     static let into = ArgumentSpec.option("--into", valueName: "path", help: "The database to save the merged run into.", required: true)
+    static let allPairs = AllPairsFlag.spec.described("""
+        Keep the paired comparison of every two configurations, as 'run --all-pairs' does. By \
+        default the merged run keeps the pairs the whole run would: every pair for at most \
+        \(PairSet.everyPairUpTo) configurations, else each configuration against the holdout, the \
+        baseline, the recommendation and the runner-up.
+        """)
 
     let shardDatabases: [String]
     let into: String
     let output: String
     let csvSafe: Bool
+    let allPairs: Bool
 
     init(arguments: ParsedArguments) throws {
         shardDatabases = try arguments.values(Self.shardDatabases)
@@ -31,6 +38,7 @@ struct MergeCommand: RunnableCommand {
         into = try arguments.value(Self.into)
         output = try ReportFolderOption(arguments).path
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        allPairs = try arguments.flag(Self.allPairs)
     }
 
     func run(context: CommandContext) throws {
@@ -45,7 +53,7 @@ struct MergeCommand: RunnableCommand {
                 shards.append(("\(path) run \(listing.id)", try StoreAccess.perform { try store.load(listing.id) }))
             }
         }
-        let merged = try StoreAccess.perform { try ShardMerge.merge(shards) }
+        let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
 
         let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(

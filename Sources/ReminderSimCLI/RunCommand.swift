@@ -15,7 +15,7 @@ struct RunCommand: RunnableCommand {
             users. Results depend only on the scenario, the seed and the user count, never on --threads. \
             Progress goes to stderr when it is a terminal; results go to stdout.
             """,
-        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard])
+        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs])
 
     static let stats = StatsFlag.spec.described("Print wall time, throughput and peak memory to stderr.")
     static let json = JSONFlag.spec.described("""
@@ -26,12 +26,21 @@ struct RunCommand: RunnableCommand {
         Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
         'remindersim merge'. Each shard should have its own --db.
         """)
+    static let allPairs = AllPairsFlag.spec.described("""
+        Keep the paired comparison of every two configurations. By default a run of more than \
+        \(PairSet.everyPairUpTo) configurations keeps each configuration against the holdout, the \
+        baseline, the recommendation and the runner-up (finding the last two takes a second pass \
+        over the users), so that its cost grows with the configurations rather than their square; \
+        one of at most \(PairSet.everyPairUpTo) keeps every pair. A shard keeps every pair; 'merge' \
+        keeps those the whole run would.
+        """)
 
     let simulation: SimulationArguments
     let stats: Bool
     let json: Bool
     let shard: Shard?
     let csvSafe: Bool
+    let allPairs: Bool
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
@@ -39,6 +48,7 @@ struct RunCommand: RunnableCommand {
         stats = try arguments.flag(Self.stats)
         json = try arguments.flag(Self.json)
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        allPairs = try arguments.flag(Self.allPairs)
     }
 
     func run(context: CommandContext) throws {
@@ -54,7 +64,11 @@ struct RunCommand: RunnableCommand {
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
-        let result = model.run(options: RunOptions(threads: simulation.threads, users: users, progress: { progress.advance(by: $0) }))
+        // A shard cannot know the recommendation, which needs every user: it keeps every pair, and
+        // merging the shards keeps the pairs the whole run would.
+        let pairs: PairChoice = allPairs || shard != nil ? .all : .decision
+        let result = model.run(options: RunOptions(threads: simulation.threads, users: users,
+                                                   progress: { progress.advance(by: $0) }, pairs: pairs))
         progress.finish()
         if let breach = result.sessionLimitBreach {
             throw ScenarioLoading.sessionLimitError(breach, in: model, path: simulation.path)

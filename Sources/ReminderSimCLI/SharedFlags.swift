@@ -15,6 +15,11 @@ enum CSVSafeFlag {
         """)
 }
 
+/// `--all-pairs`: the paired comparison of every two configurations, whatever their number.
+enum AllPairsFlag {
+    static let spec = ArgumentSpec.flag("--all-pairs", help: "Keep the paired comparison of every two configurations.")
+}
+
 /// `--stats`: what the command cost, on stderr once it is done.
 enum StatsFlag {
     static let spec = ArgumentSpec.flag("--stats", help: "Print the time taken and peak memory to stderr.")

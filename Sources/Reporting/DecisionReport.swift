@@ -123,7 +123,7 @@ enum DecisionReport {
             header: ["constraint", "binds", "configurations it excludes", "too close to call (interval crosses the limit)"],
             alignments: [.left, .left, .left, .left],
             rows: constraints.map { c in
-                let close = results.configurations.filter { config in
+                let close = results.shown.filter { config in
                     guard let e = config.estimate(c.measure) else { return false }
                     return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
                 }
@@ -142,7 +142,7 @@ enum DecisionReport {
     /// Flags on retention lifts that mislead when read at face value.
     static func artifactNotes(_ results: RunResults) -> [String] {
         var notes: [String] = []
-        for c in results.configurations {
+        for c in results.shown {
             for k in [7, 30] {
                 if let note = c.spec.liftNote(day: k) {
                     notes.append("\(Markdown.escapeCell(c.label)), D\(k) vs holdout: \(note.text(day: k)).")
@@ -169,7 +169,7 @@ enum DecisionReport {
         let b = results.baselineIndex
         out += "Each configuration minus the baseline (\(Markdown.escapeInline(results.baseline.label))), on the same users: "
             + "mean per-user differences with paired 95% intervals; retention and opt-out in percentage points.\n\n"
-        let others = results.all.indices.filter { $0 != b }
+        let others = results.shownAll.map(\.index).filter { $0 != b }
         out += Markdown.table(
             header: ["configuration"] + PairMeasure.allCases.map(\.title),
             alignments: [.left] + PairMeasure.allCases.map { _ in .right },
@@ -178,9 +178,12 @@ enum DecisionReport {
                     results.comparison(i, against: b, m).map(Text.difference) ?? "n/a"
                 }
             }) + "\n"
+        let idx = results.shownAll.map(\.index)
+        guard idx.allSatisfy({ a in idx.allSatisfy { a == $0 || results.holdsPair(a, $0) } }) else {
+            return out + recommendationPairs(results, shown: others)
+        }
         for m in [PairMeasure.opensPerUser, .optOutRate] {
             out += "Every pair, \(m.title) (row minus column\(m.isFraction ? ", pp" : "")):\n\n"
-            let idx = Array(results.all.indices)
             out += Markdown.table(
                 header: [""] + idx.map { results.all[$0].label },
                 alignments: [.left] + idx.map { _ in .right },
@@ -194,17 +197,38 @@ enum DecisionReport {
         return out
     }
 
+    /// For a run that kept the pairs its decision needs: each configuration shown minus the
+    /// recommendation, and which pairs `pairwise_stats.csv` holds.
+    static func recommendationPairs(_ results: RunResults, shown: [Int]) -> String {
+        var out = ""
+        if let best = results.decision.recommended {
+            out += "Each configuration minus the recommendation (\(Markdown.escapeInline(label(results, best)))), on the same users:\n\n"
+            out += Markdown.table(
+                header: ["configuration"] + PairMeasure.allCases.map(\.title),
+                alignments: [.left] + PairMeasure.allCases.map { _ in .right },
+                rows: shown.filter { $0 != best }.map { i in
+                    [results.all[i].label] + PairMeasure.allCases.map { m in
+                        results.comparison(i, against: best, m).map(Text.difference) ?? "n/a"
+                    }
+                }) + "\n"
+        }
+        return out + "This run kept each configuration paired with the holdout, the baseline, the recommendation and the "
+            + "runner-up, not every pair (`run --all-pairs` keeps every pair). `pairwise_stats.csv` holds those pairs and "
+            + "every measure, with the users a run would need to separate each pair.\n\n"
+    }
+
     static func segmentSection(_ results: RunResults) -> String {
         var out = "## Per segment\n\n"
         guard !results.segments.isEmpty else {
             return out + "This run was stored before per-segment measures were kept; run it again to get them.\n\n"
         }
         out += "Every configuration's headline measures among the users of each segment (95% intervals).\n\n"
+        let shown = Set(results.shownAll.map(\.index))
         out += Markdown.table(
             header: ["configuration", "segment", "users", "opens/user vs holdout", "trigger rate", "response rate", "D7",
                      "D7 vs holdout", "D30 vs holdout", "users opting out", "delivered per extra open"],
             alignments: [.left, .left] + Array(repeating: .right, count: 9),
-            rows: results.segments.map { m in
+            rows: results.segments.filter { shown.contains($0.configuration) }.map { m in
                 let c = results.all[m.configuration]
                 let zero7: Bool, zero30: Bool
                 if case .zeroByConstruction? = c.spec.liftNote(day: 7) { zero7 = true } else { zero7 = false }

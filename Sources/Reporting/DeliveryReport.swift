@@ -23,7 +23,7 @@ enum DeliveryReport {
 
     /// The section: policies in force, deliveries and responses by local hour, and the chart.
     static func section(_ results: RunResults, chart: String?) -> String {
-        let configurations = results.configurations.filter { !$0.spec.reminders.isEmpty }
+        let configurations = results.shown.filter { !$0.spec.reminders.isEmpty }
         guard !configurations.isEmpty else { return "" }
         var out = "## When notifications land\n\n"
         let policies = configurations.compactMap { c in describe(c.spec.delivery).map { (c.label, $0) } }
@@ -61,7 +61,7 @@ enum DeliveryReport {
 
     /// Deliveries by local hour as lines, one per configuration, as shares of its deliveries.
     static func chart(_ results: RunResults) -> String {
-        let series = results.configurations.filter { $0.metrics.delivered > 0 }.map { c in
+        let series = results.shown.filter { $0.metrics.delivered > 0 }.map { c in
             LineSeries(name: c.label, points: c.hours.map { h in
                 (x: Double(h.hour), y: Double(h.delivered) / Double(c.metrics.delivered))
             }, marker: true)

@@ -19,6 +19,7 @@ public enum MarkdownReport {
         out += DecisionReport.section(results, charts: charts)
         out += runSection(run)
         out += assumptions(s)
+        out += ReportSelection.note(results)
         out += configurationsTable(results)
         out += rankingSection(results, charts: charts)
         out += DecisionReport.pairwiseSection(results)
@@ -71,7 +72,8 @@ public enum MarkdownReport {
             + "response) are clustered by user (delta method on per-user totals), rates over users (retention, users opting "
             + "out) are Wilson score intervals, lifts are paired normal intervals. n/a means there was nothing to measure, "
             + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below.\n\n"
-        let rows: [[String]] = results.rankedByOpensLift.enumerated().map { i, c in
+        let shown = Set(results.shown.map(\.index))
+        let rows: [[String]] = results.rankedByOpensLift.enumerated().filter { shown.contains($1.index) }.map { i, c in
             let m = c.metrics
             let perOpen = m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a"
             return [
@@ -102,12 +104,12 @@ public enum MarkdownReport {
             header: ["configuration", "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored",
                      "responded (caused)", "attributed (window)", "revived"],
             alignments: [.left] + Array(repeating: .right, count: 9),
-            rows: results.configurations.map { c in
+            rows: results.shown.map { c in
                 let m = c.metrics
                 return [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored,
                                     m.responded, m.attributed, m.revived].map(Text.group)
             })
-        let capped = results.configurations.filter { $0.spec.delivery.frequencyCap != nil }
+        let capped = results.shown.filter { $0.spec.delivery.frequencyCap != nil }
         if !capped.isEmpty {
             out += "\n" + capped.map { "\($0.label): \(Text.group($0.metrics.capped)) capped" }.joined(separator: "; ")
                 + " (not shown because of a frequency cap; counted as not triggered).\n"
@@ -121,7 +123,7 @@ public enum MarkdownReport {
     static func cronSection(_ results: RunResults) -> String {
         var out = "## Cron rules\n\n"
         var ruleRows: [[String]] = []
-        for c in results.configurations {
+        for c in results.shown {
             for r in c.cronRules {
                 ruleRows.append([
                     c.spec.label, c.spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
@@ -141,7 +143,7 @@ public enum MarkdownReport {
 
     static func slotTable(_ results: RunResults, title: String, rows: KeyPath<ConfigurationResult, [SlotMetrics]>) -> String {
         var table: [[String]] = []
-        for c in results.configurations {
+        for c in results.shown {
             for row in c[keyPath: rows] {
                 table.append([
                     c.spec.label, String(row.reminder), String(row.index + 1), row.name, Text.group(row.scheduled),
@@ -158,7 +160,7 @@ public enum MarkdownReport {
     static func configurationsTable(_ results: RunResults) -> String {
         var out = "### Configurations\n\n"
         var rows: [[String]] = []
-        for c in results.configurations {
+        for c in results.shown {
             let spec = c.spec
             let periods = c.periods
             let several = spec.reminders.count > 1

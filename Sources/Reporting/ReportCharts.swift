@@ -12,7 +12,7 @@ enum ReportCharts {
         charts.append((.retention, retentionChart(results)))
         if let chart = periodChart(results) { charts.append((.byPeriod, chart)) }
         charts.append((.triggerByPeriod, triggerByPeriodChart(results)))
-        if results.configurations.contains(where: { $0.metrics.delivered > 0 }) {
+        if results.shown.contains(where: { $0.metrics.delivered > 0 }) {
             charts.append((.deliveriesByHour, DeliveryReport.chart(results)))
         }
         return charts
@@ -23,7 +23,7 @@ enum ReportCharts {
             title: ChartKind.triggerRate.title, categoryAxisTitle: "Configuration",
             valueAxisTitle: "Trigger rate (% of notifications not censored; 95% interval clustered by user)",
             valueFormat: .percent,
-            bars: results.configurations.map { c in
+            bars: results.shown.map { c in
                 let p = c.metrics.triggerRate
                 let ci = p.interval
                 return IntervalBar(label: c.label, value: p.rate ?? 0, low: ci?.low, high: ci?.high)
@@ -34,7 +34,7 @@ enum ReportCharts {
         IntervalBarChart(
             title: ChartKind.opensLift.title, categoryAxisTitle: "Configuration",
             valueAxisTitle: "Extra opens per user over the run (95% interval)", valueFormat: .number,
-            bars: results.configurations.map { c in
+            bars: results.shown.map { c in
                 let e = c.metrics.opensLiftPerUser
                 return IntervalBar(label: c.label, value: e?.value ?? 0, low: e?.low, high: e?.high)
             }, reference: ReferenceLine(label: "Holdout", value: 0)).svg()
@@ -62,7 +62,7 @@ enum ReportCharts {
             title: "Daily active users minus the holdout's (bands: 95% paired intervals)",
             xAxisTitle: "Day of the run (days from the start date, UTC)",
             yAxisTitle: "Extra daily active users (users)",
-            series: results.all.indices.dropFirst().map(series), yIncludesZero: true).svg()
+            series: results.shown.map { series($0.index) }, yIncludesZero: true).svg()
     }
 
     /// Retention above the holdout's by day since install, with paired bands when the run kept sums.
@@ -84,13 +84,13 @@ enum ReportCharts {
             title: "Retention minus the holdout's, by day since install (bands: 95% paired intervals)",
             xAxisTitle: "Days since install (the user's local days)",
             yAxisTitle: "Retention difference (percentage points)", yFormat: .percent,
-            series: results.all.indices.dropFirst().map(series)).svg()
+            series: results.shown.map { series($0.index) }).svg()
     }
 
     /// One group per (reminder, period position, delay really used), for the periods that were used;
     /// reminders are named only when some configuration has several.
     static func triggerByPeriodChart(_ results: RunResults) -> String {
-        let configs = results.configurations
+        let configs = results.shown
         let severalReminders = configs.contains { $0.spec.reminders.count > 1 }
         func key(_ row: SlotMetrics) -> String {
             (severalReminders ? "reminder \(row.reminder + 1), " : "") + "period \(row.index + 1): \(row.name)"
@@ -115,7 +115,7 @@ enum ReportCharts {
     /// Opens lift against opt-out rate and against notifications delivered per user, with the
     /// Pareto front and the decision rule's limits.
     static func tradeOffCharts(_ results: RunResults) -> [(ChartKind, String)] {
-        let configs = results.configurations
+        let configs = results.shown
         let rule = results.decision.rule
         let recommended = results.decision.recommended
         var out: [(ChartKind, String)] = []
@@ -149,7 +149,7 @@ enum ReportCharts {
     static func periodChart(_ results: RunResults) -> String? {
         var groups: [String: [(days: Double, c: ConfigurationResult)]] = [:]
         var order: [String] = []
-        for c in results.configurations where c.spec.reminders.count == 1 && c.spec.reminders[0].timePeriods.count == 1 {
+        for c in results.shown where c.spec.reminders.count == 1 && c.spec.reminders[0].timePeriods.count == 1 {
             let key = c.spec.mode.rawValue
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append((c.spec.delaysUsedSeconds[0] / 86_400, c))

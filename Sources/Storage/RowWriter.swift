@@ -39,8 +39,9 @@ struct RowWriter {
     /// Writes the sums over users, when the run has them.
     func writeUserSums(_ results: RunResults) throws(StoreError) {
         guard let sums = results.tallies.sums else { return }
-        try insert("user_sums", ["segments", "counts"],
-                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts))]])
+        let references: SQLValue = sums.layout.references.map { .text(StoredPairs.text($0)) } ?? .null
+        try insert("user_sums", ["segments", "counts", "pair_references"],
+                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts)), references]])
     }
 }
 

@@ -344,15 +344,16 @@ public final class RunStore {
 
     /// The run's sums over users; nil for a run stored before they were kept (schema version 1).
     private func loadUserSums(run id: Int64, scenario: Scenario) throws(StoreError) -> UserSums? {
-        let columns = ["segments", "counts"]
-        let rows = try database.rows("SELECT segments, counts FROM user_sums WHERE run_id = ?", [.integer(id)])
+        let columns = ["segments", "counts", "pair_references"]
+        let rows = try database.rows("SELECT segments, counts, pair_references FROM user_sums WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { return nil }
         let row = StoredRow(first, table: "user_sums", columns: columns, owner: "run \(id)")
         let segments = try row.integer("segments")
         guard segments == scenario.population.segments.count else {
             throw row.damaged("segments", "\(segments), but the run's scenario has \(scenario.population.segments.count)")
         }
-        let layout = scenario.userSumsLayout
+        let pairs = try StoredPairs.read(row, configurations: scenario.expandedConfigurations.count + 1)
+        let layout = scenario.userSumsLayout(pairs: pairs)
         let blob = try row.blob("counts")
         guard blob.count == layout.count * 8, let sums = UserSums(layout: layout, counts: Tally.decode(blob)) else {
             throw row.damaged("counts", "\(blob.count) bytes, but the run's scenario needs \(layout.count * 8)")

@@ -343,6 +343,11 @@ enum Schema {
             PRIMARY KEY (tune_id, candidate_index, measure)
         );
         """,
+        // 5: which pairs of configurations a run's sums over users hold: NULL for every pair, else the
+        // references every configuration is compared with.
+        """
+        ALTER TABLE user_sums ADD COLUMN pair_references TEXT;
+        """,
     ]
 
     /// The version this build writes.

@@ -5,8 +5,11 @@ public enum ShardMerge {
     /// The whole run's results from its shards, after checking that they come from one scenario, seed
     /// and user count and cover every user exactly once. `source` names each shard in messages.
     ///
+    /// The merged run keeps every pair of configurations the shards hold with `keepEveryPair`, else
+    /// those the whole run keeps by default (`RunTallies.keepingDecisionPairs`).
+    ///
     /// - Throws: `.invalid` listing every problem found.
-    public static func merge(_ shards: [(source: String, run: StoredRun)]) throws(StoreError) -> RunResults {
+    public static func merge(_ shards: [(source: String, run: StoredRun)], keepEveryPair: Bool = false) throws(StoreError) -> RunResults {
         guard let first = shards.first else { throw StoreError(.invalid, "no shards to merge") }
         guard let count = first.run.record.shard?.count else { throw StoreError(.invalid, "\(first.source): not a shard") }
         var problems: [String] = []
@@ -48,7 +51,8 @@ public enum ShardMerge {
         if let counts = total.sums?.counts, let i = StoredCounts.firstOutOfRange(counts) {
             throw StoreError(.invalid, "cannot merge these shards: sum \(i) over users adds up to \(counts[i]), beyond the ±2^50 any run can reach")
         }
-        return RunResults(scenario: reference.scenario, tallies: total)
+        return RunResults(scenario: reference.scenario,
+                          tallies: keepEveryPair ? total : total.keepingDecisionPairs(scenario: reference.scenario))
     }
 
     /// Why one shard does not belong with the reference shard, if it does not.
@@ -68,6 +72,10 @@ public enum ShardMerge {
         }
         guard k.count == count else {
             return problems + ["\(source): shard \(k), but \(reference.source) is one of \(count)"]
+        }
+        if let mine = r.results.tallies.sums?.layout, let theirs = reference.run.record.results.tallies.sums?.layout,
+           mine != theirs {
+            problems.append("\(source): its sums over users hold other pairs of configurations than \(reference.source)'s")
         }
         let expected = k.users(of: r.scenario.users)
         if r.results.users != expected {

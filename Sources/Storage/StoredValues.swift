@@ -1,3 +1,5 @@
+import Simulation
+
 /// Reading back what a database holds, where a damaged or edited file shows.
 ///
 /// Every stored value that a computation depends on (an integer that becomes a range, a size or an
@@ -66,6 +68,12 @@ struct StoredRow {
         return v
     }
 
+    /// Text, or nil for NULL.
+    func optionalText(_ column: String) throws(StoreError) -> String? {
+        if case .null = value(column) { return nil }
+        return try text(column)
+    }
+
     func blob(_ column: String) throws(StoreError) -> [UInt8] {
         guard let i = columns[column], i < row.values.count, let v = row.blob(i) else {
             throw damaged(column, "\(Self.describe(value(column))), not a blob")
@@ -101,5 +109,27 @@ enum StoredCounts {
     /// The index of the first count beyond `limit`, if any.
     static func firstOutOfRange(_ counts: [Int64]) -> Int? {
         counts.firstIndex { $0 > limit || $0 < -limit }
+    }
+}
+
+/// `user_sums.pair_references`: which pairs of configurations a run's sums hold. NULL (as written by
+/// schema versions before 5) for every pair; otherwise the references, ascending indices separated
+/// by commas, each compared with every configuration.
+enum StoredPairs {
+    static func text(_ references: [Int]) -> String { references.map(String.init).joined(separator: ",") }
+
+    /// The pairs a row's sums hold, checked: the references are distinct, ascending configurations,
+    /// the holdout among them.
+    static func read(_ row: StoredRow, configurations: Int) throws(StoreError) -> PairSet {
+        guard let text = try row.optionalText("pair_references") else { return .all }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let references = parts.compactMap { $0.count <= 18 ? Int($0) : nil }
+        guard references.count == parts.count, !references.isEmpty,
+              references.allSatisfy({ (0..<configurations).contains($0) }),
+              zip(references, references.dropFirst()).allSatisfy(<), references.first == 0 else {
+            throw row.damaged("pair_references", "\(StoredRow.describe(.text(text))) is not a list of distinct ascending "
+                + "configuration indices below \(configurations), starting with the holdout's 0")
+        }
+        return .against(references)
     }
 }

@@ -9,7 +9,7 @@ final class ScenarioLayoutsTests: XCTestCase {
     func assertLayoutsMatchTheModel(_ scenario: Scenario, file: StaticString = #filePath, line: UInt = #line) throws {
         let model = try CompiledModel(scenario)
         XCTAssertEqual(scenario.tallyLayouts, model.configurations.indices.map { model.layout($0) }, file: file, line: line)
-        XCTAssertEqual(scenario.userSumsLayout, model.userSumsLayout, file: file, line: line)
+        XCTAssertEqual(scenario.userSumsLayout(), model.userSumsLayout, file: file, line: line)
     }
 
     func testTheDefaultScenario() throws {

@@ -69,7 +69,7 @@ final class MigrationTests: FolderTestCase {
 
     /// Version 4 adds the tables of tunes and nothing else.
     func testVersionFourAddsTheTuneTables() {
-        XCTAssertEqual(Schema.currentVersion, 4)
+        XCTAssertGreaterThanOrEqual(Schema.currentVersion, 4)
         XCTAssertEqual(Schema.objects(atVersion: 4).subtracting(Schema.objects(atVersion: 3)),
                        ["tunes", "tune_stages", "tune_candidates", "tune_constraint_values"])
         XCTAssertTrue(Schema.objects(atVersion: 3).isSubset(of: Schema.objects(atVersion: 4)))
@@ -80,7 +80,7 @@ final class MigrationTests: FolderTestCase {
         let (path, results) = try olderDatabase(version: 3)
         XCTAssertEqual(try Database(path: path, create: false).userVersion, 3)
         let store = try RunStore(path: path, create: false)
-        XCTAssertEqual(try store.database.userVersion, 4)
+        XCTAssertEqual(try store.database.userVersion, Schema.currentVersion)
         let tables = Set(try store.database.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").compactMap { $0.text(0) })
         XCTAssertTrue(Schema.objects(atVersion: 4).isSubset(of: tables), "\(Schema.objects(atVersion: 4).subtracting(tables))")
         let run = try store.load(1)

@@ -12,14 +12,27 @@ public struct RunOptions: Sendable {
     public var chunkSize: Int
     /// Called from worker threads with the number of users just finished.
     public var progress: (@Sendable (Int) -> Void)?
+    /// Which pairs of configurations the sums over users keep.
+    public var pairs: PairChoice
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
-                chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil) {
+                chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all) {
         self.threads = max(1, threads)
         self.users = users
         self.chunkSize = max(1, chunkSize)
         self.progress = progress
+        self.pairs = pairs
     }
+}
+
+/// Which pairs of configurations a run keeps the per-user differences of.
+public enum PairChoice: Sendable {
+    /// Every pair: work and storage grow with the square of the configurations.
+    case all
+    /// Every pair when there are at most `PairSet.everyPairUpTo` configurations; otherwise every
+    /// configuration against the holdout, the baseline, the recommendation and the runner-up, found
+    /// in two passes over the users (see `CompiledModel.run`).
+    case decision
 }
 
 /// The first user (and configuration) of a run that reached the session limit.
@@ -93,16 +106,19 @@ extension CompiledModel {
                            days: horizonDays)
     }
 
-    /// The layout of the run's sums over users.
-    public var userSumsLayout: UserSumsLayout {
+    /// The layout of the run's sums over users, holding every pair.
+    public var userSumsLayout: UserSumsLayout { userSumsLayout(pairs: .all) }
+
+    /// The layout of the run's sums over users holding `pairs`.
+    public func userSumsLayout(pairs: PairSet) -> UserSumsLayout {
         let layouts = configurations.indices.map { layout($0) }
         return UserSumsLayout(segments: segments.count, messageSlots: layouts.map(\.messageSlots),
-                              periodSlots: layouts.map(\.periodSlots), days: horizonDays)
+                              periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs)
     }
 
-    func emptyTallies(users: Range<Int>) -> RunTallies {
+    func emptyTallies(users: Range<Int>, sums: UserSumsLayout) -> RunTallies {
         RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users,
-                   sums: UserSums(layout: userSumsLayout))
+                   sums: UserSums(layout: sums))
     }
 
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
@@ -210,7 +226,32 @@ extension CompiledModel {
     /// A user who reaches the session limit stops the run early: chunks after the first one that
     /// found such a user are not started. Chunks are handed out in order, so every chunk before it
     /// is finished and the breach reported is the lowest user's, whatever the threads.
+    ///
+    /// With `.decision` pairs and more than `PairSet.everyPairUpTo` configurations, the pairs the
+    /// decision needs are found in two passes, so that the work grows with the configurations rather
+    /// than their square: the first keeps every configuration against the holdout and the baseline,
+    /// which is all the decision reads; the second simulates the same users again, whose draws are
+    /// the same, keeping every configuration against the recommendation and the runner-up. The second
+    /// pass is skipped when those are already references, and its tallies equal the first's.
     public func run(options: RunOptions = RunOptions()) -> RunTallies {
+        guard case .decision = options.pairs, configurations.count - 1 > PairSet.everyPairUpTo else {
+            return run(options: options, sums: userSumsLayout(pairs: .all))
+        }
+        let first = RunTallies.firstReferences(scenario)
+        let pass = run(options: options, sums: userSumsLayout(pairs: .against(first)))
+        guard pass.sessionLimitBreach == nil, let sums = pass.sums else { return pass }
+        let more = pass.laterReferences(scenario: scenario, first: first)
+        guard !more.isEmpty else { return pass }
+        var again = options
+        again.progress = nil
+        let second = run(options: again, sums: userSumsLayout(pairs: .against(more)))
+        var out = pass
+        out.sums = second.sums.flatMap { sums.gathering(.against((first + more).sorted()), from: [$0]) }
+        return out
+    }
+
+    /// One pass over the users keeping the sums of layout `sumsLayout`.
+    func run(options: RunOptions, sums sumsLayout: UserSumsLayout) -> RunTallies {
         let range = options.users ?? 0..<scenario.users
         let chunks = (range.count + options.chunkSize - 1) / options.chunkSize
         let next = Atomic<Int>(0)
@@ -221,7 +262,7 @@ extension CompiledModel {
             let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) }, activeDayWords: activeDayWords)
             defer { counts.deallocate() }
             var scratch = TimelineScratch()
-            var sums = UserSums(layout: userSumsLayout)
+            var sums = UserSums(layout: sumsLayout)
             let recorder = UserSumsRecorder(layouts: counts.layouts)
             defer { recorder.deallocate() }
             var breach: SessionLimitBreach?
@@ -241,7 +282,7 @@ extension CompiledModel {
             mine.sessionLimitBreach = breach
             results.withLock { $0.append(mine) }
         }
-        var total = emptyTallies(users: range)
+        var total = emptyTallies(users: range, sums: sumsLayout)
         for r in results.withLock({ $0 }) { total.merge(r) }
         return total
     }

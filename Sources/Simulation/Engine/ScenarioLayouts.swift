@@ -17,10 +17,10 @@ extension Scenario {
         ([ConfigurationSpec.holdout] + expandedConfigurations).map { TallyLayout($0, days: horizonDays) }
     }
 
-    /// The layout of a run's sums over users.
-    public var userSumsLayout: UserSumsLayout {
+    /// The layout of a run's sums over users holding `pairs`.
+    public func userSumsLayout(pairs: PairSet = .all) -> UserSumsLayout {
         let layouts = tallyLayouts
         return UserSumsLayout(segments: population.segments.count, messageSlots: layouts.map(\.messageSlots),
-                              periodSlots: layouts.map(\.periodSlots), days: horizonDays)
+                              periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs)
     }
 }

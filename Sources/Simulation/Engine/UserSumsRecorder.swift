@@ -124,8 +124,13 @@ final class UserSumsRecorder {
             Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
         }
         for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
-        for a in 0..<layouts.count {
-            for b in (a + 1)..<layouts.count { addPairTerms(a, b, outcomes: outcomes, sums + l.pair(a, b)) }
+        // The pairs the layout holds, in storage order.
+        var p = sums + l.pair(at: 0)
+        l.pairList.withUnsafeBufferPointer { pairs in
+            for pair in pairs {
+                addPairTerms(pair.a, pair.b, outcomes: outcomes, p)
+                p += UserSumsLayout.pairWidth
+            }
         }
     }
 

@@ -18,6 +18,17 @@ public enum PairMeasure: String, CaseIterable, Sendable {
         }
     }
 
+    /// The measure's position in `allCases`.
+    static func index(_ m: PairMeasure) -> Int {
+        switch m {
+        case .opensPerUser: return 0
+        case .retentionD7: return 1
+        case .retentionD30: return 2
+        case .optOutRate: return 3
+        case .deliveredPerUser: return 4
+        }
+    }
+
     /// A difference of proportions (shown in percentage points) rather than of counts per user.
     public var isFraction: Bool { self == .retentionD7 || self == .retentionD30 || self == .optOutRate }
 }
@@ -56,10 +67,12 @@ public struct PairwiseComparison: Sendable {
         }
     }
 
-    /// Every measure of `a` against `b` from the run's sums.
+    /// Every measure of `a` against `b` from the run's sums; empty when the sums do not hold the pair.
     static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64) -> [PairwiseComparison] {
         let lo = min(a, b), hi = max(a, b), flip = a > b
-        func c(_ k: PairCounter) -> Int64 { sums.pair(lo, hi, k) }
+        guard let p = sums.layout.pairIndex(lo, hi) else { return [] }
+        let start = sums.layout.pair(at: p)
+        func c(_ k: PairCounter) -> Int64 { sums.counts[start + k.rawValue] }
         func mean(_ sum: PairCounter, _ squares: PairCounter) -> Estimate? {
             Estimate.mean(sum: flip ? -c(sum) : c(sum), squares: c(squares), count: c(.users))
         }

@@ -66,10 +66,9 @@ public struct ConfigurationMetrics: Sendable {
         attributedPerDelivered = Proportion(t[.attributed], of: t[.delivered], clustered: clustered(.attributed))
         if isHoldout {
             deliveredPerUser = t[.users] > 0 ? Estimate(value: 0, low: 0, high: 0) : nil
-        } else if let sums, index > 0 {
+        } else if let sums, index > 0, let squares = sums.pair(0, index, .deliveredDiffSquares) {
             // Against the holdout, which delivers nothing, the pair's squared differences are Σ delivered².
-            deliveredPerUser = Estimate.mean(sum: t[.delivered], squares: sums.pair(0, index, .deliveredDiffSquares),
-                                             count: t[.users])
+            deliveredPerUser = Estimate.mean(sum: t[.delivered], squares: squares, count: t[.users])
         } else {
             deliveredPerUser = nil
         }

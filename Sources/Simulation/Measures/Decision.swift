@@ -13,6 +13,8 @@ public struct DecisionOutcome: Sendable {
     public let rule: DecisionRule
     /// The configuration compared with first: the scenario's `baseline`, or 0 (the holdout).
     public let baseline: Int
+    /// Every configuration, best first by the objective, whether admissible or not.
+    public let ranked: [Int]
     /// The configurations that meet every constraint, best first by the objective.
     public let admissible: [Int]
     /// The best admissible configuration; nil when none is admissible.
@@ -101,7 +103,7 @@ extension RunResults {
             return PairwiseComparison.all(best, other, sums: sums, users: users)
         }
         return DecisionOutcome(
-            rule: rule, baseline: baseline, admissible: admissible, constraints: checks,
+            rule: rule, baseline: baseline, ranked: ranked, admissible: admissible, constraints: checks,
             comparedMeasure: rule.objective.pairMeasure, versusBaseline: versus(baseline),
             versusRunnerUp: versus(admissible.dropFirst().first))
     }

@@ -44,9 +44,14 @@ public struct RunResults: Sendable {
     public let holdout: ConfigurationResult
     /// The scenario's configurations, in its order (grids expanded).
     public let configurations: [ConfigurationResult]
-    /// Every configuration (and the holdout) against every other on the same users, in the order
-    /// (configuration, reference, measure); empty for a run stored without sums over users.
+    /// The holdout, then every configuration: the order of the run's tables.
+    public let all: [ConfigurationResult]
+    /// Every pair of configurations (and the holdout) the run's sums hold, both ways round, on the same
+    /// users, in the order (configuration, reference, measure); empty for a run stored without sums
+    /// over users.
     public let pairwise: [PairwiseComparison]
+    /// Where the comparisons of (configuration a, reference b) start in `pairwise`, by a · K + b.
+    private let pairwiseStart: [Int: Int]
     /// Every configuration's headline measures per segment, in the order (configuration, segment).
     public let segments: [SegmentMetrics]
     /// The index of the configuration others are compared with first (0: the holdout).
@@ -66,11 +71,16 @@ public struct RunResults: Sendable {
             ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false, sums: sums)
         }
         let all = [holdout] + configurations
+        self.all = all
         let users = holdout.metrics.users
         if let sums {
-            pairwise = all.indices.flatMap { a in
-                all.indices.filter { $0 != a }.flatMap { b in PairwiseComparison.all(a, b, sums: sums, users: users) }
+            var rows: [PairwiseComparison] = [], starts: [Int: Int] = [:]
+            for (a, b) in Self.heldPairs(sums.layout) {
+                starts[a * all.count + b] = rows.count
+                rows += PairwiseComparison.all(a, b, sums: sums, users: users)
             }
+            pairwise = rows
+            pairwiseStart = starts
             segments = all.indices.flatMap { c in
                 scenario.population.segments.enumerated().map { s, segment in
                     SegmentMetrics(configuration: c, segment: s, name: segment.name, sums: sums, isHoldout: c == 0)
@@ -78,31 +88,44 @@ public struct RunResults: Sendable {
             }
         } else {
             pairwise = []
+            pairwiseStart = [:]
             segments = []
         }
-        baselineIndex = scenario.baseline.flatMap { label in specs.firstIndex { $0.label == label }.map { $0 + 1 } } ?? 0
+        baselineIndex = scenario.baselineIndex
         decision = Self.decide(rule: scenario.effectiveDecision, baseline: baselineIndex, all: all, sums: sums)
     }
 
-    /// The comparisons of configuration `a` against `reference`, every measure.
-    public func comparisons(_ a: Int, against reference: Int) -> [PairwiseComparison] {
-        pairwise.filter { $0.configuration == a && $0.reference == reference }
+    /// The ordered pairs (configuration, reference) the sums hold, configuration by configuration and
+    /// references ascending: every other one for a reference, the references for any other.
+    static func heldPairs(_ layout: UserSumsLayout) -> [(Int, Int)] {
+        let k = layout.configurations
+        guard let references = layout.references else {
+            return (0..<k).flatMap { a in (0..<k).filter { $0 != a }.map { (a, $0) } }
+        }
+        let isReference = Set(references)
+        return (0..<k).flatMap { a in
+            (isReference.contains(a) ? Array(0..<k) : references).filter { $0 != a }.map { (a, $0) }
+        }
     }
 
-    /// One paired comparison, if the run has them.
+    /// Whether the run's sums hold the pair of configurations a and b.
+    public func holdsPair(_ a: Int, _ b: Int) -> Bool { tallies.sums?.layout.holds(a, b) ?? false }
+
+    /// The comparisons of configuration `a` against `reference`, every measure; empty when the run does not hold the pair.
+    public func comparisons(_ a: Int, against reference: Int) -> [PairwiseComparison] {
+        guard let start = pairwiseStart[a * all.count + reference] else { return [] }
+        return Array(pairwise[start..<(start + PairMeasure.allCases.count)])
+    }
+
+    /// One paired comparison, if the run holds the pair.
     public func comparison(_ a: Int, against reference: Int, _ m: PairMeasure) -> PairwiseComparison? {
-        let k = all.count, measures = PairMeasure.allCases.count
-        guard !pairwise.isEmpty, a != reference, a < k, reference < k else { return nil }
-        // Rows run (a, every b ≠ a, every measure).
-        let row = (a * (k - 1) + (reference < a ? reference : reference - 1)) * measures + PairMeasure.allCases.firstIndex(of: m)!
-        return pairwise[row]
+        guard a >= 0, reference >= 0, a < all.count, reference < all.count,
+              let start = pairwiseStart[a * all.count + reference] else { return nil }
+        return pairwise[start + PairMeasure.index(m)]
     }
 
     /// The baseline's result.
     public var baseline: ConfigurationResult { all[baselineIndex] }
-
-    /// The holdout, then every configuration: the order of the run's tables.
-    public var all: [ConfigurationResult] { [holdout] + configurations }
 
     /// Users simulated (a shard's share for a shard).
     public var users: Range<Int> { tallies.users }
@@ -115,6 +138,41 @@ public struct RunResults: Sendable {
         configurations.sorted {
             ($0.metrics.opensLiftPerUser?.value ?? -.infinity) > ($1.metrics.opensLiftPerUser?.value ?? -.infinity)
         }
+    }
+}
+
+extension RunTallies {
+    /// The references every configuration is compared with in a first pass when a run keeps the pairs its
+    /// decision needs: the holdout and the baseline.
+    public static func firstReferences(_ scenario: Scenario) -> [Int] { Array(Set([0, scenario.baselineIndex])).sorted() }
+
+    /// The recommendation and the runner-up, unless among `first`, from counts whose sums hold every
+    /// configuration against `first` (all the decision reads).
+    func laterReferences(scenario: Scenario, first: [Int]) -> [Int] {
+        let decision = RunResults(scenario: scenario, tallies: self).decision
+        return Array(Set([decision.recommended, decision.runnerUp].compactMap { $0 }).subtracting(first)).sorted()
+    }
+
+    /// These counts with only the pairs a run of `.decision` pairs keeps, from sums that hold every pair
+    /// (a merged sharded run, whose shards cannot know the recommendation); unchanged when the run
+    /// keeps every pair or its sums hold other pairs.
+    public func keepingDecisionPairs(scenario: Scenario) -> RunTallies {
+        guard tallies.count - 1 > PairSet.everyPairUpTo, let sums, sums.layout.pairs == .all else { return self }
+        let first = Self.firstReferences(scenario)
+        guard let firstPass = sums.gathering(.against(first)) else { return self }
+        var narrowed = self
+        narrowed.sums = firstPass
+        let references = (first + narrowed.laterReferences(scenario: scenario, first: first)).sorted()
+        narrowed.sums = sums.gathering(.against(references))
+        return narrowed
+    }
+}
+
+extension Scenario {
+    /// The index of the configuration others are compared with first: the `baseline`'s, or 0 (the holdout).
+    public var baselineIndex: Int {
+        let specs = expandedConfigurations
+        return baseline.flatMap { label in specs.firstIndex { $0.label == label }.map { $0 + 1 } } ?? 0
     }
 }
 

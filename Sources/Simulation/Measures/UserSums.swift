@@ -69,6 +69,27 @@ public enum PairCounter: Int, CaseIterable, Sendable {
     case eligibleD30, retainedD30OnlyA, retainedD30OnlyB
 }
 
+/// Which pairs of configurations a run's sums over users hold.
+public enum PairSet: Equatable, Sendable {
+    /// Every pair.
+    case all
+    /// Every configuration against each of these references (distinct indices, ascending; the holdout,
+    /// 0, always among them).
+    case against([Int])
+
+    /// Runs of at most this many configurations (besides the holdout) keep every pair unless asked
+    /// otherwise; above it, the pairs the decision needs.
+    public static let everyPairUpTo = 10
+}
+
+/// Two configurations a < b whose per-user differences a run's sums hold.
+public struct ConfigurationPair: Equatable, Sendable {
+    public let a: Int
+    public let b: Int
+
+    public init(a: Int, b: Int) { (self.a, self.b) = (a, b) }
+}
+
 /// Where each sum lives in `UserSums`' flat storage.
 public struct UserSumsLayout: CountsLayout {
     public let configurations: Int
@@ -77,6 +98,14 @@ public struct UserSumsLayout: CountsLayout {
     public let periodSlots: [Int]
     /// Days of the run (UTC), for the daily-active differences.
     public let days: Int
+    /// The pairs held, and the pairs themselves in storage order.
+    public let pairs: PairSet
+    public let pairList: [ConfigurationPair]
+    /// For `.against`: per reference (by position) and configuration, the pair's position in
+    /// `pairList`, or −1 where the pair is the configuration itself.
+    private let pairPosition: [Int]
+    /// Per configuration: its position among the references, or −1.
+    private let referencePosition: [Int]
     let configOffsets: [Int]
     let segmentOffset: Int
     let pairOffset: Int
@@ -85,15 +114,18 @@ public struct UserSumsLayout: CountsLayout {
     static let ratioWidth = 5
     static let slotWidth = 2 * ratioWidth
     static let segmentWidth = SegmentCounter.allCases.count + 2 * ratioWidth
+    static let pairWidth = PairCounter.allCases.count
 
     /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
-    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int) {
+    ///   `pairs`: `.against` indices must be distinct, ascending and below the configuration count.
+    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all) {
         precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
         configurations = messageSlots.count
         self.segments = segments
         self.messageSlots = messageSlots
         self.periodSlots = periodSlots
         self.days = days
+        self.pairs = pairs
         var offsets: [Int] = [], at = 0
         for i in 0..<configurations {
             offsets.append(at)
@@ -103,7 +135,47 @@ public struct UserSumsLayout: CountsLayout {
         configOffsets = offsets
         segmentOffset = at
         pairOffset = segmentOffset + configurations * segments * Self.segmentWidth
-        count = pairOffset + configurations * (configurations - 1) / 2 * PairCounter.allCases.count
+        let k = configurations
+        var list: [ConfigurationPair] = []
+        switch pairs {
+        case .all:
+            // Pairs (0,1), (0,2), … (0,K−1), (1,2), …
+            for a in 0..<k { for b in (a + 1)..<max(a + 1, k) { list.append(ConfigurationPair(a: a, b: b)) } }
+            pairPosition = []
+            referencePosition = []
+        case let .against(references):
+            precondition(references.allSatisfy { (0..<k).contains($0) } && zip(references, references.dropFirst()).allSatisfy(<),
+                         "UserSumsLayout: references must be distinct, ascending configurations")
+            // Reference after reference, each against every configuration but itself and earlier references.
+            var positions = Array(repeating: -1, count: k), table = Array(repeating: -1, count: references.count * k)
+            for (p, r) in references.enumerated() { positions[r] = p }
+            for (p, r) in references.enumerated() {
+                for o in 0..<k where o != r {
+                    let q = positions[o]
+                    if q >= 0 && q < p {
+                        table[p * k + o] = table[q * k + r]
+                        continue
+                    }
+                    table[p * k + o] = list.count
+                    list.append(ConfigurationPair(a: min(r, o), b: max(r, o)))
+                }
+            }
+            pairPosition = table
+            referencePosition = positions
+        }
+        pairList = list
+        count = pairOffset + list.count * Self.pairWidth
+    }
+
+    /// The same layout holding other pairs.
+    public func holding(_ pairs: PairSet) -> UserSumsLayout {
+        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs)
+    }
+
+    /// The references of `.against`, or nil for every pair.
+    public var references: [Int]? {
+        if case let .against(r) = pairs { return r }
+        return nil
     }
 
     func ratio(_ c: Int, _ r: ClusteredRatio) -> Int { configOffsets[c] + r.rawValue * Self.ratioWidth }
@@ -124,17 +196,31 @@ public struct UserSumsLayout: CountsLayout {
     func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
         segment(c, s) + SegmentCounter.allCases.count + (response ? Self.ratioWidth : 0)
     }
-    /// The pair (a, b), a < b.
-    func pair(_ a: Int, _ b: Int) -> Int {
-        precondition(a < b && b < configurations, "UserSumsLayout.pair: needs a < b")
-        // Pairs (0,1), (0,2), … (0,K−1), (1,2), …
-        let before = a * configurations - a * (a + 1) / 2
-        return pairOffset + (before + (b - a - 1)) * PairCounter.allCases.count
+
+    /// The position of the pair of configurations a ≠ b in `pairList`, or nil when it is not held.
+    public func pairIndex(_ a: Int, _ b: Int) -> Int? {
+        let k = configurations
+        guard a != b, (0..<k).contains(a), (0..<k).contains(b) else { return nil }
+        let lo = min(a, b), hi = max(a, b)
+        switch pairs {
+        case .all: return lo * k - lo * (lo + 1) / 2 + (hi - lo - 1)
+        case .against:
+            let p = referencePosition[lo], q = referencePosition[hi]
+            if p >= 0 && (q < 0 || p < q) { return pairPosition[p * k + hi] }
+            if q >= 0 { return pairPosition[q * k + lo] }
+            return nil
+        }
     }
+
+    /// Whether the sums hold the pair of configurations a ≠ b.
+    public func holds(_ a: Int, _ b: Int) -> Bool { pairIndex(a, b) != nil }
+
+    /// Where the pair at `position` of `pairList` starts.
+    func pair(at position: Int) -> Int { pairOffset + position * Self.pairWidth }
 }
 
 /// Sums over users of per-user quantities: user-clustered ratio intervals, paired comparisons between
-/// every two configurations, and per-segment measures. Integers, so they add exactly in any order.
+/// the pairs of configurations the layout holds, and per-segment measures. Integers, so they add exactly in any order.
 public typealias UserSums = Counts<UserSumsLayout>
 
 extension UserSums {
@@ -172,6 +258,28 @@ extension UserSums {
         (counts[layout.daily(c, day: d, gained: true)], counts[layout.daily(c, day: d, gained: false)])
     }
 
-    /// A pair's counter with a < b.
-    public func pair(_ a: Int, _ b: Int, _ counter: PairCounter) -> Int64 { counts[layout.pair(a, b) + counter.rawValue] }
+    /// A pair's counter with a < b; nil when the sums do not hold the pair.
+    public func pair(_ a: Int, _ b: Int, _ counter: PairCounter) -> Int64? {
+        guard a < b, let p = layout.pairIndex(a, b) else { return nil }
+        return counts[layout.pair(at: p) + counter.rawValue]
+    }
+
+    /// These sums with the pairs of `pairs`, each taken from the first of `self` and `others` that
+    /// holds it; nil when none holds one of them. Everything but the pairs comes from `self`, and
+    /// the others must have its layout but for the pairs.
+    public func gathering(_ pairs: PairSet, from others: [UserSums] = []) -> UserSums? {
+        let target = layout.holding(pairs)
+        var out = UserSums(layout: target)
+        let sources = [self] + others
+        guard sources.allSatisfy({ $0.layout.holding(pairs) == target }) else { return nil }
+        for i in 0..<target.pairOffset { out.counts[i] = counts[i] }
+        let width = UserSumsLayout.pairWidth
+        for (p, pair) in target.pairList.enumerated() {
+            guard let source = sources.first(where: { $0.layout.holds(pair.a, pair.b) }),
+                  let q = source.layout.pairIndex(pair.a, pair.b) else { return nil }
+            let from = source.layout.pair(at: q), to = target.pair(at: p)
+            for k in 0..<width { out.counts[to + k] = source.counts[from + k] }
+        }
+        return out
+    }
 }

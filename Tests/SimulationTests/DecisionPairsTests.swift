@@ -1,0 +1,82 @@
+import Foundation
+import ReminderEngine
+import Simulation
+import XCTest
+
+/// A run of many configurations keeps every configuration paired with the holdout, the baseline, the
+/// recommendation and the runner-up, found in two passes, exactly as a run keeping every pair has them.
+final class DecisionPairsTests: XCTestCase {
+    /// Twelve one-period configurations, "3d" the baseline.
+    func scenario(configurations: Int = 12) -> Scenario {
+        var s = Scenario.builtInDefault
+        s.users = 600
+        s.horizonDays = 30
+        s.response.messageWeights = [:]
+        s.configurations = (1...configurations).map {
+            ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
+        }
+        s.baseline = "3d"
+        return s
+    }
+
+    func testTheDecisionsPairsEqualThoseOfARunKeepingEveryPair() throws {
+        let s = scenario()
+        let model = try CompiledModel(s)
+        let every = model.run(options: RunOptions(threads: 2, chunkSize: 64, pairs: .all))
+        let some = model.run(options: RunOptions(threads: 1, chunkSize: 100, pairs: .decision))
+        XCTAssertEqual(some.tallies, every.tallies)
+        let whole = RunResults(scenario: s, tallies: every)
+        let decision = whole.decision
+        let recommended = try XCTUnwrap(decision.recommended), runnerUp = try XCTUnwrap(decision.runnerUp)
+        let references = Array(Set([0, 3, recommended, runnerUp])).sorted()
+        let sums = try XCTUnwrap(some.sums)
+        XCTAssertEqual(sums.layout.pairs, .against(references))
+        XCTAssertEqual(sums, try XCTUnwrap(every.sums).gathering(.against(references)))
+        // Each configuration against each reference, and nothing else.
+        let results = RunResults(scenario: s, tallies: some)
+        let k = s.configurations.count + 1
+        XCTAssertEqual(results.pairwise.count, (k * (k - 1) - (k - references.count) * (k - references.count - 1)) * PairMeasure.allCases.count)
+        for a in 0..<k {
+            for b in 0..<k where a != b {
+                let kept = references.contains(a) || references.contains(b)
+                XCTAssertEqual(results.holdsPair(a, b), kept)
+                for m in PairMeasure.allCases {
+                    XCTAssertEqual(results.comparison(a, against: b, m)?.difference, kept ? whole.comparison(a, against: b, m)?.difference : nil)
+                }
+            }
+        }
+        XCTAssertEqual(results.decision.versusRunnerUp.map(\.difference), decision.versusRunnerUp.map(\.difference))
+        XCTAssertEqual(results.decision.versusBaseline.map(\.difference), decision.versusBaseline.map(\.difference))
+        // What a merged sharded run keeps from sums of every pair.
+        XCTAssertEqual(every.keepingDecisionPairs(scenario: s), some)
+    }
+
+    func testAFewConfigurationsKeepEveryPair() throws {
+        let s = scenario(configurations: PairSet.everyPairUpTo)
+        let run = try CompiledModel(s).run(options: RunOptions(threads: 2, pairs: .decision))
+        XCTAssertEqual(run.sums?.layout.pairs, .all)
+        XCTAssertEqual(run.keepingDecisionPairs(scenario: s), run)
+    }
+
+    /// Pairs are numbered reference after reference; a pair of two references is held once.
+    func testTheLayoutFindsEveryPairItHolds() {
+        let layout = UserSumsLayout(segments: 1, messageSlots: Array(repeating: 0, count: 6),
+                                    periodSlots: Array(repeating: 0, count: 6), days: 3, pairs: .against([0, 2, 5]))
+        XCTAssertEqual(layout.pairList.count, 5 + 4 + 3)
+        var seen = Set<Int>()
+        for a in 0..<6 {
+            for b in 0..<6 where a != b {
+                let p = layout.pairIndex(a, b)
+                XCTAssertEqual(p != nil, [0, 2, 5].contains(a) || [0, 2, 5].contains(b))
+                XCTAssertEqual(p, layout.pairIndex(b, a))
+                if let p, a < b {
+                    XCTAssertEqual(layout.pairList[p], ConfigurationPair(a: a, b: b))
+                    seen.insert(p)
+                }
+            }
+        }
+        XCTAssertEqual(seen.count, layout.pairList.count)
+        XCTAssertNil(layout.pairIndex(3, 3))
+        XCTAssertNil(layout.pairIndex(-1, 7))
+    }
+}
