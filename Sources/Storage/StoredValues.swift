@@ -33,8 +33,14 @@ struct StoredRow {
 
     /// A whole number; a real is taken only when it is one exactly.
     func integer(_ column: String) throws(StoreError) -> Int64 {
-        guard let i = columns[column], i < row.values.count, let v = row.integer(i) else {
-            throw damaged(column, "\(Self.describe(value(column))), not a whole number")
+        try read(column, "a whole number") { row.integer($0) }
+    }
+
+    /// The value of `column` as `get` reads it at the column's position, or the error naming what it is
+    /// instead of `what`.
+    private func read<T>(_ column: String, _ what: String, _ get: (Int) -> T?) throws(StoreError) -> T {
+        guard let i = columns[column], i < row.values.count, let v = get(i) else {
+            throw damaged(column, "\(Self.describe(value(column))), not \(what)")
         }
         return v
     }
@@ -55,17 +61,11 @@ struct StoredRow {
     }
 
     func real(_ column: String) throws(StoreError) -> Double {
-        guard let i = columns[column], i < row.values.count, let v = row.real(i) else {
-            throw damaged(column, "\(Self.describe(value(column))), not a number")
-        }
-        return v
+        try read(column, "a number") { row.real($0) }
     }
 
     func text(_ column: String) throws(StoreError) -> String {
-        guard let i = columns[column], i < row.values.count, let v = row.text(i) else {
-            throw damaged(column, "\(Self.describe(value(column))), not text")
-        }
-        return v
+        try read(column, "text") { row.text($0) }
     }
 
     /// Text, or nil for NULL.
@@ -75,10 +75,7 @@ struct StoredRow {
     }
 
     func blob(_ column: String) throws(StoreError) -> [UInt8] {
-        guard let i = columns[column], i < row.values.count, let v = row.blob(i) else {
-            throw damaged(column, "\(Self.describe(value(column))), not a blob")
-        }
-        return v
+        try read(column, "a blob") { row.blob($0) }
     }
 
     /// A stored value as a message shows it: its type, and a short value.
