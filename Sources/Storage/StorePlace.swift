@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 
 /// Where a database file is, or is to be made: checked before SQLite opens anything.
@@ -19,7 +20,7 @@ struct StorePlace {
     init(path: String, create: Bool) throws(StoreError) {
         guard !path.isEmpty else { throw StoreError(.invalid, "the database path is empty") }
         self.path = path
-        folder = Self.folder(of: path)
+        folder = Path.folder(of: path)
         var link = stat()
         if lstat(path, &link) == 0 {
             var target = stat()
@@ -45,7 +46,7 @@ struct StorePlace {
         var nearest = folder
         while lstat(nearest, &link) != 0 && (errno == ENOENT || errno == ENOTDIR) && nearest != "." && nearest != "/" {
             missing.append(nearest)
-            nearest = Self.folder(of: nearest)
+            nearest = Path.folder(of: nearest)
         }
         guard create else {
             let why = missing.isEmpty ? "" : " (folder \(missing.last ?? folder) does not exist)"
@@ -110,15 +111,6 @@ struct StorePlace {
         lock.l_len = 512
         guard fcntl(fd, F_GETLK, &lock) == 0 else { return true }
         return lock.l_type != Int16(F_UNLCK)
-    }
-
-    /// The folder part of `path`: "." for a bare name, "/" for a name at the root.
-    static func folder(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        let folder = trimmed[..<slash]
-        return folder.isEmpty ? "/" : String(folder)
     }
 
     /// A kind of file other than a regular file or a folder, in words.
