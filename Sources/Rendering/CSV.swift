@@ -41,7 +41,7 @@ public struct CSVTable: Sendable, Equatable {
         switch field {
         case .text(let text): return encodeText(text, neutralizeFormulas: neutralizeFormulas)
         case .integer(let value): return String(value)
-        case .decimal(let value): return NumberText.plain(value) ?? ""
+        case .decimal(let value): return NumberText.real(value) ?? ""
         case .null: return ""
         }
     }

@@ -32,6 +32,13 @@ public enum NumberText {
         return (negative ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
     }
 
+    /// `plain`, with `.0` after a whole number: a REAL value reads back as a real number (`7.0`, as
+    /// SQLite and Python print it), so a column has one type in the database and in a CSV file.
+    public static func real(_ value: Double) -> String? {
+        guard let text = plain(value) else { return nil }
+        return text.contains(".") ? text : text + ".0"
+    }
+
     /// `value` rounded half away from zero to `decimals` places, optionally with comma thousands separators.
     public static func fixed(_ value: Double, decimals: Int, grouping: Bool = false) -> String {
         guard value.isFinite else { return "0" }

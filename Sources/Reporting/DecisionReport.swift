@@ -225,8 +225,8 @@ enum DecisionReport {
         out += "Every configuration's headline measures among the users of each segment (95% intervals).\n\n"
         let shown = Set(results.shownAll.map(\.index))
         out += Markdown.table(
-            header: ["configuration", "segment", "users", "opens/user vs holdout", "trigger rate", "response rate", "D7",
-                     "D7 vs holdout", "D30 vs holdout", "users opting out", "delivered per extra open"],
+            header: ["configuration", "segment", "users"] + [Measure.opensLiftPerUser, .triggerRate, .responseRate, .retentionD7,
+                                                             .liftD7, .liftD30, .optOutRate, .deliveredPerExtraOpen].map(\.title),
             alignments: [.left, .left] + Array(repeating: .right, count: 9),
             rows: results.segments.filter { shown.contains($0.configuration) }.map { m in
                 let c = results.all[m.configuration]

@@ -83,8 +83,8 @@ public enum MarkdownReport {
             ]
         }
         out += Markdown.table(
-            header: ["#", "configuration", "mode", "opens/user vs holdout", "trigger rate", "response rate",
-                     "users opting out", "D7 vs holdout", "D30 vs holdout", "delivered per extra open"],
+            header: ["#", "configuration", "mode"] + [Measure.opensLiftPerUser, .triggerRate, .responseRate, .optOutRate,
+                                                      .liftD7, .liftD30, .deliveredPerExtraOpen].map(\.title),
             alignments: [.right, .left, .left, .right, .right, .right, .right, .right, .right, .right], rows: rows)
         let holdout = results.holdout.metrics
         out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
@@ -152,7 +152,7 @@ public enum MarkdownReport {
             }
         }
         return Markdown.table(
-            header: ["configuration", "reminder", "#", title, "scheduled", "trigger rate", "response rate"],
+            header: ["configuration", "reminder", "#", title, "scheduled", Measure.triggerRate.title, Measure.responseRate.title],
             alignments: [.left, .right, .right, .left, .right, .right, .right], rows: table) + "\n"
     }
 

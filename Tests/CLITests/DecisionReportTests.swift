@@ -86,7 +86,8 @@ final class DecisionReportTests: ReminderSimTestCase {
         XCTAssertEqual(pairs.count - 1, 6 * 5 * 5, "every ordered pair of six, five measures")
         let reminders = try CSVTable.parse(String(contentsOf: workDirectory.appendingPathComponent("raw/reminders.csv"), encoding: .utf8))
         let days = reminders[0].firstIndex(of: "period_days")!, label = reminders[0].firstIndex(of: "label")!
-        XCTAssertEqual(reminders.dropFirst().filter { $0[label] == "1/3/7d" }.map { $0[days] }, ["1", "3", "7"])
+        XCTAssertEqual(reminders.dropFirst().filter { $0[label] == "1/3/7d" }.map { $0[days] }, ["1.0", "3.0", "7.0"],
+                       "a REAL column is written as real numbers, as the database holds it")
     }
 
     func testScenarioDecisionProblemsAreRefused() throws {

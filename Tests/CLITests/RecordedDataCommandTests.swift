@@ -24,7 +24,7 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
                                          "expected_repeat_visits", "observed_repeat_visits"])
         XCTAssertEqual(customers.count, 23_571)
         // Customer 00001 bought once, on 1997-01-01: T = 272 days; in the 39 holdout weeks, no purchase.
-        XCTAssertEqual(Array(customers[1].prefix(5)), ["00001", "0", "0", String(272.0 / 7), "1"])
+        XCTAssertEqual(Array(customers[1].prefix(5)), ["00001", "0", "0.0", String(272.0 / 7), "1.0"])
         XCTAssertEqual(customers[1][6], "0")
         let expectedTotal = customers.dropFirst().reduce(0.0) { $0 + (Double($1[5]) ?? .nan) }
         let observedTotal = customers.dropFirst().reduce(0) { $0 + (Int($1[6]) ?? -1_000_000) }

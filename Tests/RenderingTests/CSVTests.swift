@@ -11,7 +11,7 @@ final class CSVTests: XCTestCase {
     func testHeaderFirstAndEveryRecordEndsWithCRLF() {
         let table = CSVTable(header: ["name", "count", "rate"],
                              rows: [[.text("a"), .integer(3), .decimal(0.5)], [.text("b"), .null, .decimal(-1)]])
-        XCTAssertEqual(table.encoded(), "name,count,rate\r\na,3,0.5\r\nb,,-1\r\n")
+        XCTAssertEqual(table.encoded(), "name,count,rate\r\na,3,0.5\r\nb,,-1.0\r\n")
     }
 
     func testFieldsAreQuotedOnlyWhenNeeded() {
@@ -75,12 +75,14 @@ final class CSVTests: XCTestCase {
         XCTAssertEqual(field(.decimal(-1.5)), "-1.5")
     }
 
+    /// Shortest digits without an exponent; a whole number keeps `.0`, so a REAL column reads back
+    /// as real numbers, as the database holds it.
     func testDecimalsArePlainAndShortest() {
         let cases: [(Double, String)] = [
             (0.1, "0.1"), (1e-7, "0.0000001"), (12345678.5, "12345678.5"),
-            (1e21, "1000000000000000000000"), (-0.0, "0"), (0, "0"), (1, "1"), (-2.5, "-2.5"),
-            (100, "100"), (1e16, "10000000000000000"), (1e-5, "0.00001"), (0.30000000000000004, "0.30000000000000004"),
-            (123456.789e3, "123456789"), (-1.25e-10, "-0.000000000125"), (Double.leastNonzeroMagnitude, "0." + String(repeating: "0", count: 323) + "5"),
+            (1e21, "1000000000000000000000.0"), (-0.0, "0.0"), (0, "0.0"), (1, "1.0"), (-2.5, "-2.5"),
+            (100, "100.0"), (1e16, "10000000000000000.0"), (1e-5, "0.00001"), (0.30000000000000004, "0.30000000000000004"),
+            (123456.789e3, "123456789.0"), (-1.25e-10, "-0.000000000125"), (Double.leastNonzeroMagnitude, "0." + String(repeating: "0", count: 323) + "5"),
         ]
         for (value, expected) in cases {
             XCTAssertEqual(field(.decimal(value)), expected, "\(value)")

@@ -96,4 +96,46 @@ final class ReportAgreementTests: FolderTestCase {
         XCTAssertFalse(try XCTUnwrap(csv["holdout"]?["opt_out_rate_low"]).isEmpty)
         XCTAssertTrue(csv.values.allSatisfy { $0["rate_interval"] == "wilson" })
     }
+
+    /// A column has one type everywhere: a REAL column's cells read back as real numbers in CSV (as
+    /// the database holds them, `7.0` and not `7`), an INTEGER column's as whole numbers.
+    func testEveryCSVColumnHasTheDatabasesType() throws {
+        let (store, id) = try savedRun()
+        let report = folder.appendingPathComponent("types")
+        try ReportWriter.write(run: id, store: store, to: report.path)
+        for table in ResultTables.all {
+            let records = try CSVTable.parse(String(contentsOf: report.appendingPathComponent("\(table.name).csv"), encoding: .utf8))
+            let header = try XCTUnwrap(records.first)
+            for column in table.columns where column.exported {
+                let k = try XCTUnwrap(header.firstIndex(of: column.name), "\(table.name).\(column.name)")
+                let cells = records.dropFirst().map { $0[k] }.filter { !$0.isEmpty }
+                switch column.type {
+                case .real:
+                    XCTAssertTrue(cells.allSatisfy { $0.contains(".") && Double($0) != nil }, "\(table.name).\(column.name): \(cells.prefix(3))")
+                case .integer:
+                    XCTAssertTrue(cells.allSatisfy { Int64($0) != nil }, "\(table.name).\(column.name): \(cells.prefix(3))")
+                case .text: break
+                }
+            }
+        }
+    }
+
+    /// The report's ranking table heads its measure columns with the measures' titles, the same
+    /// words the decision text uses, and `config_metrics.csv` holds the measures under their names.
+    func testTheRankingTableNamesMeasuresAsTheirDescriptionsDo() throws {
+        let (store, id) = try savedRun()
+        let report = folder.appendingPathComponent("names")
+        try ReportWriter.write(run: id, store: store, to: report.path)
+        let text = try String(contentsOf: report.appendingPathComponent("report.md"), encoding: .utf8)
+        let section = try XCTUnwrap(text.components(separatedBy: "## Configurations against the holdout").dropFirst().first)
+        let headerLine = try XCTUnwrap(section.split(separator: "\n").first { $0.hasPrefix("| \\#") })
+        let cells = headerLine.dropFirst(2).dropLast(2).components(separatedBy: " | ")
+        let measures: [Measure] = [.opensLiftPerUser, .triggerRate, .responseRate, .optOutRate, .liftD7, .liftD30, .deliveredPerExtraOpen]
+        XCTAssertEqual(Array(cells.dropFirst(3)), measures.map(\.title))
+        let header = try XCTUnwrap(try CSVTable.parse(String(contentsOf: report.appendingPathComponent("config_metrics.csv"),
+                                                              encoding: .utf8)).first)
+        for m in measures { XCTAssertTrue(header.contains(m.name), m.name) }
+        for m in PairMeasure.allCases { XCTAssertEqual(m.rawValue, m.measure.name) }
+        for m in DecisionMeasure.allCases { XCTAssertEqual(m.title, m.measure.title) }
+    }
 }

@@ -8,15 +8,8 @@ public enum PairMeasure: String, CaseIterable, Sendable {
     case optOutRate = "opt_out_rate"
     case deliveredPerUser = "delivered_per_user"
 
-    public var title: String {
-        switch self {
-        case .opensPerUser: return "opens per user"
-        case .retentionD7: return "D7 retention"
-        case .retentionD30: return "D30 retention"
-        case .optOutRate: return "opt-out rate"
-        case .deliveredPerUser: return "delivered per user"
-        }
-    }
+    /// The words a report uses for it (the measure's title).
+    public var title: String { measure.title }
 
     /// The measure's position in `allCases`.
     static func index(_ m: PairMeasure) -> Int {

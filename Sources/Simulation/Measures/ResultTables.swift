@@ -455,34 +455,57 @@ public enum ResultTables {
     }
 }
 
-/// A measure that several tables and outputs hold: one name (snake_case), meaning and unit for all.
+/// A measure that several tables and outputs hold: one name (snake_case, in SQL, CSV and JSON
+/// files), title (the words a report's tables and text use), meaning and unit for all.
 public struct Measure: Sendable, Equatable {
     public let name: String
+    public let title: String
     public let meaning: String
     public let unit: String
 
+    public static let opensPerUser = Measure(
+        name: "opens_per_user", title: "opens per user", meaning: "mean opens per user", unit: "opens per user")
     public static let opensLiftPerUser = Measure(
-        name: "opens_lift_per_user", meaning: "mean per-user opens above the holdout (paired)", unit: "opens per user")
+        name: "opens_lift_per_user", title: "opens per user vs holdout",
+        meaning: "mean per-user opens above the holdout (paired)", unit: "opens per user")
     public static let liftD7 = Measure(
-        name: "lift_d7", meaning: "D7 retention above the holdout, a difference of fractions (paired)", unit: "fraction")
+        name: "lift_d7", title: "D7 retention vs holdout",
+        meaning: "D7 retention above the holdout, a difference of fractions (paired)", unit: "fraction")
     public static let liftD30 = Measure(
-        name: "lift_d30", meaning: "D30 retention above the holdout, a difference of fractions (paired)", unit: "fraction")
+        name: "lift_d30", title: "D30 retention vs holdout",
+        meaning: "D30 retention above the holdout, a difference of fractions (paired)", unit: "fraction")
     public static let retentionD7 = Measure(
-        name: "retention_d7", meaning: "users with an open on local day 7 after install / users whose day 7 was observed",
-        unit: "fraction")
+        name: "retention_d7", title: "D7 retention",
+        meaning: "users with an open on local day 7 after install / users whose day 7 was observed", unit: "fraction")
     public static let retentionD30 = Measure(
-        name: "retention_d30", meaning: "users with an open on local day 30 after install / users whose day 30 was observed",
-        unit: "fraction")
+        name: "retention_d30", title: "D30 retention",
+        meaning: "users with an open on local day 30 after install / users whose day 30 was observed", unit: "fraction")
     public static let optOutRate = Measure(
-        name: "opt_out_rate", meaning: "users who turned notifications off / users (Wilson)", unit: "fraction")
+        name: "opt_out_rate", title: "opt-out rate", meaning: "users who turned notifications off / users (Wilson)",
+        unit: "fraction")
     public static let deliveredPerUser = Measure(
-        name: "delivered_per_user", meaning: "notifications delivered per user, with a normal interval", unit: "notifications per user")
+        name: "delivered_per_user", title: "notifications delivered per user",
+        meaning: "notifications delivered per user, with a normal interval", unit: "notifications per user")
     public static let deliveredPerExtraOpen = Measure(
-        name: "delivered_per_incremental_open", meaning: "notifications delivered per open gained; NULL when none was gained",
-        unit: "notifications per open")
+        name: "delivered_per_incremental_open", title: "notifications delivered per extra open",
+        meaning: "notifications delivered per open gained; NULL when none was gained", unit: "notifications per open")
     public static let triggerRate = Measure(
-        name: "trigger_rate", meaning: "triggered / (scheduled − censored)", unit: "fraction")
-    public static let responseRate = Measure(name: "response_rate", meaning: "responded / delivered", unit: "fraction")
+        name: "trigger_rate", title: "trigger rate", meaning: "triggered / (scheduled − censored)", unit: "fraction")
+    public static let responseRate = Measure(
+        name: "response_rate", title: "response rate", meaning: "responded / delivered", unit: "fraction")
+}
+
+extension PairMeasure {
+    /// The measure's name, title, meaning and unit in tables and files.
+    public var measure: Measure {
+        switch self {
+        case .opensPerUser: return .opensPerUser
+        case .retentionD7: return .retentionD7
+        case .retentionD30: return .retentionD30
+        case .optOutRate: return .optOutRate
+        case .deliveredPerUser: return .deliveredPerUser
+        }
+    }
 }
 
 extension DecisionMeasure {

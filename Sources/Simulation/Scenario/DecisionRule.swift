@@ -21,21 +21,8 @@ public enum DecisionMeasure: String, CaseIterable, Codable, Sendable {
         }
     }
 
-    /// The words a report uses for it.
-    public var title: String {
-        switch self {
-        case .opensLiftPerUser: return "opens per user vs holdout"
-        case .liftD7: return "D7 retention vs holdout"
-        case .liftD30: return "D30 retention vs holdout"
-        case .retentionD7: return "D7 retention"
-        case .retentionD30: return "D30 retention"
-        case .optOutRate: return "opt-out rate"
-        case .deliveredPerUser: return "notifications delivered per user"
-        case .deliveredPerExtraOpen: return "notifications delivered per extra open"
-        case .triggerRate: return "trigger rate"
-        case .responseRate: return "response rate"
-        }
-    }
+    /// The words a report uses for it (the measure's title).
+    public var title: String { measure.title }
 
     /// The values the measure can take, within which a bound must lie to mean anything: a rate is a
     /// share (0 to 1), a lift in retention the difference of two shares (−1 to 1), a count per user or
