@@ -178,10 +178,19 @@ public struct TuneCheck: Sendable {
     public let versusBaseline: [PairwiseComparison]
     /// The objective's paired comparison between the top two admissible candidates.
     public let versusRunnerUp: PairwiseComparison?
+    /// The candidate the comparisons with the baseline are of, and its paired comparison with every
+    /// other candidate of the run on the objective's measure (it minus the other).
+    public let subject: Int?
+    public let subjectVersus: [Int: PairwiseComparison]
     /// The baseline's own figures in this run.
     public let baseline: CandidateFigures
 
     public var winner: Int? { ranking.first(where: \.admissible)?.candidate }
+
+    /// A candidate's figures in this run.
+    public func figures(of c: Int) -> CandidateFigures? { ranking.first { $0.candidate == c }?.figures }
+    /// Whether a candidate meets every constraint in this run.
+    public func admits(_ c: Int) -> Bool { ranking.first { $0.candidate == c }?.admissible ?? false }
 }
 
 /// Progress of a tune, for a progress line.
@@ -207,10 +216,15 @@ public struct TuneResult: Sendable {
     public let baseline: ConfigurationSpec
     public let rule: DecisionRule
     public let candidates: [CandidateOutcome]
+    /// How many candidates each part of the space gave, then the listed configurations.
+    public let parts: [TunePart]
+    /// The candidates that are configurations listed in the scenario (the baseline among them).
+    public let listed: [Int]
     public let stages: [StageSummary]
     /// The finalists at the full user count, ranked.
     public let final: TuneCheck
-    /// The winner against the baseline on fresh users.
+    /// The winner against the baseline, and the best listed configuration that met every constraint
+    /// at the final stage, on fresh users.
     public let recheck: TuneCheck?
     /// The finalists with the response model changed.
     public let sensitivity: [TuneCheck]
@@ -218,6 +232,10 @@ public struct TuneResult: Sendable {
     public let simulated: Double
 
     public var winner: Int? { final.winner }
+    /// Whether the winner is a configuration the scenario lists.
+    public var winnerIsListed: Bool { winner.map(listed.contains) ?? false }
+    /// The listed configuration that ranks first among those meeting every constraint at the final stage.
+    public var bestListed: Int? { final.ranking.first { $0.admissible && listed.contains($0.candidate) }?.candidate }
 }
 
 /// Searches a scenario's tune space by racing with common random numbers.
@@ -233,6 +251,11 @@ public struct Tuner: Sendable {
     public let spec: TuneSpec
     public let baseline: ConfigurationSpec
     public let candidates: [ConfigurationSpec]
+    /// How many candidates each part of the space gave, then the listed configurations.
+    public let parts: [TunePart]
+    /// The candidates that are configurations listed in the scenario: never left out for want of
+    /// places, dropped only when clearly infeasible or clearly worse.
+    public let listed: [Int]
     public let plan: TunePlan
     public var threads: Int
     /// The recorded logs the scenario's segments name, read by the caller.
@@ -252,8 +275,22 @@ public struct Tuner: Sendable {
             throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) sequences; "
                 + "at most \(TuneSpec.maximumCandidates) candidates can be raced: narrow the periods or the sequence lengths")
         }
-        let candidates = spec.space.candidates(baseline: baseline)
+        var candidates = spec.space.candidates(baseline: baseline)
+        var parts: [TunePart] = []
+        if spec.space.periods != nil { parts.append(TunePart(name: "timePeriods", candidates: candidates.count)) }
+        if spec.space.sequences != nil {
+            let sequences = spec.space.sequenceCandidates(baseline: baseline)
+            parts.append(TunePart(name: "sequences", candidates: sequences.count))
+            candidates += sequences
+        }
+        if spec.space.mix != nil {
+            let mixes = spec.space.mixCandidates(baseline: baseline)
+            parts.append(TunePart(name: "mix", candidates: mixes.count))
+            candidates += mixes
+        }
         if candidates.isEmpty { throw TuneError(path: "tune.space", reason: "holds no candidate") }
+        let listed = Self.addListed(scenario.expandedConfigurations, to: &candidates)
+        parts.append(TunePart(name: "listed", candidates: listed.count))
         if candidates.count > TuneSpec.maximumCandidates {
             throw TuneError(path: "tune.space", reason: "holds \(candidates.count) candidates; at most "
                 + "\(TuneSpec.maximumCandidates) can be raced: narrow the periods or the sequence lengths")
@@ -262,9 +299,35 @@ public struct Tuner: Sendable {
         self.spec = spec
         self.baseline = baseline
         self.candidates = candidates
+        self.parts = parts
+        self.listed = listed
         plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists)
         self.threads = max(1, threads)
         self.recorded = recorded
+    }
+
+    /// Adds the listed configurations to the candidates: one the space already holds (the same in
+    /// everything but its label) takes its listed label, another is added at the end. Returns the
+    /// listed ones' candidate indices, in the scenario's order.
+    static func addListed(_ listed: [ConfigurationSpec], to candidates: inout [ConfigurationSpec]) -> [Int] {
+        func unlabelled(_ c: ConfigurationSpec) -> ConfigurationSpec {
+            var c = c
+            c.label = ""
+            return c
+        }
+        var indices: [Int] = []
+        for config in listed {
+            let bare = unlabelled(config)
+            if let i = candidates.firstIndex(where: { unlabelled($0) == bare }) {
+                if !indices.contains(i) { candidates[i].label = config.label }
+                indices.append(i)
+            } else {
+                candidates.append(config)
+                indices.append(candidates.count - 1)
+            }
+        }
+        var seen = Set<Int>()
+        return indices.filter { seen.insert($0).inserted }
     }
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
@@ -363,15 +426,16 @@ public struct Tuner: Sendable {
     /// every constraint first), the rest the best of those whose 95% intervals lie within every limit,
     /// then the next best on the estimates. The best on the estimates sit at a limit when the objective
     /// and a constrained measure grow together, and half of them cross it on more users; the others
-    /// keep candidates that will still meet the constraints. In the estimates' order.
-    func shortlist(_ alive: [Int], _ capacity: Int, _ outcomes: [CandidateOutcome]) -> [Int] {
+    /// keep candidates that will still meet the constraints. Those in `kept` (the listed
+    /// configurations and the leader) are taken beyond the capacity. In the estimates' order.
+    func shortlist(_ alive: [Int], _ capacity: Int, _ outcomes: [CandidateOutcome], keeping kept: Set<Int> = []) -> [Int] {
         let items = alive.map { ($0, outcomes[$0].figures!) }
         let byEstimate = ranked(items).map(\.0)
         let safe = ranked(items.filter { clearlyAdmissible($0.1) }).map(\.0)
         var chosen = Set(byEstimate.prefix((capacity + 1) / 2))
         for c in safe where chosen.count < capacity { chosen.insert(c) }
         for c in byEstimate where chosen.count < capacity { chosen.insert(c) }
-        return byEstimate.filter(chosen.contains)
+        return byEstimate.filter { chosen.contains($0) || kept.contains($0) }
     }
 
     /// Every constrained measure's interval, widened from 95% to z, lies within its bound.
@@ -462,13 +526,16 @@ public struct Tuner: Sendable {
         let final = try runFinalStage(&race, meter)
         var recheck: TuneCheck?
         if let w = final.winner {
-            recheck = try check("re-check", [w], users: final.users, seed: recheckSeed, response: scenario.response,
-                                meter: meter)
+            // The best listed configuration beside the winner, so the two meet again on users the race never saw.
+            let listedBest = final.ranking.first { $0.admissible && listed.contains($0.candidate) }?.candidate
+            let members = [w] + (listedBest.map { $0 == w ? [] : [$0] } ?? [])
+            recheck = try check("re-check", members, users: final.users, seed: recheckSeed, response: scenario.response,
+                                meter: meter, subject: w)
         }
         let sensitivity = try sensitivityChecks(final, meter)
         return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
-                          stages: race.stages, final: final, recheck: recheck, sensitivity: sensitivity,
-                          simulated: meter.done.value)
+                          parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
+                          sensitivity: sensitivity, simulated: meter.done.value)
     }
 
     /// Leaves out, before stage k, the candidates beyond the most it takes (see `shortlist`); says
@@ -476,13 +543,14 @@ public struct Tuner: Sendable {
     func leaveOutBeyondCapacity(_ k: Int, _ race: inout Race, _ summary: inout StageSummary) -> Bool {
         let capacity = plan.capacity[k]
         guard race.alive.count > capacity else { return false }
-        let keep = shortlist(race.alive, capacity, race.outcomes)
+        let kept = Set(race.alive.filter { listed.contains($0) || $0 == race.leader })
+        let keep = shortlist(race.alive, capacity, race.outcomes, keeping: kept)
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
             race.outcomes[c].drop = CandidateDrop(kind: .leftOut, stage: k,
                                                   reason: "not among the \(capacity) that \(place) (\(Self.shortlistRule))")
         }
-        summary.overCapacity = race.alive.count - capacity
+        summary.overCapacity = race.alive.count - keep.count
         race.alive = keep
         return true
     }
@@ -645,8 +713,10 @@ public struct Tuner: Sendable {
                                  + "\(Self.show(x, o)) against \(Self.show(y, o))")
     }
 
+    /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
+    /// baseline and with every other member; nil: the first admissible, or the first.
     func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel,
-               meter: Meter) throws(TuneError) -> TuneCheck {
+               meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response) { u in
@@ -661,15 +731,22 @@ public struct Tuner: Sendable {
         let admitted = ranking.filter(\.admissible).map(\.candidate)
         var versusBaseline: [PairwiseComparison] = []
         var versusRunnerUp: PairwiseComparison?
+        let pm = pairedMeasure ?? spec.rule.objective.pairMeasure
+        if let first = admitted.first, admitted.count > 1 {
+            versusRunnerUp = run.results.comparison(position[first]!, against: position[admitted[1]]!, pm)
+        }
         // The first admissible, or the first at all (the re-check of a winner that misses a limit there).
-        if let w = admitted.first ?? ranking.first?.candidate {
-            versusBaseline = run.results.comparisons(position[w]!, against: run.baselineIndex)
-            if admitted.count > 1, let pm = pairedMeasure ?? Optional(spec.rule.objective.pairMeasure) {
-                versusRunnerUp = run.results.comparison(position[w]!, against: position[admitted[1]]!, pm)
+        let lead = subject ?? admitted.first ?? ranking.first?.candidate
+        var subjectVersus: [Int: PairwiseComparison] = [:]
+        if let w = lead, let wi = position[w] {
+            versusBaseline = run.results.comparisons(wi, against: run.baselineIndex)
+            for c in members where c != w {
+                if let ci = position[c] { subjectVersus[c] = run.results.comparison(wi, against: ci, pm) }
             }
         }
         return TuneCheck(name: name, users: users, seed: seed, ranking: ranking, versusBaseline: versusBaseline,
-                         versusRunnerUp: versusRunnerUp, baseline: figures(run, run.baselineIndex))
+                         versusRunnerUp: versusRunnerUp, subject: lead, subjectVersus: subjectVersus,
+                         baseline: figures(run, run.baselineIndex))
     }
 }
 
