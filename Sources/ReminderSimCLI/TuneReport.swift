@@ -89,9 +89,7 @@ struct TuneReport {
             return out.joined(separator: "\n") + "\n"
         }
         let o = rule.objective
-        out.append("Recommendation: \"\(label(w))\"" + (w == r.listed.first { label($0) == r.baseline.label }
-            ? " — the baseline itself, as the scenario lists it: keep it"
-            : r.winnerIsListed ? " — a configuration the scenario lists, as written" : ""))
+        out.append("Recommendation: \"\(label(w))\"" + listedNote(w))
         out.append("  \(o.title): \(show(f.measures[o], o)) at \(TuneCommand.count(f.users)) users")
         let pm = r.final.versusRunnerUp?.measure ?? o.pairMeasure
         let vsBase = r.final.versusBaseline.first { $0.measure == pm }
@@ -374,7 +372,18 @@ extension TuneReport {
         let added = r.candidates.count - inSpace
         return "space: " + space.map { "\(TuneCommand.count($0.candidates)) \(names[$0.name] ?? $0.name)" }.joined(separator: ", ")
             + "; \(TuneCommand.count(r.listed.count)) listed configuration\(r.listed.count == 1 ? "" : "s") in the race"
-            + " (\(TuneCommand.count(r.listed.count - added)) already in the space, \(TuneCommand.count(added)) added)"
+            + " (\(TuneCommand.count(r.listed.count - added)) of them in the space, \(TuneCommand.count(added)) added)"
+    }
+
+    /// What the recommendation's line adds when the winner is a listed configuration.
+    func listedNote(_ w: Int) -> String {
+        let names = result.listed.filter { $0.candidate == w }.map(\.label)
+        guard let first = names.first else { return "" }
+        let quoted = names.map { "\"\($0)\"" }.joined(separator: ", ")
+        if first == result.baseline.label || names.contains(result.baseline.label) {
+            return " — the baseline \(quoted) itself, as the scenario lists it: keep it"
+        }
+        return " — a configuration the scenario lists" + (names == [label(w)] ? "" : ", as \(quoted)")
     }
 
     /// The verdict on a paired comparison of the objective, held to the minimum difference; nil when
@@ -405,6 +414,9 @@ extension TuneReport {
     }
 
     func listedLines(winner w: Int) -> [String] {
-        result.listed.map { "\"\(label($0))\": \(listedEnd($0, winner: w))" }
+        result.listed.map { x in
+            "\"\(x.label)\"" + (x.label == label(x.candidate) ? "" : " (in the space as \"\(label(x.candidate))\")")
+                + ": \(listedEnd(x.candidate, winner: w))"
+        }
     }
 }

@@ -38,6 +38,11 @@ public struct TuneSequences: Codable, Equatable, Sendable {
         return c
     }
 
+    /// Whether the ranges allow this sequence.
+    func holds(_ days: [Int]) -> Bool {
+        days.count >= steps.min && days.count <= steps.max && days.allSatisfy { $0 >= afterDays.min && $0 <= afterDays.max }
+    }
+
     /// The sequences, fewer steps first, then by their days.
     public func all() -> [[Int]] {
         guard count > 0, count < Int.max else { return [] }
@@ -116,14 +121,17 @@ extension TuneSpace {
 
     /// The `mix` part's candidates: one reminder of each period beside each sequence, for each
     /// message order and delivery policy. The reminder keeps the default app domain; the steps keep
-    /// a sequence's, so each keeps its own state.
+    /// a sequence's, so each keeps its own state. A mix whose reminder fires with a step (its period,
+    /// in days, is a step's) is left out, and so is one that behaves as a sequence of the space: with
+    /// one message, a reminder of p days beside a sequence is the sequence with a step at p.
     public func mixCandidates(baseline: ConfigurationSpec) -> [ConfigurationSpec] {
         guard let mix, let sequences, mix.periods.min <= mix.periods.max else { return [] }
         let c = choices(baseline: baseline)
         let all = sequences.all()
         var out: [ConfigurationSpec] = []
         for period in mix.periods.min...mix.periods.max {
-            for days in all {
+            for days in all where !days.contains(period)
+                && !(c.texts.count == 1 && sequences.holds((days + [period]).sorted())) {
                 for random in c.randoms {
                     for (p, policy) in c.policies.enumerated() {
                         var parts = ["\(period)\(unit.labelSuffix) + seq " + days.map(String.init).joined(separator: "/") + "d"]

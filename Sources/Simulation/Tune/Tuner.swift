@@ -94,6 +94,13 @@ public struct CandidateFigures: Sendable {
     public func value(_ m: DecisionMeasure) -> Double? { measures[m]?.value }
 }
 
+/// A configuration the scenario lists, and the candidate that is it: one of the space's when the
+/// space holds the same configuration under another label.
+public struct ListedCandidate: Equatable, Sendable {
+    public let label: String
+    public let candidate: Int
+}
+
 /// Why a candidate left the race before the final stage.
 public struct CandidateDrop: Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -218,8 +225,8 @@ public struct TuneResult: Sendable {
     public let candidates: [CandidateOutcome]
     /// How many candidates each part of the space gave, then the listed configurations.
     public let parts: [TunePart]
-    /// The candidates that are configurations listed in the scenario (the baseline among them).
-    public let listed: [Int]
+    /// The configurations listed in the scenario (the baseline among them) and their candidates.
+    public let listed: [ListedCandidate]
     public let stages: [StageSummary]
     /// The finalists at the full user count, ranked.
     public let final: TuneCheck
@@ -233,9 +240,11 @@ public struct TuneResult: Sendable {
 
     public var winner: Int? { final.winner }
     /// Whether the winner is a configuration the scenario lists.
-    public var winnerIsListed: Bool { winner.map(listed.contains) ?? false }
+    public var winnerIsListed: Bool { winner.map { w in listed.contains { $0.candidate == w } } ?? false }
     /// The listed configuration that ranks first among those meeting every constraint at the final stage.
-    public var bestListed: Int? { final.ranking.first { $0.admissible && listed.contains($0.candidate) }?.candidate }
+    public var bestListed: Int? {
+        final.ranking.first { x in x.admissible && listed.contains { $0.candidate == x.candidate } }?.candidate
+    }
 }
 
 /// Searches a scenario's tune space by racing with common random numbers.
@@ -253,9 +262,9 @@ public struct Tuner: Sendable {
     public let candidates: [ConfigurationSpec]
     /// How many candidates each part of the space gave, then the listed configurations.
     public let parts: [TunePart]
-    /// The candidates that are configurations listed in the scenario: never left out for want of
+    /// The configurations listed in the scenario and their candidates: never left out for want of
     /// places, dropped only when clearly infeasible or clearly worse.
-    public let listed: [Int]
+    public let listed: [ListedCandidate]
     public let plan: TunePlan
     public var threads: Int
     /// The recorded logs the scenario's segments name, read by the caller.
@@ -307,27 +316,22 @@ public struct Tuner: Sendable {
     }
 
     /// Adds the listed configurations to the candidates: one the space already holds (the same in
-    /// everything but its label) takes its listed label, another is added at the end. Returns the
-    /// listed ones' candidate indices, in the scenario's order.
-    static func addListed(_ listed: [ConfigurationSpec], to candidates: inout [ConfigurationSpec]) -> [Int] {
+    /// everything but its label) is that candidate, another is added at the end. Returns, in the
+    /// scenario's order, each listed label with its candidate.
+    static func addListed(_ listed: [ConfigurationSpec], to candidates: inout [ConfigurationSpec]) -> [ListedCandidate] {
         func unlabelled(_ c: ConfigurationSpec) -> ConfigurationSpec {
             var c = c
             c.label = ""
             return c
         }
-        var indices: [Int] = []
-        for config in listed {
+        return listed.map { config in
             let bare = unlabelled(config)
             if let i = candidates.firstIndex(where: { unlabelled($0) == bare }) {
-                if !indices.contains(i) { candidates[i].label = config.label }
-                indices.append(i)
-            } else {
-                candidates.append(config)
-                indices.append(candidates.count - 1)
+                return ListedCandidate(label: config.label, candidate: i)
             }
+            candidates.append(config)
+            return ListedCandidate(label: config.label, candidate: candidates.count - 1)
         }
-        var seen = Set<Int>()
-        return indices.filter { seen.insert($0).inserted }
     }
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
@@ -527,7 +531,7 @@ public struct Tuner: Sendable {
         var recheck: TuneCheck?
         if let w = final.winner {
             // The best listed configuration beside the winner, so the two meet again on users the race never saw.
-            let listedBest = final.ranking.first { $0.admissible && listed.contains($0.candidate) }?.candidate
+            let listedBest = final.ranking.first { x in x.admissible && listed.contains { $0.candidate == x.candidate } }?.candidate
             let members = [w] + (listedBest.map { $0 == w ? [] : [$0] } ?? [])
             recheck = try check("re-check", members, users: final.users, seed: recheckSeed, response: scenario.response,
                                 meter: meter, subject: w)
@@ -543,7 +547,7 @@ public struct Tuner: Sendable {
     func leaveOutBeyondCapacity(_ k: Int, _ race: inout Race, _ summary: inout StageSummary) -> Bool {
         let capacity = plan.capacity[k]
         guard race.alive.count > capacity else { return false }
-        let kept = Set(race.alive.filter { listed.contains($0) || $0 == race.leader })
+        let kept = Set(listed.map(\.candidate)).union(race.leader.map { [$0] } ?? []).intersection(race.alive)
         let keep = shortlist(race.alive, capacity, race.outcomes, keeping: kept)
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
