@@ -15,7 +15,7 @@ public struct TuneSequences: Codable, Equatable, Sendable {
     /// How many sequences the ranges allow: the sum over step counts s of C(days, s) (saturating).
     public var count: Int {
         let n = afterDays.max - afterDays.min + 1
-        guard n > 0, steps.min >= 1, steps.min <= steps.max else { return 0 }
+        guard n > 0, steps.min >= 1, steps.min <= min(steps.max, n) else { return 0 }
         var total = 0
         for s in steps.min...min(steps.max, n) {
             let (t, overflow) = total.addingReportingOverflow(Self.choose(n, s))
