@@ -17,7 +17,7 @@ extension DecisionReport {
         guard best != d.baseline, let c = d.versusBaseline.first(where: { $0.measure == d.comparedMeasure }),
               let v = verdict(results, c) else { return "" }
         return "Against the baseline on \(c.measure.title): \(Markdown.escapeCell(label(results, best))) is \(v.text) "
-            + "(\(Text.difference(c)); \(d.rule.minimumDifferenceText)).\n\n"
+            + "(\(Text.difference(c))" + (d.rule.minimumDifference > 0 ? "; \(d.rule.minimumDifferenceText)" : "") + ").\n\n"
     }
 
     /// The runner-up's sentence when the minimum difference changes it: ahead by less than what
