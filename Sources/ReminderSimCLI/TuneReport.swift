@@ -86,6 +86,8 @@ struct TuneReport {
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
             out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")
             out.append("Finalists: " + r.final.ranking.map { label($0.candidate) }.joined(separator: ", "))
+            out.append("Listed configurations, where they ended:")
+            out.append(contentsOf: listedLines(winner: nil).map { "  " + $0 })
             return out.joined(separator: "\n") + "\n"
         }
         let o = rule.objective
@@ -188,7 +190,7 @@ struct TuneReport {
         let o = rule.objective
         var md: [String] = ["# Tune: \(r.scenario.name)", ""]
         md.append("Rule: \(ruleText). Baseline: \"\(r.baseline.label)\". Seed \(r.scenario.seed), "
-                  + "\(TuneCommand.count(r.scenario.users)) final users, \(r.candidates.count) candidates.")
+                  + "\(TuneCommand.count(r.scenario.users)) final users, \(TuneCommand.count(r.candidates.count)) candidates.")
         md.append("")
         md.append("```")
         md.append(summary(timings: false).trimmingCharacters(in: .newlines))
@@ -207,8 +209,9 @@ struct TuneReport {
         md.append("|---:|---:|---:|---:|---:|---:|---:|")
         for (k, s) in r.stages.enumerated() {
             let final = k == r.stages.count - 1
-            md.append("| \(k + 1)\(final ? " (final)" : "") | \(s.users) | \(s.entered + s.overCapacity) | \(s.overCapacity) | "
-                      + "\(s.infeasible) | \(s.worse) | \(final ? "–" : String(s.survivors)) |")
+            let n = TuneCommand.count
+            md.append("| \(k + 1)\(final ? " (final)" : "") | \(n(s.users)) | \(n(s.entered + s.overCapacity)) | \(n(s.overCapacity)) | "
+                      + "\(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : n(s.survivors)) |")
         }
         md.append("")
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")
@@ -223,6 +226,7 @@ struct TuneReport {
         md.append("| – | baseline \(escape(r.baseline.label)) | "
                   + measures.map { show(r.final.baseline.measures[$0], $0) }.joined(separator: " | ") + " | |")
         md.append("")
+        md += listedSection()
         md.append("## Sensitivity")
         md.append("")
         if r.sensitivity.isEmpty {
@@ -395,7 +399,7 @@ extension TuneReport {
 
     /// Where one listed configuration ended: its rank among the finalists with the winner's paired
     /// difference from it, or the stage that dropped it and why.
-    func listedEnd(_ c: Int, winner w: Int) -> String {
+    func listedEnd(_ c: Int, winner w: Int?) -> String {
         let r = result
         let o = rule.objective
         let outcome = r.candidates[c]
@@ -407,16 +411,35 @@ extension TuneReport {
         var text = "final stage, rank \(rank + 1) of \(r.final.ranking.count), \(o.rawValue) \(show(x.figures.measures[o], o))"
             + (x.admissible ? "" : ", breaks a constraint")
         if c == w { return text + "; the recommendation" }
-        if let d = r.final.subjectVersus[c] {
+        if let w, r.final.subject == w, let d = r.final.subjectVersus[c] {
             text += "; recommendation − it \(showDifference(d))" + (verdictText(d).map { " (\($0))" } ?? "")
         }
         return text
     }
 
-    func listedLines(winner w: Int) -> [String] {
+    func listedLines(winner w: Int?) -> [String] {
         result.listed.map { x in
             "\"\(x.label)\"" + (x.label == label(x.candidate) ? "" : " (in the space as \"\(label(x.candidate))\")")
                 + ": \(listedEnd(x.candidate, winner: w))"
         }
+    }
+}
+
+extension TuneReport {
+    /// Where each configuration the scenario lists ended in the race, beside the space's parts.
+    func listedSection() -> [String] {
+        let r = result
+        var md = ["## Listed configurations", ""]
+        md.append("The space holds " + r.parts.filter { $0.name != "listed" }.map { "\(TuneCommand.count($0.candidates)) \($0.name)" }
+            .joined(separator: ", ") + " candidates. Every configuration the scenario lists races too, whether or not the "
+            + "space holds it; it is never left out for want of places, only dropped when clearly infeasible or clearly worse.")
+        md.append("")
+        md.append("| listed | candidate | where it ended |")
+        md.append("|---|---|---|")
+        for x in r.listed {
+            md.append("| \(escape(x.label)) | \(escape(label(x.candidate))) | \(escape(listedEnd(x.candidate, winner: r.winner))) |")
+        }
+        md.append("")
+        return md
     }
 }
