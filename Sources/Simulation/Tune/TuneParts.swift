@@ -122,18 +122,25 @@ extension TuneSpace {
     /// The `mix` part's candidates: one reminder of each period beside each sequence, for each
     /// message order and delivery policy. The reminder keeps the default app domain; the steps keep
     /// a sequence's, so each keeps its own state. A mix whose reminder fires with a step (its period,
-    /// in days, is a step's) is left out, and so is one that behaves as a sequence of the space: with
-    /// one message, a reminder of p days beside a sequence is the sequence with a step at p.
+    /// in days, is a step's) is left out, and so is one that behaves as a sequence of the space or as
+    /// an earlier mix: with one message, a reminder of p days beside a sequence is the sequence with
+    /// a step at p.
     public func mixCandidates(baseline: ConfigurationSpec) -> [ConfigurationSpec] {
         guard let mix, let sequences, mix.periods.min <= mix.periods.max else { return [] }
         let c = choices(baseline: baseline)
         let all = sequences.all()
         var out: [ConfigurationSpec] = []
+        var seen = Set<String>()
         for period in mix.periods.min...mix.periods.max {
-            for days in all where !days.contains(period)
-                && !(c.texts.count == 1 && sequences.holds((days + [period]).sorted())) {
+            for days in all where !days.contains(period) {
+                let union = (days + [period]).sorted()
+                if c.texts.count == 1 && sequences.holds(union) { continue }
                 for random in c.randoms {
                     for (p, policy) in c.policies.enumerated() {
+                        if c.texts.count == 1 {
+                            let key = union.map(String.init).joined(separator: "/") + (random ? "r" : "") + " \(p)"
+                            guard seen.insert(key).inserted else { continue }
+                        }
                         var parts = ["\(period)\(unit.labelSuffix) + seq " + days.map(String.init).joined(separator: "/") + "d"]
                         if c.randoms.count > 1 && c.texts.count > 1 { parts.append(random ? "random" : "in order") }
                         if c.policies.count > 1 { parts.append("delivery \(p + 1)") }
