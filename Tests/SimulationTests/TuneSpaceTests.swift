@@ -1,5 +1,5 @@
 import Foundation
-import Simulation
+@testable import Simulation
 import XCTest
 
 /// The tune space's parts: inactivity sequences, mixes of a reminder and a sequence, their counts,
@@ -85,5 +85,13 @@ final class TuneSpaceTests: XCTestCase {
         XCTAssertThrowsError(try Tuner(scenario: s, threads: 1)) { error in
             XCTAssertTrue("\(error)".contains("too many"), "\(error)")
         }
+    }
+}
+
+/// The reasons a tune gives count users as the reports do.
+final class TuneReasonTextTests: XCTestCase {
+    func testCountsAreGroupedByThousands() {
+        XCTAssertEqual([0, 7, 999, 1_000, 1_250, 20_000, 1_234_567, -4_500].map(Tuner.grouped),
+                       ["0", "7", "999", "1,000", "1,250", "20,000", "1,234,567", "-4,500"])
     }
 }

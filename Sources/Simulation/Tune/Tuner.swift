@@ -451,6 +451,17 @@ public struct Tuner: Sendable {
         }
     }
 
+    /// A whole number with its thousands grouped by commas, as the reports write counts: 12,500.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
     /// An interval widened from 95% to `z`.
     static func widened(_ e: Estimate, z: Double) -> Estimate {
         let f = z / z95
@@ -470,7 +481,7 @@ public struct Tuner: Sendable {
             }
             if let beyond {
                 return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
-                                     reason: "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
+                                     reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
             }
         }
         return nil
@@ -552,7 +563,7 @@ public struct Tuner: Sendable {
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
             race.outcomes[c].drop = CandidateDrop(kind: .leftOut, stage: k,
-                                                  reason: "not among the \(capacity) that \(place) (\(Self.shortlistRule))")
+                                                  reason: "not among the \(Self.grouped(capacity)) that \(place) (\(Self.shortlistRule))")
         }
         summary.overCapacity = race.alive.count - keep.count
         race.alive = keep
@@ -659,7 +670,7 @@ public struct Tuner: Sendable {
         let bounded = difference.comparison == .bounded
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: l, comparison: difference.comparison,
                              interval: difference.interval,
-                             reason: "clearly worse than \"\(candidates[l].label)\" at \(plan.stageUsers[k]) users: "
+                             reason: "clearly worse than \"\(candidates[l].label)\" at \(Self.grouped(plan.stageUsers[k])) users: "
                                  + (bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)"))
     }
 
@@ -713,7 +724,7 @@ public struct Tuner: Sendable {
         let x = Self.widened(a, z: plan.dropZ), y = Self.widened(b, z: plan.dropZ)
         guard o.higherIsBetter ? x.high < y.low : x.low > y.high else { return nil }
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: leader, comparison: .unpaired, interval: x,
-                             reason: "clearly worse than \"\(candidates[leader].label)\" at \(c.users) users: "
+                             reason: "clearly worse than \"\(candidates[leader].label)\" at \(Self.grouped(c.users)) users: "
                                  + "\(Self.show(x, o)) against \(Self.show(y, o))")
     }
 
