@@ -38,6 +38,26 @@ final class TuneReportTextTests: ReminderSimTestCase {
         XCTAssertEqual(recommendation["space"] as? [String: Int], ["timePeriods": 64, "listed": 6])
     }
 
+    /// Periods of 20 to 24 days gain little in 40 days; the listed 1 day wins, and the summary says so.
+    func testAListedWinnerIsNamedAsListed() throws {
+        let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["horizonDays"] = 40
+        var tune = try XCTUnwrap(json["tune"] as? [String: Any])
+        tune["space"] = ["periods": ["min": 20, "max": 24]]
+        tune["constraints"] = ["optOutRate": ["max": 0.05]]
+        json["tune"] = tune
+        let file = try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim(arguments: ["tune", file.path, "--users", "1200", "--threads", "2", "--out", "out"])
+        assertExit(result, 0)
+        assertContains(result.stdout, "space: 5 timePeriods lists; 6 listed configurations in the race (0 of them in the space, 6 added)")
+        assertContains(result.stdout, "Recommendation: \"1 day\" — a configuration the scenario lists\n")
+        assertContains(result.stdout, "  \"1 day\": final stage, rank 1 of 11, opensLiftPerUser ")
+        let recommendation = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: workDirectory
+            .appendingPathComponent("out/tune-periods-tune-1/recommendation.json"))) as? [String: Any])
+        XCTAssertEqual(recommendation["listed"] as? Bool, true)
+    }
+
     func testTheParetoChartsNameTheirAxesInWords() throws {
         let (result, folder) = try tune()
         assertExit(result, 0)
