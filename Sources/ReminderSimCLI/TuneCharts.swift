@@ -46,13 +46,13 @@ extension TuneReport {
         var limits: [LimitLine] = []
         for (measure, b) in rule.orderedConstraints where measure == m || measure == o {
             let axis: LimitLine.Axis = measure == m ? .x : .y
-            if let v = b.max { limits.append(LimitLine(label: "limit: \(measure.rawValue) ≤ \(show(v, measure))", axis: axis, value: v)) }
-            if let v = b.min { limits.append(LimitLine(label: "limit: \(measure.rawValue) ≥ \(show(v, measure))", axis: axis, value: v)) }
+            if let v = b.max { limits.append(LimitLine(label: "limit: \(measure.title) ≤ \(show(v, measure))", axis: axis, value: v)) }
+            if let v = b.min { limits.append(LimitLine(label: "limit: \(measure.title) ≥ \(show(v, measure))", axis: axis, value: v)) }
         }
         return ScatterChart(
-            title: "Pareto front: \(o.rawValue) against \(m.rawValue)",
-            xAxisTitle: "\(m.rawValue): \(m.title) (95% intervals for the named points)",
-            yAxisTitle: "\(o.rawValue): \(o.title)",
+            title: "Pareto front: \(o.title) against \(m.title)",
+            xAxisTitle: "\(m.title) (95% intervals for the named points)",
+            yAxisTitle: o.title,
             xFormat: m.isFraction ? .percent : .number, yFormat: o.isFraction ? .percent : .number,
             points: named, limits: limits, cloud: cloud, xIncludesZero: false)
     }

@@ -11,11 +11,12 @@ struct TuneCommand: RunnableCommand {
         name: "tune",
         abstract: "Search the scenario's \"tune\" space for the best configuration under its constraints.",
         discussion: """
-            Races every candidate of the space on the same virtual users: each stage simulates the \
+            Races every candidate of the space (timePeriods lists, inactivity sequences, mixes) and every \
+            configuration the scenario lists on the same virtual users: each stage simulates the \
             remaining candidates on more users and drops those clearly infeasible or clearly worse than \
-            the leader (paired intervals); the best 20 finish at --users, the winner is re-checked on \
-            other users against the baseline, and the top five are re-run with the response model \
-            changed. The result depends only on the scenario, --seed and --users, never on --threads. \
+            the leader (paired intervals); the best 20 and the listed configurations still racing finish \
+            at --users, the winner is re-checked on other users against the baseline and the best listed \
+            configuration, and the top five are re-run with the response model changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \
             <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv, Pareto charts); \
             the tune and every candidate it evaluated to the database (--db). With --json, stdout holds one \

@@ -35,6 +35,7 @@ struct TuneReport {
         let constraints = rule.orderedConstraints.map { "\($0.measure.rawValue) \(bound($0.bound, $0.measure))" }
         return "\(o.higherIsBetter ? "maximise" : "minimise") \(o.rawValue) (\(o.title))"
             + (constraints.isEmpty ? "" : " subject to " + constraints.joined(separator: ", "))
+            + "; \(rule.minimumDifferenceText)"
     }
 
     /// One line per stage; `timings` adds each stage's seconds.
@@ -75,6 +76,7 @@ struct TuneReport {
         var out: [String] = []
         out.append("Tune of \"\(r.scenario.name)\": \(TuneCommand.count(r.candidates.count)) candidates against the baseline "
                    + "\"\(r.baseline.label)\"; \(ruleText).")
+        out.append("  " + spaceLine)
         out.append(contentsOf: stageLines(timings: timings).map { "  " + $0 })
         out.append(timings
             ? String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@.",
@@ -84,14 +86,17 @@ struct TuneReport {
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
             out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")
             out.append("Finalists: " + r.final.ranking.map { label($0.candidate) }.joined(separator: ", "))
+            out.append("Listed configurations, where they ended:")
+            out.append(contentsOf: listedLines(winner: nil).map { "  " + $0 })
             return out.joined(separator: "\n") + "\n"
         }
         let o = rule.objective
-        out.append("Recommendation: \"\(label(w))\"")
+        out.append("Recommendation: \"\(label(w))\"" + listedNote(w))
         out.append("  \(o.title): \(show(f.measures[o], o)) at \(TuneCommand.count(f.users)) users")
         let pm = r.final.versusRunnerUp?.measure ?? o.pairMeasure
         let vsBase = r.final.versusBaseline.first { $0.measure == pm }
-        out.append("  against the baseline \"\(r.baseline.label)\": \(pm.title) \(showDifference(vsBase)) (paired)")
+        out.append("  against the baseline \"\(r.baseline.label)\": \(pm.title) \(showDifference(vsBase)) (paired)"
+                   + (vsBase.flatMap(verdictText).map { ": " + $0 } ?? ""))
         for line in constraintLines(f) { out.append("  " + line) }
         let broken = rule.orderedConstraints.filter { m, b in !(r.final.baseline.value(m).map(b.admits) ?? false) }
         if !broken.isEmpty {
@@ -102,14 +107,21 @@ struct TuneReport {
         if let ru = r.final.versusRunnerUp, r.final.ranking.filter(\.admissible).count > 1 {
             let second = r.final.ranking.filter(\.admissible)[1].candidate
             out.append("  against the runner-up \"\(label(second))\": \(showDifference(ru))"
-                       + (ru.includesZero ? " — not told apart at this user count" : ""))
+                       + (ru.includesZero ? " — not told apart at this user count"
+                          : verdictText(ru).map { " — " + $0 } ?? ""))
         }
-        if let re = r.recheck, let rf = re.ranking.first?.figures {
+        if let re = r.recheck, let rf = re.figures(of: w) {
             let d = re.versusBaseline.first { $0.measure == pm }
             out.append("Re-check on other users (seed \(re.seed), \(TuneCommand.count(re.users)) users): \(o.title) "
                        + "\(show(rf.measures[o], o)); against the baseline \(showDifference(d))"
-                       + "; constraints \(re.winner == nil ? "NOT all met" : "met")")
+                       + "; constraints \(re.admits(w) ? "met" : "NOT all met")")
+            if let l = r.bestListed, l != w, let c = re.subjectVersus[l] {
+                out.append("  against the best listed configuration \"\(label(l))\" there: \(c.measure.title) "
+                           + "\(showDifference(c))" + (verdictText(c).map { ": " + $0 } ?? ""))
+            }
         }
+        out.append("Listed configurations, where they ended:")
+        out.append(contentsOf: listedLines(winner: w).map { "  " + $0 })
         for s in r.sensitivity { out.append("Sensitivity, \(sensitivityLine(s, winner: w))") }
         if !r.sensitivity.isEmpty { out.append(sensitivityVerdict(winner: w)) }
         out.append("")
@@ -178,7 +190,7 @@ struct TuneReport {
         let o = rule.objective
         var md: [String] = ["# Tune: \(r.scenario.name)", ""]
         md.append("Rule: \(ruleText). Baseline: \"\(r.baseline.label)\". Seed \(r.scenario.seed), "
-                  + "\(TuneCommand.count(r.scenario.users)) final users, \(r.candidates.count) candidates.")
+                  + "\(TuneCommand.count(r.scenario.users)) final users, \(TuneCommand.count(r.candidates.count)) candidates.")
         md.append("")
         md.append("```")
         md.append(summary(timings: false).trimmingCharacters(in: .newlines))
@@ -197,8 +209,9 @@ struct TuneReport {
         md.append("|---:|---:|---:|---:|---:|---:|---:|")
         for (k, s) in r.stages.enumerated() {
             let final = k == r.stages.count - 1
-            md.append("| \(k + 1)\(final ? " (final)" : "") | \(s.users) | \(s.entered + s.overCapacity) | \(s.overCapacity) | "
-                      + "\(s.infeasible) | \(s.worse) | \(final ? "–" : String(s.survivors)) |")
+            let n = TuneCommand.count
+            md.append("| \(k + 1)\(final ? " (final)" : "") | \(n(s.users)) | \(n(s.entered + s.overCapacity)) | \(n(s.overCapacity)) | "
+                      + "\(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : n(s.survivors)) |")
         }
         md.append("")
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")
@@ -213,6 +226,7 @@ struct TuneReport {
         md.append("| – | baseline \(escape(r.baseline.label)) | "
                   + measures.map { show(r.final.baseline.measures[$0], $0) }.joined(separator: " | ") + " | |")
         md.append("")
+        md += listedSection()
         md.append("## Sensitivity")
         md.append("")
         if r.sensitivity.isEmpty {
@@ -317,6 +331,8 @@ struct TuneReport {
         var root: [String: Any] = [
             "scenario": r.scenario.name, "seed": r.scenario.seed, "users": r.scenario.users,
             "objective": rule.objective.rawValue, "baseline": r.baseline.label, "candidates": r.candidates.count,
+            "minimumDifference": rule.minimumDifference,
+            "space": Dictionary(uniqueKeysWithValues: r.parts.map { ($0.name, $0.candidates) }),
             "stages": r.stages.map { ["users": $0.users, "evaluated": $0.evaluated, "clearlyInfeasible": $0.infeasible,
                                       "clearlyWorse": $0.worse, "leftOutBeforehand": $0.overCapacity] },
         ]
@@ -328,10 +344,16 @@ struct TuneReport {
             root["versusBaseline"] = difference(r.final.versusBaseline.first { $0.measure == pm })
             root["versusRunnerUp"] = difference(r.final.versusRunnerUp)
             root["constraints"] = constraints(f)
-            if let re = r.recheck, let rf = re.ranking.first?.figures {
-                root["recheck"] = ["seed": re.seed, "users": re.users, "objectiveEstimate": estimate(rf.measures[rule.objective]),
-                                   "versusBaseline": difference(re.versusBaseline.first { $0.measure == pm }),
-                                   "constraints": constraints(rf), "admissible": re.winner != nil] as [String: Any]
+            root["listed"] = r.winnerIsListed
+            if let re = r.recheck, let rf = re.figures(of: w) {
+                var recheck: [String: Any] = [
+                    "seed": re.seed, "users": re.users, "objectiveEstimate": estimate(rf.measures[rule.objective]),
+                    "versusBaseline": difference(re.versusBaseline.first { $0.measure == pm }),
+                    "constraints": constraints(rf), "admissible": re.admits(w)]
+                if let l = r.bestListed, l != w, let c = re.subjectVersus[l] {
+                    recheck["versusBestListed"] = ["configuration": label(l), "comparison": difference(c)] as [String: Any]
+                }
+                root["recheck"] = recheck
             }
             root["sensitivity"] = r.sensitivity.map { s in
                 ["change": s.name, "winner": s.winner.map { label($0) } ?? NSNull(), "sameWinner": s.winner == w,
@@ -341,5 +363,83 @@ struct TuneReport {
             root["configuration"] = NSNull()
         }
         return root
+    }
+}
+
+extension TuneReport {
+    /// The space's size per part, and the listed configurations beside it.
+    var spaceLine: String {
+        let r = result
+        let names = ["timePeriods": "timePeriods lists", "sequences": "inactivity sequences", "mix": "mixes of a reminder and a sequence"]
+        let space = r.parts.filter { $0.name != "listed" }
+        let inSpace = space.reduce(0) { $0 + $1.candidates }
+        let added = r.candidates.count - inSpace
+        return "space: " + space.map { "\(TuneCommand.count($0.candidates)) \(names[$0.name] ?? $0.name)" }.joined(separator: ", ")
+            + "; \(TuneCommand.count(r.listed.count)) listed configuration\(r.listed.count == 1 ? "" : "s") in the race"
+            + " (\(TuneCommand.count(r.listed.count - added)) of them in the space, \(TuneCommand.count(added)) added)"
+    }
+
+    /// What the recommendation's line adds when the winner is a listed configuration.
+    func listedNote(_ w: Int) -> String {
+        let names = result.listed.filter { $0.candidate == w }.map(\.label)
+        guard let first = names.first else { return "" }
+        let quoted = names.map { "\"\($0)\"" }.joined(separator: ", ")
+        if first == result.baseline.label || names.contains(result.baseline.label) {
+            return " — the baseline \(quoted) itself, as the scenario lists it: keep it"
+        }
+        return " — a configuration the scenario lists" + (names == [label(w)] ? "" : ", as \(quoted)")
+    }
+
+    /// The verdict on a paired comparison of the objective, held to the minimum difference; nil when
+    /// the compared measure is not the objective's own.
+    func verdictText(_ c: PairwiseComparison) -> String? {
+        guard rule.objective.hasPairedDifference, c.measure == rule.objective.pairMeasure else { return nil }
+        return rule.verdict(c)?.text
+    }
+
+    /// Where one listed configuration ended: its rank among the finalists with the winner's paired
+    /// difference from it, or the stage that dropped it and why.
+    func listedEnd(_ c: Int, winner w: Int?) -> String {
+        let r = result
+        let o = rule.objective
+        let outcome = r.candidates[c]
+        guard outcome.drop == nil, let rank = r.final.ranking.firstIndex(where: { $0.candidate == c }) else {
+            let stage = (outcome.drop?.stage ?? outcome.stage) + 1
+            return "left at stage \(stage): \(outcome.dropped ?? "not simulated")"
+        }
+        let x = r.final.ranking[rank]
+        var text = "final stage, rank \(rank + 1) of \(r.final.ranking.count), \(o.rawValue) \(show(x.figures.measures[o], o))"
+            + (x.admissible ? "" : ", breaks a constraint")
+        if c == w { return text + "; the recommendation" }
+        if let w, r.final.subject == w, let d = r.final.subjectVersus[c] {
+            text += "; recommendation − it \(showDifference(d))" + (verdictText(d).map { " (\($0))" } ?? "")
+        }
+        return text
+    }
+
+    func listedLines(winner w: Int?) -> [String] {
+        result.listed.map { x in
+            "\"\(x.label)\"" + (x.label == label(x.candidate) ? "" : " (in the space as \"\(label(x.candidate))\")")
+                + ": \(listedEnd(x.candidate, winner: w))"
+        }
+    }
+}
+
+extension TuneReport {
+    /// Where each configuration the scenario lists ended in the race, beside the space's parts.
+    func listedSection() -> [String] {
+        let r = result
+        var md = ["## Listed configurations", ""]
+        md.append("The space holds " + r.parts.filter { $0.name != "listed" }.map { "\(TuneCommand.count($0.candidates)) \($0.name)" }
+            .joined(separator: ", ") + " candidates. Every configuration the scenario lists races too, whether or not the "
+            + "space holds it; it is never left out for want of places, only dropped when clearly infeasible or clearly worse.")
+        md.append("")
+        md.append("| listed | candidate | where it ended |")
+        md.append("|---|---|---|")
+        for x in r.listed {
+            md.append("| \(escape(x.label)) | \(escape(label(x.candidate))) | \(escape(listedEnd(x.candidate, winner: r.winner))) |")
+        }
+        md.append("")
+        return md
     }
 }

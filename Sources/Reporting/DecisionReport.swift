@@ -43,6 +43,7 @@ enum DecisionReport {
         let s = results.scenario
         var out = "## Decision\n\n"
         out += "Rule: \(ruleText(results))" + (s.decision == nil ? " (the default rule; set `decision` in the scenario to state yours)" : "")
+            + "; \(d.rule.minimumDifferenceText)"
             + ". Baseline: \(Markdown.escapeInline(label(results, d.baseline)))"
             + (s.baseline == nil ? " (the default; set `baseline` to compare with what you ship today)" : "") + ".\n\n"
         out += "**" + Markdown.escapeCell(headline(results)) + "**\n\n"
@@ -79,6 +80,7 @@ enum DecisionReport {
             return row
         }
         out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
+        out += baselineVerdictText(results, best: best)
         guard let runner = d.runnerUp else {
             return out + "No other configuration meets every constraint, so there is no runner-up to compare with.\n\n"
         }
@@ -91,6 +93,7 @@ enum DecisionReport {
     /// The top two on the measure they are compared on: clearly apart, or not, with what would separate
     /// them and where the other measures differ clearly.
     static func runnerUpText(_ results: RunResults, best: Int, runner: Int, on c: PairwiseComparison) -> String {
+        if let text = runnerUpVerdictText(results, runner: runner, on: c) { return text }
         guard c.includesZero else {
             return "The runner-up, \(Markdown.escapeCell(label(results, runner))), is clearly behind on \(c.measure.title): "
                 + "its paired interval excludes zero.\n\n"

@@ -28,14 +28,16 @@ final class TuneCommandTests: ReminderSimTestCase {
         let result = try remindersim("tune", file.path, "--users", "1200", "--threads", "2", "--out", "out")
         assertExit(result, 0)
         assertNoEscapes(result)
-        assertContains(result.stdout, "Tune of \"tune-periods\": 64 candidates against the baseline \"3 days\"")
-        assertContains(result.stdout, "stage 1: 300 users, 64 evaluated")
-        assertContains(result.stderr, "tune: 64 candidates, stages of 300 → 1,200 users", "stderr")
+        // 64 in the space; of the listed configurations only the sequence is not among them.
+        assertContains(result.stdout, "Tune of \"tune-periods\": 65 candidates against the baseline \"3 days\"")
+        assertContains(result.stdout, "space: 64 timePeriods lists; 6 listed configurations in the race (5 of them in the space, 1 added)")
+        assertContains(result.stdout, "stage 1: 300 users, 65 evaluated")
+        assertContains(result.stderr, "tune: 65 candidates, stages of 300 → 1,200 users", "stderr")
         assertContains(result.stderr, "tune: stage 1/2 at 300 users", "stderr")
         let folder = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
         let recommendation = try XCTUnwrap(JSONSerialization.jsonObject(
             with: Data(contentsOf: folder.appendingPathComponent("recommendation.json"))) as? [String: Any])
-        XCTAssertEqual(recommendation["candidates"] as? Int, 64)
+        XCTAssertEqual(recommendation["candidates"] as? Int, 65)
         XCTAssertEqual(recommendation["users"] as? Int, 1200)
         if let configuration = recommendation["configuration"] as? [String: Any] {
             // Ready to paste: the configuration reads back as a scenario's configuration.
@@ -49,7 +51,7 @@ final class TuneCommandTests: ReminderSimTestCase {
         let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
         for heading in ["## Stages", "## Finalists", "## Sensitivity", "## Pareto front"] { assertContains(report, heading, "report.md") }
         let csv = try String(contentsOf: folder.appendingPathComponent("candidates.csv"), encoding: .utf8)
-        XCTAssertEqual(csv.split(separator: "\n").count, 65, "one row per candidate and a header")
+        XCTAssertEqual(csv.split(separator: "\n").count, 66, "one row per candidate and a header")
 
         // A second tune goes to the next folder; the same seed gives the same recommendation.
         let again = try remindersim("tune", file.path, "--users", "1200", "--threads", "1", "--out", "out")
@@ -66,7 +68,7 @@ final class TuneCommandTests: ReminderSimTestCase {
         let large = try scenario(space: ["periods": ["min": 1, "max": 20], "sequenceLength": ["min": 1, "max": 3]])
         let overBudget = try remindersim("tune", large.path, "--users", "100000", "--budget", "1")
         assertExit(overBudget, 65)
-        assertContains(overBudget.stderr, "tune.space: its 8,000 candidates would take about", "stderr")
+        assertContains(overBudget.stderr, "tune.space: its 8,001 candidates would take about", "stderr")
         assertContains(overBudget.stderr, "over the budget of 1 s (--budget)", "stderr")
 
         let huge = try scenario(space: ["periods": ["min": 1, "max": 60], "sequenceLength": ["min": 1, "max": 3]])

@@ -41,8 +41,8 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
         func count(_ sql: String, _ values: [SQLValue] = []) throws -> Int {
             Int(try XCTUnwrap(db.rows(sql, values).first?.integer(0)))
         }
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = 1"), 64)
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_constraint_values WHERE tune_id = 1"), 64 * 2)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = 1"), 65)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_constraint_values WHERE tune_id = 1"), 65 * 2)
         for (k, s) in stages.enumerated() {
             func left(_ outcome: String) throws -> Int {
                 try count("SELECT COUNT(*) FROM tune_candidates WHERE left_stage = ? AND outcome = ?",
@@ -65,12 +65,12 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
         }
         // A second tune into the same database is tune 2; the first is untouched.
         assertExit(try tune("--db", "tunes.sqlite", "--out", "out", threads: 1), 0)
-        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = 2"), 64)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = 2"), 65)
         XCTAssertEqual(try count("""
             SELECT COUNT(*) FROM tune_candidates a JOIN tune_candidates b USING (candidate_index)
             WHERE a.tune_id = 1 AND b.tune_id = 2 AND a.outcome = b.outcome AND a.stage = b.stage
               AND a.objective_value IS b.objective_value AND a.reason IS b.reason
-            """), 64, "the same seed stores the same candidates whatever the threads")
+            """), 65, "the same seed stores the same candidates whatever the threads")
     }
 
     func testAnUnwritableDatabaseStopsTheTuneBeforeItRuns() throws {
@@ -99,7 +99,7 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
             for label in front { XCTAssertTrue(page.titles.contains(label), "\(file): front point \(label) is not drawn") }
             let line = try XCTUnwrap(page.attributes.first { $0.element == "polyline" && $0.name == "points" }?.value, file)
             XCTAssertEqual(line.split(separator: " ").count, front.count, "\(file): the front's line joins its points")
-            XCTAssertTrue(page.texts.contains { $0.hasPrefix("every candidate at its last stage (64)") }, file)
+            XCTAssertTrue(page.texts.contains { $0.hasPrefix("every candidate at its last stage (65)") }, file)
             XCTAssertTrue(page.texts.contains { $0.hasPrefix("2: baseline \"3 days\"") } || page.texts.contains { $0.hasPrefix("1: baseline") }, file)
         }
     }

@@ -16,12 +16,15 @@ final class DatasetScenarioTests: XCTestCase {
     static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
         ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
               "configurations", "grid", "baseline", "decision", "tune"], ["name", "population"]),
-        (["$defs", "tune"], ["baseline", "objective", "constraints", "space"], ["space"]),
-        (["$defs", "tuneSpace"], ["periods", "unit", "sequenceLength", "circular", "randomMessage", "messages", "delivery"],
-         ["periods"]),
+        (["$defs", "tune"], ["baseline", "objective", "constraints", "minimumDifference", "space"], ["space"]),
+        (["$defs", "tuneSpace"], ["periods", "unit", "sequenceLength", "circular", "randomMessage", "messages", "delivery",
+                                  "sequences", "mix"], []),
         (["$defs", "tuneSpace", "properties", "sequenceLength"], ["min", "max"], ["min", "max"]),
+        (["$defs", "tuneSpace", "properties", "sequences"], ["steps", "afterDays"], ["steps", "afterDays"]),
+        (["$defs", "tuneSpace", "properties", "sequences", "properties", "steps"], ["min", "max"], ["min", "max"]),
+        (["$defs", "tuneSpace", "properties", "mix"], ["periods"], ["periods"]),
         (["$defs", "tuneRange"], ["min", "max"], ["min", "max"]),
-        (["$defs", "decision"], ["objective", "constraints"], []),
+        (["$defs", "decision"], ["objective", "constraints", "minimumDifference"], []),
         (["$defs", "decisionBound"], ["min", "max"], []),
         (["$defs", "population"], ["utcOffsets", "installSpreadDays", "segments"], ["segments"]),
         (["$defs", "utcOffset"], ["hours", "weight"], ["hours"]),
@@ -86,10 +89,14 @@ final class DatasetScenarioTests: XCTestCase {
          "grid": {"labelPrefix": "g ", "messages": ["m"], "timePeriods": [[1, 2]], "unit": "hours", "randomMessage": [false],
                   "circularTimePeriod": [false], "mode": ["documented"], "cronRules": []},
          "baseline": "c",
-         "decision": {"objective": "optOutRate", "constraints": {"opensLiftPerUser": {"min": 0}, "deliveredPerUser": {"min": 1, "max": 30}}},
+         "decision": {"objective": "optOutRate", "constraints": {"opensLiftPerUser": {"min": 0}, "deliveredPerUser": {"min": 1, "max": 30}},
+                      "minimumDifference": 0.001},
          "tune": {"baseline": "c", "objective": "opensLiftPerUser", "constraints": {"optOutRate": {"max": 0.03}},
+                  "minimumDifference": 0.01,
                   "space": {"periods": {"min": 1, "max": 3}, "unit": "days", "sequenceLength": {"min": 1, "max": 2},
-                            "circular": [false, true], "randomMessage": [false], "messages": ["m"]}}}
+                            "circular": [false, true], "randomMessage": [false], "messages": ["m"],
+                            "sequences": {"steps": {"min": 1, "max": 2}, "afterDays": {"min": 1, "max": 3}},
+                            "mix": {"periods": {"min": 1, "max": 2}}}}}
         """#
 
     /// `everyField` and every example file, by name.

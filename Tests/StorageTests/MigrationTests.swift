@@ -94,7 +94,8 @@ final class MigrationTests: FolderTestCase {
         let id = try store.save(TuneRecord(result: tuned, toolVersion: "test", createdAt: "2026-12-03T00:00:00Z",
                                            wallSeconds: 1, threads: 2))
         XCTAssertEqual(try store.database.rows("SELECT COUNT(*) FROM tune_candidates WHERE tune_id = ?", [.integer(id)])
-            .first?.integer(0), 3)
+            .first?.integer(0), Int64(tuned.candidates.count))
+        XCTAssertEqual(tuned.parts.first, TunePart(name: "timePeriods", candidates: 3), "the space; the listed configurations it lacks follow")
         XCTAssertEqual(try store.list().map(\.id), [1], "a tune is not a run")
     }
 }

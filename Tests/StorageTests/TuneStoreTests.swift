@@ -23,6 +23,9 @@ final class TuneStoreTests: FolderTestCase {
         s.users = users
         s.horizonDays = 30
         s.population.installSpreadDays = 5
+        // Only the baseline is listed, and the space holds it.
+        s.configurations = s.expandedConfigurations.filter { $0.label == "2d" }
+        s.grid = nil
         s.tune = TuneSpec(baseline: "2d", rule: DecisionRule(objective: .opensLiftPerUser, constraints: [.deliveredPerUser: DecisionBound(max: 3)]),
                           space: TuneSpace(periods: TuneRange(min: 1, max: 40)))
         return s

@@ -65,10 +65,14 @@ public struct DecisionBound: Codable, Equatable, Sendable {
 public struct DecisionRule: Encodable, Equatable, Sendable {
     public var objective: DecisionMeasure
     public var constraints: [DecisionMeasure: DecisionBound]
+    /// The smallest gain in the objective worth shipping, in the objective's units: a configuration
+    /// is clearly better than another only when its paired interval lies above it. 0 by default.
+    public var minimumDifference: Double
 
-    public init(objective: DecisionMeasure, constraints: [DecisionMeasure: DecisionBound] = [:]) {
+    public init(objective: DecisionMeasure, constraints: [DecisionMeasure: DecisionBound] = [:], minimumDifference: Double = 0) {
         self.objective = objective
         self.constraints = constraints
+        self.minimumDifference = minimumDifference
     }
 
     /// Used when a scenario states no rule: most extra opens with at most 5% of users opting out.
@@ -79,12 +83,14 @@ public struct DecisionRule: Encodable, Equatable, Sendable {
         DecisionMeasure.allCases.compactMap { m in constraints[m].map { (m, $0) } }
     }
 
-    enum CodingKeys: String, CodingKey { case objective, constraints }
+    enum CodingKeys: String, CodingKey { case objective, constraints, minimumDifference }
 
+    /// The minimum difference is written only when set, so a rule without one reads back the same.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(objective, forKey: .objective)
         try c.encode(Dictionary(uniqueKeysWithValues: constraints.map { ($0.key.rawValue, $0.value) }), forKey: .constraints)
+        if minimumDifference != 0 { try c.encode(minimumDifference, forKey: .minimumDifference) }
     }
 }
 
@@ -105,8 +111,14 @@ extension JSONFieldReader {
                 r.constraint(value, measure: key, at: JSONFieldReader.join(p, key))
             }
         }
-        guard let objective, let constraints else { return nil }
-        return DecisionRule(objective: objective, constraints: constraints)
+        let minimum = field(o, "minimumDifference", default: 0, Self.number(.nonNegative))
+        guard let objective, let constraints, let minimum else { return nil }
+        if minimum > 0 && !objective.hasPairedDifference {
+            fail(o.path("minimumDifference"), "\(objective.rawValue) has no paired difference to hold to a minimum; "
+                 + "leave it out or optimise a paired measure")
+            return nil
+        }
+        return DecisionRule(objective: objective, constraints: constraints, minimumDifference: minimum)
     }
 
     /// One entry of `constraints`: a known measure and its bounds.

@@ -11,10 +11,11 @@ public struct TuneRange: Codable, Equatable, Sendable {
 }
 
 /// The reminder configurations `remindersim tune` may choose from: every sequence of periods whose
-/// length and values lie in the ranges, each wrapping or not, with messages in order or at random.
+/// length and values lie in the ranges, each wrapping or not, with messages in order or at random;
+/// inactivity sequences; and mixes of one reminder and a sequence.
 public struct TuneSpace: Encodable, Equatable, Sendable {
-    /// The values a period may take, in `unit`s.
-    public var periods: TuneRange
+    /// The values a period may take, in `unit`s; nil: no `timePeriods` list is searched.
+    public var periods: TuneRange?
     public var unit: PeriodUnit
     /// How many periods a sequence has.
     public var sequenceLength: TuneRange
@@ -26,17 +27,28 @@ public struct TuneSpace: Encodable, Equatable, Sendable {
     public var messages: [String]?
     /// Delivery policy choices; nil: the baseline's.
     public var delivery: [DeliveryPolicy]?
+    /// Inactivity sequences to search; nil: none.
+    public var sequences: TuneSequences?
+    /// Mixes of one reminder and a sequence to search; nil: none.
+    public var mix: TuneMix?
 
-    public init(periods: TuneRange, unit: PeriodUnit = .days, sequenceLength: TuneRange = TuneRange(min: 1, max: 1),
+    public init(periods: TuneRange?, unit: PeriodUnit = .days, sequenceLength: TuneRange = TuneRange(min: 1, max: 1),
                 circular: [Bool] = [false], randomMessage: [Bool]? = nil, messages: [String]? = nil,
-                delivery: [DeliveryPolicy]? = nil) {
+                delivery: [DeliveryPolicy]? = nil, sequences: TuneSequences? = nil, mix: TuneMix? = nil) {
         (self.periods, self.unit, self.sequenceLength) = (periods, unit, sequenceLength)
         (self.circular, self.randomMessage, self.messages) = (circular, randomMessage, messages)
-        self.delivery = delivery
+        (self.delivery, self.sequences, self.mix) = (delivery, sequences, mix)
     }
 
-    /// Sequences the ranges allow before equivalent ones are merged (saturating).
+    /// Candidates the space allows before equivalent `timePeriods` lists are merged (saturating).
     public var rawCount: Int {
+        let (total, overflow) = timePeriodsRawCount.addingReportingOverflow(sequenceAndMixCount)
+        return overflow ? Int.max : total
+    }
+
+    /// `timePeriods` lists the ranges allow before equivalent ones are merged (saturating).
+    var timePeriodsRawCount: Int {
+        guard let periods else { return 0 }
         let values = periods.max - periods.min + 1
         guard values > 0, sequenceLength.max >= sequenceLength.min else { return 0 }
         var total = 0, power = 1
@@ -71,13 +83,14 @@ public struct TuneSpec: Encodable, Equatable, Sendable {
     /// hundreds of thousands of configurations.
     public static let maximumCandidates = 50_000
 
-    enum CodingKeys: String, CodingKey { case baseline, objective, constraints, space }
+    enum CodingKeys: String, CodingKey { case baseline, objective, constraints, minimumDifference, space }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(baseline, forKey: .baseline)
         try c.encode(rule.objective, forKey: .objective)
         try c.encode(Dictionary(uniqueKeysWithValues: rule.constraints.map { ($0.key.rawValue, $0.value) }), forKey: .constraints)
+        if rule.minimumDifference != 0 { try c.encode(rule.minimumDifference, forKey: .minimumDifference) }
         try c.encode(space, forKey: .space)
     }
 }
@@ -88,10 +101,9 @@ extension TuneSpace {
     /// one repeated value is that value alone, and a sequence that does not wrap stays on its last
     /// period, so repeating the last value changes nothing.
     public func candidates(baseline: ConfigurationSpec) -> [ConfigurationSpec] {
-        let first = baseline.reminders.first
-        let texts = messages ?? first?.messages ?? ["Come back"]
-        let randoms = randomMessage ?? [first?.randomMessage ?? false]
-        let policies = delivery ?? [baseline.delivery]
+        guard let periods, periods.min <= periods.max else { return [] }
+        let c = choices(baseline: baseline)
+        let (texts, randoms, policies) = (c.texts, c.randoms, c.policies)
         let values = Array(periods.min...periods.max)
         var seen = Set<String>()
         var out: [ConfigurationSpec] = []
@@ -174,6 +186,7 @@ extension JSONFieldReader {
         var ruleMembers: [(key: String, value: JSON)] = []
         if let objective = o["objective"] { ruleMembers.append(("objective", objective)) }
         if let constraints = o["constraints"] { ruleMembers.append(("constraints", constraints)) }
+        if let minimum = o["minimumDifference"] { ruleMembers.append(("minimumDifference", minimum)) }
         let rule = decisionRule(.object(ruleMembers), at: path)
         let space = field(o, "space") { r, j, p in r.tuneSpace(j, at: p) }
         guard let baseline, let rule, let space else { return nil }
@@ -193,7 +206,7 @@ extension JSONFieldReader {
     mutating func tuneSpace(_ json: JSON, at path: String) -> TuneSpace? {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
-        let periods = field(o, "periods") { r, j, p in r.tuneRange(j, at: p, .positive) }
+        let periods = optionalField(o, "periods") { r, j, p in r.tuneRange(j, at: p, .positive) }
         let unit = field(o, "unit", default: PeriodUnit.days) { r, j, p in r.enumeration(j, at: p, as: PeriodUnit.self) }
         let length = field(o, "sequenceLength", default: TuneRange(min: 1, max: 1)) { r, j, p in
             r.tuneRange(j, at: p, .positiveUpTo(Double(ConfigurationSpec.maximumPeriods)))
@@ -209,9 +222,18 @@ extension JSONFieldReader {
             return list
         }
         let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
-        guard let periods, let unit, let length, let circular, let random, let messages, let delivery else { return nil }
+        let sequences = optionalField(o, "sequences") { r, j, p in r.tuneSequences(j, at: p) }
+        let mix = optionalField(o, "mix") { r, j, p in r.tuneMix(j, at: p) }
+        guard let periods, let unit, let length, let circular, let random, let messages, let delivery, let sequences,
+              let mix else { return nil }
+        if periods == nil && sequences == nil { fail(path, "needs \"periods\", \"sequences\" or both"); return nil }
+        if mix != nil && sequences == nil { fail(o.path("mix"), "mixes a reminder with each sequence: give \"sequences\" too"); return nil }
+        if sequences != nil && unit != .days {
+            fail(o.path("sequences"), "inactivity sequences count days; they need \"unit\": \"days\", got \"\(unit.rawValue)\"")
+            return nil
+        }
         return TuneSpace(periods: periods, unit: unit, sequenceLength: length, circular: circular, randomMessage: random,
-                         messages: messages, delivery: delivery)
+                         messages: messages, delivery: delivery, sequences: sequences, mix: mix)
     }
 
     mutating func distinctBools(_ json: JSON, at path: String) -> [Bool]? {

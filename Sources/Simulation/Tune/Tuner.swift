@@ -94,6 +94,13 @@ public struct CandidateFigures: Sendable {
     public func value(_ m: DecisionMeasure) -> Double? { measures[m]?.value }
 }
 
+/// A configuration the scenario lists, and the candidate that is it: one of the space's when the
+/// space holds the same configuration under another label.
+public struct ListedCandidate: Equatable, Sendable {
+    public let label: String
+    public let candidate: Int
+}
+
 /// Why a candidate left the race before the final stage.
 public struct CandidateDrop: Sendable, Equatable {
     public enum Kind: String, Sendable {
@@ -178,10 +185,19 @@ public struct TuneCheck: Sendable {
     public let versusBaseline: [PairwiseComparison]
     /// The objective's paired comparison between the top two admissible candidates.
     public let versusRunnerUp: PairwiseComparison?
+    /// The candidate the comparisons with the baseline are of, and its paired comparison with every
+    /// other candidate of the run on the objective's measure (it minus the other).
+    public let subject: Int?
+    public let subjectVersus: [Int: PairwiseComparison]
     /// The baseline's own figures in this run.
     public let baseline: CandidateFigures
 
     public var winner: Int? { ranking.first(where: \.admissible)?.candidate }
+
+    /// A candidate's figures in this run.
+    public func figures(of c: Int) -> CandidateFigures? { ranking.first { $0.candidate == c }?.figures }
+    /// Whether a candidate meets every constraint in this run.
+    public func admits(_ c: Int) -> Bool { ranking.first { $0.candidate == c }?.admissible ?? false }
 }
 
 /// Progress of a tune, for a progress line.
@@ -207,10 +223,15 @@ public struct TuneResult: Sendable {
     public let baseline: ConfigurationSpec
     public let rule: DecisionRule
     public let candidates: [CandidateOutcome]
+    /// How many candidates each part of the space gave, then the listed configurations.
+    public let parts: [TunePart]
+    /// The configurations listed in the scenario (the baseline among them) and their candidates.
+    public let listed: [ListedCandidate]
     public let stages: [StageSummary]
     /// The finalists at the full user count, ranked.
     public let final: TuneCheck
-    /// The winner against the baseline on fresh users.
+    /// The winner against the baseline, and the best listed configuration that met every constraint
+    /// at the final stage, on fresh users.
     public let recheck: TuneCheck?
     /// The finalists with the response model changed.
     public let sensitivity: [TuneCheck]
@@ -218,6 +239,12 @@ public struct TuneResult: Sendable {
     public let simulated: Double
 
     public var winner: Int? { final.winner }
+    /// Whether the winner is a configuration the scenario lists.
+    public var winnerIsListed: Bool { winner.map { w in listed.contains { $0.candidate == w } } ?? false }
+    /// The listed configuration that ranks first among those meeting every constraint at the final stage.
+    public var bestListed: Int? {
+        final.ranking.first { x in x.admissible && listed.contains { $0.candidate == x.candidate } }?.candidate
+    }
 }
 
 /// Searches a scenario's tune space by racing with common random numbers.
@@ -233,6 +260,11 @@ public struct Tuner: Sendable {
     public let spec: TuneSpec
     public let baseline: ConfigurationSpec
     public let candidates: [ConfigurationSpec]
+    /// How many candidates each part of the space gave, then the listed configurations.
+    public let parts: [TunePart]
+    /// The configurations listed in the scenario and their candidates: never left out for want of
+    /// places, dropped only when clearly infeasible or clearly worse.
+    public let listed: [ListedCandidate]
     public let plan: TunePlan
     public var threads: Int
     /// The recorded logs the scenario's segments name, read by the caller.
@@ -252,8 +284,22 @@ public struct Tuner: Sendable {
             throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) sequences; "
                 + "at most \(TuneSpec.maximumCandidates) candidates can be raced: narrow the periods or the sequence lengths")
         }
-        let candidates = spec.space.candidates(baseline: baseline)
+        var candidates = spec.space.candidates(baseline: baseline)
+        var parts: [TunePart] = []
+        if spec.space.periods != nil { parts.append(TunePart(name: "timePeriods", candidates: candidates.count)) }
+        if spec.space.sequences != nil {
+            let sequences = spec.space.sequenceCandidates(baseline: baseline)
+            parts.append(TunePart(name: "sequences", candidates: sequences.count))
+            candidates += sequences
+        }
+        if spec.space.mix != nil {
+            let mixes = spec.space.mixCandidates(baseline: baseline)
+            parts.append(TunePart(name: "mix", candidates: mixes.count))
+            candidates += mixes
+        }
         if candidates.isEmpty { throw TuneError(path: "tune.space", reason: "holds no candidate") }
+        let listed = Self.addListed(scenario.expandedConfigurations, to: &candidates)
+        parts.append(TunePart(name: "listed", candidates: listed.count))
         if candidates.count > TuneSpec.maximumCandidates {
             throw TuneError(path: "tune.space", reason: "holds \(candidates.count) candidates; at most "
                 + "\(TuneSpec.maximumCandidates) can be raced: narrow the periods or the sequence lengths")
@@ -262,9 +308,30 @@ public struct Tuner: Sendable {
         self.spec = spec
         self.baseline = baseline
         self.candidates = candidates
+        self.parts = parts
+        self.listed = listed
         plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists)
         self.threads = max(1, threads)
         self.recorded = recorded
+    }
+
+    /// Adds the listed configurations to the candidates: one the space already holds (the same in
+    /// everything but its label) is that candidate, another is added at the end. Returns, in the
+    /// scenario's order, each listed label with its candidate.
+    static func addListed(_ listed: [ConfigurationSpec], to candidates: inout [ConfigurationSpec]) -> [ListedCandidate] {
+        func unlabelled(_ c: ConfigurationSpec) -> ConfigurationSpec {
+            var c = c
+            c.label = ""
+            return c
+        }
+        return listed.map { config in
+            let bare = unlabelled(config)
+            if let i = candidates.firstIndex(where: { unlabelled($0) == bare }) {
+                return ListedCandidate(label: config.label, candidate: i)
+            }
+            candidates.append(config)
+            return ListedCandidate(label: config.label, candidate: candidates.count - 1)
+        }
     }
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
@@ -363,15 +430,16 @@ public struct Tuner: Sendable {
     /// every constraint first), the rest the best of those whose 95% intervals lie within every limit,
     /// then the next best on the estimates. The best on the estimates sit at a limit when the objective
     /// and a constrained measure grow together, and half of them cross it on more users; the others
-    /// keep candidates that will still meet the constraints. In the estimates' order.
-    func shortlist(_ alive: [Int], _ capacity: Int, _ outcomes: [CandidateOutcome]) -> [Int] {
+    /// keep candidates that will still meet the constraints. Those in `kept` (the listed
+    /// configurations and the leader) are taken beyond the capacity. In the estimates' order.
+    func shortlist(_ alive: [Int], _ capacity: Int, _ outcomes: [CandidateOutcome], keeping kept: Set<Int> = []) -> [Int] {
         let items = alive.map { ($0, outcomes[$0].figures!) }
         let byEstimate = ranked(items).map(\.0)
         let safe = ranked(items.filter { clearlyAdmissible($0.1) }).map(\.0)
         var chosen = Set(byEstimate.prefix((capacity + 1) / 2))
         for c in safe where chosen.count < capacity { chosen.insert(c) }
         for c in byEstimate where chosen.count < capacity { chosen.insert(c) }
-        return byEstimate.filter(chosen.contains)
+        return byEstimate.filter { chosen.contains($0) || kept.contains($0) }
     }
 
     /// Every constrained measure's interval, widened from 95% to z, lies within its bound.
@@ -381,6 +449,17 @@ public struct Tuner: Sendable {
             let e = Self.widened(m95, z: z)
             return (b.min.map { e.low >= $0 } ?? true) && (b.max.map { e.high <= $0 } ?? true)
         }
+    }
+
+    /// A whole number with its thousands grouped by commas, as the reports write counts: 12,500.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
     }
 
     /// An interval widened from 95% to `z`.
@@ -402,7 +481,7 @@ public struct Tuner: Sendable {
             }
             if let beyond {
                 return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
-                                     reason: "clearly infeasible at \(f.users) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
+                                     reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
             }
         }
         return nil
@@ -462,13 +541,16 @@ public struct Tuner: Sendable {
         let final = try runFinalStage(&race, meter)
         var recheck: TuneCheck?
         if let w = final.winner {
-            recheck = try check("re-check", [w], users: final.users, seed: recheckSeed, response: scenario.response,
-                                meter: meter)
+            // The best listed configuration beside the winner, so the two meet again on users the race never saw.
+            let listedBest = final.ranking.first { x in x.admissible && listed.contains { $0.candidate == x.candidate } }?.candidate
+            let members = [w] + (listedBest.map { $0 == w ? [] : [$0] } ?? [])
+            recheck = try check("re-check", members, users: final.users, seed: recheckSeed, response: scenario.response,
+                                meter: meter, subject: w)
         }
         let sensitivity = try sensitivityChecks(final, meter)
         return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
-                          stages: race.stages, final: final, recheck: recheck, sensitivity: sensitivity,
-                          simulated: meter.done.value)
+                          parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
+                          sensitivity: sensitivity, simulated: meter.done.value)
     }
 
     /// Leaves out, before stage k, the candidates beyond the most it takes (see `shortlist`); says
@@ -476,13 +558,14 @@ public struct Tuner: Sendable {
     func leaveOutBeyondCapacity(_ k: Int, _ race: inout Race, _ summary: inout StageSummary) -> Bool {
         let capacity = plan.capacity[k]
         guard race.alive.count > capacity else { return false }
-        let keep = shortlist(race.alive, capacity, race.outcomes)
+        let kept = Set(listed.map(\.candidate)).union(race.leader.map { [$0] } ?? []).intersection(race.alive)
+        let keep = shortlist(race.alive, capacity, race.outcomes, keeping: kept)
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
             race.outcomes[c].drop = CandidateDrop(kind: .leftOut, stage: k,
-                                                  reason: "not among the \(capacity) that \(place) (\(Self.shortlistRule))")
+                                                  reason: "not among the \(Self.grouped(capacity)) that \(place) (\(Self.shortlistRule))")
         }
-        summary.overCapacity = race.alive.count - capacity
+        summary.overCapacity = race.alive.count - keep.count
         race.alive = keep
         return true
     }
@@ -587,7 +670,7 @@ public struct Tuner: Sendable {
         let bounded = difference.comparison == .bounded
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: l, comparison: difference.comparison,
                              interval: difference.interval,
-                             reason: "clearly worse than \"\(candidates[l].label)\" at \(plan.stageUsers[k]) users: "
+                             reason: "clearly worse than \"\(candidates[l].label)\" at \(Self.grouped(plan.stageUsers[k])) users: "
                                  + (bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)"))
     }
 
@@ -641,12 +724,14 @@ public struct Tuner: Sendable {
         let x = Self.widened(a, z: plan.dropZ), y = Self.widened(b, z: plan.dropZ)
         guard o.higherIsBetter ? x.high < y.low : x.low > y.high else { return nil }
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: leader, comparison: .unpaired, interval: x,
-                             reason: "clearly worse than \"\(candidates[leader].label)\" at \(c.users) users: "
+                             reason: "clearly worse than \"\(candidates[leader].label)\" at \(Self.grouped(c.users)) users: "
                                  + "\(Self.show(x, o)) against \(Self.show(y, o))")
     }
 
+    /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
+    /// baseline and with every other member; nil: the first admissible, or the first.
     func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel,
-               meter: Meter) throws(TuneError) -> TuneCheck {
+               meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response) { u in
@@ -661,15 +746,22 @@ public struct Tuner: Sendable {
         let admitted = ranking.filter(\.admissible).map(\.candidate)
         var versusBaseline: [PairwiseComparison] = []
         var versusRunnerUp: PairwiseComparison?
+        let pm = pairedMeasure ?? spec.rule.objective.pairMeasure
+        if let first = admitted.first, admitted.count > 1 {
+            versusRunnerUp = run.results.comparison(position[first]!, against: position[admitted[1]]!, pm)
+        }
         // The first admissible, or the first at all (the re-check of a winner that misses a limit there).
-        if let w = admitted.first ?? ranking.first?.candidate {
-            versusBaseline = run.results.comparisons(position[w]!, against: run.baselineIndex)
-            if admitted.count > 1, let pm = pairedMeasure ?? Optional(spec.rule.objective.pairMeasure) {
-                versusRunnerUp = run.results.comparison(position[w]!, against: position[admitted[1]]!, pm)
+        let lead = subject ?? admitted.first ?? ranking.first?.candidate
+        var subjectVersus: [Int: PairwiseComparison] = [:]
+        if let w = lead, let wi = position[w] {
+            versusBaseline = run.results.comparisons(wi, against: run.baselineIndex)
+            for c in members where c != w {
+                if let ci = position[c] { subjectVersus[c] = run.results.comparison(wi, against: ci, pm) }
             }
         }
         return TuneCheck(name: name, users: users, seed: seed, ranking: ranking, versusBaseline: versusBaseline,
-                         versusRunnerUp: versusRunnerUp, baseline: figures(run, run.baselineIndex))
+                         versusRunnerUp: versusRunnerUp, subject: lead, subjectVersus: subjectVersus,
+                         baseline: figures(run, run.baselineIndex))
     }
 }
 
