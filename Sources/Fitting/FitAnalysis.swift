@@ -2,12 +2,12 @@ import Foundation
 import GapFamilies
 import RecordedData
 
-/// What `remindersim fit` computes from a recorded log: the gap models, BG/NBD, and their checks.
+/// What `remindersim fit` computes from a recorded log: the gap models, BG/NBD, Pareto/NBD, and their checks.
 public struct FitAnalysis {
     public struct Options: Sendable {
         /// Time unit of the gap models' parameters.
         public var gapUnit: GapUnit = .days
-        /// Time unit of BG/NBD's α and of t, t_x, T (published fits use weeks).
+        /// Time unit of BG/NBD's and Pareto/NBD's α (and β) and of t, t_x, T (published fits use weeks).
         public var bgnbdUnit: GapUnit = .weeks
         /// End of the calibration window (seconds since 1970); default: half way through the observation.
         public var calibrationEnd: Double?
@@ -34,9 +34,14 @@ public struct FitAnalysis {
     public let customers: [CustomerSummary]
     public let bgnbd: BGNBDFit?
     public let bgnbdFailure: String?
+    /// Pareto/NBD on the same customers, or why it could not be fitted.
+    public let paretoNBD: ParetoNBDFit?
+    public let paretoNBDFailure: String?
     /// Repeat visits after the calibration window, per customer (same order as `customers`).
     public let holdoutCounts: [Int]
     public let holdoutPredictions: [Double]
+    /// Pareto/NBD's predictions of `holdoutCounts`; NaN without a usable fit.
+    public let paretoHoldoutPredictions: [Double]
 
     public init(log: RecordedLog, options: Options = Options()) {
         self.log = log
@@ -71,6 +76,14 @@ public struct FitAnalysis {
         }
         bgnbd = fit
         bgnbdFailure = failure
+        var pareto: ParetoNBDFit?, paretoFailure: String?
+        do {
+            pareto = try ParetoNBD.fit(customers)
+        } catch {
+            paretoFailure = error.description
+        }
+        paretoNBD = pareto
+        paretoNBDFailure = paretoFailure
         let holdoutLength = log.holdoutLength(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
             / options.bgnbdUnit.seconds
         self.holdoutLength = holdoutLength
@@ -80,14 +93,21 @@ public struct FitAnalysis {
         holdoutPredictions = customers.map { c in
             (try? usable?.conditionalExpectedTransactions(t: holdoutLength, x: c.frequency, tx: c.recency, T: c.age)) ?? .nan
         }
+        let usablePareto = Self.problem(of: pareto, failure: paretoFailure) == nil ? pareto?.model : nil
+        paretoHoldoutPredictions = customers.map { c in
+            (try? usablePareto?.conditionalExpectedTransactions(t: holdoutLength, customer: c)) ?? .nan
+        }
     }
 
-    /// One customer's history and BG/NBD's predictions for it.
+    /// One customer's history and the predictions of BG/NBD and Pareto/NBD for it (NaN from a model
+    /// without a usable fit).
     public struct CustomerPrediction: Sendable, Equatable {
         public let summary: CustomerSummary
         public let probabilityAlive: Double
         /// E[Y(t) | x, t_x, T] over the prediction horizon (FHL 2005 eq. 10).
         public let expectedRepeatVisits: Double
+        public let paretoProbabilityAlive: Double
+        public let paretoExpectedRepeatVisits: Double
         /// Repeat visits recorded over the same horizon, when the log covers all of it.
         public let observedRepeatVisits: Int?
     }
@@ -98,9 +118,12 @@ public struct FitAnalysis {
     /// Whether the log covers the whole prediction horizon after the calibration window.
     public var predictionHorizonIsObserved: Bool { predictionHorizon <= holdoutLength + 1e-9 }
 
-    /// Per-customer predictions over `predictionHorizon`, in the order of `customers`; nil without a usable fit.
+    /// Per-customer predictions over `predictionHorizon`, in the order of `customers`; nil when neither
+    /// BG/NBD nor Pareto/NBD has a usable fit.
     public func customerPredictions() -> [CustomerPrediction]? {
-        guard let bgnbd, bgnbdProblem == nil else { return nil }
+        let bgnbd = bgnbdProblem == nil ? bgnbd?.model : nil
+        let pareto = paretoNBDProblem == nil ? paretoNBD?.model : nil
+        guard bgnbd != nil || pareto != nil else { return nil }
         let horizon = predictionHorizon
         let observed: [Int]? = predictionHorizonIsObserved
             ? (horizon == holdoutLength
@@ -112,10 +135,14 @@ public struct FitAnalysis {
         var result: [CustomerPrediction] = []
         result.reserveCapacity(customers.count)
         for (i, c) in customers.enumerated() {
-            let expected = (try? bgnbd.model.conditionalExpectedTransactions(t: horizon, customer: c)) ?? .nan
-            let alive = (try? bgnbd.model.probabilityAlive(customer: c)) ?? .nan
+            let expected = (try? bgnbd?.conditionalExpectedTransactions(t: horizon, customer: c)) ?? .nan
+            let alive = (try? bgnbd?.probabilityAlive(customer: c)) ?? .nan
+            let paretoExpected = (try? pareto?.conditionalExpectedTransactions(t: horizon, customer: c)) ?? .nan
+            let paretoAlive = (try? pareto?.probabilityAlive(customer: c)) ?? .nan
             result.append(CustomerPrediction(
-                summary: c, probabilityAlive: alive, expectedRepeatVisits: expected, observedRepeatVisits: observed?[i]))
+                summary: c, probabilityAlive: alive, expectedRepeatVisits: expected,
+                paretoProbabilityAlive: paretoAlive, paretoExpectedRepeatVisits: paretoExpected,
+                observedRepeatVisits: observed?[i]))
         }
         return result
     }
@@ -142,13 +169,27 @@ public struct FitAnalysis {
     /// of the parameter space (no standard errors, or values a scenario refuses) describes no population.
     public var bgnbdProblem: String? { Self.problem(of: bgnbd, failure: bgnbdFailure) }
 
+    /// Why the Pareto/NBD fit cannot be used in a scenario, or nil when it can (as for BG/NBD).
+    public var paretoNBDProblem: String? { Self.problem(of: paretoNBD, failure: paretoNBDFailure) }
+
     static func problem(of bgnbd: BGNBDFit?, failure: String?) -> String? {
         guard let bgnbd else { return failure ?? "not fitted" }
-        if !bgnbd.converged { return "the optimiser did not converge" }
-        if let (_, bad) = zip(GapFamily.bgnbd.parameters, bgnbd.parameters).first(where: { !$0.0.bounds.contains($0.1.value) }) {
+        return problem(family: .bgnbd, parameters: bgnbd.parameters, converged: bgnbd.converged)
+    }
+
+    static func problem(of pareto: ParetoNBDFit?, failure: String?) -> String? {
+        guard let pareto else { return failure ?? "not fitted" }
+        return problem(family: .paretoNBD, parameters: pareto.parameters, converged: pareto.converged)
+    }
+
+    /// A customer-base model's fit that ran to the edge of the parameter space (no standard errors, or
+    /// values a scenario refuses) describes no population.
+    static func problem(family: GapFamily, parameters: [ParameterEstimate], converged: Bool) -> String? {
+        if !converged { return "the optimiser did not converge" }
+        if let (_, bad) = zip(family.parameters, parameters).first(where: { !$0.0.bounds.contains($0.1.value) }) {
             return String(format: "%@ = %.4g is at the edge of the parameter space", bad.name, bad.value)
         }
-        if bgnbd.parameters.contains(where: { $0.standardError == nil }) {
+        if parameters.contains(where: { $0.standardError == nil }) {
             return "the likelihood is flat at the optimum (no standard errors): the data cannot pin the model down"
         }
         return nil

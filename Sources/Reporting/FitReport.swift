@@ -9,7 +9,7 @@ import Simulation
 /// The text `fit` prints.
 public enum FitText {
     public static func render(_ a: FitAnalysis, data: String) -> String {
-        logSection(a, data: data) + gapSection(a) + bgnbdSection(a)
+        logSection(a, data: data) + gapSection(a) + bgnbdSection(a) + paretoSection(a)
     }
 
     static func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
@@ -84,6 +84,35 @@ public enum FitText {
         return out
     }
 
+    /// Pareto/NBD on the same customers: estimates, the comparison with BG/NBD, and the holdout total.
+    static func paretoSection(_ a: FitAnalysis) -> String {
+        let bu = a.options.bgnbdUnit.rawValue
+        var out = "\nPareto/NBD on the same customers (times in \(bu)):\n"
+        guard let fit = a.paretoNBD else {
+            return out + "  not fitted: \(a.paretoNBDFailure ?? "unknown reason")\n"
+        }
+        out += "  " + fit.parameters.map { estimate($0) }.joined(separator: ", ")
+            + String(format: "; log-likelihood %.1f, AIC %.1f%@\n", fit.logLikelihood, fit.aic, fit.converged ? "" : " (did not converge)")
+        if let bgnbd = a.bgnbd {
+            out += String(format: "  AIC minus BG/NBD's: %+.1f (%@)\n", fit.aic - bgnbd.aic,
+                          fit.aic < bgnbd.aic ? "Pareto/NBD describes these customers better" : "BG/NBD describes these customers better")
+        }
+        if let problem = a.paretoNBDProblem {
+            return out + "  This fit is not usable, and not written to segments.json: \(problem).\n"
+        }
+        let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
+        out += "  expected repeat visits of a new user: " + horizons.map { t in
+            String(format: "%g %@: %.2f", t, bu, (try? fit.model.expectedTransactions(t: t)) ?? .nan)
+        }.joined(separator: ", ") + "\n"
+        if a.calibrationEnd < a.log.observationEnd, a.paretoHoldoutPredictions.allSatisfy(\.isFinite) {
+            let observed = a.holdoutCounts.reduce(0, +)
+            let predicted = a.paretoHoldoutPredictions.reduce(0, +)
+            out += String(format: "  Holdout check: %@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
+                          Text.group(Int64(observed)), predicted, observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
+        }
+        return out
+    }
+
     static func holdoutSection(_ a: FitAnalysis) -> String {
         let log = a.log
         var out = ""
@@ -139,22 +168,26 @@ public enum FitText {
 
 /// What a fit becomes outside the terminal: scenario segments, per-customer predictions and charts.
 extension FitAnalysis {
-    /// One row per calibrated customer: history (x, t_x, T in the BG/NBD unit), probability alive,
-    /// expected repeat visits over the prediction horizon, and the recorded count over it when the log
-    /// covers it; nil without a usable BG/NBD fit.
+    /// One row per calibrated customer: history (x, t_x, T in the BG/NBD unit), BG/NBD's probability
+    /// alive and expected repeat visits over the prediction horizon, the recorded count over it when
+    /// the log covers it, then Pareto/NBD's two predictions; a model without a usable fit leaves its
+    /// columns empty, and there is no table when neither has one.
     public func customerTable() -> CSVTable? {
         guard let predictions = customerPredictions() else { return nil }
         let unit = options.bgnbdUnit.rawValue
         var header = ["user", "frequency", "recency_\(unit)", "T_\(unit)", "probability_alive", "expected_repeat_visits"]
         if predictionHorizonIsObserved { header.append("observed_repeat_visits") }
+        header += ["pareto_nbd_probability_alive", "pareto_nbd_expected_repeat_visits"]
+        func number(_ x: Double) -> CSVField { x.isFinite ? .decimal(x) : .null }
         var table = CSVTable(header: header)
         table.rows.reserveCapacity(predictions.count)
         for p in predictions {
             var row: [CSVField] = [
                 .text(p.summary.id ?? ""), .integer(Int64(p.summary.frequency)), .decimal(p.summary.recency),
-                .decimal(p.summary.age), .decimal(p.probabilityAlive), .decimal(p.expectedRepeatVisits),
+                .decimal(p.summary.age), number(p.probabilityAlive), number(p.expectedRepeatVisits),
             ]
             if predictionHorizonIsObserved { row.append(p.observedRepeatVisits.map { .integer(Int64($0)) } ?? .null) }
+            row += [number(p.paretoProbabilityAlive), number(p.paretoExpectedRepeatVisits)]
             table.rows.append(row)
         }
         return table

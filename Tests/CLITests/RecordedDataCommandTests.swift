@@ -21,7 +21,8 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         let customers = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
             .split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         XCTAssertEqual(customers.first, ["user", "frequency", "recency_weeks", "T_weeks", "probability_alive",
-                                         "expected_repeat_visits", "observed_repeat_visits"])
+                                         "expected_repeat_visits", "observed_repeat_visits",
+                                         "pareto_nbd_probability_alive", "pareto_nbd_expected_repeat_visits"])
         XCTAssertEqual(customers.count, 23_571)
         // Customer 00001 bought once, on 1997-01-01: T = 272 days; in the 39 holdout weeks, no purchase.
         XCTAssertEqual(Array(customers[1].prefix(5)), ["00001", "0", "0", String(272.0 / 7), "1"])
@@ -85,7 +86,8 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         assertContains(fit.stdout, "Per-customer predictions over 20 weeks")
         let rows = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
             .split(separator: "\r\n")
-        XCTAssertEqual(rows.first, "user,frequency,recency_weeks,T_weeks,probability_alive,expected_repeat_visits",
+        XCTAssertEqual(rows.first, "user,frequency,recency_weeks,T_weeks,probability_alive,expected_repeat_visits,"
+                       + "pareto_nbd_probability_alive,pareto_nbd_expected_repeat_visits",
                        "20 weeks run past the end of the log: nothing observed to compare with")
         XCTAssertGreaterThan(rows.count, 250)
 
