@@ -29,23 +29,24 @@ public struct ParetoNBDModel: Sendable, Equatable {
         self.beta = beta
     }
 
-    /// The two parts of one customer's likelihood, as logarithms, without the factor they share.
+    /// The two parts of one customer's likelihood, as logarithms, without the factor Γ(r+x)/Γ(r) they share.
     ///
     /// Given λ and μ, the history (x, t_x, T) has likelihood λˣ e^(−(λ+μ)T) (alive at T) plus
-    /// ∫_{t_x}^T λˣ μ e^(−(λ+μ)τ) dτ (died at τ after the last visit). Mixing over the two Gammas, and
-    /// leaving out Γ(r+x) αʳ βˢ / Γ(r), the first part is (α+T)^−(r+x) (β+T)^−s and the second is
-    /// s · I with I = ∫_{t_x}^T (α+τ)^−(r+x) (β+τ)^−(s+1) dτ = F(t_x) − F(T), where F is the
-    /// antiderivative written by the Gaussian hypergeometric function (`logAntiderivative`).
+    /// ∫_{t_x}^T λˣ μ e^(−(λ+μ)τ) dτ (died at τ after the last visit). Mixing over the two Gammas, the
+    /// first part is αʳ βˢ (α+T)^−(r+x) (β+T)^−s and the second is αʳ βˢ s · I with
+    /// I = ∫_{t_x}^T (α+τ)^−(r+x) (β+τ)^−(s+1) dτ = F(t_x) − F(T), where F is the antiderivative written
+    /// by the Gaussian hypergeometric function (`logAntiderivative`). The powers are taken as
+    /// (α/(α+τ))ʳ (β/(β+τ))ˢ (α+τ)^−x, so that a huge r or s does not leave two huge logarithms to cancel.
     struct Parts {
-        /// ln[(α+T)^−(r+x) (β+T)^−s]
+        /// ln[αʳ βˢ (α+T)^−(r+x) (β+T)^−s]
         let alive: Double
-        /// ln(s · I); −∞ when t_x = T.
+        /// ln(αʳ βˢ s · I); −∞ when t_x = T.
         let died: Double
     }
 
     func parts(x: Int, tx: Double, T: Double, maxTerms: Int = 1_000_000) throws(FittingError) -> Parts {
         let xd = Double(x)
-        let alive = -(r + xd) * log(alpha + T) - s * log(beta + T)
+        let alive = powers(x: xd, tau: T)
         let atTx = try logAntiderivative(x: xd, tau: tx, maxTerms: maxTerms)
         let atT = try logAntiderivative(x: xd, tau: T, maxTerms: maxTerms)
         // F decreases in τ, so the difference is F(t_x)·(1 − F(T)/F(t_x)) without cancellation in the logs.
@@ -54,7 +55,12 @@ public struct ParetoNBDModel: Sendable, Equatable {
         return Parts(alive: alive, died: log(s) + difference)
     }
 
-    /// ln F(τ), with F(τ) = −∫_τ^∞ … the antiderivative of (α+τ)^−(r+x) (β+τ)^−(s+1) that vanishes at ∞.
+    /// ln[αʳ βˢ (α+τ)^−(r+x) (β+τ)^−s] = −r ln(1 + τ/α) − s ln(1 + τ/β) − x ln(α+τ).
+    func powers(x: Double, tau: Double) -> Double {
+        -r * log1p(tau / alpha) - s * log1p(tau / beta) - x * log(alpha + tau)
+    }
+
+    /// ln[αʳ βˢ F(τ)], with F the antiderivative of (α+τ)^−(r+x) (β+τ)^−(s+1) that vanishes at ∞.
     ///
     /// With a = r+s+x, m = max(α, β) and z = |α−β|/(m+τ) ∈ [0, 1), F(τ) = (m+τ)^−a ₂F₁(a, b; a+1; z)/a,
     /// where b = s+1 when α ≥ β and b = r+x when α < β (expand the smaller base around the larger one
@@ -73,7 +79,7 @@ public struct ParetoNBDModel: Sendable, Equatable {
             : (beta, s + 1, log(alpha + tau) - log(beta + tau))
         let z = abs(alpha - beta) / (m + tau)
         let series = try Self.risingRatioSeries(b: bPrime, c: a + 1, z: z, maxTerms: maxTerms)
-        return -(r + x) * log(alpha + tau) - s * log(beta + tau) + logQ - log(a) + log(series)
+        return powers(x: x, tau: tau) + logQ - log(a) + log(series)
     }
 
     /// Σ_{n≥0} (b)_n / (c)_n · zⁿ for 0 < b < c and 0 ≤ z < 1: the term ratios increase towards z, so the
@@ -96,7 +102,7 @@ public struct ParetoNBDModel: Sendable, Equatable {
         try Self.validate(x: customer.frequency, tx: customer.recency, T: customer.age)
         let x = Double(customer.frequency)
         let p = try parts(x: customer.frequency, tx: customer.recency, T: customer.age)
-        return logGamma(r + x) - logGamma(r) + r * log(alpha) + s * log(beta) + logAddExp(p.alive, p.died)
+        return logGamma(r + x) - logGamma(r) + logAddExp(p.alive, p.died)
     }
 
     /// Σ ln L over customers.
@@ -250,7 +256,7 @@ public enum ParetoNBD {
         /// Σ ln L at p = (r, α, s, β); −∞ where a series does not converge within `ParetoNBD.fitTerms`.
         func logLikelihood(_ p: [Double]) -> Double {
             guard let model = try? ParetoNBDModel(r: p[0], alpha: p[1], s: p[2], beta: p[3]) else { return -.infinity }
-            let shared = p[0] * log(p[1]) + p[2] * log(p[3]) - logGamma(p[0])
+            let shared = -logGamma(p[0])
             var total = 0.0, weightSum = 0.0
             var lastX = -1, lnGammaRX = 0.0
             for (h, w) in zip(histories, weights) {

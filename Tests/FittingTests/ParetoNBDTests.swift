@@ -111,6 +111,16 @@ final class ParetoNBDTests: XCTestCase {
         }
     }
 
+    func testCustomersNeverSeenBackKeepTheLikelihoodAProbability() throws {
+        // Customers without a repeat visit pull the optimiser towards s → ∞ (everyone leaves at once),
+        // where βˢ and (β+T)^−s are each e^(±10¹³): summed apart over the customers, their logarithms
+        // cancelled to a positive log-likelihood. P(X(T) = 0) is at most 1 for every parameter.
+        let customers = (0..<300).map { CustomerSummary(frequency: 0, recency: 0, age: 0.2 + 1.3 * Double($0) / 300) }
+        let fit = try ParetoNBD.fit(customers)
+        XCTAssertLessThanOrEqual(fit.logLikelihood, 1e-9, "\(fit)")
+        XCTAssertEqual(fit.logLikelihood, try fit.model.logLikelihood(customers), accuracy: 1e-9)
+    }
+
     private func logAddExp(_ u: Double, _ v: Double) -> Double {
         let m = max(u, v)
         return m + log1p(exp(-abs(u - v)))
