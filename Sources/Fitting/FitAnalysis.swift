@@ -26,6 +26,9 @@ public struct FitAnalysis {
     /// Gap models by AIC, best first; a model that could not be fitted is left out with its reason.
     public let gapFits: [FitResult]
     public let gapFailures: [(model: String, reason: String)]
+    /// Each of `gapFits` refitted with the dropout Kaplan–Meier's plateau shows, in the same order; nil
+    /// where the plateau is 0 (every user came back) or the refit failed.
+    public let gapFitsWithDropout: [GapFitWithDropout?]
     public let calibrationEnd: Double
     /// The convention the customer summaries were built with.
     public let convention: SummaryConvention
@@ -61,6 +64,10 @@ public struct FitAnalysis {
         }
         gapFits = fits.sorted { $0.aic < $1.aic }
         gapFailures = failures
+        let plateau = kaplanMeier.plateau
+        gapFitsWithDropout = gapFits.map { fit in
+            plateau > 0 && plateau < 1 ? try? fit.model.fit(observations, dropout: plateau, from: fit) : nil
+        }
 
         let end = options.calibrationEnd ?? (log.firstVisit + (log.observationEnd - log.firstVisit) / 2)
         calibrationEnd = end
@@ -197,6 +204,53 @@ public struct FitAnalysis {
 
     /// Why a gap model's fit cannot be used in a scenario, or nil when it can.
     public func problem(of fit: FitResult) -> String? { Self.problem(of: fit) }
+
+    /// A model a scenario segment can be written from.
+    public enum SegmentModel: Sendable, Equatable {
+        case bgnbd, paretoNBD
+        /// `gapFits[index]`, with `gapFitsWithDropout[index]` when there is one.
+        case gap(index: Int)
+        /// Gaps resampled from the log's Kaplan–Meier estimate.
+        case resampled
+        /// The recorded users' timelines replayed.
+        case replayed
+    }
+
+    /// The segment to recommend, with the reason in a sentence, and the others in the order to list them.
+    ///
+    /// BG/NBD and Pareto/NBD are fitted to the same customer summaries, so their AICs compare: the lower
+    /// one is recommended, its dropout part of the model. Their likelihood is not the gap models', so
+    /// a customer-base model is preferred when one is usable (it describes how users differ, and how
+    /// they drop out, from the same data); otherwise the gap model with the lowest AIC, with the
+    /// dropout censoring shows; otherwise the recorded gaps resampled, and last the log replayed.
+    public func recommendation() -> (model: SegmentModel, reason: String, alternatives: [SegmentModel]) {
+        var customerBase: [(SegmentModel, String, Double)] = []
+        if let bgnbd, bgnbdProblem == nil { customerBase.append((.bgnbd, "BG/NBD", bgnbd.aic)) }
+        if let paretoNBD, paretoNBDProblem == nil { customerBase.append((.paretoNBD, "Pareto/NBD", paretoNBD.aic)) }
+        customerBase.sort { $0.2 < $1.2 }
+        let gaps = gapFits.indices.filter { problem(of: gapFits[$0]) == nil }.map { SegmentModel.gap(index: $0) }
+        let resampled: [SegmentModel] = kaplanMeier.steps.contains(where: { $0.events > 0 }) ? [.resampled] : []
+        let all = customerBase.map(\.0) + gaps + resampled + [.replayed]
+        let chosen = all[0]
+        let reason: String
+        switch chosen {
+        case .bgnbd, .paretoNBD:
+            let name = customerBase[0].1
+            reason = customerBase.count > 1
+                ? String(format: "%@ has the lower AIC of the two customer-base models (%.1f against %.1f); the dropout is the model's own",
+                         name, customerBase[0].2, customerBase[1].2)
+                : "\(name) is the usable customer-base model; the dropout is the model's own"
+        case let .gap(index):
+            let fit = gapFits[index]
+            let dropout = gapFitsWithDropout[index].map { String(format: ", with %.1f%% of users never back after a session as the censoring shows", $0.dropout * 100) } ?? ""
+            reason = "no customer-base model is usable; \(fit.modelName) has the lowest AIC of the gap models\(dropout)"
+        case .resampled:
+            reason = "no parametric model is usable; the recorded gaps are resampled"
+        case .replayed:
+            reason = "no model is usable and no gap was seen to end; the recorded users are replayed"
+        }
+        return (chosen, reason, Array(all.dropFirst()))
+    }
 
     /// Why a gap model's fit cannot be used in a scenario, or nil when it can: a value outside what
     /// the family's parameter accepts is named by the estimate it comes from.

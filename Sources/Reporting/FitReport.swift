@@ -93,7 +93,7 @@ public enum FitText {
         }
         out += "  " + fit.parameters.map { estimate($0) }.joined(separator: ", ")
             + String(format: "; log-likelihood %.1f, AIC %.1f%@\n", fit.logLikelihood, fit.aic, fit.converged ? "" : " (did not converge)")
-        if let bgnbd = a.bgnbd {
+        if let bgnbd = a.bgnbd, a.bgnbdProblem == nil, a.paretoNBDProblem == nil {
             out += String(format: "  AIC minus BG/NBD's: %+.1f (%@)\n", fit.aic - bgnbd.aic,
                           fit.aic < bgnbd.aic ? "Pareto/NBD describes these customers better" : "BG/NBD describes these customers better")
         }
@@ -193,24 +193,27 @@ extension FitAnalysis {
         return table
     }
 
-    /// Segment JSON objects a scenario can use as they are: BG/NBD, each gap model, and the data itself.
-    /// Fits that are not usable are left out. `dataPath` should be absolute, so the segments work from
-    /// any scenario folder.
-    public func segments(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [[String: Any]] {
-        var out: [[String: Any]] = []
+    /// What `segments.json` holds: `segment`, the recommended segment, ready to paste into a
+    /// scenario's `population.segments`; `why`, the reason in a sentence; and `alternatives`, the other
+    /// usable models' segments, each one a whole population on its own (never meant as a mixture).
+    /// `dataPath` should be absolute, so the segments work from any scenario folder.
+    public func segmentsDocument(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [String: Any] {
+        let choice = recommendation()
         let name = Path.stem(dataPath)
-        if let bgnbd, bgnbdProblem == nil {
-            var returns: [String: Any] = ["distribution": GapFamily.bgnbd.name, "unit": options.bgnbdUnit.rawValue]
-            for (parameter, estimate) in zip(GapFamily.bgnbd.parameters, bgnbd.parameters) {
-                returns[parameter.name] = rounded(estimate.value)
-            }
-            out.append(["name": "\(name) BG/NBD", "weight": 1, "returns": returns])
+        func segment(_ model: SegmentModel) -> [String: Any] {
+            segmentObject(model, name: name, dataPath: dataPath, format: format, observationEnd: observationEnd)
         }
-        for fit in gapFits where problem(of: fit) == nil {
-            let family = fit.model.family
-            var returns: [String: Any] = ["distribution": family.name, "unit": options.gapUnit.rawValue]
-            for (parameter, value) in zip(family.parameters, fit.familyValues) { returns[parameter.name] = rounded(value) }
-            out.append(["name": "\(name) \(family.name)", "weight": 1, "returns": returns])
+        return ["segment": segment(choice.model), "why": choice.reason, "alternatives": choice.alternatives.map(segment)]
+    }
+
+    /// One segment JSON object a scenario can use as it is.
+    func segmentObject(
+        _ model: SegmentModel, name: String, dataPath: String, format: RecordedFormat, observationEnd: String?
+    ) -> [String: Any] {
+        func parametric(_ family: GapFamily, _ values: [Double], unit: GapUnit) -> [String: Any] {
+            var returns: [String: Any] = ["distribution": family.name, "unit": unit.rawValue]
+            for (parameter, value) in zip(family.parameters, values) { returns[parameter.name] = rounded(value) }
+            return returns
         }
         var source: [String: Any] = ["data": dataPath]
         if let observationEnd { source["observationEnd"] = observationEnd }
@@ -220,13 +223,31 @@ extension FitAnalysis {
             let data = (try? JSONEncoder().encode(d)) ?? Data()
             source["format"] = (try? JSONSerialization.jsonObject(with: data)) ?? [:]
         }
-        if kaplanMeier.steps.contains(where: { $0.events > 0 }) {
-            out.append(["name": "\(name) resampled", "weight": 1,
-                        "returns": source.merging(["distribution": "empirical"]) { a, _ in a }])
+        switch model {
+        case .bgnbd:
+            let values = bgnbd?.parameters.map(\.value) ?? []
+            return ["name": "\(name) BG/NBD", "weight": 1, "returns": parametric(.bgnbd, values, unit: options.bgnbdUnit)]
+        case .paretoNBD:
+            let values = paretoNBD?.parameters.map(\.value) ?? []
+            return ["name": "\(name) Pareto/NBD", "weight": 1, "returns": parametric(.paretoNBD, values, unit: options.bgnbdUnit)]
+        case let .gap(index):
+            let fit = gapFits[index]
+            let family = fit.model.family
+            var object: [String: Any] = ["name": "\(name) \(family.name)", "weight": 1]
+            // The refit with the dropout censoring shows, when it converged to values a scenario accepts.
+            if let refit = gapFitsWithDropout[index], refit.converged,
+               zip(family.parameters, refit.familyValues).allSatisfy({ $0.bounds.contains($1) }) {
+                object["returns"] = parametric(family, refit.familyValues, unit: options.gapUnit)
+                object["dropoutPerSession"] = rounded(refit.dropout)
+            } else {
+                object["returns"] = parametric(family, fit.familyValues, unit: options.gapUnit)
+            }
+            return object
+        case .resampled:
+            return ["name": "\(name) resampled", "weight": 1, "returns": source.merging(["distribution": "empirical"]) { a, _ in a }]
+        case .replayed:
+            return ["name": "\(name) replayed", "weight": 1, "returns": source.merging(["distribution": "replay"]) { a, _ in a }]
         }
-        out.append(["name": "\(name) replayed", "weight": 1,
-                    "returns": source.merging(["distribution": "replay"]) { a, _ in a }])
-        return out
     }
 
     /// Six significant digits: enough for a simulation, and a file a person can read.
