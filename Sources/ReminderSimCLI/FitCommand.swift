@@ -33,7 +33,7 @@ struct FitCommand: RunnableCommand {
     static let gapUnitOption = ArgumentSpec.option(
         "--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.", default: "days")
     static let bgnbdUnitOption = ArgumentSpec.option(
-        "--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks")
+        "--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's and Pareto/NBD's alpha and beta and of their times.", default: "weeks")
     static let predictOption = ArgumentSpec.option(
         "--predict", valueName: "length",
         help: "Horizon of the per-customer predictions, in the BG/NBD unit (default: the holdout's length).")
