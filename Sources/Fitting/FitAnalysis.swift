@@ -75,20 +75,11 @@ public struct FitAnalysis {
         self.convention = convention
         customers = log.customerSummaries(calibrationEnd: end, unit: options.bgnbdUnit, convention: convention)
         holdoutCounts = log.holdoutCounts(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
-        var fit: BGNBDFit?, failure: String?
-        do {
-            fit = try BGNBD.fit(customers)
-        } catch {
-            failure = error.description
-        }
+        let summaries = customers
+        let (fit, failure) = Self.attempt { () throws(FittingError) in try BGNBD.fit(summaries) }
         bgnbd = fit
         bgnbdFailure = failure
-        var pareto: ParetoNBDFit?, paretoFailure: String?
-        do {
-            pareto = try ParetoNBD.fit(customers)
-        } catch {
-            paretoFailure = error.description
-        }
+        let (pareto, paretoFailure) = Self.attempt { () throws(FittingError) in try ParetoNBD.fit(summaries) }
         paretoNBD = pareto
         paretoNBDFailure = paretoFailure
         let holdoutLength = log.holdoutLength(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
@@ -104,6 +95,11 @@ public struct FitAnalysis {
         paretoHoldoutPredictions = customers.map { c in
             (try? usablePareto?.conditionalExpectedTransactions(t: holdoutLength, customer: c)) ?? .nan
         }
+    }
+
+    /// The fit, or why there is none.
+    private static func attempt<Fit>(_ fit: () throws(FittingError) -> Fit) -> (Fit?, String?) {
+        do { return (try fit(), nil) } catch { return (nil, error.description) }
     }
 
     /// One customer's history and the predictions of BG/NBD and Pareto/NBD for it (NaN from a model

@@ -23,10 +23,7 @@ public struct ParetoNBDModel: Sendable, Equatable {
         guard [r, alpha, s, beta].allSatisfy({ $0 > 0 && $0.isFinite }) else {
             throw .invalidParameter("Pareto/NBD parameters must be finite and > 0")
         }
-        self.r = r
-        self.alpha = alpha
-        self.s = s
-        self.beta = beta
+        (self.r, self.alpha, self.s, self.beta) = (r, alpha, s, beta)
     }
 
     /// The two parts of one customer's likelihood, as logarithms, without the factor Γ(r+x)/Γ(r) they share.
@@ -189,42 +186,22 @@ public enum ParetoNBD {
     /// only reached when α and β differ by a factor of about 10⁴ or more.
     static let fitTerms = 200_000
 
-    /// Fits (r, α, s, β) by minimising −Σ ln L over the log-parameters, as `BGNBD.fit` does: Nelder–Mead
-    /// with restarts, damped Newton steps, and standard errors from a central-difference Hessian of
-    /// −logL in the natural parameters. Identical (x, t_x, T) triples are evaluated once.
+    /// Fits (r, α, s, β) by minimising −Σ ln L over the log-parameters (`LogParameterFit`), from
+    /// `start` or (1, 1, 1, 1). Identical (x, t_x, T) triples are evaluated once.
     public static func fit(
         _ customers: [CustomerSummary],
         start: ParetoNBDModel? = nil,
         optimizer: NelderMead = NelderMead()
     ) throws(FittingError) -> ParetoNBDFit {
         let groups = try DistinctHistories(customers)
-        let startPoint = start.map { [$0.r, $0.alpha, $0.s, $0.beta].map { log($0) } } ?? [0, 0, 0, 0]
-
-        func negativeLogLikelihood(_ logParameters: [Double]) -> Double {
-            // Beyond e^±30 the likelihood is flat to double precision, so the simplex could drift forever.
-            guard logParameters.allSatisfy({ abs($0) < 30 }) else { return .infinity }
-            let p = logParameters.map { exp($0) }
-            return -groups.logLikelihood(p)
-        }
-        let search = optimizer.minimize(negativeLogLikelihood, from: startPoint)
-        guard search.value.isFinite else { throw .optimizationFailed }
-        let polished = newtonPolish(negativeLogLikelihood, from: search.point, startValue: search.value)
-        let estimate = polished.point.map { exp($0) }
-
-        let natural: ([Double]) -> Double = { p in
-            p.allSatisfy { $0 > 0 } ? -groups.logLikelihood(p) : .infinity
-        }
-        let hessian = NumericalDerivatives.hessian(of: natural, at: estimate, steps: estimate.map { 1e-4 * $0 })
-        let fitted = parameterEstimates(["r": estimate[0], "alpha": estimate[1], "s": estimate[2], "beta": estimate[3]], hessian: hessian)
+        let fit = try LogParameterFit(
+            names: ["r", "alpha", "s", "beta"], start: start.map { [$0.r, $0.alpha, $0.s, $0.beta] } ?? [1, 1, 1, 1],
+            optimizer: optimizer, logLikelihood: groups.logLikelihood)
+        let e = fit.estimate
         return ParetoNBDFit(
-            model: try ParetoNBDModel(r: estimate[0], alpha: estimate[1], s: estimate[2], beta: estimate[3]),
-            parameters: fitted.parameters,
-            covariance: fitted.covariance,
-            logLikelihood: -polished.value,
-            n: customers.count,
-            converged: search.converged || polished.stationary,
-            iterations: search.iterations + polished.iterations
-        )
+            model: try ParetoNBDModel(r: e[0], alpha: e[1], s: e[2], beta: e[3]), parameters: fit.parameters,
+            covariance: fit.covariance, logLikelihood: fit.logLikelihood, n: customers.count,
+            converged: fit.converged, iterations: fit.iterations)
     }
 
     /// Customers collapsed to distinct (x, t_x, T) histories with their counts.
