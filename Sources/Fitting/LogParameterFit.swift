@@ -11,7 +11,7 @@ import Foundation
 /// central-difference derivatives sharpen it, and standard errors come from a central-difference
 /// Hessian of −logL in the natural parameters (steps 1e−4 of each value). At a stationary point that
 /// equals the delta-method transform of the log-space information.
-struct LogParameterFit {
+struct LogParameterFit: Sendable {
     /// The estimates in the natural parameters, in the order of `names`.
     let estimate: [Double]
     let parameters: [ParameterEstimate]

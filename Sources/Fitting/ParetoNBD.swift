@@ -13,10 +13,8 @@ import RecordedData
 /// stays alive for an exponential lifetime of rate μ ~ Gamma(shape s, rate β), independent of λ.
 /// Times are in whatever unit the summaries use.
 public struct ParetoNBDModel: Sendable, Equatable {
-    public let r: Double
-    public let alpha: Double
-    public let s: Double
-    public let beta: Double
+    /// The purchase rates' Gamma shape and rate, and the dropout rates' Gamma shape and rate.
+    public let r, alpha, s, beta: Double
 
     /// - Throws: `.invalidParameter` unless all four parameters are finite and > 0.
     public init(r: Double, alpha: Double, s: Double, beta: Double) throws(FittingError) {
@@ -158,25 +156,24 @@ public struct ParetoNBDModel: Sendable, Equatable {
 /// A fitted Pareto/NBD model: estimates with standard errors.
 public struct ParetoNBDFit: Sendable, CustomStringConvertible {
     public let model: ParetoNBDModel
-    /// r, alpha, s, beta in that order.
-    public let parameters: [ParameterEstimate]
-    /// Inverse observed information for (r, α, s, β); nil when it is not positive definite.
-    public let covariance: [[Double]]?
-    public let logLikelihood: Double
     /// Number of customers.
     public let n: Int
-    public let converged: Bool
-    /// Nelder–Mead iterations (over all restarts) plus Newton steps.
-    public let iterations: Int
+    let fit: LogParameterFit
 
+    /// r, alpha, s, beta in that order.
+    public var parameters: [ParameterEstimate] { fit.parameters }
+    /// Inverse observed information for (r, α, s, β); nil when it is not positive definite.
+    public var covariance: [[Double]]? { fit.covariance }
+    public var logLikelihood: Double { fit.logLikelihood }
+    public var converged: Bool { fit.converged }
+    /// Nelder–Mead iterations (over all restarts) plus Newton steps.
+    public var iterations: Int { fit.iterations }
     /// 2k − 2 logL with k = 4.
     public var aic: Double { 8 - 2 * logLikelihood }
 
     public var description: String {
-        describeFit(
-            title: "Pareto/NBD fit", parameters: parameters, logLikelihood: logLikelihood, aic: aic,
-            detail: "n = \(n) customers", converged: converged, iterations: iterations
-        )
+        describeFit(title: "Pareto/NBD fit", parameters: parameters, logLikelihood: logLikelihood, aic: aic,
+                    detail: "n = \(n) customers", converged: converged, iterations: iterations)
     }
 }
 
@@ -188,46 +185,38 @@ public enum ParetoNBD {
 
     /// Fits (r, α, s, β) by minimising −Σ ln L over the log-parameters (`LogParameterFit`), from
     /// `start` or (1, 1, 1, 1). Identical (x, t_x, T) triples are evaluated once.
-    public static func fit(
-        _ customers: [CustomerSummary],
-        start: ParetoNBDModel? = nil,
-        optimizer: NelderMead = NelderMead()
-    ) throws(FittingError) -> ParetoNBDFit {
+    public static func fit(_ customers: [CustomerSummary], start: ParetoNBDModel? = nil, optimizer: NelderMead = NelderMead())
+        throws(FittingError) -> ParetoNBDFit
+    {
         let groups = try DistinctHistories(customers)
         let fit = try LogParameterFit(
             names: ["r", "alpha", "s", "beta"], start: start.map { [$0.r, $0.alpha, $0.s, $0.beta] } ?? [1, 1, 1, 1],
             optimizer: optimizer, logLikelihood: groups.logLikelihood)
         let e = fit.estimate
-        return ParetoNBDFit(
-            model: try ParetoNBDModel(r: e[0], alpha: e[1], s: e[2], beta: e[3]), parameters: fit.parameters,
-            covariance: fit.covariance, logLikelihood: fit.logLikelihood, n: customers.count,
-            converged: fit.converged, iterations: fit.iterations)
+        return ParetoNBDFit(model: try ParetoNBDModel(r: e[0], alpha: e[1], s: e[2], beta: e[3]), n: customers.count, fit: fit)
     }
 
     /// Customers collapsed to distinct (x, t_x, T) histories with their counts.
     struct DistinctHistories {
+        /// x, t_x and T of one customer.
         struct History: Hashable {
             let x: Int
-            let tx: Double
-            let T: Double
+            let tx, T: Double
         }
 
-        let histories: [History]
-        let weights: [Double]
+        /// The distinct histories, by x, then T, then t_x, and how many customers have each.
+        let weighted: [(history: History, weight: Double)]
 
         init(_ customers: [CustomerSummary]) throws(FittingError) {
-            guard !customers.isEmpty else { throw .emptyData }
             var counts: [History: Int] = [:]
+            if customers.isEmpty { throw .emptyData }
             for (index, c) in customers.enumerated() {
-                guard c.frequency >= 0, c.recency.isFinite, c.age.isFinite, c.recency >= 0, c.recency <= c.age else {
-                    throw .invalidObservation(index: index)
-                }
+                do { try ParetoNBDModel.validate(x: c.frequency, tx: c.recency, T: c.age) } catch { throw .invalidObservation(index: index) }
                 // A customer without repeat visits has t_x = 0 by definition, whatever the summary holds.
                 counts[History(x: c.frequency, tx: c.frequency == 0 ? 0 : c.recency, T: c.age), default: 0] += 1
             }
-            let sorted = counts.sorted { ($0.key.x, $0.key.T, $0.key.tx) < ($1.key.x, $1.key.T, $1.key.tx) }
-            histories = sorted.map(\.key)
-            weights = sorted.map { Double($0.value) }
+            weighted = counts.sorted { ($0.key.x, $0.key.T, $0.key.tx) < ($1.key.x, $1.key.T, $1.key.tx) }
+                .map { (history: $0.key, weight: Double($0.value)) }
         }
 
         /// Σ ln L at p = (r, α, s, β); −∞ where a series does not converge within `ParetoNBD.fitTerms`.
@@ -236,7 +225,7 @@ public enum ParetoNBD {
             let shared = -logGamma(p[0])
             var total = 0.0, weightSum = 0.0
             var lastX = -1, lnGammaRX = 0.0
-            for (h, w) in zip(histories, weights) {
+            for (h, w) in weighted {
                 if h.x != lastX { (lastX, lnGammaRX) = (h.x, logGamma(p[0] + Double(h.x))) }
                 guard let parts = try? model.parts(x: h.x, tx: h.tx, T: h.T, maxTerms: ParetoNBD.fitTerms) else { return -.infinity }
                 total += w * (lnGammaRX + logAddExp(parts.alive, parts.died))

@@ -6,27 +6,6 @@ import XCTest
 
 /// Gap models refitted for users who never come back after a session with a fixed chance.
 final class GapDropoutTests: XCTestCase {
-    /// Renewal gaps from `distribution` where, after each session, the subject never returns with chance
-    /// `dropout`; every subject is watched for `window`, so the last gap is censored.
-    private func simulate<D: ContinuousDistribution>(
-        _ distribution: D, dropout: Double, subjects: Int, window: Double, generator: inout Xoshiro256
-    ) -> [CensoredGap] {
-        var observations: [CensoredGap] = []
-        for _ in 0..<subjects {
-            var elapsed = 0.0
-            while true {
-                let gap = generator.nextUnit() < dropout ? Double.infinity : distribution.sample(&generator)
-                if elapsed + gap > window {
-                    observations.append(CensoredGap(duration: window - elapsed, censored: true))
-                    break
-                }
-                observations.append(CensoredGap(duration: gap, censored: false))
-                elapsed += gap
-            }
-        }
-        return observations
-    }
-
     func testRefitWithTheTrueDropoutRecoversTheGapDistribution() throws {
         // Weibull gaps (shape 0.8, scale 3 days) and a 20% chance of never returning, watched for 200 days:
         // a gap that has not ended after 200 days almost surely never will, so Kaplan–Meier's plateau
@@ -34,7 +13,7 @@ final class GapDropoutTests: XCTestCase {
         // errors, while the plain fit, stretching its tail over the dropouts, must not.
         var generator = Xoshiro256(seed: 2801)
         let truth = WeibullDistribution(shape: 0.8, scale: 3)
-        let gaps = simulate(truth, dropout: 0.2, subjects: 3000, window: 200, generator: &generator)
+        let gaps = simulateGaps(truth, subjects: 3000, window: 200, dropout: 0.2, generator: &generator)
         let plateau = KaplanMeier(gaps).plateau
         let sessions = Double(gaps.count)
         XCTAssertEqual(plateau, 0.2, accuracy: 4 * (0.2 * 0.8 / sessions).squareRoot())
@@ -59,7 +38,7 @@ final class GapDropoutTests: XCTestCase {
 
     func testEachFamilyRefits() throws {
         var generator = Xoshiro256(seed: 2802)
-        let gaps = simulate(ExponentialDistribution(mean: 2), dropout: 0.1, subjects: 1000, window: 100, generator: &generator)
+        let gaps = simulateGaps(ExponentialDistribution(mean: 2), subjects: 1000, window: 100, dropout: 0.1, generator: &generator)
         let plateau = KaplanMeier(gaps).plateau
         for model in GapModel.allCases {
             let plain = try model.fit(gaps)

@@ -36,6 +36,20 @@ private func simulatePareto(
     }
 }
 
+/// The rows of a CSV file in Tests/LifetimesReference, written by scripts/lifetimes-reference.py, header left out.
+private func lifetimesReference(_ name: String) throws -> [[Substring]] {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("LifetimesReference").appendingPathComponent(name)
+    return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+}
+
+/// lifetimes' ParetoNBDFitter on `data` ("master" or "sample"): (r, α, s, β) and the summed log-likelihood.
+private func lifetimesFit(_ data: String) throws -> (parameters: [Double], logLikelihood: Double) {
+    let row = try XCTUnwrap(try lifetimesReference("pareto-fits.csv").first { $0.first == Substring(data) })
+    let numbers = try row.dropFirst().map { try XCTUnwrap(Double($0)) }
+    return (Array(numbers.prefix(4)), numbers[4])
+}
+
 final class ParetoNBDTests: XCTestCase {
     private let models = [
         try! ParetoNBDModel(r: 0.55, alpha: 10.58, s: 0.61, beta: 11.67), // α < β
@@ -80,13 +94,11 @@ final class ParetoNBDTests: XCTestCase {
             CustomerSummary(frequency: 9, recency: 33, age: 39),
             CustomerSummary(frequency: 3, recency: 39, age: 39),
         ]
-        for m in models {
-            for c in customers {
-                let coarse = quadratureLikelihood(m, x: c.frequency, tx: c.recency, T: c.age, step: 1.0 / 16)
-                let fine = quadratureLikelihood(m, x: c.frequency, tx: c.recency, T: c.age, step: 1.0 / 32)
-                XCTAssertLessThan(abs(coarse - fine) / fine, 1e-10, "\(c)")
-                XCTAssertEqual(exp(try m.logLikelihood(c)), fine, accuracy: 1e-9 * fine, "\(m) \(c)")
-            }
+        for (m, c) in models.flatMap({ m in customers.map { (m, $0) } }) {
+            let rules = [1.0 / 16, 1.0 / 32].map { quadratureLikelihood(m, x: c.frequency, tx: c.recency, T: c.age, step: $0) }
+            let (coarse, fine) = (rules[0], rules[1])
+            XCTAssertLessThan(abs(coarse - fine) / fine, 1e-10, "\(c)")
+            XCTAssertEqual(exp(try m.logLikelihood(c)), fine, accuracy: 1e-9 * fine, "\(m) \(c)")
         }
     }
 
@@ -132,10 +144,13 @@ final class ParetoNBDTests: XCTestCase {
         // lifetimes evaluates the likelihood's closed form with scipy's hyp2f1 and a signed log-sum-exp,
         // we with a positive series differenced term by term; both are accurate to ~1e−12 relative on
         // these rows (x up to 120, α below, equal to and above β), so 1e−9 leaves room only for rounding.
-        XCTAssertEqual(lifetimesParetoConditionalReference.count, 240)
-        for (r, alpha, s, beta, x, tx, T, t, expected, alive) in lifetimesParetoConditionalReference {
-            let m = try ParetoNBDModel(r: r, alpha: alpha, s: s, beta: beta)
-            let context = "x \(x), t_x \(tx), T \(T), t \(t) at \(r), \(alpha), \(s), \(beta)"
+        let rows = try lifetimesReference("pareto-conditional.csv")
+        XCTAssertEqual(rows.count, 240)
+        for row in rows {
+            let v = try row.map { try XCTUnwrap(Double($0)) }
+            let (x, tx, T, t, expected, alive) = (Int(v[4]), v[5], v[6], v[7], v[8], v[9])
+            let m = try ParetoNBDModel(r: v[0], alpha: v[1], s: v[2], beta: v[3])
+            let context = "x \(x), t_x \(tx), T \(T), t \(t) at \(v[0...3])"
             XCTAssertEqual(try m.probabilityAlive(x: x, tx: tx, T: T), alive, accuracy: 1e-9 * max(alive, 1e-12), context)
             XCTAssertEqual(try m.conditionalExpectedTransactions(t: t, x: x, tx: tx, T: T), expected,
                            accuracy: 1e-9 * max(expected, 1e-12), context)
@@ -233,10 +248,7 @@ final class ParetoNBDTests: XCTestCase {
             XCTAssertNotNil(estimate.standardError, estimate.name)
         }
         XCTAssertEqual(fit.logLikelihood, published.logLikelihood, accuracy: 0.5)
-        for (estimate, reference) in zip(fit.parameters, lifetimesParetoSampleFit.parameters) {
-            XCTAssertEqual(significant(estimate.value, 4), significant(reference, 4), estimate.name)
-        }
-        XCTAssertEqual(fit.logLikelihood, lifetimesParetoSampleFit.logLikelihood, accuracy: 0.01)
+        try assertAgreesWithLifetimes(fit, lifetimesFit("sample"))
     }
 
     /// lifetimes' `summary_data_from_transaction_data` on the master file (calibration to 1997-09-30,
@@ -249,11 +261,17 @@ final class ParetoNBDTests: XCTestCase {
         let fit = try ParetoNBD.fit(customers)
         print("CDNOW master, calibration to 1997-09-30: \(fit)")
         XCTAssertTrue(fit.converged)
-        for (estimate, reference) in zip(fit.parameters, lifetimesParetoMasterFit.parameters) {
-            XCTAssertEqual(significant(estimate.value, 4), significant(reference, 4), estimate.name)
-        }
-        XCTAssertEqual(fit.logLikelihood, lifetimesParetoMasterFit.logLikelihood, accuracy: 0.1)
+        try assertAgreesWithLifetimes(fit, lifetimesFit("master"))
     }
 
-    private func significant(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)g", x) }
+    /// Four significant digits of every estimate, and the log-likelihood to 0.01.
+    private func assertAgreesWithLifetimes(
+        _ fit: ParetoNBDFit, _ reference: (parameters: [Double], logLikelihood: Double), line: UInt = #line
+    ) {
+        func significant(_ x: Double) -> String { String(format: "%.4g", x) }
+        for (estimate, value) in zip(fit.parameters, reference.parameters) {
+            XCTAssertEqual(significant(estimate.value), significant(value), estimate.name, line: line)
+        }
+        XCTAssertEqual(fit.logLikelihood, reference.logLikelihood, accuracy: 0.01, line: line)
+    }
 }
