@@ -98,7 +98,7 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
     }
 
     func testTheCDNOWExampleScenariosRunAsTheyAre() throws {
-        for way in ["replay", "empirical", "bgnbd"] {
+        for way in ["replay", "empirical", "bgnbd", "paretonbd"] {
             let path = Self.root.appendingPathComponent("Datasets/cdnow-\(way).json").path
             let result = try remindersim("run", path, "--users", "1500", "--db", "cdnow.sqlite")
             assertExit(result, 0)
