@@ -201,6 +201,13 @@ public struct FitAnalysis {
     /// Why a gap model's fit cannot be used in a scenario, or nil when it can.
     public func problem(of fit: FitResult) -> String? { Self.problem(of: fit) }
 
+    /// `gapFitsWithDropout[index]` when a scenario can use it: converged, to values the family accepts.
+    public func dropoutRefit(_ index: Int) -> GapFitWithDropout? {
+        guard let refit = gapFitsWithDropout[index], refit.converged else { return nil }
+        let family = refit.model.family
+        return zip(family.parameters, refit.familyValues).allSatisfy({ $0.bounds.contains($1) }) ? refit : nil
+    }
+
     /// A model a scenario segment can be written from.
     public enum SegmentModel: Sendable, Equatable {
         case bgnbd, paretoNBD
@@ -238,7 +245,7 @@ public struct FitAnalysis {
                 : "\(name) is the usable customer-base model; the dropout is the model's own"
         case let .gap(index):
             let fit = gapFits[index]
-            let dropout = gapFitsWithDropout[index].map { String(format: ", with %.1f%% of users never back after a session as the censoring shows", $0.dropout * 100) } ?? ""
+            let dropout = dropoutRefit(index).map { String(format: ", with %.1f%% of users never back after a session as the censoring shows", $0.dropout * 100) } ?? ""
             reason = "no customer-base model is usable; \(fit.modelName) has the lowest AIC of the gap models\(dropout)"
         case .resampled:
             reason = "no parametric model is usable; the recorded gaps are resampled"

@@ -234,9 +234,8 @@ extension FitAnalysis {
             let fit = gapFits[index]
             let family = fit.model.family
             var object: [String: Any] = ["name": "\(name) \(family.name)", "weight": 1]
-            // The refit with the dropout censoring shows, when it converged to values a scenario accepts.
-            if let refit = gapFitsWithDropout[index], refit.converged,
-               zip(family.parameters, refit.familyValues).allSatisfy({ $0.bounds.contains($1) }) {
+            // The refit with the dropout censoring shows, when a scenario can use it.
+            if let refit = dropoutRefit(index) {
                 object["returns"] = parametric(family, refit.familyValues, unit: options.gapUnit)
                 object["dropoutPerSession"] = rounded(refit.dropout)
             } else {
