@@ -203,45 +203,23 @@ public struct BGNBDFit: Sendable, CustomStringConvertible {
 
 /// Maximum-likelihood estimation of the BG/NBD model.
 public enum BGNBD {
-    /// Fits (r, α, a, b) by minimising −Σ ln L over the log-parameters.
-    ///
-    /// Nelder–Mead with restarts from `start` finds the optimum, a few damped Newton steps with
-    /// central-difference derivatives sharpen it, and standard errors come from a central-difference
-    /// Hessian of −logL in the natural parameters (steps 1e−4 of each value). At a stationary point
-    /// that equals the delta-method transform of the log-space information. Identical (x, t_x, T)
-    /// triples are evaluated once and weighted by their count.
+    /// Fits (r, α, a, b) by minimising −Σ ln L over the log-parameters (`LogParameterFit`), from
+    /// `start` or (1, 1, 1, 1). Identical (x, t_x, T) triples are evaluated once and weighted by their count.
     public static func fit(
         _ customers: [CustomerSummary],
         start: BGNBDModel? = nil,
         optimizer: NelderMead = NelderMead()
     ) throws(FittingError) -> BGNBDFit {
         let groups = try GroupedCustomers(customers)
-        let startPoint = start.map { [$0.r, $0.alpha, $0.a, $0.b].map { log($0) } } ?? [0, 0, 0, 0]
-
-        func negativeLogLikelihood(_ logParameters: [Double]) -> Double {
-            // Beyond e^±30 the likelihood is flat to double precision, so the simplex could drift forever.
-            guard logParameters.allSatisfy({ abs($0) < 30 }) else { return .infinity }
-            let p = logParameters.map { exp($0) }
-            return -groups.logLikelihood(r: p[0], alpha: p[1], a: p[2], b: p[3])
-        }
-        let search = optimizer.minimize(negativeLogLikelihood, from: startPoint)
-        guard search.value.isFinite else { throw .optimizationFailed }
-        let polished = newtonPolish(negativeLogLikelihood, from: search.point, startValue: search.value)
-        let estimate = polished.point.map { exp($0) }
-
-        let natural: ([Double]) -> Double = { p in
-            p.allSatisfy { $0 > 0 } ? -groups.logLikelihood(r: p[0], alpha: p[1], a: p[2], b: p[3]) : .infinity
-        }
-        let hessian = NumericalDerivatives.hessian(of: natural, at: estimate, steps: estimate.map { 1e-4 * $0 })
-        let fitted = parameterEstimates(["r": estimate[0], "alpha": estimate[1], "a": estimate[2], "b": estimate[3]], hessian: hessian)
+        let fit = try LogParameterFit(
+            names: ["r", "alpha", "a", "b"], start: start.map { [$0.r, $0.alpha, $0.a, $0.b] } ?? [1, 1, 1, 1],
+            optimizer: optimizer
+        ) { p in groups.logLikelihood(r: p[0], alpha: p[1], a: p[2], b: p[3]) }
+        let e = fit.estimate
         return BGNBDFit(
-            model: try BGNBDModel(r: estimate[0], alpha: estimate[1], a: estimate[2], b: estimate[3]),
-            parameters: fitted.parameters,
-            covariance: fitted.covariance,
-            logLikelihood: -polished.value,
-            n: customers.count,
-            converged: search.converged || polished.stationary,
-            iterations: search.iterations + polished.iterations
+            model: try BGNBDModel(r: e[0], alpha: e[1], a: e[2], b: e[3]), parameters: fit.parameters,
+            covariance: fit.covariance, logLikelihood: fit.logLikelihood, n: customers.count,
+            converged: fit.converged, iterations: fit.iterations
         )
     }
 }

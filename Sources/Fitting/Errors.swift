@@ -55,11 +55,18 @@ extension Array where Element == ParameterEstimate {
 func parameterEstimates(
     _ parameters: KeyValuePairs<String, Double>, hessian: [[Double]]
 ) -> (parameters: [ParameterEstimate], covariance: [[Double]]?) {
-    precondition(hessian.count == parameters.count, "one row of the Hessian per parameter")
+    parameterEstimates(names: parameters.map(\.key), values: parameters.map(\.value), hessian: hessian)
+}
+
+/// `parameterEstimates` with the names and values apart, in the same order.
+func parameterEstimates(
+    names: [String], values: [Double], hessian: [[Double]]
+) -> (parameters: [ParameterEstimate], covariance: [[Double]]?) {
+    precondition(hessian.count == values.count && names.count == values.count, "one name and one row of the Hessian per parameter")
     let inverse = choleskyInverse(hessian)
     let covariance = inverse.flatMap { c in c.indices.allSatisfy { c[$0][$0] > 0 && c[$0][$0].isFinite } ? c : nil }
-    let estimates = parameters.enumerated().map { i, p in
-        ParameterEstimate(name: p.key, value: p.value, standardError: covariance.map { $0[i][i].squareRoot() })
+    let estimates = zip(names, values).enumerated().map { i, p in
+        ParameterEstimate(name: p.0, value: p.1, standardError: covariance.map { $0[i][i].squareRoot() })
     }
     return (estimates, covariance)
 }

@@ -12,6 +12,9 @@ public enum GapFamily: String, CaseIterable, Sendable {
     /// BG/NBD: each user draws a rate λ ~ Gamma(r, rate α) per unit and a dropout chance
     /// p ~ Beta(a, b); gaps are Exp(λ) and after each repeat session the user drops out with p.
     case bgnbd
+    /// Pareto/NBD: each user draws a rate λ ~ Gamma(r, rate α) per unit and a dropout rate
+    /// μ ~ Gamma(s, rate β) per unit; the user visits at rate λ for an exponential lifetime of rate μ.
+    case paretoNBD
 
     /// The name a scenario gives in `distribution`.
     public var name: String { rawValue }
@@ -23,6 +26,7 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .weibull: return "Weibull"
         case .lognormal: return "Lognormal"
         case .bgnbd: return "BG/NBD"
+        case .paretoNBD: return "Pareto/NBD"
         }
     }
 
@@ -45,6 +49,11 @@ public enum GapFamily: String, CaseIterable, Sendable {
                     GapParameter("alpha", .positiveUpTo(1e6), "rate (inverse scale) of the users' return rates"),
                     GapParameter("a", .positiveUpTo(1e6), "first shape of the users' Beta-distributed dropout chances"),
                     GapParameter("b", .positiveUpTo(1e6), "second shape of the users' dropout chances")]
+        case .paretoNBD:
+            return [GapParameter("r", .positiveUpTo(1e6), "shape of the users' Gamma-distributed return rates"),
+                    GapParameter("alpha", .positiveUpTo(1e6), "rate (inverse scale) of the users' return rates"),
+                    GapParameter("s", .positiveUpTo(1e6), "shape of the users' Gamma-distributed dropout rates"),
+                    GapParameter("beta", .positiveUpTo(1e6), "rate (inverse scale) of the users' dropout rates")]
         }
     }
 
@@ -60,7 +69,7 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .lognormal:
             // The median, not the mean: a large sigma would let a mean of hours hide a typical gap of nanoseconds.
             return ("", exp(values[0]), "median")
-        case .bgnbd:
+        case .bgnbd, .paretoNBD:
             return ("alpha", values[1] / values[0], "mean-rate")
         }
     }
@@ -77,6 +86,9 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .bgnbd:
             return String(format: "BG/NBD, r %g, alpha %g (per %@), a %g, b %g",
                           values[0], values[1], String(unit.dropLast()), values[2], values[3])
+        case .paretoNBD:
+            return String(format: "Pareto/NBD, r %g, alpha %g, s %g, beta %g (per %@)",
+                          values[0], values[1], values[2], values[3], String(unit.dropLast()))
         }
     }
 
@@ -87,18 +99,31 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .exponential: return .exponential(ExponentialDistribution(mean: values[0] * unitSeconds))
         case .weibull: return .weibull(WeibullDistribution(shape: values[0], scale: values[1] * unitSeconds))
         case .lognormal: return .lognormal(LogNormalDistribution(mu: values[0] + log(unitSeconds), sigma: values[1]))
-        case .bgnbd: return .perUser
+        case .bgnbd, .paretoNBD: return .perUser
         }
     }
 
-    /// The distributions each user draws a return rate (per unit) and a dropout chance from, for a
-    /// family whose users differ; nil for one whose users all follow the same gaps.
-    public func mixing(_ values: [Double]) -> (rate: GammaDistribution, dropout: BetaDistribution)? {
+    /// The distributions each user draws a return rate (per unit) and a dropout from, for a family
+    /// whose users differ; nil for one whose users all follow the same gaps.
+    public func mixing(_ values: [Double]) -> UserMixing? {
         switch self {
-        case .bgnbd: return (GammaDistribution(shape: values[0], rate: values[1]), BetaDistribution(a: values[2], b: values[3]))
+        case .bgnbd:
+            return .dropoutChance(rate: GammaDistribution(shape: values[0], rate: values[1]),
+                                  chance: BetaDistribution(a: values[2], b: values[3]))
+        case .paretoNBD:
+            return .dropoutRate(rate: GammaDistribution(shape: values[0], rate: values[1]),
+                                dropoutRate: GammaDistribution(shape: values[2], rate: values[3]))
         case .exponential, .weibull, .lognormal: return nil
         }
     }
+}
+
+/// What each user of a family whose users differ draws: a return rate per unit, and how the user drops out.
+public enum UserMixing: Sendable {
+    /// BG/NBD: after each repeat visit the user drops out with a chance drawn from `chance`.
+    case dropoutChance(rate: GammaDistribution, chance: BetaDistribution)
+    /// Pareto/NBD: the user stays for an exponential lifetime whose rate is drawn from `dropoutRate`.
+    case dropoutRate(rate: GammaDistribution, dropoutRate: GammaDistribution)
 }
 
 /// A family's sampler of gaps in seconds: a plain value, so a run copies it without reference

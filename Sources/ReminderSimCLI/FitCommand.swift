@@ -13,11 +13,13 @@ struct FitCommand: RunnableCommand {
         abstract: "Fit return models to a recorded visit log and write scenario segments from them.",
         discussion: """
             Reads a log of user visits (CSV, TSV or whitespace-separated, or the CDNOW format), fits \
-            exponential, Weibull and lognormal gap models by maximum likelihood with right-censoring and \
-            BG/NBD on each user's frequency, recency and age in a calibration window, and checks BG/NBD on \
-            the visits after it. Writes segments.json (segments for a scenario's population), customers.csv \
+            exponential, Weibull and lognormal gap models by maximum likelihood with right-censoring, and \
+            BG/NBD and Pareto/NBD on each user's frequency, recency and age in a calibration window, and checks \
+            them on the visits after it. Writes segments.json (one recommended segment for a scenario's \
+            population: the customer-base model with the lower AIC, or else the gap model with the lowest, \
+            with the dropout the censored gaps show; the other models under "alternatives"), customers.csv \
             (each customer's frequency, recency, age, probability of being alive and expected repeat visits \
-            over --predict, with the recorded count where the log covers it), survival.svg and \
+            over --predict by BG/NBD and by Pareto/NBD, with the recorded count where the log covers it), survival.svg and \
             repeat-visits.svg into --out. A log with one visit per calendar day (--by-day, CDNOW) is \
             summarised in whole days, as Fader & Hardie's tables and lifetimes do; other logs in continuous \
             time.
@@ -31,7 +33,7 @@ struct FitCommand: RunnableCommand {
     static let gapUnitOption = ArgumentSpec.option(
         "--gap-unit", valueName: "unit", help: "Unit of the gap models: minutes, hours, days, weeks.", default: "days")
     static let bgnbdUnitOption = ArgumentSpec.option(
-        "--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's alpha and times.", default: "weeks")
+        "--bgnbd-unit", valueName: "unit", help: "Unit of BG/NBD's and Pareto/NBD's alpha and beta and of their times.", default: "weeks")
     static let predictOption = ArgumentSpec.option(
         "--predict", valueName: "length",
         help: "Horizon of the per-customer predictions, in the BG/NBD unit (default: the holdout's length).")
@@ -81,9 +83,9 @@ struct FitCommand: RunnableCommand {
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
-        let segments = analysis.segments(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
+        let segments = analysis.segmentsDocument(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
         let json = try JSONSerialization.data(
-            withJSONObject: ["segments": segments], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            withJSONObject: segments, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
@@ -98,7 +100,9 @@ struct FitCommand: RunnableCommand {
             // An earlier fit's folder is replaced whole, so no file of another log's fit stays behind.
             Self.foreignEntry(in: existing).map { .refuse(Self.foreignFolder($0)) } ?? .replace
         })
-        context.stdout.writeLine("\nSegments for a scenario: \(Path.join(written, "segments.json"))")
+        context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
+        context.stdout.writeLine("Segments for a scenario: \(Path.join(written, "segments.json")) "
+            + "(paste its \"segment\" into population.segments; \"alternatives\" holds the other models, one at a time)")
         if analysis.customerPredictions() != nil {
             context.stdout.writeLine("Per-customer predictions over \(String(format: "%g", analysis.predictionHorizon)) "
                 + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")

@@ -9,7 +9,7 @@ import Simulation
 /// The text `fit` prints.
 public enum FitText {
     public static func render(_ a: FitAnalysis, data: String) -> String {
-        logSection(a, data: data) + gapSection(a) + bgnbdSection(a)
+        logSection(a, data: data) + gapSection(a) + bgnbdSection(a) + paretoSection(a)
     }
 
     static func day(_ s: Double) -> String { CalendarDate(daysSinceEpoch: Int((s / 86_400).rounded(.down))).description }
@@ -84,6 +84,35 @@ public enum FitText {
         return out
     }
 
+    /// Pareto/NBD on the same customers: estimates, the comparison with BG/NBD, and the holdout total.
+    static func paretoSection(_ a: FitAnalysis) -> String {
+        let bu = a.options.bgnbdUnit.rawValue
+        var out = "\nPareto/NBD on the same customers (times in \(bu)):\n"
+        guard let fit = a.paretoNBD else {
+            return out + "  not fitted: \(a.paretoNBDFailure ?? "unknown reason")\n"
+        }
+        out += "  " + fit.parameters.map { estimate($0) }.joined(separator: ", ")
+            + String(format: "; log-likelihood %.1f, AIC %.1f%@\n", fit.logLikelihood, fit.aic, fit.converged ? "" : " (did not converge)")
+        if let bgnbd = a.bgnbd, a.bgnbdProblem == nil, a.paretoNBDProblem == nil {
+            out += String(format: "  AIC minus BG/NBD's: %+.1f (%@)\n", fit.aic - bgnbd.aic,
+                          fit.aic < bgnbd.aic ? "Pareto/NBD describes these customers better" : "BG/NBD describes these customers better")
+        }
+        if let problem = a.paretoNBDProblem {
+            return out + "  This fit is not usable, and not written to segments.json: \(problem).\n"
+        }
+        let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
+        out += "  expected repeat visits of a new user: " + horizons.map { t in
+            String(format: "%g %@: %.2f", t, bu, (try? fit.model.expectedTransactions(t: t)) ?? .nan)
+        }.joined(separator: ", ") + "\n"
+        if a.calibrationEnd < a.log.observationEnd, a.paretoHoldoutPredictions.allSatisfy(\.isFinite) {
+            let observed = a.holdoutCounts.reduce(0, +)
+            let predicted = a.paretoHoldoutPredictions.reduce(0, +)
+            out += String(format: "  Holdout check: %@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
+                          Text.group(Int64(observed)), predicted, observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
+        }
+        return out
+    }
+
     static func holdoutSection(_ a: FitAnalysis) -> String {
         let log = a.log
         var out = ""
@@ -139,45 +168,52 @@ public enum FitText {
 
 /// What a fit becomes outside the terminal: scenario segments, per-customer predictions and charts.
 extension FitAnalysis {
-    /// One row per calibrated customer: history (x, t_x, T in the BG/NBD unit), probability alive,
-    /// expected repeat visits over the prediction horizon, and the recorded count over it when the log
-    /// covers it; nil without a usable BG/NBD fit.
+    /// One row per calibrated customer: history (x, t_x, T in the BG/NBD unit), BG/NBD's probability
+    /// alive and expected repeat visits over the prediction horizon, the recorded count over it when
+    /// the log covers it, then Pareto/NBD's two predictions; a model without a usable fit leaves its
+    /// columns empty, and there is no table when neither has one.
     public func customerTable() -> CSVTable? {
         guard let predictions = customerPredictions() else { return nil }
         let unit = options.bgnbdUnit.rawValue
         var header = ["user", "frequency", "recency_\(unit)", "T_\(unit)", "probability_alive", "expected_repeat_visits"]
         if predictionHorizonIsObserved { header.append("observed_repeat_visits") }
+        header += ["pareto_nbd_probability_alive", "pareto_nbd_expected_repeat_visits"]
+        func number(_ x: Double) -> CSVField { x.isFinite ? .decimal(x) : .null }
         var table = CSVTable(header: header)
         table.rows.reserveCapacity(predictions.count)
         for p in predictions {
             var row: [CSVField] = [
                 .text(p.summary.id ?? ""), .integer(Int64(p.summary.frequency)), .decimal(p.summary.recency),
-                .decimal(p.summary.age), .decimal(p.probabilityAlive), .decimal(p.expectedRepeatVisits),
+                .decimal(p.summary.age), number(p.probabilityAlive), number(p.expectedRepeatVisits),
             ]
             if predictionHorizonIsObserved { row.append(p.observedRepeatVisits.map { .integer(Int64($0)) } ?? .null) }
+            row += [number(p.paretoProbabilityAlive), number(p.paretoExpectedRepeatVisits)]
             table.rows.append(row)
         }
         return table
     }
 
-    /// Segment JSON objects a scenario can use as they are: BG/NBD, each gap model, and the data itself.
-    /// Fits that are not usable are left out. `dataPath` should be absolute, so the segments work from
-    /// any scenario folder.
-    public func segments(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [[String: Any]] {
-        var out: [[String: Any]] = []
+    /// What `segments.json` holds: `segment`, the recommended segment, ready to paste into a
+    /// scenario's `population.segments`; `why`, the reason in a sentence; and `alternatives`, the other
+    /// usable models' segments, each one a whole population on its own (never meant as a mixture).
+    /// `dataPath` should be absolute, so the segments work from any scenario folder.
+    public func segmentsDocument(dataPath: String, format: RecordedFormat, observationEnd: String?) -> [String: Any] {
+        let choice = recommendation()
         let name = Path.stem(dataPath)
-        if let bgnbd, bgnbdProblem == nil {
-            var returns: [String: Any] = ["distribution": GapFamily.bgnbd.name, "unit": options.bgnbdUnit.rawValue]
-            for (parameter, estimate) in zip(GapFamily.bgnbd.parameters, bgnbd.parameters) {
-                returns[parameter.name] = rounded(estimate.value)
-            }
-            out.append(["name": "\(name) BG/NBD", "weight": 1, "returns": returns])
+        func segment(_ model: SegmentModel) -> [String: Any] {
+            segmentObject(model, name: name, dataPath: dataPath, format: format, observationEnd: observationEnd)
         }
-        for fit in gapFits where problem(of: fit) == nil {
-            let family = fit.model.family
-            var returns: [String: Any] = ["distribution": family.name, "unit": options.gapUnit.rawValue]
-            for (parameter, value) in zip(family.parameters, fit.familyValues) { returns[parameter.name] = rounded(value) }
-            out.append(["name": "\(name) \(family.name)", "weight": 1, "returns": returns])
+        return ["segment": segment(choice.model), "why": choice.reason, "alternatives": choice.alternatives.map(segment)]
+    }
+
+    /// One segment JSON object a scenario can use as it is.
+    func segmentObject(
+        _ model: SegmentModel, name: String, dataPath: String, format: RecordedFormat, observationEnd: String?
+    ) -> [String: Any] {
+        func parametric(_ family: GapFamily, _ values: [Double], unit: GapUnit) -> [String: Any] {
+            var returns: [String: Any] = ["distribution": family.name, "unit": unit.rawValue]
+            for (parameter, value) in zip(family.parameters, values) { returns[parameter.name] = rounded(value) }
+            return returns
         }
         var source: [String: Any] = ["data": dataPath]
         if let observationEnd { source["observationEnd"] = observationEnd }
@@ -187,13 +223,30 @@ extension FitAnalysis {
             let data = (try? JSONEncoder().encode(d)) ?? Data()
             source["format"] = (try? JSONSerialization.jsonObject(with: data)) ?? [:]
         }
-        if kaplanMeier.steps.contains(where: { $0.events > 0 }) {
-            out.append(["name": "\(name) resampled", "weight": 1,
-                        "returns": source.merging(["distribution": "empirical"]) { a, _ in a }])
+        switch model {
+        case .bgnbd:
+            let values = bgnbd?.parameters.map(\.value) ?? []
+            return ["name": "\(name) BG/NBD", "weight": 1, "returns": parametric(.bgnbd, values, unit: options.bgnbdUnit)]
+        case .paretoNBD:
+            let values = paretoNBD?.parameters.map(\.value) ?? []
+            return ["name": "\(name) Pareto/NBD", "weight": 1, "returns": parametric(.paretoNBD, values, unit: options.bgnbdUnit)]
+        case let .gap(index):
+            let fit = gapFits[index]
+            let family = fit.model.family
+            var object: [String: Any] = ["name": "\(name) \(family.name)", "weight": 1]
+            // The refit with the dropout censoring shows, when a scenario can use it.
+            if let refit = dropoutRefit(index) {
+                object["returns"] = parametric(family, refit.familyValues, unit: options.gapUnit)
+                object["dropoutPerSession"] = rounded(refit.dropout)
+            } else {
+                object["returns"] = parametric(family, fit.familyValues, unit: options.gapUnit)
+            }
+            return object
+        case .resampled:
+            return ["name": "\(name) resampled", "weight": 1, "returns": source.merging(["distribution": "empirical"]) { a, _ in a }]
+        case .replayed:
+            return ["name": "\(name) replayed", "weight": 1, "returns": source.merging(["distribution": "replay"]) { a, _ in a }]
         }
-        out.append(["name": "\(name) replayed", "weight": 1,
-                    "returns": source.merging(["distribution": "replay"]) { a, _ in a }])
-        return out
     }
 
     /// Six significant digits: enough for a simulation, and a file a person can read.

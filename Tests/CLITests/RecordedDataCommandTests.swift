@@ -21,7 +21,8 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         let customers = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
             .split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         XCTAssertEqual(customers.first, ["user", "frequency", "recency_weeks", "T_weeks", "probability_alive",
-                                         "expected_repeat_visits", "observed_repeat_visits"])
+                                         "expected_repeat_visits", "observed_repeat_visits",
+                                         "pareto_nbd_probability_alive", "pareto_nbd_expected_repeat_visits"])
         XCTAssertEqual(customers.count, 23_571)
         // Customer 00001 bought once, on 1997-01-01: T = 272 days; in the 39 holdout weeks, no purchase.
         XCTAssertEqual(Array(customers[1].prefix(5)), ["00001", "0", "0.0", String(272.0 / 7), "1.0"])
@@ -36,15 +37,16 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         }
         let document = try JSONSerialization.jsonObject(
             with: Data(contentsOf: workDirectory.appendingPathComponent("fit/segments.json"))) as? [String: Any]
-        let segments = try XCTUnwrap(document?["segments"] as? [[String: Any]])
+        let recommended = try XCTUnwrap(document?["segment"] as? [String: Any])
+        let segments = [recommended] + (try XCTUnwrap(document?["alternatives"] as? [[String: Any]]))
         let kinds = segments.compactMap { ($0["returns"] as? [String: Any])?["distribution"] as? String }
-        XCTAssertEqual(Set(kinds), ["bgnbd", "lognormal", "weibull", "exponential", "empirical", "replay"])
+        XCTAssertEqual(kinds, ["bgnbd", "paretoNBD", "lognormal", "weibull", "exponential", "empirical", "replay"])
         let bgnbd = try XCTUnwrap(segments.first { ($0["returns"] as? [String: Any])?["distribution"] as? String == "bgnbd" })
         let r = try XCTUnwrap((bgnbd["returns"] as? [String: Any])?["r"] as? Double)
         // Fader, Hardie & Lee report r = 0.243 for a 1/10 sample of this cohort.
         XCTAssertEqual(r, 0.243, accuracy: 0.03)
 
-        // Every segment it wrote runs as it is, in the default scenario's place.
+        // Every segment it wrote runs as it is, alone in the default scenario's place.
         var scenario = try defaultScenario()
         for segment in segments {
             var population = try XCTUnwrap(scenario["population"] as? [String: Any])
@@ -85,7 +87,8 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         assertContains(fit.stdout, "Per-customer predictions over 20 weeks")
         let rows = try String(contentsOf: workDirectory.appendingPathComponent("fit/customers.csv"), encoding: .utf8)
             .split(separator: "\r\n")
-        XCTAssertEqual(rows.first, "user,frequency,recency_weeks,T_weeks,probability_alive,expected_repeat_visits",
+        XCTAssertEqual(rows.first, "user,frequency,recency_weeks,T_weeks,probability_alive,expected_repeat_visits,"
+                       + "pareto_nbd_probability_alive,pareto_nbd_expected_repeat_visits",
                        "20 weeks run past the end of the log: nothing observed to compare with")
         XCTAssertGreaterThan(rows.count, 250)
 
@@ -95,7 +98,7 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
     }
 
     func testTheCDNOWExampleScenariosRunAsTheyAre() throws {
-        for way in ["replay", "empirical", "bgnbd"] {
+        for way in ["replay", "empirical", "bgnbd", "paretonbd"] {
             let path = Self.root.appendingPathComponent("Datasets/cdnow-\(way).json").path
             let result = try remindersim("run", path, "--users", "1500", "--db", "cdnow.sqlite")
             assertExit(result, 0)

@@ -6,15 +6,16 @@ import XCTest
 
 /// Renewal gaps observed from an event at time 0 until `window` closes: every full gap is an event and
 /// the gap still running at the window end is censored. This is exactly the setting whose likelihood
-/// is Σ ln f(events) + Σ ln S(censored).
+/// is Σ ln f(events) + Σ ln S(censored). With a `dropout`, each gap never ends with that chance (a
+/// draw made only then, so the gaps without dropout are drawn as they always were).
 func simulateGaps<D: ContinuousDistribution>(
-    _ distribution: D, subjects: Int, window: Double, generator: inout Xoshiro256
+    _ distribution: D, subjects: Int, window: Double, dropout: Double = 0, generator: inout Xoshiro256
 ) -> [CensoredGap] {
     var observations: [CensoredGap] = []
     for _ in 0..<subjects {
         var elapsed = 0.0
         while true {
-            let gap = distribution.sample(&generator)
+            let gap = dropout > 0 && generator.nextUnit() < dropout ? Double.infinity : distribution.sample(&generator)
             if elapsed + gap > window {
                 observations.append(CensoredGap(duration: window - elapsed, censored: true))
                 break

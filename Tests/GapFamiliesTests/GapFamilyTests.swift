@@ -6,7 +6,7 @@ import XCTest
 final class GapFamilyTests: XCTestCase {
     func testNamesAndParametersAreDistinct() {
         let names = GapFamily.allCases.map(\.name)
-        XCTAssertEqual(names, ["exponential", "weibull", "lognormal", "bgnbd"])
+        XCTAssertEqual(names, ["exponential", "weibull", "lognormal", "bgnbd", "paretoNBD"])
         for family in GapFamily.allCases {
             let fields = family.parameters.flatMap { [$0.name] + ($0.alternative.map { [$0.name] } ?? []) }
             XCTAssertEqual(Set(fields).count, fields.count, family.name)
@@ -46,6 +46,8 @@ final class GapFamilyTests: XCTestCase {
         XCTAssertEqual(GapFamily.lognormal.describe([log(4), 1], unit: "hours"), "lognormal, median 4 hours, sigma 1")
         XCTAssertEqual(GapFamily.bgnbd.describe([0.24, 4.4, 0.79, 2.4], unit: "weeks"),
                        "BG/NBD, r 0.24, alpha 4.4 (per week), a 0.79, b 2.4")
+        XCTAssertEqual(GapFamily.paretoNBD.describe([0.55, 10.58, 0.61, 11.67], unit: "weeks"),
+                       "Pareto/NBD, r 0.55, alpha 10.58, s 0.61, beta 11.67 (per week)")
     }
 
     /// The samplers are the distributions the simulation always drew from, in seconds, so runs keep their draws.
@@ -57,9 +59,13 @@ final class GapFamilyTests: XCTestCase {
         guard case let .lognormal(l) = GapFamily.lognormal.sampler([1, 0.5], unitSeconds: 86_400) else { return XCTFail() }
         XCTAssertEqual(l, LogNormalDistribution(mu: 1 + log(86_400), sigma: 0.5))
         guard case .perUser = GapFamily.bgnbd.sampler([1, 2, 3, 4], unitSeconds: 1) else { return XCTFail() }
-        let mixing = GapFamily.bgnbd.mixing([1, 2, 3, 4])
-        XCTAssertEqual(mixing?.rate, GammaDistribution(shape: 1, rate: 2))
-        XCTAssertEqual(mixing?.dropout, BetaDistribution(a: 3, b: 4))
+        guard case let .dropoutChance(rate, chance) = GapFamily.bgnbd.mixing([1, 2, 3, 4]) else { return XCTFail() }
+        XCTAssertEqual(rate, GammaDistribution(shape: 1, rate: 2))
+        XCTAssertEqual(chance, BetaDistribution(a: 3, b: 4))
+        guard case .perUser = GapFamily.paretoNBD.sampler([1, 2, 3, 4], unitSeconds: 1) else { return XCTFail() }
+        guard case let .dropoutRate(lambda, mu) = GapFamily.paretoNBD.mixing([1, 2, 3, 4]) else { return XCTFail() }
+        XCTAssertEqual(lambda, GammaDistribution(shape: 1, rate: 2))
+        XCTAssertEqual(mu, GammaDistribution(shape: 3, rate: 4))
         XCTAssertNil(GapFamily.weibull.mixing([1, 2]))
     }
 }

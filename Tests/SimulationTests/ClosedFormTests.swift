@@ -97,26 +97,9 @@ final class ClosedFormTests: XCTestCase {
             users: 200_000, days: days,
             population: Fixtures.population(.bgnbd(r: r, alpha: alpha, a: a, b: b, unit: .days), spread: 0),
             configurations: [Fixtures.reminder([1])])
-        let model = try CompiledModel(s)
-        var scratch = TimelineScratch()
-        var observer = NoTimelineObserver()
-        var tally = Tally(layout: model.layout(0))
-        var sum = 0.0, squares = 0.0
-        for user in 0..<s.users {
-            let outcome = tally.counts.withUnsafeMutableBufferPointer { counts in
-                model.simulate(user: user, traits: model.traits(user: user), configuration: model.configurations[0],
-                               layout: model.layout(0), counts: counts.baseAddress!, scratch: &scratch,
-                               observer: &observer)
-            }
-            let repeats = Double(outcome.opens - 1)
-            sum += repeats
-            squares += repeats * repeats
-        }
-        let n = Double(s.users)
-        let mean = sum / n
-        let sd = ((squares - sum * sum / n) / (n - 1)).squareRoot()
+        let (mean, se) = try meanRepeatSessions(s)
         let expected = bgnbdExpectedRepeats(r: r, alpha: alpha, a: a, b: b, t: Double(days))
         // Four standard errors of the mean of n independent users.
-        XCTAssertEqual(mean, expected, accuracy: 4 * sd / n.squareRoot(), "sd \(sd)")
+        XCTAssertEqual(mean, expected, accuracy: 4 * se, "se \(se)")
     }
 }

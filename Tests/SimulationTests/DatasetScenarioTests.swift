@@ -51,6 +51,7 @@ final class DatasetScenarioTests: XCTestCase {
         "weibull": [["distribution", "shape", "scale", "unit"]],
         "lognormal": [["distribution", "mu", "sigma", "unit"], ["distribution", "median", "sigma", "unit"]],
         "bgnbd": [["distribution", "r", "alpha", "a", "b", "unit"]],
+        "paretoNBD": [["distribution", "r", "alpha", "s", "beta", "unit"]],
         "empirical": [["distribution", "values", "weights", "unit"], ["distribution", "data", "format", "observationEnd"]],
         "replay": [["distribution", "data", "format", "observationEnd"]],
     ]
@@ -78,6 +79,7 @@ final class DatasetScenarioTests: XCTestCase {
              {"name": "lm", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1, "unit": "minutes"}},
              {"name": "ld", "returns": {"distribution": "lognormal", "median": 2, "sigma": 1}},
              {"name": "b", "returns": {"distribution": "bgnbd", "r": 0.24, "alpha": 4.4, "a": 0.79, "b": 2.4, "unit": "weeks"}},
+             {"name": "p", "returns": {"distribution": "paretoNBD", "r": 0.55, "alpha": 10.6, "s": 0.61, "beta": 11.7, "unit": "weeks"}},
              {"name": "x", "returns": {"distribution": "empirical", "values": [1, 2], "weights": [1, 1]}}]},
          "response": {"baseResponse": 0.1, "messageWeights": {"m \\ \"quoted\"": 2}, "fatigue": 0.9,
            "quietHours": {"start": 22, "end": 7}, "quietFactor": 0.5, "dormantFactor": 0.5, "responseDelayMinutes": 10,

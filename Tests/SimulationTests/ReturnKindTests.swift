@@ -21,7 +21,7 @@ final class ReturnKindTests: XCTestCase {
     }
 
     func testKindsAreTheFamiliesThenTheRecordedOnes() {
-        XCTAssertEqual(ReturnKind.all.map(\.name), ["exponential", "weibull", "lognormal", "bgnbd", "empirical", "replay"])
+        XCTAssertEqual(ReturnKind.all.map(\.name), ["exponential", "weibull", "lognormal", "bgnbd", "paretoNBD", "empirical", "replay"])
         for kind in ReturnKind.all { XCTAssertEqual(ReturnKind(name: kind.name), kind) }
         XCTAssertNil(ReturnKind(name: "gamma"))
         XCTAssertNil(ReturnKind(name: "Exponential"))
@@ -63,7 +63,7 @@ final class ReturnKindTests: XCTestCase {
     /// A name that is no kind is never read as another kind.
     func testAnUnknownNameListsTheAllowedOnes() {
         XCTAssertEqual(issues(returns: #"{"distribution": "gamma", "data": "x.csv"}"#), [
-            "population.segments[0].returns.distribution: unknown distribution \"gamma\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"empirical\", \"replay\"",
+            "population.segments[0].returns.distribution: unknown distribution \"gamma\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
         ])
     }
 }

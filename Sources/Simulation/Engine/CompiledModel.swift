@@ -11,7 +11,7 @@ enum GapSampler: Sendable {
     case weibull(WeibullDistribution)
     case lognormal(LogNormalDistribution)
     /// The per-user gap mean and dropout come from the user's traits (drawn from the segment's
-    /// `BGNBDMixing`); the case itself stays small, because the loop copies it at every session.
+    /// `PerUserMixing`); the case itself stays small, because the loop copies it at every session.
     case bgnbd
     /// Entries `start..<start + count` of the model's empirical tables.
     case empirical(start: Int, count: Int)
@@ -106,18 +106,43 @@ struct EmpiricalTables: Sendable {
     }
 }
 
-/// The BG/NBD mixing distributions from which each user of a segment draws a return rate and a
-/// dropout chance; `unitSeconds` scales the rate.
+/// The mixing distributions (BG/NBD or Pareto/NBD) from which each user of a segment draws a return
+/// rate and a dropout; `unitSeconds` scales the rates.
 @usableFromInline
-struct BGNBDMixing: Sendable {
-    let rate: GammaDistribution
-    let dropout: BetaDistribution
+struct PerUserMixing: Sendable {
+    let draws: UserMixing
     let unitSeconds: Double
 
     init?(_ process: ReturnProcess) {
         guard case let .parametric(family, values, unit) = process, let mixing = family.mixing(values) else { return nil }
-        (rate, dropout) = mixing
+        draws = mixing
         unitSeconds = unit.seconds
+    }
+
+    /// Whether the user's own dropout can end the user right after the install (Pareto/NBD's lifetime
+    /// can end before any repeat visit), and not only after a repeat visit (BG/NBD).
+    var dropsAfterInstall: Bool {
+        if case .dropoutRate = draws { return true }
+        return false
+    }
+
+    /// The user's own exponential gap mean in seconds and chance of dropping out after a session.
+    ///
+    /// Pareto/NBD's visits at rate λ and lifetime at rate μ are two competing exponential clocks: from
+    /// any session the next event comes after Exp(λ+μ) and ends the lifetime with chance μ/(λ+μ), so
+    /// the visits are those of a user with gaps of mean 1/(λ+μ) who drops out with that chance.
+    func draw(_ g: inout Xoshiro256) -> (gapMeanSeconds: Double, dropout: Double) {
+        switch draws {
+        case let .dropoutChance(rate, chance):
+            // A rate of exactly 0 cannot be drawn from a continuous Gamma, but guard the division.
+            let gapMean = unitSeconds / max(rate.sample(&g), .leastNormalMagnitude)
+            return (gapMean, chance.sample(&g))
+        case let .dropoutRate(rate, dropoutRate):
+            let lambda = rate.sample(&g)
+            let mu = dropoutRate.sample(&g)
+            let total = max(lambda + mu, .leastNormalMagnitude)
+            return (unitSeconds / total, mu / total)
+        }
     }
 }
 
@@ -125,7 +150,9 @@ struct BGNBDMixing: Sendable {
 @usableFromInline
 struct CompiledSegment: Sendable {
     @usableFromInline let gaps: GapSampler
-    @usableFromInline let mixing: BGNBDMixing?
+    @usableFromInline let mixing: PerUserMixing?
+    /// The user's own dropout applies after the install too (Pareto/NBD), not only after repeat visits.
+    @usableFromInline let ownDropoutAfterInstall: Bool
     @usableFromInline let dropoutPerSession: Double
     @usableFromInline let session: LogNormalDistribution
     @usableFromInline let coldLaunchSeconds: Double
@@ -299,7 +326,9 @@ public struct CompiledModel: Sendable {
                 gaps = GapSampler(segment.returns, tables: &tables)
             }
             compiled.append(CompiledSegment(
-                gaps: gaps, mixing: BGNBDMixing(segment.returns), dropoutPerSession: segment.dropoutPerSession,
+                gaps: gaps, mixing: PerUserMixing(segment.returns),
+                ownDropoutAfterInstall: PerUserMixing(segment.returns)?.dropsAfterInstall ?? false,
+                dropoutPerSession: segment.dropoutPerSession,
                 session: LogNormalDistribution(median: segment.sessionLength.medianMinutes * 60, sigma: segment.sessionLength.sigma),
                 coldLaunchSeconds: segment.coldLaunchAfterMinutes * 60))
         }

@@ -9,7 +9,7 @@ public struct UserTraits: Equatable, Sendable {
     public var utcOffsetSeconds: Double
     /// Install time, seconds from the run's start; the install is the first open.
     public var install: Double
-    /// BG/NBD users: their own exponential gap mean (seconds) and dropout chance; 0 otherwise.
+    /// BG/NBD and Pareto/NBD users: their own exponential gap mean (seconds) and dropout chance; 0 otherwise.
     public var gapMeanSeconds: Double
     public var repeatDropout: Double
     /// Replay segments: the recorded user this user follows (index into the segment's table); else −1.
@@ -167,9 +167,7 @@ extension CompiledModel {
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
         if let mixing = segments[segment].mixing {
-            // A rate of exactly 0 cannot be drawn from a continuous Gamma, but guard the division.
-            gapMean = mixing.unitSeconds / max(mixing.rate.sample(&g), .leastNormalMagnitude)
-            dropout = mixing.dropout.sample(&g)
+            (gapMean, dropout) = mixing.draw(&g)
         }
         var replayUser = -1
         if case let .replay(table) = segments[segment].gaps {
@@ -679,7 +677,7 @@ struct UserTimeline<Count: ReminderCount> {
         let first = organic.count
         organic.count &+= organicBlock
         let session = segment.pointee.session
-        // Only BG/NBD users have a chance of dropping out after a repeat visit.
+        // Only BG/NBD and Pareto/NBD users have a chance of dropping out of their own.
         let repeatDropout = traits.repeatDropout > 0
         // An infinite gap (a draw past the longest return ever recorded, or an exponential that
         // overflows) is a dropout.
@@ -722,18 +720,20 @@ struct UserTimeline<Count: ReminderCount> {
     /// Weibull and lognormal gaps, the exponent whose exponential the caller takes), then takes the
     /// lengths' exponentials in a loop of their own. The user drops out after a session with
     /// the segment's chance, after a repeat visit (every session but the first) with the user's
-    /// own BG/NBD chance, and, when `final` says the gap drawn is the gap, if it is infinite.
+    /// own BG/NBD chance (after the install too for Pareto/NBD), and, when `final` says the gap drawn
+    /// is the gap, if it is infinite.
     @inline(__always)
     func fill(_ block: UnsafeMutablePointer<OrganicDraws>, _ first: Int, _ stream: inout Xoshiro256,
               _ session: LogNormalDistribution, _ repeatDropout: Bool, final: Bool = true,
               gap: (inout Xoshiro256) -> Double) {
         let dropoutPerSession = segment.pointee.dropoutPerSession, repeatChance = traits.repeatDropout
+        let ownDropoutFrom = segment.pointee.ownDropoutAfterInstall ? 0 : 1
         for k in 0..<organicBlock {
             let logLength = session.logSample(&stream)
             let dropout = stream.nextUnit()
             let again = repeatDropout ? stream.nextUnit() : 1
             let g = gap(&stream)
-            let dropsOut = dropout < dropoutPerSession || (first &+ k > 0 && again < repeatChance)
+            let dropsOut = dropout < dropoutPerSession || (first &+ k >= ownDropoutFrom && again < repeatChance)
                 || (final && g.isInfinite)
             block[k] = OrganicDraws(length: logLength, gap: g, dropsOut: dropsOut)
         }

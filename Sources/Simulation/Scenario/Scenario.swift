@@ -140,6 +140,10 @@ public enum ReturnProcess: Equatable, Sendable {
         .parametric(.bgnbd, values: [r, alpha, a, b], unit: unit)
     }
 
+    public static func paretoNBD(r: Double, alpha: Double, s: Double, beta: Double, unit: GapUnit) -> ReturnProcess {
+        .parametric(.paretoNBD, values: [r, alpha, s, beta], unit: unit)
+    }
+
     public var distributionName: String { kind.name }
 
     /// What kind of process this is, as a scenario names it.

@@ -1,0 +1,106 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// `segments.json`: one recommended segment to paste into a scenario, and the other models apart.
+final class FitSegmentsTests: ReminderSimTestCase {
+    /// A log of `users` users from 2024-01-01 (a small LCG keeps it fixed): each first visits in the
+    /// first `firstDays` days; a share `never` of them is never seen back; the others come back after
+    /// `delay` days plus exponential gaps, each user with a mean gap of their own around `meanGap` days
+    /// and a chance of dropping out after a visit of their own, up to 30%.
+    private func writeLog(users: Int, firstDays: Double, never: Double, delay: Double, meanGap: Double) throws {
+        var state: UInt64 = 28
+        func uniform() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var lines = ["user,time"]
+        for u in 0..<users {
+            var t = firstDays * uniform()
+            lines.append("u\(u),\(Int(1_704_067_200 + t * 86_400))")
+            if uniform() < never { continue }
+            let mean = meanGap * (0.1 + 2 * uniform() * uniform())
+            let dropout = 0.3 * uniform()
+            t += delay - mean * log(1 - uniform())
+            while t < 120 {
+                lines.append("u\(u),\(Int(1_704_067_200 + t * 86_400))")
+                if uniform() < dropout { break }
+                t += -mean * log(1 - uniform())
+            }
+        }
+        try writeFile("visits.csv", lines.joined(separator: "\n") + "\n")
+    }
+
+    private func segmentsDocument() throws -> [String: Any] {
+        let data = try Data(contentsOf: workDirectory.appendingPathComponent("fit/segments.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The default scenario with `segment` as its only segment validates and runs.
+    private func assertRunsAlone(_ segment: [String: Any], file: StaticString = #filePath, line: UInt = #line) throws {
+        var scenario = try defaultScenario()
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        population["segments"] = [segment]
+        scenario["population"] = population
+        scenario["horizonDays"] = 60
+        try writeFile("pasted.json", String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self))
+        assertExit(try remindersim("validate", "pasted.json"), 0, file: file, line: line)
+        let run = try remindersim("run", "pasted.json", "--users", "600", "--db", "pasted.sqlite")
+        assertExit(run, 0, file: file, line: line)
+    }
+
+    func testWithoutACustomerBaseModelTheBestGapModelCarriesTheDropoutCensoringShows() throws {
+        // Everyone's first visit falls in a calibration window that ends before anyone is back: BG/NBD
+        // and Pareto/NBD see no repeat visit and are not usable. A quarter of the users never return
+        // after their first visit, and the others drop out after a visit too: Kaplan–Meier's plateau is
+        // the share of sessions never followed by another.
+        try writeLog(users: 300, firstDays: 10, never: 0.25, delay: 12, meanGap: 5)
+        let fit = try remindersim("fit", "visits.csv", "--timestamp", "epochSeconds", "--calibration-end", "2024-01-11",
+                                  "--out", "fit")
+        assertExit(fit, 0)
+        let plateauLine = try XCTUnwrap(fit.stdout.split(separator: "\n").first { $0.contains("Kaplan–Meier plateau") })
+        let plateau = try XCTUnwrap(Double(plateauLine.split(separator: " ").last?.dropLast() ?? "")) / 100
+
+        let document = try segmentsDocument()
+        XCTAssertNil(document["segments"], "never a list of segments meant to be pasted together")
+        let segment = try XCTUnwrap(document["segment"] as? [String: Any])
+        let returns = try XCTUnwrap(segment["returns"] as? [String: Any])
+        XCTAssertEqual(returns["distribution"] as? String, "lognormal", "the gap model with the lowest AIC")
+        let dropout = try XCTUnwrap(segment["dropoutPerSession"] as? Double)
+        XCTAssertEqual(dropout, plateau, accuracy: 0.0006, "the printed plateau, to its one decimal of a percent")
+        assertContains(fit.stdout, "Recommended segment: no customer-base model is usable; Lognormal has the lowest AIC "
+            + "of the gap models, with")
+        assertContains(try XCTUnwrap(document["why"] as? String), "Lognormal has the lowest AIC")
+        let alternatives = try XCTUnwrap(document["alternatives"] as? [[String: Any]])
+        let kinds = alternatives.compactMap { ($0["returns"] as? [String: Any])?["distribution"] as? String }
+        XCTAssertEqual(kinds, ["weibull", "exponential", "empirical", "replay"])
+        try assertRunsAlone(segment)
+    }
+
+    func testACustomerBaseModelIsRecommendedByAIC() throws {
+        try writeLog(users: 400, firstDays: 30, never: 0.1, delay: 0, meanGap: 6)
+        // Users whose rates and dropout chances differ: BG/NBD and Pareto/NBD are both usable.
+        let fit = try remindersim("fit", "visits.csv", "--timestamp", "epochSeconds", "--calibration-end", "2024-02-20",
+                                  "--out", "fit")
+        assertExit(fit, 0)
+        let document = try segmentsDocument()
+        let segment = try XCTUnwrap(document["segment"] as? [String: Any])
+        let kind = try XCTUnwrap((segment["returns"] as? [String: Any])?["distribution"] as? String)
+        XCTAssertTrue(["bgnbd", "paretoNBD"].contains(kind), kind)
+        XCTAssertNil(segment["dropoutPerSession"], "the model's own dropout, nothing on top")
+        let alternatives = try XCTUnwrap(document["alternatives"] as? [[String: Any]])
+        let kinds = alternatives.compactMap { ($0["returns"] as? [String: Any])?["distribution"] as? String }
+        XCTAssertEqual(kinds.first, kind == "bgnbd" ? "paretoNBD" : "bgnbd", "the other customer-base model comes first")
+        XCTAssertEqual(Set(kinds + [kind]).count, kinds.count + 1, "each model once")
+        // The printed AICs decide it.
+        func aic(_ header: String) throws -> Double {
+            let section = try XCTUnwrap(fit.stdout.components(separatedBy: header).last)
+            let text = try XCTUnwrap(section.components(separatedBy: "AIC ").dropFirst().first?.split(separator: "\n").first)
+            return try XCTUnwrap(Double(text.replacingOccurrences(of: ",", with: "")))
+        }
+        let (bgnbd, pareto) = (try aic("BG/NBD on "), try aic("Pareto/NBD on "))
+        XCTAssertEqual(kind, bgnbd <= pareto ? "bgnbd" : "paretoNBD", "AIC \(bgnbd) against \(pareto)")
+        try assertRunsAlone(segment)
+        try assertRunsAlone(alternatives[0])
+    }
+}
