@@ -42,16 +42,14 @@ struct SecondLookRunner {
         }
         guard decision.recommended != nil else { return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: []) }
         // The five best configurations by the objective and the baseline, as `tune` re-runs its finalists.
-        let specs = scenario.expandedConfigurations
         let keep = Array(Set(decision.ranked.prefix(5) + [decision.baseline].filter { $0 > 0 })).sorted()
         var sensitivity: [(name: String, recommended: String?)] = []
         for (name, response) in DecisionSecondLook.sensitivityModels(scenario.response) {
             progress?(name)
-            var s = scenario
-            s.configurations = keep.map { specs[$0 - 1] }
-            s.grid = nil
-            s.tune = nil
+            var s = scenario.keeping(keep)
+            let weights = s.response.messageWeights
             s.response = response
+            s.response.messageWeights = weights
             let r = try simulate(s)
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }

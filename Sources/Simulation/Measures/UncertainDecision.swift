@@ -116,10 +116,7 @@ public struct DecisionRecheck: Sendable {
         let specs = scenario.expandedConfigurations
         let keep = Array(Set([r, u, decision.baseline].filter { $0 > 0 })).sorted()
         guard keep.allSatisfy({ $0 <= specs.count }) else { return nil }
-        var s = scenario
-        s.configurations = keep.map { specs[$0 - 1] }
-        s.grid = nil
-        s.tune = nil
+        var s = scenario.keeping(keep)
         s.seed = seed(for: scenario)
         return (s, r, u)
     }
@@ -141,6 +138,21 @@ public struct DecisionRecheck: Sendable {
         } else {
             (comparison, stillAdmissible, stillAhead) = (nil, false, false)
         }
+    }
+}
+
+extension Scenario {
+    /// The scenario with only some of its configurations (positions in the run's tables, 1 for the
+    /// first), listed one by one, and without the message weights of messages none of them sends.
+    public func keeping(_ positions: [Int]) -> Scenario {
+        let specs = expandedConfigurations
+        var s = self
+        s.configurations = positions.filter { $0 >= 1 && $0 <= specs.count }.map { specs[$0 - 1] }
+        s.grid = nil
+        s.tune = nil
+        let sent = Set(s.configurations.flatMap { $0.reminders.flatMap(\.messages) })
+        s.response.messageWeights = s.response.messageWeights.filter { sent.contains($0.key) }
+        return s
     }
 }
 
