@@ -7,25 +7,20 @@ import Simulation
 public enum ResponseParameter: String, CaseIterable, Sendable {
     case baseResponse, fatigue, optOutPerDelivery, quietFactor, dormantFactor
 
-    public func value(in r: ResponseModel) -> Double {
+    /// The same parameter as a scenario gives it an uncertainty.
+    public var uncertain: UncertainParameter {
         switch self {
-        case .baseResponse: return r.baseResponse
-        case .fatigue: return r.fatigue
-        case .optOutPerDelivery: return r.optOutPerDelivery
-        case .quietFactor: return r.quietFactor
-        case .dormantFactor: return r.dormantFactor
+        case .baseResponse: return .baseResponse
+        case .fatigue: return .fatigue
+        case .optOutPerDelivery: return .optOutPerDelivery
+        case .quietFactor: return .quietFactor
+        case .dormantFactor: return .dormantFactor
         }
     }
 
-    func set(_ value: Double, in r: inout ResponseModel) {
-        switch self {
-        case .baseResponse: r.baseResponse = value
-        case .fatigue: r.fatigue = value
-        case .optOutPerDelivery: r.optOutPerDelivery = value
-        case .quietFactor: r.quietFactor = value
-        case .dormantFactor: r.dormantFactor = value
-        }
-    }
+    public func value(in r: ResponseModel) -> Double { uncertain.value(in: r) }
+
+    func set(_ value: Double, in r: inout ResponseModel) { uncertain.set(value, in: &r) }
 }
 
 /// Why a calibration cannot be done, as a sentence.
@@ -208,8 +203,8 @@ public struct Calibration: Sendable {
     static func carried(
         _ before: ResponseUncertainty?, parameters: [ResponseParameter], logOdds: [Double], covariance v: [[Double]]
     ) -> ResponseUncertainty? {
-        let names = parameters.compactMap { UncertainParameter(rawValue: $0.rawValue) }
-        guard names.count == parameters.count, v.count == names.count else { return before }
+        let names = parameters.map(\.uncertain)
+        guard v.count == names.count else { return before }
         let n = names.count
         let symmetric = (0..<n).map { i in (0..<n).map { j in (v[i][j] + v[j][i]) / 2 } }
         var joint = JointUncertainty(parameters: names, mean: logOdds, covariance: symmetric)

@@ -34,22 +34,19 @@ public enum RunJSON {
     /// The recommendation against the runner-up on other users.
     struct RecheckJSON: Encodable {
         let seed: UInt64
-        let recommended: String
-        let runnerUp: String
-        let measure: String?
-        let difference: IntervalJSON?
-        let survives: Bool
-        let summary: String
+        let recommended, runnerUp: String
+        /// The objective's paired measure and the recommendation minus the runner-up on it.
+        let measure: String?, difference: IntervalJSON?
+        let survives: Bool, summary: String
     }
 
     /// The decision under the response model's draws.
     struct ModelDrawsJSON: Encodable {
         let draws: Int
-        let feasibilityThreshold: Double
-        let rule: String
+        /// The chance of meeting every constraint a recommendation needs, and the rule in words.
+        let feasibilityThreshold: Double, rule: String
         let recommended: String?
-        let noneFeasible: Double
-        let summary: String
+        let noneFeasible: Double, summary: String
     }
 
     struct SensitivityJSON: Encodable {

@@ -7,23 +7,11 @@ import XCTest
 /// decides under draws of it.
 final class CalibratedUncertaintyTests: ReminderSimTestCase {
     func testCalibratedScenarioCarriesTheCovarianceItPrintsAsIntervals() throws {
-        var truth = Scenario.builtInDefault
-        truth.horizonDays = 10
-        truth.population.installSpreadDays = 3
-        truth.configurations = truth.configurations.filter { ["2d", "1/2/4d circular"].contains($0.label) }
-            .map { var c = $0; c.cronRules = []; return c }
-        truth.grid = nil
-        var start = truth
-        start.response.baseResponse = 0.05
-        truth.response.baseResponse = 0.15
+        let start = CalibrationFixture.experiment(baseResponse: 0.05)
+        var truth = CalibrationFixture.experiment(baseResponse: 0.15)
         truth.users = 3_000
         truth.seed = 77
-        let model = try CompiledModel(truth)
-        let tallies = model.run(options: RunOptions(threads: 2)).tallies
-        var csv = "arm,users,delivered,opens,opt_outs,retained_d7\n"
-        for (i, t) in tallies.enumerated() {
-            csv += "\(model.configurations[i].spec.label),\(t[.users]),\(t[.delivered]),\(t[.opens]),\(t[.optOuts]),\(t[.retainedD7])\n"
-        }
+        let csv = try CalibrationFixture.results(of: truth)
         try writeFile("past-test.csv", csv)
         try writeFile("app.json", try start.canonicalJSON())
 

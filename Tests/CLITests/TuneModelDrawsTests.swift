@@ -4,25 +4,19 @@ import XCTest
 
 /// `tune` under an uncertain response model: its final stage is decided again under the model's draws.
 final class TuneModelDrawsTests: ReminderSimTestCase {
-    static let datasets = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Datasets")
-
-    /// `Datasets/tune-periods.json` with a small space, a short run and `optOutPerDelivery` given as `optOut`.
-    func scenario(optOut: Any) throws -> URL {
-        let data = try Data(contentsOf: Self.datasets.appendingPathComponent("tune-periods.json"))
-        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        json["horizonDays"] = 30
-        var population = try XCTUnwrap(json["population"] as? [String: Any])
-        population["installSpreadDays"] = 10
-        json["population"] = population
-        var tune = try XCTUnwrap(json["tune"] as? [String: Any])
-        tune["space"] = ["periods": ["min": 1, "max": 6], "sequenceLength": ["min": 1, "max": 1]]
-        json["tune"] = tune
-        var response = try XCTUnwrap(json["response"] as? [String: Any])
-        response["optOutPerDelivery"] = optOut
-        json["response"] = response
-        return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
+    /// Four reminders a day apart raced against a 3-day baseline under an opt-out limit, with
+    /// `optOutPerDelivery` given as `optOut` (JSON text).
+    func scenario(optOut: String) throws -> URL {
+        try writeFile("tune.json", """
+            {"name": "paces", "seed": 3, "users": 600, "horizonDays": 30,
+             "population": {"installSpreadDays": 10,
+               "segments": [{"name": "weekly", "returns": {"distribution": "exponential", "mean": 4, "unit": "days"}}]},
+             "response": {"baseResponse": 0.08, "optOutPerDelivery": \(optOut)},
+             "configurations": [
+               {"label": "3 days", "reminders": [{"messages": ["Back?"], "timePeriods": [3], "unit": "days"}]}],
+             "tune": {"baseline": "3 days", "objective": "opensLiftPerUser", "constraints": {"optOutRate": {"max": 0.03}},
+               "space": {"periods": {"min": 1, "max": 6}, "unit": "days", "sequenceLength": {"min": 1, "max": 1}}}}
+            """)
     }
 
     func recommendation(_ file: URL, _ extra: String...) throws -> [String: Any] {
@@ -33,17 +27,17 @@ final class TuneModelDrawsTests: ReminderSimTestCase {
     }
 
     func testFinalistsAreDecidedUnderTheDrawsAndARangeOfNoWidthKeepsTheWinner() throws {
-        let point = try recommendation(try scenario(optOut: 0.004))
+        let point = try recommendation(try scenario(optOut: "0.004"))
         XCTAssertNil(point["modelDraws"])
         let winner = try XCTUnwrap((point["configuration"] as? [String: Any])?["label"] as? String)
 
-        let flat = try recommendation(try scenario(optOut: ["value": 0.004, "low": 0.004, "high": 0.004]), "--model-draws", "3")
+        let flat = try recommendation(try scenario(optOut: #"{"value": 0.004, "low": 0.004, "high": 0.004}"#), "--model-draws", "3")
         let draws = try XCTUnwrap(flat["modelDraws"] as? [String: Any], "\(flat)")
         XCTAssertEqual(draws["draws"] as? Int, 3)
         XCTAssertEqual(draws["recommended"] as? String, winner)
         XCTAssertEqual((flat["sensitivity"] as? [Any])?.count, 0, "the draws take the sensitivity runs' place")
 
-        let wide = try recommendation(try scenario(optOut: ["value": 0.004, "low": 0.001, "high": 0.03]), "--model-draws", "6")
+        let wide = try recommendation(try scenario(optOut: #"{"value": 0.004, "low": 0.001, "high": 0.03}"#), "--model-draws", "6")
         let standings = try XCTUnwrap((wide["modelDraws"] as? [String: Any])?["configurations"] as? [[String: Any]])
         let total = standings.reduce(0.0) { $0 + ($1["probabilityBest"] as? Double ?? 0) }
         let none = try XCTUnwrap((wide["modelDraws"] as? [String: Any])?["noneFeasible"] as? Double)

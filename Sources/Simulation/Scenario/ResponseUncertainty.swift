@@ -62,9 +62,7 @@ public enum UncertaintyScale: String, Sendable {
 /// A value with its 95% interval, on the parameter's scale a normal centred on the value whose
 /// 2.5% and 97.5% points are `low` and `high` (up to the value being off the middle).
 public struct ParameterRange: Equatable, Sendable {
-    public var value: Double
-    public var low: Double
-    public var high: Double
+    public var value, low, high: Double
 
     public init(value: Double, low: Double, high: Double) {
         (self.value, self.low, self.high) = (value, low, high)
