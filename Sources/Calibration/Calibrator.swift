@@ -7,25 +7,20 @@ import Simulation
 public enum ResponseParameter: String, CaseIterable, Sendable {
     case baseResponse, fatigue, optOutPerDelivery, quietFactor, dormantFactor
 
-    public func value(in r: ResponseModel) -> Double {
+    /// The same parameter as a scenario gives it an uncertainty.
+    public var uncertain: UncertainParameter {
         switch self {
-        case .baseResponse: return r.baseResponse
-        case .fatigue: return r.fatigue
-        case .optOutPerDelivery: return r.optOutPerDelivery
-        case .quietFactor: return r.quietFactor
-        case .dormantFactor: return r.dormantFactor
+        case .baseResponse: return .baseResponse
+        case .fatigue: return .fatigue
+        case .optOutPerDelivery: return .optOutPerDelivery
+        case .quietFactor: return .quietFactor
+        case .dormantFactor: return .dormantFactor
         }
     }
 
-    func set(_ value: Double, in r: inout ResponseModel) {
-        switch self {
-        case .baseResponse: r.baseResponse = value
-        case .fatigue: r.fatigue = value
-        case .optOutPerDelivery: r.optOutPerDelivery = value
-        case .quietFactor: r.quietFactor = value
-        case .dormantFactor: r.dormantFactor = value
-        }
-    }
+    public func value(in r: ResponseModel) -> Double { uncertain.value(in: r) }
+
+    func set(_ value: Double, in r: inout ResponseModel) { uncertain.set(value, in: &r) }
 }
 
 /// Why a calibration cannot be done, as a sentence.
@@ -195,10 +190,32 @@ public struct Calibration: Sendable {
         }
         var calibrated = scenario
         for e in estimates { e.parameter.set(significant(e.value), in: &calibrated.response) }
+        calibrated.response.uncertainty = carried(scenario.response.uncertainty, parameters: parameters, logOdds: best, covariance: v)
         return Calibration(
             estimates: estimates, moments: moments, statistic: statistic, degreesOfFreedom: df,
             pValue: df > 0 ? regularizedGammaQ(a: Double(df) / 2, x: statistic / 2) : nil,
             evaluations: evaluations, converged: search.converged, scenario: calibrated)
+    }
+
+    /// The scenario's uncertainty with the fitted parameters' joint normal in place of what it said of
+    /// them: their log-odds at the fit and the covariance of the estimate, made exactly symmetric; the
+    /// variances alone when rounding leaves the covariance short of positive semi-definite.
+    static func carried(
+        _ before: ResponseUncertainty?, parameters: [ResponseParameter], logOdds: [Double], covariance v: [[Double]]
+    ) -> ResponseUncertainty? {
+        let names = parameters.map(\.uncertain)
+        guard v.count == names.count else { return before }
+        let n = names.count
+        let symmetric = (0..<n).map { i in (0..<n).map { j in (v[i][j] + v[j][i]) / 2 } }
+        var joint = JointUncertainty(parameters: names, mean: logOdds, covariance: symmetric)
+        if joint.cholesky == nil {
+            joint.covariance = (0..<n).map { i in (0..<n).map { j in i == j ? max(symmetric[i][i], 0) : 0 } }
+        }
+        var out = before ?? ResponseUncertainty()
+        for p in names { out.ranges[p] = nil }
+        // What the scenario said jointly of other parameters cannot be kept beside the new joint normal.
+        out.joint = joint
+        return out
     }
 
     /// The moments the fit uses (those whose spread can be estimated) and their weights, the inverse of

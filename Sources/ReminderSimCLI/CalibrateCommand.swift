@@ -109,6 +109,8 @@ struct CalibrateCommand: RunnableCommand {
             throw CommandError.ioError("\(output): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
         }
         context.stdout.writeLine("\nCalibrated scenario: \(output) (run it with: remindersim run \(output))")
+        context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
+            + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))
     }
 

@@ -62,7 +62,9 @@ struct MergeCommand: RunnableCommand {
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
             threads: shards.map(\.run.record.threads).max() ?? 1)
         let id = try StoreAccess.perform { try store.save(record) }
-        let folder = try ReportCommand.render(StoredRun(id: id, record: record), output: output, csvSafe: csvSafe)
+        let run = StoredRun(id: id, record: record)
+        let folder = try ReportCommand.render(run, output: output, csvSafe: csvSafe,
+                                              secondLook: ReportCommand.recomputedSecondLook(run))
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
                 + "report: \(Path.join(folder, "report.md"))")

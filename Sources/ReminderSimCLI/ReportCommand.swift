@@ -2,6 +2,7 @@ import Console
 import FilePaths
 import Foundation
 import Reporting
+import Simulation
 import Storage
 
 /// `remindersim report`: renders a stored run again.
@@ -31,16 +32,32 @@ struct ReportCommand: RunnableCommand {
 
     /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded once.
     static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool) throws -> String {
-        try render(StoreAccess.perform { try store.load(id) }, output: output, csvSafe: csvSafe)
+        let run = try StoreAccess.perform { try store.load(id) }
+        return try render(run, output: output, csvSafe: csvSafe, secondLook: recomputedSecondLook(run))
+    }
+
+    /// The second looks at a stored run's decision, worked out again from its scenario, seed and users
+    /// (deterministic, so the same figures as when it ran, with the default number of model draws);
+    /// nil for a shard, whose decision needs every user, and when the scenario cannot be simulated
+    /// here (a recorded log it names is not found from the working folder): the report then leaves the
+    /// section out.
+    static func recomputedSecondLook(_ run: StoredRun) -> DecisionSecondLook? {
+        guard run.record.shard == nil else { return nil }
+        let scenario = run.results.scenario
+        guard let recorded = try? ScenarioLoading.compileReading(scenario, path: nil).recorded else { return nil }
+        return try? SecondLookRunner(
+            results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
+            draws: SecondLookRunner.draws(nil, scenario: scenario), path: nil
+        ).compute()
     }
 
     /// Renders a run loaded or just saved into its folder under `output`, from its results in memory;
     /// returns the folder. `csvSafe` as `--csv-safe`.
-    static func render(_ run: StoredRun, output: String, csvSafe: Bool) throws -> String {
+    static func render(_ run: StoredRun, output: String, csvSafe: Bool, secondLook: DecisionSecondLook?) throws -> String {
         let folder = StoreAccess.reportFolder(out: output, scenarioName: run.record.scenario.name, runID: run.id)
         return try StoreAccess.publish(folder) { partial in
             do {
-                _ = try StoreAccess.perform { try ReportWriter.write(run, to: partial, csvSafe: csvSafe) }
+                _ = try StoreAccess.perform { try ReportWriter.write(run, to: partial, csvSafe: csvSafe, secondLook: secondLook) }
             } catch let error as CocoaError {
                 throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
             }

@@ -15,7 +15,7 @@ struct RunCommand: RunnableCommand {
             users. Results depend only on the scenario, the seed and the user count, never on --threads. \
             Progress goes to stderr when it is a terminal; results go to stdout.
             """,
-        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs])
+        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs, ModelDrawsArgument.spec])
 
     static let stats = StatsFlag.spec.described("Print wall time, throughput and peak memory to stderr.")
     static let json = JSONFlag.spec.described("""
@@ -41,6 +41,8 @@ struct RunCommand: RunnableCommand {
     let shard: Shard?
     let csvSafe: Bool
     let allPairs: Bool
+    /// `--model-draws`, nil when not given.
+    let modelDraws: Int?
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
@@ -49,11 +51,12 @@ struct RunCommand: RunnableCommand {
         json = try arguments.flag(Self.json)
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
         allPairs = try arguments.flag(Self.allPairs)
+        modelDraws = try arguments.optionalValue(ModelDrawsArgument.spec, as: ModelDrawsArgument.self)?.draws
     }
 
     func run(context: CommandContext) throws {
         let scenario = try simulation.overrides.load(simulation.path)
-        let model = try ScenarioLoading.compile(scenario, path: simulation.path, days: simulation.overrides.days)
+        let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
 
         // Where the results go is checked first: a report folder or a store that cannot be written
@@ -90,17 +93,26 @@ struct RunCommand: RunnableCommand {
             return
         }
 
+        // The second looks at the decision: the re-check on other users, the model draws or the sensitivity runs.
+        let looking = DispatchTime.now()
+        let second = try SecondLookRunner(
+            results: results, recorded: recorded, threads: simulation.threads,
+            draws: SecondLookRunner.draws(modelDraws, scenario: scenario), path: simulation.path
+        ).compute()
+        let lookSeconds = Self.seconds(since: looking)
+
         // The report is written before anything is printed: a reader that stops early (`| head`)
         // still leaves a run with its report.
         let rendering = DispatchTime.now()
         // Rendered from the results in memory: the saved run reads back to the same results.
-        let folder = try ReportCommand.render(StoredRun(id: runID, record: record), output: simulation.output, csvSafe: csvSafe)
+        let folder = try ReportCommand.render(StoredRun(id: runID, record: record), output: simulation.output, csvSafe: csvSafe,
+                                              secondLook: second)
         let renderSeconds = Self.seconds(since: rendering)
         let report = Path.join(folder, "report.md")
         if json {
-            context.stdout.write(RunJSON.render(results, runID: runID, report: report))
+            context.stdout.write(RunJSON.render(results, runID: runID, report: report, secondLook: second))
         } else {
-            context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads))
+            context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads, secondLook: second))
             context.stdout.writeLine("\nSaved as run \(runID) in \(simulation.database); report: \(report)")
         }
         try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(simulation.database), its report in \(folder)")
@@ -108,9 +120,9 @@ struct RunCommand: RunnableCommand {
             let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
-                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s",
+                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s, decision checks %.3f s",
                 scenario.users, wall, sessions, perCore, simulation.threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
-                renderSeconds))
+                renderSeconds, lookSeconds))
         }
     }
 

@@ -25,7 +25,7 @@ struct TuneCommand: RunnableCommand {
             configuration, null when no candidate meets every constraint, its estimates and the stages).
             """,
         arguments: [ScenarioFileArgument.spec.described("Scenario JSON file with a \"tune\" block, - for standard input.")]
-            + SimulationArguments.options + [CSVSafeFlag.spec, budget, json])
+            + SimulationArguments.options + [CSVSafeFlag.spec, budget, json, ModelDrawsArgument.spec])
 
     static let budget = ArgumentSpec.option("--budget", valueName: "seconds", help: """
         Refuse, before searching, a space whose search would take longer than this (estimated \
@@ -39,12 +39,15 @@ struct TuneCommand: RunnableCommand {
     let csvSafe: Bool
     let budget: Double
     let json: Bool
+    /// `--model-draws`, nil when not given.
+    let modelDraws: Int?
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
         budget = try arguments.value(Self.budget, expected: "a number of seconds > 0", where: { (x: Double) in x > 0 && x.isFinite })
         json = try arguments.flag(Self.json)
+        modelDraws = try arguments.optionalValue(ModelDrawsArgument.spec, as: ModelDrawsArgument.self)?.draws
     }
 
     func run(context: CommandContext) throws {
@@ -53,9 +56,10 @@ struct TuneCommand: RunnableCommand {
         let (model, recorded) = try ScenarioLoading.compileReading(
             scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
-        let tuner: Tuner
+        var tuner: Tuner
         do {
             tuner = try Tuner(scenario: scenario, threads: simulation.threads, recorded: recorded)
+            tuner.modelDraws = SecondLookRunner.draws(modelDraws, scenario: scenario)
         } catch {
             throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
         }

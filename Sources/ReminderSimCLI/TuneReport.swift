@@ -124,6 +124,7 @@ struct TuneReport {
         out.append(contentsOf: listedLines(winner: w).map { "  " + $0 })
         for s in r.sensitivity { out.append("Sensitivity, \(sensitivityLine(s, winner: w))") }
         if !r.sensitivity.isEmpty { out.append(sensitivityVerdict(winner: w)) }
+        if let line = modelDrawsLine() { out.append(line) }
         out.append("")
         out.append("Configuration to paste into the scenario's \"configurations\":")
         out.append((try? configurationJSON(w)) ?? "")
@@ -243,6 +244,7 @@ struct TuneReport {
             }
         }
         md.append("")
+        md += modelDrawsSection()
         md += paretoSection()
         md.append("Every candidate, the stage it reached and why it left: `candidates.csv`.")
         return md.joined(separator: "\n") + "\n"
@@ -355,6 +357,18 @@ struct TuneReport {
                 }
                 root["recheck"] = recheck
             }
+            if let (members, u) = r.modelDraws {
+                root["modelDraws"] = [
+                    "draws": u.draws, "rule": u.ruleText, "recommended": u.recommended.map { drawLabel($0, members) } ?? NSNull(),
+                    "noneFeasible": u.noneFeasible,
+                    "configurations": u.standings.map { s in
+                        ["label": drawLabel(s.index, members), "probabilityBest": s.probabilityBest,
+                         "probabilityFeasible": s.probabilityFeasible,
+                         "expectedObjective": s.expectedObjective.map { $0 as Any } ?? NSNull(),
+                         "expectedLoss": s.expectedLoss.map { $0 as Any } ?? NSNull()] as [String: Any]
+                    },
+                ] as [String: Any]
+            }
             root["sensitivity"] = r.sensitivity.map { s in
                 ["change": s.name, "winner": s.winner.map { label($0) } ?? NSNull(), "sameWinner": s.winner == w,
                  "bestOnObjectiveAlone": bestByObjective(s).map { label($0) } ?? NSNull()] as [String: Any]
@@ -438,6 +452,46 @@ extension TuneReport {
         md.append("|---|---|---|")
         for x in r.listed {
             md.append("| \(escape(x.label)) | \(escape(label(x.candidate))) | \(escape(listedEnd(x.candidate, winner: r.winner))) |")
+        }
+        md.append("")
+        return md
+    }
+}
+
+extension TuneReport {
+    /// The label of position `i` of the model-draw runs: 1 is the baseline, j + 2 the finalist `members[j]`.
+    func drawLabel(_ i: Int, _ members: [Int]) -> String {
+        i == 1 ? "baseline \(result.baseline.label)" : i - 2 < members.count && i >= 2 ? label(members[i - 2]) : "?"
+    }
+
+    /// The decision under the model's draws in one line; nil without draws.
+    func modelDrawsLine() -> String? {
+        guard let (members, u) = result.modelDraws else { return nil }
+        guard let best = u.recommended, let s = u.standing(best) else {
+            return "Under \(u.draws) draws of the response model: no finalist meets every constraint in at least "
+                + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
+        }
+        var line = "Under \(u.draws) draws of the response model: \"\(drawLabel(best, members))\" (probability best "
+            + String(format: "%.0f%%, feasible %.0f%%", s.probabilityBest * 100, s.probabilityFeasible * 100) + ")"
+        if let w = result.winner, drawLabel(best, members) != label(w) { line += "; not the point winner \"\(label(w))\"" }
+        return line + "."
+    }
+
+    /// The report's section on the model draws: every finalist and the baseline.
+    func modelDrawsSection() -> [String] {
+        guard let (members, u) = result.modelDraws else { return [] }
+        let o = rule.objective
+        var md = ["## Under the response model's uncertainty", ""]
+        md.append((modelDrawsLine() ?? "") + " The finalists and the baseline are simulated on the final users under "
+                  + "\(u.draws) draws of the response parameters, the same users at every draw. Rule: \(u.ruleText).")
+        md.append("")
+        md.append("| configuration | P(best) | P(feasible) | expected \(o.title) | expected loss |")
+        md.append("|---|---:|---:|---:|---:|")
+        for s in u.standings {
+            func v(_ x: Double?) -> String { x.map { show($0, o) } ?? "n/a" }
+            md.append("| \(escape(drawLabel(s.index, members))) | " + String(format: "%.0f%% | %.0f%%", s.probabilityBest * 100,
+                                                                           s.probabilityFeasible * 100)
+                      + " | \(v(s.expectedObjective)) | \(v(s.expectedLoss)) |")
         }
         md.append("")
         return md

@@ -1,5 +1,6 @@
 import FilePaths
 import Foundation
+import Simulation
 import Storage
 
 /// Renders a run into a folder: `report.md`, one CSV per table and the charts.
@@ -14,7 +15,8 @@ public enum ReportWriter {
     /// Writes the report of a run loaded (or just saved) into `folder`; returns the files written.
     /// Every file comes from the run's results in memory, so the CSV files and the report agree.
     @discardableResult
-    public static func write(_ run: StoredRun, to folder: String, csvSafe: Bool = false) throws -> [String] {
+    public static func write(_ run: StoredRun, to folder: String, csvSafe: Bool = false,
+                             secondLook: DecisionSecondLook? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var files = try CSVExport.write(run, to: folder, raw: !csvSafe)
         var charts: [ChartKind: String] = [:]
@@ -25,7 +27,7 @@ public enum ReportWriter {
             svgs[kind.fileName] = svg
             files.append(kind.fileName)
         }
-        let markdown = MarkdownReport.render(run, charts: charts)
+        let markdown = MarkdownReport.render(run, charts: charts, secondLook: secondLook)
         try ReportFiles.write(markdown, to: Path.join(folder, "report.md"))
         files.append("report.md")
         let html = HTMLReport.render(markdown: markdown, charts: svgs,

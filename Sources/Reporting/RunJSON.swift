@@ -26,6 +26,32 @@ public enum RunJSON {
         let topTwoToldApart: Bool?
         let usersToSeparateTopTwo: Int64?
         let summary: String
+        let recheck: RecheckJSON?
+        let modelDraws: ModelDrawsJSON?
+        let sensitivity: [SensitivityJSON]?
+    }
+
+    /// The recommendation against the runner-up on other users.
+    struct RecheckJSON: Encodable {
+        let seed: UInt64
+        let recommended, runnerUp: String
+        /// The objective's paired measure and the recommendation minus the runner-up on it.
+        let measure: String?, difference: IntervalJSON?
+        let survives: Bool, summary: String
+    }
+
+    /// The decision under the response model's draws.
+    struct ModelDrawsJSON: Encodable {
+        let draws: Int
+        /// The chance of meeting every constraint a recommendation needs, and the rule in words.
+        let feasibilityThreshold: Double, rule: String
+        let recommended: String?
+        let noneFeasible: Double, summary: String
+    }
+
+    struct SensitivityJSON: Encodable {
+        let change: String
+        let recommended: String?
     }
 
     struct ConstraintJSON: Encodable {
@@ -44,6 +70,12 @@ public enum RunJSON {
         let users: Int64
         let measures: [String: IntervalJSON]
         let notes: [String: String]
+        let probabilityBest: Double?
+        let probabilityFeasible: Double?
+        /// The share of draws meeting each constraint, by measure.
+        let probabilityMeets: [String: Double]?
+        let expectedObjective: Double?
+        let expectedLoss: Double?
     }
 
     struct PairJSON: Encodable {
@@ -54,7 +86,7 @@ public enum RunJSON {
         let usersToSeparate: Int64?
     }
 
-    public static func render(_ results: RunResults, runID: Int64?, report: String?) -> String {
+    public static func render(_ results: RunResults, runID: Int64?, report: String?, secondLook: DecisionSecondLook? = nil) -> String {
         let d = results.decision
         let s = results.scenario
         func name(_ i: Int?) -> String? { i.map { results.all[$0].label } }
@@ -69,7 +101,24 @@ public enum RunJSON {
                                    excludes: $0.excluded.map { results.all[$0].label })
                 },
                 recommended: name(d.recommended), runnerUp: name(d.runnerUp), topTwoToldApart: d.topTwoToldApart,
-                usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results)),
+                usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results),
+                recheck: secondLook.flatMap { look in
+                    look.recheck.map { r in
+                        RecheckJSON(seed: r.seed, recommended: results.all[r.recommended].label, runnerUp: results.all[r.runnerUp].label,
+                                    measure: r.comparison?.measure.rawValue, difference: IntervalJSON(r.comparison?.difference),
+                                    survives: r.survives, summary: SecondLookReport.recheckText(results, look) ?? "")
+                    }
+                },
+                modelDraws: secondLook.flatMap { look in
+                    look.uncertain.map { u in
+                        ModelDrawsJSON(draws: u.draws, feasibilityThreshold: UncertainDecision.feasibilityThreshold, rule: u.ruleText,
+                                       recommended: name(u.recommended), noneFeasible: u.noneFeasible,
+                                       summary: SecondLookReport.uncertainText(results, look) ?? "")
+                    }
+                },
+                sensitivity: secondLook.flatMap { look in
+                    look.sensitivity.isEmpty ? nil : look.sensitivity.map { SensitivityJSON(change: $0.name, recommended: $0.recommended) }
+                }),
             configurations: results.all.map { c in
                 var measures: [String: IntervalJSON] = [:]
                 for m in DecisionMeasure.allCases {
@@ -82,8 +131,14 @@ public enum RunJSON {
                 }
                 var notes: [String: String] = [:]
                 for k in [7, 30] { if let n = c.spec.liftNote(day: k) { notes["liftD\(k)"] = n.text(day: k) } }
+                let standing = secondLook?.uncertain?.standing(c.index)
                 return ConfigurationJSON(configIndex: c.index, label: c.label, mode: c.spec.mode.rawValue, isHoldout: c.isHoldout,
-                                         users: c.metrics.users, measures: measures, notes: notes)
+                                         users: c.metrics.users, measures: measures, notes: notes,
+                                         probabilityBest: standing?.probabilityBest, probabilityFeasible: standing?.probabilityFeasible,
+                                         probabilityMeets: standing.map { s in
+                                             Dictionary(uniqueKeysWithValues: s.probabilityMeets.map { ($0.measure.rawValue, $0.probability) })
+                                         },
+                                         expectedObjective: standing?.expectedObjective, expectedLoss: standing?.expectedLoss)
             },
             versusBaseline: results.all.indices.filter { $0 != results.baselineIndex }.flatMap { i in
                 results.comparisons(i, against: results.baselineIndex).map {

@@ -4,7 +4,7 @@ import Simulation
 
 /// The plain-text summary `run` prints: configurations ranked against the holdout.
 public enum SummaryText {
-    public static func render(_ results: RunResults, wallSeconds: Double, threads: Int) -> String {
+    public static func render(_ results: RunResults, wallSeconds: Double, threads: Int, secondLook: DecisionSecondLook? = nil) -> String {
         let scenario = results.scenario
         var out = """
             Scenario "\(TerminalText.printable(scenario.name))": \(Text.group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
@@ -13,7 +13,7 @@ public enum SummaryText {
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
             Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
-
+            \(secondLookLines(results, secondLook))
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 
 
@@ -50,6 +50,14 @@ public enum SummaryText {
             out += "\n" + detail(c, window: scenario.response.attributionWindowHours)
         }
         return out
+    }
+
+    /// The re-check and the model draws (or the sensitivity check), a line each.
+    static func secondLookLines(_ results: RunResults, _ look: DecisionSecondLook?) -> String {
+        guard let look else { return "" }
+        let lines = [SecondLookReport.recheckText(results, look), SecondLookReport.uncertainText(results, look),
+                     SecondLookReport.sensitivityText(results, look)].compactMap { $0 }
+        return lines.map { TerminalText.printable($0, limit: 2_000) + "\n" }.joined()
     }
 
     /// The engines' mode, with the released versions and the wiring in the original modes.

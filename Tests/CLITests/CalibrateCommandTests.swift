@@ -5,29 +5,14 @@ import XCTest
 
 /// `calibrate` from a user's point of view: a past test's results in, a calibrated scenario out.
 final class CalibrateCommandTests: ReminderSimTestCase {
-    /// The default scenario over ten days with the 2-day and 1/2/4-day circular reminders, no cron rules.
-    private func experiment(baseResponse: Double) -> Scenario {
-        var s = Scenario.builtInDefault
-        s.horizonDays = 10
-        s.population.installSpreadDays = 3
-        s.configurations = s.configurations.filter { ["2d", "1/2/4d circular"].contains($0.label) }
-            .map { var c = $0; c.cronRules = []; return c }
-        s.grid = nil
-        s.response.baseResponse = baseResponse
-        return s
-    }
+    private func experiment(baseResponse: Double) -> Scenario { CalibrationFixture.experiment(baseResponse: baseResponse) }
 
     func testCalibrateRecoversTheBaseResponseAndWritesARunnableScenario() throws {
         // The past test: 4,000 users per arm with a base response of 0.15, at a seed of its own.
         var truth = experiment(baseResponse: 0.15)
         truth.users = 4_000
         truth.seed = 77
-        let model = try CompiledModel(truth)
-        let tallies = model.run(options: RunOptions(threads: 2)).tallies
-        var csv = "arm,users,delivered,opens,opt_outs,retained_d7\n"
-        for (i, t) in tallies.enumerated() {
-            csv += "\(model.configurations[i].spec.label),\(t[.users]),\(t[.delivered]),\(t[.opens]),\(t[.optOuts]),\(t[.retainedD7])\n"
-        }
+        let csv = try CalibrationFixture.results(of: truth)
         try writeFile("past-test.csv", csv)
         try writeFile("app.json", try experiment(baseResponse: 0.05).canonicalJSON())
 

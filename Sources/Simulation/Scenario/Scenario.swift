@@ -232,6 +232,8 @@ public struct ResponseModel: Encodable, Equatable, Sendable {
     public var optOutPerDelivery: Double
     /// An open this soon after a delivery is what an analytics tool would credit to it.
     public var attributionWindowHours: Double
+    /// Ranges and a joint normal of some parameters; nil when every parameter is a plain number.
+    public var uncertainty: ResponseUncertainty?
 
     public static let defaults = ResponseModel()
 
@@ -251,21 +253,31 @@ public struct ResponseModel: Encodable, Equatable, Sendable {
 extension ResponseModel {
     private enum Keys: String, CodingKey {
         case baseResponse, messageWeights, fatigue, quietHours, quietFactor, dormantFactor, responseDelayMinutes,
-            optOutPerDelivery, attributionWindowHours
+            optOutPerDelivery, attributionWindowHours, uncertainty
+    }
+
+    /// A parameter as a plain number, or as `{"value", "low", "high"}` when the scenario gives it a range.
+    private func encode(_ p: UncertainParameter, in c: inout KeyedEncodingContainer<Keys>, as key: Keys) throws {
+        if let r = uncertainty?.ranges[p] {
+            try c.encode(["value": r.value, "low": r.low, "high": r.high], forKey: key)
+        } else {
+            try c.encode(p.value(in: self), forKey: key)
+        }
     }
 
     /// Writes `quietHours: null` explicitly: an absent key would read back as the default quiet hours.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(baseResponse, forKey: .baseResponse)
+        try encode(.baseResponse, in: &c, as: .baseResponse)
         try c.encode(messageWeights, forKey: .messageWeights)
-        try c.encode(fatigue, forKey: .fatigue)
+        try encode(.fatigue, in: &c, as: .fatigue)
         if let quietHours { try c.encode(quietHours, forKey: .quietHours) } else { try c.encodeNil(forKey: .quietHours) }
-        try c.encode(quietFactor, forKey: .quietFactor)
-        try c.encode(dormantFactor, forKey: .dormantFactor)
-        try c.encode(responseDelayMinutes, forKey: .responseDelayMinutes)
-        try c.encode(optOutPerDelivery, forKey: .optOutPerDelivery)
+        try encode(.quietFactor, in: &c, as: .quietFactor)
+        try encode(.dormantFactor, in: &c, as: .dormantFactor)
+        try encode(.responseDelayMinutes, in: &c, as: .responseDelayMinutes)
+        try encode(.optOutPerDelivery, in: &c, as: .optOutPerDelivery)
         try c.encode(attributionWindowHours, forKey: .attributionWindowHours)
+        if let joint = uncertainty?.joint { try c.encode(joint, forKey: .uncertainty) }
     }
 }
 

@@ -324,7 +324,8 @@ extension JSONFieldReader {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
         let d = ResponseModel.defaults
-        let base = field(o, "baseResponse", default: d.baseResponse, Self.number(.probability))
+        var ranges: [UncertainParameter: ParameterRange] = [:]
+        let base = uncertainField(o, .baseResponse, default: d.baseResponse, .probability, into: &ranges)
         let weights = field(o, "messageWeights", default: d.messageWeights) { r, j, p in
             r.dictionary(j, at: p, mapping: "message text to weight") { r, k, v in
                 let at = "\(p)[\(JSONFieldReader.quote(k))]"
@@ -335,7 +336,7 @@ extension JSONFieldReader {
                 return r.number(v, at: at, .within(0...1e6)).map { (k, $0) }
             }
         }
-        let fatigue = field(o, "fatigue", default: d.fatigue, Self.number(.probability))
+        let fatigue = uncertainField(o, .fatigue, default: d.fatigue, .probability, into: &ranges)
         let quiet = field(o, "quietHours", default: d.quietHours) { r, j, p -> QuietHours?? in
             if case .null = j { return .some(nil) }
             guard let q = r.object(j, at: p) else { return nil }
@@ -345,19 +346,104 @@ extension JSONFieldReader {
             guard let start, let end else { return nil }
             return .some(QuietHours(start: start, end: end))
         }
-        let quietFactor = field(o, "quietFactor", default: d.quietFactor, Self.number(.within(0...1e6)))
-        let dormantFactor = field(o, "dormantFactor", default: d.dormantFactor, Self.number(.within(0...1e6)))
-        let delay = field(o, "responseDelayMinutes", default: d.responseDelayMinutes, Self.number(.positiveUpTo(1e6)))
-        let optOut = field(o, "optOutPerDelivery", default: d.optOutPerDelivery, Self.number(.probability))
+        let quietFactor = uncertainField(o, .quietFactor, default: d.quietFactor, .within(0...1e6), into: &ranges)
+        let dormantFactor = uncertainField(o, .dormantFactor, default: d.dormantFactor, .within(0...1e6), into: &ranges)
+        let delay = uncertainField(o, .responseDelayMinutes, default: d.responseDelayMinutes, .positiveUpTo(1e6), into: &ranges)
+        let optOut = uncertainField(o, .optOutPerDelivery, default: d.optOutPerDelivery, .probability, into: &ranges)
+        let joint = optionalField(o, "uncertainty") { r, j, p in r.jointUncertainty(j, at: p, ranged: ranges) }
         let window = field(o, "attributionWindowHours", default: d.attributionWindowHours, Self.number(.positiveUpTo(1e6)))
         let complete = base != nil && weights != nil && fatigue != nil && quiet != nil && quietFactor != nil
-            && dormantFactor != nil && delay != nil && optOut != nil && window != nil
-        let model = ResponseModel(
+            && dormantFactor != nil && delay != nil && optOut != nil && window != nil && joint != nil
+        var model = ResponseModel(
             baseResponse: base ?? d.baseResponse, messageWeights: weights ?? d.messageWeights, fatigue: fatigue ?? d.fatigue,
             quietHours: quiet ?? d.quietHours, quietFactor: quietFactor ?? d.quietFactor,
             dormantFactor: dormantFactor ?? d.dormantFactor, responseDelayMinutes: delay ?? d.responseDelayMinutes,
             optOutPerDelivery: optOut ?? d.optOutPerDelivery, attributionWindowHours: window ?? d.attributionWindowHours)
+        let uncertainty = ResponseUncertainty(ranges: ranges, joint: joint ?? nil)
+        model.uncertainty = uncertainty.isEmpty ? nil : uncertainty
         return (model, complete)
+    }
+
+    /// A response parameter given as a number, or as `{"value", "low", "high"}`: a value with its 95%
+    /// interval on the parameter's scale (log-odds for a chance, log for a factor or the delay), which
+    /// goes into `ranges`.
+    mutating func uncertainField(
+        _ o: ObjectFields, _ p: UncertainParameter, default value: Double, _ check: NumberCheck,
+        into ranges: inout [UncertainParameter: ParameterRange]
+    ) -> Double? {
+        field(o, p.rawValue, default: value) { r, j, path in
+            guard case .object = j else { return r.number(j, at: path, check) }
+            guard let b = r.object(j, at: path) else { return nil }
+            let v = r.field(b, "value", Self.number(check))
+            let low = r.field(b, "low", Self.number(check))
+            let high = r.field(b, "high", Self.number(check))
+            r.finish(b)
+            guard let v, let low, let high else { return nil }
+            guard low <= v, v <= high else {
+                r.fail(path, "needs low ≤ value ≤ high, got low \(low), value \(v), high \(high)")
+                return nil
+            }
+            guard p.scale.forward(low) != nil, p.scale.forward(high) != nil else {
+                let open = p.scale == .logOdds ? "strictly between 0 and 1" : "above 0"
+                r.fail(path, "a range is read on the \(p.scale == .logOdds ? "log-odds" : "log") scale: low and high must be \(open)")
+                return nil
+            }
+            ranges[p] = ParameterRange(value: v, low: low, high: high)
+            return v
+        }
+    }
+
+    /// `response.uncertainty`: a joint normal of some parameters' log-odds, as `calibrate` writes it.
+    mutating func jointUncertainty(_ json: JSON, at path: String, ranged: [UncertainParameter: ParameterRange]) -> JointUncertainty? {
+        guard let o = object(json, at: path) else { return nil }
+        defer { self.finish(o) }
+        let scale = field(o, "scale", default: UncertaintyScale.logOdds.rawValue, Self.string)
+        let names = field(o, "parameters") { r, j, p in
+            r.array(j, at: p).flatMap { items in
+                let read = items.enumerated().map { k, item in r.enumeration(item, at: "\(p)[\(k)]", as: UncertainParameter.self) }
+                return read.contains { $0 == nil } ? nil : read.compactMap { $0 }
+            }
+        }
+        let mean = field(o, "mean") { r, j, p in r.numbers(j, at: p) }
+        let covariance = field(o, "covariance") { r, j, p in
+            r.array(j, at: p).flatMap { rows in
+                let read = rows.enumerated().map { k, row in r.numbers(row, at: "\(p)[\(k)]") }
+                return read.contains { $0 == nil } ? nil : read.compactMap { $0 }
+            }
+        }
+        guard let scale, let names, let mean, let covariance else { return nil }
+        if scale != UncertaintyScale.logOdds.rawValue {
+            fail(JSONFieldReader.join(path, "scale"), "must be \"logOdds\": the covariance is of the parameters' log-odds")
+            return nil
+        }
+        let n = names.count
+        if n == 0 { fail(JSONFieldReader.join(path, "parameters"), "names no parameter"); return nil }
+        if Set(names).count != n { fail(JSONFieldReader.join(path, "parameters"), "names a parameter twice"); return nil }
+        if let twice = names.first(where: { ranged[$0] != nil }) {
+            fail(JSONFieldReader.join(path, "parameters"), "\(twice.rawValue) is also given a range: give it one uncertainty")
+            return nil
+        }
+        if let factor = names.first(where: { $0 == .responseDelayMinutes }) {
+            fail(JSONFieldReader.join(path, "parameters"), "\(factor.rawValue) has no log-odds: give it a range instead")
+            return nil
+        }
+        guard mean.count == n, covariance.count == n, covariance.allSatisfy({ $0.count == n }) else {
+            fail(path, "mean needs \(n) numbers and covariance \(n) rows of \(n), one per parameter")
+            return nil
+        }
+        let joint = JointUncertainty(parameters: names, mean: mean, covariance: covariance)
+        guard joint.cholesky != nil else {
+            fail(JSONFieldReader.join(path, "covariance"), "must be symmetric and positive semi-definite")
+            return nil
+        }
+        return joint
+    }
+
+    /// An array of numbers.
+    mutating func numbers(_ json: JSON, at path: String) -> [Double]? {
+        guard let items = array(json, at: path) else { return nil }
+        let read = items.enumerated().map { k, item in number(item, at: "\(path)[\(k)]") }
+        return read.contains { $0 == nil } ? nil : read.compactMap { $0 }
     }
 
     static func quote(_ s: String) -> String {

@@ -237,6 +237,10 @@ public struct TuneResult: Sendable {
     public let sensitivity: [TuneCheck]
     /// Configurations × users simulated.
     public let simulated: Double
+    /// The finalists (candidates, in the final ranking's order) and the decision under the response
+    /// model's draws, on the final users; nil when no draws were asked for. In the decision's
+    /// positions, 1 is the baseline and j + 2 the finalist `members[j]`.
+    public internal(set) var modelDraws: (members: [Int], decision: UncertainDecision)? = nil
 
     public var winner: Int? { final.winner }
     /// Whether the winner is a configuration the scenario lists.
@@ -269,6 +273,9 @@ public struct Tuner: Sendable {
     public var threads: Int
     /// The recorded logs the scenario's segments name, read by the caller.
     public var recorded: RecordedLogs
+    /// Draws of the response model the finalists are simulated under after the final stage, in place
+    /// of the sensitivity runs; 0 for none.
+    public var modelDraws = 0
 
     /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
     public init(scenario: Scenario, threads: Int, recorded: RecordedLogs = RecordedLogs(),
@@ -547,10 +554,13 @@ public struct Tuner: Sendable {
             recheck = try check("re-check", members, users: final.users, seed: recheckSeed, response: scenario.response,
                                 meter: meter, subject: w)
         }
-        let sensitivity = try sensitivityChecks(final, meter)
-        return TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
-                          parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
-                          sensitivity: sensitivity, simulated: meter.done.value)
+        let sensitivity = modelDraws > 0 ? [] : try sensitivityChecks(final, meter)
+        let draws = try modelDrawCheck(final)
+        var result = TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
+                                parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
+                                sensitivity: sensitivity, simulated: meter.done.value)
+        result.modelDraws = draws
+        return result
     }
 
     /// Leaves out, before stage k, the candidates beyond the most it takes (see `shortlist`); says
@@ -710,6 +720,20 @@ public struct Tuner: Sendable {
             checks.append(try check(name, top, users: final.users, seed: scenario.seed, response: response, meter: meter))
         }
         return checks
+    }
+
+    /// The finalists and the baseline simulated on the final users under each of `modelDraws` draws of
+    /// the response model (the same users at every draw), and what the draws decide; nil without draws.
+    func modelDrawCheck(_ final: TuneCheck) throws(TuneError) -> (members: [Int], decision: UncertainDecision)? {
+        guard modelDraws > 0 else { return nil }
+        let members = final.ranking.map(\.candidate)
+        var runs: [[ConfigurationResult]] = []
+        for k in 0..<modelDraws {
+            let response = scenario.response.draw(k, seed: scenario.seed)
+            let batch = try simulate(members.map { candidates[$0] }, users: final.users, seed: scenario.seed, response: response) { _ in }
+            runs.append(batch.results.all)
+        }
+        return (members, UncertainDecision(rule: spec.rule, baseline: 1, draws: runs))
     }
 
     static func seconds(since start: DispatchTime) -> Double {

@@ -1,0 +1,96 @@
+import Console
+import Foundation
+import Simulation
+
+/// Works out the second looks at a run's decision: the recommendation re-checked against the
+/// runner-up on other users, and the decision under K draws of the response model (or, when the
+/// scenario gives no uncertainty and no draws are asked for, the quick sensitivity runs). Every run
+/// here is deterministic, so a stored run's report recomputes the same figures.
+struct SecondLookRunner {
+    let results: RunResults
+    let recorded: RecordedLogs
+    let threads: Int
+    /// Draws of the response model; 0 for the sensitivity runs instead.
+    let draws: Int
+    /// The scenario's file, nil for the built-in one, to name it in errors.
+    let path: String?
+
+    /// `--model-draws`'s value, or its default: `UncertainDecision.defaultDraws` when the scenario
+    /// gives an uncertainty, 0 otherwise.
+    static func draws(_ asked: Int?, scenario: Scenario) -> Int {
+        asked ?? (scenario.response.isUncertain ? UncertainDecision.defaultDraws : 0)
+    }
+
+    func compute(progress: ((String) -> Void)? = nil) throws -> DecisionSecondLook {
+        let scenario = results.scenario
+        let decision = results.decision
+        var recheck: DecisionRecheck?
+        if let (s, r, u) = DecisionRecheck.scenario(for: scenario, decision: decision) {
+            progress?("re-check")
+            recheck = DecisionRecheck(try simulate(s), recommended: r, runnerUp: u, in: scenario)
+        }
+        if draws > 0 {
+            var runs: [[ConfigurationResult]] = []
+            for k in 0..<draws {
+                progress?("model draw \(k + 1) of \(draws)")
+                var s = scenario
+                s.response = scenario.response.draw(k, seed: scenario.seed)
+                runs.append(try simulate(s).all)
+            }
+            let uncertain = UncertainDecision(rule: scenario.effectiveDecision, baseline: results.baselineIndex, draws: runs)
+            return DecisionSecondLook(recheck: recheck, uncertain: uncertain, sensitivity: [])
+        }
+        guard decision.recommended != nil else { return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: []) }
+        // The five best configurations by the objective and the baseline, as `tune` re-runs its finalists.
+        let keep = Array(Set(decision.ranked.prefix(5) + [decision.baseline].filter { $0 > 0 })).sorted()
+        var sensitivity: [(name: String, recommended: String?)] = []
+        for (name, response) in DecisionSecondLook.sensitivityModels(scenario.response) {
+            progress?(name)
+            var s = scenario.keeping(keep)
+            let weights = s.response.messageWeights
+            s.response = response
+            s.response.messageWeights = weights
+            let r = try simulate(s)
+            sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
+        }
+        return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: sensitivity)
+    }
+
+    /// The results of `scenario` simulated whole, on its own users.
+    func simulate(_ scenario: Scenario) throws -> RunResults {
+        let model: CompiledModel
+        do {
+            model = try CompiledModel(scenario, recorded: recorded)
+        } catch let error as ScenarioError {
+            throw ScenarioLoading.invalid(ScenarioError(source: ScenarioLoading.displayName(path), issues: error.issues))
+        }
+        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<scenario.users, pairs: .decision))
+        if let breach = tallies.sessionLimitBreach {
+            throw ScenarioLoading.sessionLimitError(breach, in: model, path: path)
+        }
+        return RunResults(scenario: scenario, tallies: tallies)
+    }
+}
+
+/// `--model-draws K`, shared by run and tune.
+struct ModelDrawsArgument: ArgumentValue {
+    /// The most draws asked for: each is a whole simulation.
+    static let limit = 1_000
+    let draws: Int
+
+    init(argument: String) throws(ArgumentValueError) {
+        guard let k = Int(argument), (0...Self.limit).contains(k) else {
+            throw ArgumentValueError(expected: "a whole number from 0 to \(Self.limit)")
+        }
+        draws = k
+    }
+
+    static let spec = ArgumentSpec.option("--model-draws", valueName: "K", help: """
+        Simulate the configurations under K draws of the response parameters (the same users at every \
+        draw) and report, per configuration, the probability that it is the best feasible one, the \
+        probability that it meets each constraint, and the expected loss of shipping it. Default: \
+        \(UncertainDecision.defaultDraws) when the scenario gives a parameter a range or carries \
+        response.uncertainty, 0 otherwise (the quick check then re-runs the best five with the base \
+        response halved and doubled and with opt-outs doubled).
+        """)
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Rendering
+import Simulation
+
+/// The second looks at a run's decision, in words: the re-check on other users, and the decision
+/// under the response model's draws or the quick sensitivity check.
+public enum SecondLookReport {
+    /// The most configurations the model-draws table lists, best expected objective first.
+    static let tableRows = 20
+
+    /// Whether the re-check leaves the call standing, in one sentence; nil without a re-check.
+    public static func recheckText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
+        guard let r = look.recheck else { return nil }
+        let a = results.all[r.recommended].label, b = results.all[r.runnerUp].label
+        var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(results.scenario.users))) users): "
+        text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
+        if r.survives {
+            text += "; the call survives."
+        } else if !r.stillAdmissible {
+            text += "; the call does not survive: \(a) misses a constraint there."
+        } else {
+            text += "; the call does not survive: \(b) ranks first there."
+        }
+        return text
+    }
+
+    /// The recommendation under the model draws in one sentence; nil without draws.
+    public static func uncertainText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
+        guard let u = look.uncertain else { return nil }
+        var text = "Under \(u.draws) draws of the response model: "
+        guard let best = u.recommended, let s = u.standing(best) else {
+            return text + "no configuration meets every constraint in at least "
+                + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
+        }
+        text += "ship \(results.all[best].label) (probability best \(percent(s.probabilityBest)), feasible "
+            + "\(percent(s.probabilityFeasible)), expected loss \(value(u.rule.objective, s.expectedLoss)))"
+        if let point = results.decision.recommended, point != best {
+            text += "; the point estimate's choice, \(results.all[point].label), is not"
+        }
+        return text + "."
+    }
+
+    /// The quick sensitivity check in one sentence; nil when it was not run.
+    public static func sensitivityText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
+        guard !look.sensitivity.isEmpty else { return nil }
+        let point = results.decision.recommended.map { results.all[$0].label }
+        let parts = look.sensitivity.map { s in
+            "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == point ? " (same)" : "")
+        }
+        return "Response sensitivity (the best five and the baseline re-run): " + parts.joined(separator: "; ") + "."
+    }
+
+    /// The report's section.
+    public static func section(_ results: RunResults, _ look: DecisionSecondLook?) -> String {
+        guard let look else { return "" }
+        var out = "## Second look at the decision\n\n"
+        if let text = recheckText(results, look) {
+            out += Markdown.escapeCell(text) + " The recommendation and the runner-up (with the holdout and the baseline) "
+                + "are simulated again for other users, with the scenario's seed with bit 52 flipped.\n\n"
+        } else {
+            out += "No re-check: there is no runner-up that meets every constraint.\n\n"
+        }
+        if let u = look.uncertain {
+            out += uncertainSection(results, u)
+        } else if let text = sensitivityText(results, look) {
+            out += Markdown.escapeCell(text) + " The scenario gives no uncertainty for its response parameters: give a "
+                + "parameter a range, or run `calibrate`, to decide under the model's uncertainty (docs/scenario.md).\n\n"
+        }
+        return out
+    }
+
+    static func uncertainSection(_ results: RunResults, _ u: UncertainDecision) -> String {
+        let o = u.rule.objective
+        var out = "**" + Markdown.escapeCell(uncertainText(results, DecisionSecondLook(recheck: nil, uncertain: u, sensitivity: [])) ?? "")
+            + "**\n\n"
+        out += "Every configuration is simulated under \(u.draws) draws of the response parameters, on the same users at every "
+            + "draw. Recommendation rule: \(u.ruleText). Probability best: share of draws in which it is the best "
+            + "configuration that meets every constraint; expected loss: the \(o.title) given up against each draw's best, "
+            + "averaged over the draws.\n\n"
+        if u.noneFeasible > 0 {
+            out += "In \(percent(u.noneFeasible)) of the draws no configuration meets every constraint.\n\n"
+        }
+        let constraints = u.rule.orderedConstraints
+        var header = ["configuration", "P(best)", "P(feasible)"]
+        header += constraints.map { "P(\(DecisionReport.constraintText($0.measure, $0.bound)))" }
+        header += ["expected \(o.title)", "expected loss"]
+        let sorted = u.standings.sorted { a, b in
+            let x = a.expectedObjective ?? -.infinity, y = b.expectedObjective ?? -.infinity
+            if x != y { return o.higherIsBetter ? x > y : x < y }
+            return a.index < b.index
+        }
+        let rows = sorted.prefix(tableRows).map { s -> [String] in
+            [results.all[s.index].label, percent(s.probabilityBest), percent(s.probabilityFeasible)]
+                + s.probabilityMeets.map { percent($0.probability) }
+                + [value(o, s.expectedObjective), value(o, s.expectedLoss)]
+        }
+        out += Markdown.table(header: header, alignments: [.left] + Array(repeating: .right, count: header.count - 1), rows: rows)
+        if sorted.count > tableRows { out += "\nThe \(tableRows) best of \(sorted.count) by expected \(o.title).\n" }
+        return out + "\n"
+    }
+
+    static func percent(_ p: Double) -> String { String(format: "%.0f%%", p * 100) }
+
+    static func value(_ m: DecisionMeasure, _ v: Double?) -> String {
+        guard let v else { return "n/a" }
+        return m.isFraction ? String(format: "%.2f%%", v * 100) : String(format: "%.4f", v)
+    }
+}

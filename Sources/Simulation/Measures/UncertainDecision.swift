@@ -1,0 +1,180 @@
+/// One configuration's standing over the draws of the response model.
+public struct DrawStanding: Sendable {
+    /// The configuration's position in the run's tables.
+    public let index: Int
+    /// Share of draws in which it is the best configuration that meets every constraint.
+    public let probabilityBest: Double
+    /// Share of draws in which it meets every constraint.
+    public let probabilityFeasible: Double
+    /// Share of draws in which it meets each constraint, in the rule's order.
+    public let probabilityMeets: [(measure: DecisionMeasure, probability: Double)]
+    /// The objective's mean over the draws; nil when no draw estimates it.
+    public let expectedObjective: Double?
+    /// The objective given up, on average over the draws, by shipping it rather than each draw's best
+    /// feasible configuration (its best at all when none is feasible); nil when no draw estimates it.
+    public let expectedLoss: Double?
+}
+
+/// The decision under the response model's uncertainty: the scenario's configurations simulated under
+/// K draws of the response parameters, on the same users at every draw, and what each draw decides.
+public struct UncertainDecision: Sendable {
+    public let rule: DecisionRule
+    public let draws: Int
+    /// Every configuration but the holdout, in the run's order.
+    public let standings: [DrawStanding]
+    /// Share of draws in which no configuration meets every constraint.
+    public let noneFeasible: Double
+    /// The highest expected objective among the configurations that meet every constraint with
+    /// probability at least `feasibilityThreshold`; nil when none does.
+    public let recommended: Int?
+
+    /// The chance of meeting every constraint a recommendation needs.
+    public static let feasibilityThreshold = 0.9
+    /// Draws when a scenario gives an uncertainty and `--model-draws` is not given.
+    public static let defaultDraws = 32
+
+    /// The recommendation rule in words, for the reports.
+    public var ruleText: String {
+        "the highest expected \(rule.objective.title) among the configurations that meet every constraint in at least "
+            + "\(Int((Self.feasibilityThreshold * 100).rounded()))% of the draws"
+    }
+
+    /// Summarises `draws`, each the holdout then every configuration of one run (the same
+    /// configurations in the same order at every draw), under `rule`.
+    public init(rule: DecisionRule, baseline: Int, draws: [[ConfigurationResult]]) {
+        self.rule = rule
+        self.draws = draws.count
+        let o = rule.objective
+        let count = draws.first?.count ?? 0
+        let k = Double(max(draws.count, 1))
+        var best = [Int](repeating: 0, count: count), feasible = best
+        var meets = [[Int]](repeating: [Int](repeating: 0, count: rule.orderedConstraints.count), count: count)
+        var objective = [Double](repeating: 0, count: count), loss = objective, estimated = best
+        var none = 0
+        for all in draws {
+            let decision = RunResults.decide(rule: rule, baseline: baseline, all: all, sums: nil)
+            if let b = decision.recommended { best[b] += 1 } else { none += 1 }
+            for i in decision.admissible { feasible[i] += 1 }
+            for i in 1..<all.count {
+                for (j, c) in rule.orderedConstraints.enumerated() where all[i].estimate(c.measure).map({ c.bound.admits($0.value) }) ?? false {
+                    meets[i][j] += 1
+                }
+            }
+            // The draw's best: its recommendation, or its best at all when nothing is feasible.
+            let top = decision.recommended ?? decision.ranked.first
+            let topValue = top.flatMap { all[$0].estimate(o)?.value }
+            for i in 1..<all.count {
+                guard let v = all[i].estimate(o)?.value else { continue }
+                estimated[i] += 1
+                objective[i] += v
+                if let t = topValue { loss[i] += o.higherIsBetter ? t - v : v - t }
+            }
+        }
+        standings = (1..<max(count, 1)).map { i in
+            DrawStanding(
+                index: i, probabilityBest: Double(best[i]) / k, probabilityFeasible: Double(feasible[i]) / k,
+                probabilityMeets: rule.orderedConstraints.enumerated().map { j, c in (c.measure, Double(meets[i][j]) / k) },
+                expectedObjective: estimated[i] > 0 ? objective[i] / Double(estimated[i]) : nil,
+                expectedLoss: estimated[i] > 0 ? loss[i] / Double(estimated[i]) : nil)
+        }
+        noneFeasible = Double(none) / k
+        let eligible = standings.filter { $0.probabilityFeasible >= Self.feasibilityThreshold && $0.expectedObjective != nil }
+        recommended = eligible.min { a, b in
+            let x = a.expectedObjective ?? 0, y = b.expectedObjective ?? 0
+            if x != y { return o.higherIsBetter ? x > y : x < y }
+            return a.index < b.index
+        }?.index
+    }
+
+    /// The standing of configuration `index` (its position in the run's tables), if it has one.
+    public func standing(_ index: Int) -> DrawStanding? {
+        index >= 1 && index <= standings.count ? standings[index - 1] : nil
+    }
+}
+
+/// The recommendation against the runner-up on other users: the two (with the holdout and the
+/// baseline) simulated again with another seed.
+public struct DecisionRecheck: Sendable {
+    public let seed: UInt64
+    public let recommended: Int
+    public let runnerUp: Int
+    /// The recommendation minus the runner-up on the objective's paired measure, on the other users.
+    public let comparison: PairwiseComparison?
+    /// Whether the recommendation still meets every constraint, and still ranks above the runner-up.
+    public let stillAdmissible: Bool
+    public let stillAhead: Bool
+
+    public var survives: Bool { stillAdmissible && stillAhead }
+
+    /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
+    public static func seed(for scenario: Scenario) -> UInt64 { scenario.seed ^ (1 << 52) }
+
+    /// The scenario that re-checks `decision`: only the recommendation, the runner-up and the
+    /// baseline, on the other users; nil without a runner-up.
+    public static func scenario(for scenario: Scenario, decision: DecisionOutcome) -> (Scenario, recommended: Int, runnerUp: Int)? {
+        guard let r = decision.recommended, let u = decision.runnerUp else { return nil }
+        let specs = scenario.expandedConfigurations
+        let keep = Array(Set([r, u, decision.baseline].filter { $0 > 0 })).sorted()
+        guard keep.allSatisfy({ $0 <= specs.count }) else { return nil }
+        var s = scenario.keeping(keep)
+        s.seed = seed(for: scenario)
+        return (s, r, u)
+    }
+
+    /// The re-check read from the other users' results; `recommended` and `runnerUp` are positions in
+    /// the first run's tables.
+    public init(_ results: RunResults, recommended: Int, runnerUp: Int, in first: Scenario) {
+        let specs = first.expandedConfigurations
+        func position(_ i: Int) -> Int? { results.configurations.first { $0.label == specs[i - 1].label }?.index }
+        seed = results.scenario.seed
+        self.recommended = recommended
+        self.runnerUp = runnerUp
+        let d = results.decision
+        if let a = position(recommended), let b = position(runnerUp) {
+            comparison = results.comparison(a, against: b, d.comparedMeasure)
+            stillAdmissible = d.admissible.contains(a)
+            let order = d.ranked
+            stillAhead = (order.firstIndex(of: a) ?? Int.max) < (order.firstIndex(of: b) ?? Int.max)
+        } else {
+            (comparison, stillAdmissible, stillAhead) = (nil, false, false)
+        }
+    }
+}
+
+extension Scenario {
+    /// The scenario with only some of its configurations (positions in the run's tables, 1 for the
+    /// first), listed one by one, and without the message weights of messages none of them sends.
+    public func keeping(_ positions: [Int]) -> Scenario {
+        let specs = expandedConfigurations
+        var s = self
+        s.configurations = positions.filter { $0 >= 1 && $0 <= specs.count }.map { specs[$0 - 1] }
+        s.grid = nil
+        s.tune = nil
+        let sent = Set(s.configurations.flatMap { $0.reminders.flatMap(\.messages) })
+        s.response.messageWeights = s.response.messageWeights.filter { sent.contains($0.key) }
+        return s
+    }
+}
+
+/// The second looks at a run's decision: the re-check on other users, and either the decision under
+/// the response model's draws or, without uncertainty, the quick sensitivity runs.
+public struct DecisionSecondLook: Sendable {
+    public let recheck: DecisionRecheck?
+    public let uncertain: UncertainDecision?
+    /// The recommendation of the rule with the response changed: (what changed, recommended label).
+    public let sensitivity: [(name: String, recommended: String?)]
+
+    public init(recheck: DecisionRecheck?, uncertain: UncertainDecision?, sensitivity: [(name: String, recommended: String?)]) {
+        (self.recheck, self.uncertain, self.sensitivity) = (recheck, uncertain, sensitivity)
+    }
+
+    /// The response changes of the quick sensitivity check: base response halved and doubled,
+    /// opt-outs doubled, as `tune` runs them.
+    public static func sensitivityModels(_ r: ResponseModel) -> [(name: String, response: ResponseModel)] {
+        var half = r, double = r, optOut = r
+        half.baseResponse = r.baseResponse / 2
+        double.baseResponse = min(1, r.baseResponse * 2)
+        optOut.optOutPerDelivery = min(1, r.optOutPerDelivery * 2)
+        return [("base response halved", half), ("base response doubled", double), ("opt-outs doubled", optOut)]
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import ReminderSimTestSupport
+import Simulation
+import XCTest
+
+/// `run` under an uncertain response model: the probabilities it prints against runs of each of the
+/// same parameter draws on its own, and a range of no width against today's point decision.
+final class ModelDrawsTests: ReminderSimTestCase {
+    /// Two paces of the same reminder under an opt-out limit: at the range's low end the daily one
+    /// keeps within 5% of users opting out and wins on opens; at its high end it does not, and the
+    /// one every four days wins.
+    static func scenario(optOut: String) -> String {
+        """
+        {"name": "two paces", "seed": 11, "users": 1500, "horizonDays": 30,
+         "population": {"segments": [{"name": "weekly", "returns": {"distribution": "exponential", "mean": 5, "unit": "days"}}]},
+         "response": {"baseResponse": 0.1, "optOutPerDelivery": \(optOut)},
+         "configurations": [
+           {"label": "daily", "reminders": [{"messages": ["Come back"], "timePeriods": [1], "unit": "days", "circularTimePeriod": true}]},
+           {"label": "every 4 days", "reminders": [{"messages": ["Come back"], "timePeriods": [4], "unit": "days", "circularTimePeriod": true}]}
+         ],
+         "decision": {"objective": "opensLiftPerUser", "constraints": {"optOutRate": {"max": 0.05}}}}
+        """
+    }
+
+    static let range = #"{"value": 0.006, "low": 0.002, "high": 0.02}"#
+
+    /// `run --json` of `file` with `extra` arguments, parsed.
+    func runJSON(_ file: String, _ extra: String...) throws -> [String: Any] {
+        let result = try remindersim(arguments: ["run", file, "--json", "--db", "runs.db", "--out", "out"] + extra)
+        assertExit(result, 0)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.description)
+    }
+
+    static func configurations(_ doc: [String: Any]) -> [String: [String: Any]] {
+        let list = doc["configurations"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: list.compactMap { c in (c["label"] as? String).map { ($0, c) } })
+    }
+
+    static func measure(_ c: [String: Any], _ name: String) -> Double? {
+        ((c["measures"] as? [String: Any])?[name] as? [String: Any])?["value"] as? Double
+    }
+
+    func testProbabilitiesEqualThoseOfEachDrawRunOnItsOwn() throws {
+        let draws = 12
+        try writeFile("uncertain.json", Self.scenario(optOut: Self.range))
+        let doc = try runJSON("uncertain.json", "--model-draws", String(draws))
+        let printed = Self.configurations(doc)
+
+        // Each draw of the parameters, written as plain numbers and run on its own with today's point decision.
+        let scenario = try Scenario.decode(Self.scenario(optOut: Self.range))
+        var best: [String: Int] = [:], feasible: [String: Int] = [:], loss: [String: Double] = [:]
+        for k in 0..<draws {
+            var s = scenario
+            s.response = scenario.response.draw(k, seed: scenario.seed)
+            XCTAssertNil(s.response.uncertainty)
+            try writeFile("draw.json", s.canonicalJSON())
+            let one = try runJSON("draw.json")
+            let decision = try XCTUnwrap(one["decision"] as? [String: Any])
+            let configurations = Self.configurations(one)
+            if let r = decision["recommended"] as? String { best[r, default: 0] += 1 }
+            let top = try XCTUnwrap(decision["recommended"] as? String, "every draw here has a feasible configuration")
+            let topValue = try XCTUnwrap(Self.measure(try XCTUnwrap(configurations[top]), "opensLiftPerUser"))
+            for label in ["daily", "every 4 days"] {
+                let c = try XCTUnwrap(configurations[label])
+                if try XCTUnwrap(Self.measure(c, "optOutRate")) <= 0.05 { feasible[label, default: 0] += 1 }
+                loss[label, default: 0] += topValue - (try XCTUnwrap(Self.measure(c, "opensLiftPerUser")))
+            }
+        }
+        var total = 0.0
+        for label in ["daily", "every 4 days"] {
+            let c = try XCTUnwrap(printed[label])
+            let pBest = try XCTUnwrap(c["probabilityBest"] as? Double, "\(c)")
+            XCTAssertEqual(pBest, Double(best[label] ?? 0) / Double(draws), label)
+            XCTAssertEqual(try XCTUnwrap(c["probabilityFeasible"] as? Double), Double(feasible[label] ?? 0) / Double(draws), label)
+            XCTAssertEqual(try XCTUnwrap(c["expectedLoss"] as? Double), (loss[label] ?? 0) / Double(draws), accuracy: 1e-12, label)
+            // The range's ends favour different configurations: each is the best in some draws.
+            XCTAssertGreaterThan(pBest, 0, label)
+            total += pBest
+        }
+        XCTAssertEqual(total, 1, accuracy: 1e-12)
+        XCTAssertNil(printed["holdout"]?["probabilityBest"])
+        let summary = try XCTUnwrap((doc["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])
+        XCTAssertEqual(summary["draws"] as? Int, draws)
+        XCTAssertEqual(summary["noneFeasible"] as? Double, 0)
+    }
+
+    func testRangeOfNoWidthDecidesAsThePointValue() throws {
+        try writeFile("point.json", Self.scenario(optOut: "0.006"))
+        try writeFile("flat.json", Self.scenario(optOut: #"{"value": 0.006, "low": 0.006, "high": 0.006}"#))
+        let point = try runJSON("point.json")
+        let flat = try runJSON("flat.json", "--model-draws", "4")
+        let decision = try XCTUnwrap(point["decision"] as? [String: Any])
+        let recommended = try XCTUnwrap(decision["recommended"] as? String)
+        let draws = try XCTUnwrap((flat["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])
+        XCTAssertEqual(draws["recommended"] as? String, recommended)
+        XCTAssertEqual((flat["decision"] as? [String: Any])?["recommended"] as? String, recommended)
+        for (label, c) in Self.configurations(flat) where label != "holdout" {
+            XCTAssertEqual(c["probabilityBest"] as? Double, label == recommended ? 1 : 0, label)
+            if label == recommended { XCTAssertEqual(c["expectedLoss"] as? Double, 0, label) }
+            let pointValue = Self.measure(try XCTUnwrap(Self.configurations(point)[label]), "opensLiftPerUser")
+            XCTAssertEqual(c["expectedObjective"] as? Double, pointValue, label)
+        }
+    }
+
+    func testUncertainScenarioDrawsByDefaultAndAPlainOneDoesNot() throws {
+        try writeFile("uncertain.json", Self.scenario(optOut: Self.range))
+        try writeFile("point.json", Self.scenario(optOut: "0.006"))
+        let uncertain = try runJSON("uncertain.json")
+        let draws = (uncertain["decision"] as? [String: Any])?["modelDraws"] as? [String: Any]
+        XCTAssertEqual(draws?["draws"] as? Int, 32)
+        let point = try runJSON("point.json")
+        let decision = try XCTUnwrap(point["decision"] as? [String: Any])
+        XCTAssertNil(decision["modelDraws"])
+        let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
+        XCTAssertEqual(sensitivity.compactMap { $0["change"] as? String },
+                       ["base response halved", "base response doubled", "opt-outs doubled"])
+        XCTAssertNil(Self.configurations(point)["daily"]?["probabilityBest"])
+    }
+
+    func testBadRangesAreRefusedNamingTheField() throws {
+        for (range, reason) in [
+            (#"{"value": 0.03, "low": 0.05, "high": 0.1}"#, "needs low ≤ value ≤ high"),
+            (#"{"value": 0.03, "low": 0, "high": 0.1}"#, "log-odds scale"),
+            (#"{"value": 0.03, "low": 0.01}"#, "required field is missing"),
+        ] {
+            try writeFile("bad.json", Self.scenario(optOut: range))
+            let result = try remindersim("validate", "bad.json")
+            assertExit(result, 65)
+            assertContains(result.stderr, "response.optOutPerDelivery")
+            assertContains(result.stderr, reason)
+        }
+        let notPositive = Self.scenario(optOut: "0.006").replacingOccurrences(
+            of: #""baseResponse": 0.1,"#,
+            with: #""baseResponse": 0.1, "uncertainty": {"parameters": ["baseResponse"], "mean": [-2], "covariance": [[-1]]},"#)
+        try writeFile("joint.json", notPositive)
+        let joint = try remindersim("validate", "joint.json")
+        assertExit(joint, 65)
+        assertContains(joint.stderr, "response.uncertainty.covariance: must be symmetric and positive semi-definite")
+    }
+}

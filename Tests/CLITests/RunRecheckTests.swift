@@ -1,0 +1,83 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// `run` re-checks its recommendation against the runner-up on other users, and says whether the
+/// call survives in the terminal summary, the report (Markdown and HTML) and `--json`.
+final class RunRecheckTests: ReminderSimTestCase {
+    /// Two reminders a day apart: on 100 users the better one changes with the users.
+    static let scenario = """
+        {"name": "close paces", "users": 100, "horizonDays": 30,
+         "population": {"segments": [{"name": "weekly", "returns": {"distribution": "exponential", "mean": 5, "unit": "days"}}]},
+         "response": {"baseResponse": 0.1, "optOutPerDelivery": 0.006},
+         "configurations": [
+           {"label": "every 6 days", "reminders": [{"messages": ["Come back"], "timePeriods": [6], "unit": "days", "circularTimePeriod": true}]},
+           {"label": "every 7 days", "reminders": [{"messages": ["Come back"], "timePeriods": [7], "unit": "days", "circularTimePeriod": true}]}
+         ]}
+        """
+
+    func runJSON(seed: UInt64) throws -> [String: Any] {
+        let result = try remindersim("run", "close.json", "--seed", String(seed), "--json", "--db", "runs.db", "--out", "out")
+        assertExit(result, 0)
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.description)
+    }
+
+    static func opensVersusHoldout(_ doc: [String: Any], _ label: String) -> Double? {
+        let pairs = doc["versusBaseline"] as? [[String: Any]] ?? []
+        let pair = pairs.first { $0["label"] as? String == label && $0["measure"] as? String == "opens_per_user" }
+        return (pair?["difference"] as? [String: Any])?["value"] as? Double
+    }
+
+    /// At seed 1 the call survives, at seed 5 it does not; either way the re-check agrees with a run
+    /// of the same scenario at the re-check's seed, whose difference of the two is the re-check's.
+    func testRecheckAgreesWithARunOnTheOtherUsers() throws {
+        try writeFile("close.json", Self.scenario)
+        var outcomes: [Bool] = []
+        for seed: UInt64 in [1, 5] {
+            let doc = try runJSON(seed: seed)
+            let decision = try XCTUnwrap(doc["decision"] as? [String: Any])
+            let recheck = try XCTUnwrap(decision["recheck"] as? [String: Any], "\(decision)")
+            let recommended = try XCTUnwrap(decision["recommended"] as? String)
+            let runnerUp = try XCTUnwrap(decision["runnerUp"] as? String)
+            XCTAssertEqual(recheck["recommended"] as? String, recommended)
+            XCTAssertEqual(recheck["runnerUp"] as? String, runnerUp)
+            let other = seed ^ (1 << 52)
+            XCTAssertEqual((recheck["seed"] as? NSNumber)?.uint64Value, other)
+
+            let there = try runJSON(seed: other)
+            let thereDecision = try XCTUnwrap(there["decision"] as? [String: Any])
+            let survives = try XCTUnwrap(recheck["survives"] as? Bool)
+            XCTAssertEqual(survives, thereDecision["recommended"] as? String == recommended, "seed \(seed)")
+            let a = try XCTUnwrap(Self.opensVersusHoldout(there, recommended))
+            let b = try XCTUnwrap(Self.opensVersusHoldout(there, runnerUp))
+            let difference = try XCTUnwrap((recheck["difference"] as? [String: Any])?["value"] as? Double)
+            XCTAssertEqual(difference, a - b, accuracy: 1e-12)
+            XCTAssertEqual(recheck["measure"] as? String, "opens_per_user")
+            outcomes.append(survives)
+        }
+        XCTAssertEqual(outcomes, [true, false], "the scenario should show a call that survives and one that does not")
+    }
+
+    func testEveryOutputSaysWhetherTheCallSurvives() throws {
+        try writeFile("close.json", Self.scenario)
+        let result = try remindersim("run", "close.json", "--seed", "5", "--db", "runs.db", "--out", "out")
+        assertExit(result, 0)
+        let line = try XCTUnwrap(result.stdoutLines.first { $0.hasPrefix("Re-check on other users") }, result.stdout)
+        assertContains(line, "the call does not survive: every 7 days ranks first there.")
+        let reportLine = try XCTUnwrap(result.stdoutLines.first { $0.contains("; report: ") }, result.stdout)
+        let reportPath = String(try XCTUnwrap(reportLine.components(separatedBy: "; report: ").last))
+        let report = workDirectory.appendingPathComponent(reportPath)
+        let markdown = try String(contentsOf: report, encoding: .utf8)
+        assertContains(markdown, "## Second look at the decision")
+        assertContains(markdown, "the call does not survive: every 7 days ranks first there.")
+        let html = try String(contentsOf: report.deletingLastPathComponent().appendingPathComponent("report.html"), encoding: .utf8)
+        assertContains(html, "the call does not survive")
+
+        // `report` works the re-check out again from the stored run: the same report.
+        let again = try remindersim("report", "1", "--db", "runs.db", "--out", "again")
+        assertExit(again, 0)
+        let againPath = String(try XCTUnwrap(again.stdout.components(separatedBy: ": ").last).dropLast())
+        let rendered = try String(contentsOf: workDirectory.appendingPathComponent(againPath), encoding: .utf8)
+        XCTAssertEqual(rendered, markdown)
+    }
+}
