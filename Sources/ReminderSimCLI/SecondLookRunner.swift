@@ -47,6 +47,7 @@ struct SecondLookRunner {
         for (name, response) in DecisionSecondLook.sensitivityModels(scenario.response) {
             progress?(name)
             var s = scenario.keeping(keep)
+            s.users = min(s.users, DecisionRecheck.maximumUsers)
             let weights = s.response.messageWeights
             s.response = response
             s.response.messageWeights = weights

@@ -34,6 +34,7 @@ public enum RunJSON {
     /// The recommendation against the runner-up on other users.
     struct RecheckJSON: Encodable {
         let seed: UInt64
+        let users: Int
         let recommended, runnerUp: String
         /// The objective's paired measure and the recommendation minus the runner-up on it.
         let measure: String?, difference: IntervalJSON?
@@ -104,7 +105,7 @@ public enum RunJSON {
                 usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results),
                 recheck: secondLook.flatMap { look in
                     look.recheck.map { r in
-                        RecheckJSON(seed: r.seed, recommended: results.all[r.recommended].label, runnerUp: results.all[r.runnerUp].label,
+                        RecheckJSON(seed: r.seed, users: r.users, recommended: results.all[r.recommended].label, runnerUp: results.all[r.runnerUp].label,
                                     measure: r.comparison?.measure.rawValue, difference: IntervalJSON(r.comparison?.difference),
                                     survives: r.survives, summary: SecondLookReport.recheckText(results, look) ?? "")
                     }

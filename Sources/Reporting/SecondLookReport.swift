@@ -12,7 +12,7 @@ public enum SecondLookReport {
     public static func recheckText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard let r = look.recheck else { return nil }
         let a = results.all[r.recommended].label, b = results.all[r.runnerUp].label
-        var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(results.scenario.users))) users): "
+        var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(r.users))) users): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
         if r.survives {
             text += "; the call survives."
@@ -47,7 +47,8 @@ public enum SecondLookReport {
         let parts = look.sensitivity.map { s in
             "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == point ? " (same)" : "")
         }
-        return "Response sensitivity (the best five and the baseline re-run): " + parts.joined(separator: "; ") + "."
+        let users = min(results.scenario.users, DecisionRecheck.maximumUsers)
+        return "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): " + parts.joined(separator: "; ") + "."
     }
 
     /// The report's section.

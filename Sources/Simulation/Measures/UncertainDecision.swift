@@ -96,6 +96,8 @@ public struct UncertainDecision: Sendable {
 /// baseline) simulated again with another seed.
 public struct DecisionRecheck: Sendable {
     public let seed: UInt64
+    /// The other users simulated: the run's, up to `maximumUsers`.
+    public let users: Int
     public let recommended: Int
     public let runnerUp: Int
     /// The recommendation minus the runner-up on the objective's paired measure, on the other users.
@@ -105,6 +107,11 @@ public struct DecisionRecheck: Sendable {
     public let stillAhead: Bool
 
     public var survives: Bool { stillAdmissible && stillAhead }
+
+    /// The most users a second look (the re-check, the quick sensitivity runs) simulates: enough to
+    /// rank configurations that differ by what matters, and a cost that stays a fraction of a large
+    /// run's (each look simulates several configurations again).
+    public static let maximumUsers = 20_000
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
     public static func seed(for scenario: Scenario) -> UInt64 { scenario.seed ^ (1 << 52) }
@@ -118,6 +125,7 @@ public struct DecisionRecheck: Sendable {
         guard keep.allSatisfy({ $0 <= specs.count }) else { return nil }
         var s = scenario.keeping(keep)
         s.seed = seed(for: scenario)
+        s.users = min(s.users, maximumUsers)
         return (s, r, u)
     }
 
@@ -127,6 +135,7 @@ public struct DecisionRecheck: Sendable {
         let specs = first.expandedConfigurations
         func position(_ i: Int) -> Int? { results.configurations.first { $0.label == specs[i - 1].label }?.index }
         seed = results.scenario.seed
+        users = results.scenario.users
         self.recommended = recommended
         self.runnerUp = runnerUp
         let d = results.decision
