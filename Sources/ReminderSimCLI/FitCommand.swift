@@ -82,8 +82,10 @@ struct FitCommand: RunnableCommand {
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
         let segments = analysis.segments(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
+        var scenarioParts: [String: Any] = ["segments": segments]
+        if !log.utcOffsets.isEmpty { scenarioParts["utcOffsets"] = UTCOffsetText.scenarioShares(log.utcOffsets) }
         let json = try JSONSerialization.data(
-            withJSONObject: ["segments": segments], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            withJSONObject: scenarioParts, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
