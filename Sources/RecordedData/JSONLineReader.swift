@@ -133,11 +133,7 @@ struct JSONLineReader {
         s.skipBlanks()
         if s.take(UInt8(ascii: "}")) { return }
         while true {
-            s.skipBlanks()
-            let key = try s.string()
-            s.skipBlanks()
-            guard s.take(UInt8(ascii: ":")) else { throw s.unexpected("':' after a member name") }
-            s.skipBlanks()
+            let key = try s.memberName()
             let next = wanted == 0 ? 0 : select(wanted) { s.equals(key, paths[$0][level]) }
             try value(&s, wanted: next, level: level + 1, depth: depth + 1)
             s.skipBlanks()
@@ -174,11 +170,7 @@ struct JSONLineReader {
         s.skipBlanks()
         if !s.take(UInt8(ascii: "}")) {
             while true {
-                s.skipBlanks()
-                let name = try s.string()
-                s.skipBlanks()
-                guard s.take(UInt8(ascii: ":")) else { throw s.unexpected("':' after a member name") }
-                s.skipBlanks()
+                let name = try s.memberName()
                 let memberStart = s.position
                 if s.equals(name, Array("key".utf8)), s.position < s.bytes.count, s.bytes[s.position] == UInt8(ascii: "\"") {
                     key = try s.string()
@@ -364,6 +356,16 @@ private struct Scanner {
         throw JSONLineReader.Failure(reason: "the line ends inside a string")
     }
 
+    /// A member's name and the colon after it, blanks around them skipped.
+    mutating func memberName() throws -> StringRange {
+        skipBlanks()
+        let name = try string()
+        skipBlanks()
+        guard take(UInt8(ascii: ":")) else { throw unexpected("':' after a member name") }
+        skipBlanks()
+        return name
+    }
+
     /// Whether a string's content equals `name`, escapes undone.
     func equals(_ range: StringRange, _ name: [UInt8]) -> Bool {
         let content = UnsafeBufferPointer(rebasing: bytes[range.start..<range.end])
@@ -382,6 +384,9 @@ private struct Scanner {
         }
     }
 
+    /// The escapes that stand for control characters: `\b`, `\f`, `\n`, `\r`, `\t`.
+    private static let controlEscapes: [UInt8: UInt8] = Dictionary(uniqueKeysWithValues: zip(Array("bfnrt".utf8), [8, 12, 10, 13, 9]))
+
     /// Undoes the escapes of string content already checked by `string()`; a lone surrogate becomes U+FFFD.
     static func unescape(_ content: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         var i = 0
@@ -397,12 +402,11 @@ private struct Scanner {
             }
             let kind = content[i + 1]
             i += 2
+            if let control = controlEscapes[kind] {
+                out.append(control)
+                continue
+            }
             switch kind {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 guard i + 3 < content.count else { return }
                 var scalar = code(at: i - 1)

@@ -9,13 +9,21 @@ import ReminderSimZlib
 struct ZipArchive {
     /// One file of the archive, as its central directory describes it.
     struct Entry {
-        var name: String
-        var flags: UInt16
-        var method: UInt16
-        var crc: UInt32
-        var compressedSize: Int
-        var size: Int
-        var localHeaderOffset: Int
+        /// The path inside the archive, as stored (shown escaped in messages).
+        let name: String
+        /// The entry's fixed-size record in the central directory (46 bytes).
+        let record: [UInt8]
+
+        /// General-purpose flags; bit 0 marks an encrypted entry.
+        var flags: UInt16 { record.le16(8) }
+        /// 0: stored, 8: deflated.
+        var method: UInt16 { record.le16(10) }
+        /// CRC-32 of the uncompressed data.
+        var crc: UInt32 { record.le32(16) }
+        var compressedSize: Int { Int(record.le32(20)) }
+        var size: Int { Int(record.le32(24)) }
+        /// Where the entry's local header starts in the file.
+        var localHeaderOffset: Int { Int(record.le32(42)) }
     }
 
     /// The central directory is read whole; a larger one is refused.
@@ -112,9 +120,7 @@ struct ZipArchive {
             }
             entries.append(Entry(
                 name: String(decoding: directory[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self),
-                flags: directory.le16(at + 8), method: directory.le16(at + 10), crc: directory.le32(at + 16),
-                compressedSize: Int(directory.le32(at + 20)), size: Int(directory.le32(at + 24)),
-                localHeaderOffset: Int(directory.le32(at + 42))))
+                record: Array(directory[at..<(at + 46)])))
             at += 46 + skip
         }
         return entries
@@ -265,9 +271,9 @@ private final class Inflater {
     }
 }
 
-private extension Array where Element == UInt8 {
-    /// The little-endian 16-bit value at `i`; the caller has checked the bounds.
-    func le16(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }
+extension Array where Element == UInt8 {
+    /// The little-endian 16-bit value at `i` of a ZIP record; the caller has checked the bounds.
+    fileprivate func le16(_ i: Int) -> UInt16 { UInt16(self[i]) | UInt16(self[i + 1]) << 8 }
     /// The little-endian 32-bit value at `i`.
-    func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
+    fileprivate func le32(_ i: Int) -> UInt32 { UInt32(le16(i)) | UInt32(le16(i + 2)) << 16 }
 }
