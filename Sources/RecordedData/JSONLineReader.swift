@@ -201,16 +201,16 @@ struct JSONLineReader {
 
     /// The first non-null typed member of the object at `start`, or null when it has none.
     private func typedValue(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, depth: Int) throws -> Value {
-        var reader = JSONLineReader(pathComponents: Self.typedValueNames.map { [$0] })
+        var reader = JSONLineReader(pathSteps: Self.typedValueNames.map { [$0] })
         var s = Scanner(bytes: bytes)
         s.position = start
         try reader.value(&s, wanted: Self.all(reader.paths.count), level: 0, depth: depth)
         return reader.values.first { $0 != .absent && $0 != .null } ?? .null
     }
 
-    private init(pathComponents: [[[UInt8]]]) {
-        paths = pathComponents
-        values = Array(repeating: .absent, count: pathComponents.count)
+    private init(pathSteps: [[[UInt8]]]) {
+        paths = pathSteps
+        values = Array(repeating: .absent, count: pathSteps.count)
     }
 
     /// Hands `body` the content of a string or number value: a string's escapes undone.

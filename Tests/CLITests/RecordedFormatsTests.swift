@@ -166,4 +166,39 @@ final class RecordedFormatsTests: ReminderSimTestCase {
         assertContains(segments, #""excludeEvents" : ["#)
         assertContains(segments, #""utcOffsetField" : "user_properties.utc_offset""#)
     }
+
+    /// A scenario reads the segments and offsets a fit of an export wrote, and names a JSON field given by number.
+    func testAScenarioReadsAnExportThroughTheFitsSegments() throws {
+        let formats = try writeEveryFormat()
+        let (file, options) = try XCTUnwrap(formats.first { $0.file == "firebase.json" })
+        assertExit(try remindersim(arguments: ["fit", file, "--out", "fit"] + options), 0)
+        let written = try Data(contentsOf: workDirectory.appendingPathComponent("fit/segments.json"))
+        let parts = try XCTUnwrap(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        let segments = try XCTUnwrap(parts["segments"] as? [[String: Any]]).filter {
+            ["replay", "empirical"].contains(($0["returns"] as? [String: Any])?["distribution"] as? String)
+        }
+        XCTAssertEqual(segments.count, 2)
+        var scenario = try defaultScenario()
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        population["segments"] = segments
+        population["utcOffsets"] = parts["utcOffsets"]
+        scenario["population"] = population
+        try writeFile("scenario.json", try JSONSerialization.data(withJSONObject: scenario))
+        let valid = try remindersim("validate", "scenario.json")
+        assertExit(valid, 0)
+
+        var replay = segments[0]
+        var returns = try XCTUnwrap(replay["returns"] as? [String: Any])
+        var format = try XCTUnwrap(returns["format"] as? [String: Any])
+        XCTAssertEqual(format["delimiter"] as? String, "jsonl")
+        format["user"] = 0
+        returns["format"] = format
+        replay["returns"] = returns
+        population["segments"] = [replay]
+        scenario["population"] = population
+        try writeFile("numbered.json", try JSONSerialization.data(withJSONObject: scenario))
+        let refused = try remindersim("validate", "numbered.json")
+        assertExit(refused, 65)
+        assertContains(refused.stderr, "format.user: JSON lines name fields by a dotted path")
+    }
 }
