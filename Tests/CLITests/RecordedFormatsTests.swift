@@ -174,9 +174,16 @@ final class RecordedFormatsTests: ReminderSimTestCase {
         assertExit(try remindersim(arguments: ["fit", file, "--out", "fit"] + options), 0)
         let written = try Data(contentsOf: workDirectory.appendingPathComponent("fit/segments.json"))
         let parts = try XCTUnwrap(try JSONSerialization.jsonObject(with: written) as? [String: Any])
-        let segments = try XCTUnwrap(parts["segments"] as? [[String: Any]]).filter {
-            ["replay", "empirical"].contains(($0["returns"] as? [String: Any])?["distribution"] as? String)
+        // Wherever the document puts them: every segment that reads the log itself.
+        func readingTheLog(_ json: Any) -> [[String: Any]] {
+            if let list = json as? [Any] { return list.flatMap(readingTheLog) }
+            guard let object = json as? [String: Any] else { return [] }
+            if let returns = object["returns"] as? [String: Any] {
+                return ["replay", "empirical"].contains(returns["distribution"] as? String) ? [object] : []
+            }
+            return object.keys.sorted().flatMap { readingTheLog(object[$0] as Any) }
         }
+        let segments = readingTheLog(parts)
         XCTAssertEqual(segments.count, 2)
         var scenario = try defaultScenario()
         var population = try XCTUnwrap(scenario["population"] as? [String: Any])
