@@ -103,7 +103,9 @@ let package = Package(
             dependencies: ["Reporting", "Storage", "Simulation", "Rendering", "ReminderSimTestSupport", "SimulationTestSupport"]),
         .testTarget(
             name: "CLITests",
-            dependencies: ["ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport"]),
+            dependencies: [
+                "ReminderSimCLI", "Console", "Rendering", "Storage", "Simulation", "ReminderSimTestSupport", "ReminderSimZlib",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

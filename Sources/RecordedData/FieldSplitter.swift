@@ -37,6 +37,8 @@ struct FieldSplitter {
         case .comma: mode = .separator(UInt8(ascii: ","), quoting: true)
         case .tab: mode = .separator(UInt8(ascii: "\t"), quoting: false)
         case .whitespace: mode = .whitespace
+        // JSON lines are read by `JSONLineReader`; the splitter is never asked to split them.
+        case .jsonLines: mode = .whitespace
         case .character(let c):
             guard let byte = c.asciiValue, c != "\"", c != "\n", c != "\r" else {
                 throw .invalidFormat("delimiter '\(c)' must be a single ASCII character other than a quote or line break")

@@ -10,6 +10,9 @@ public struct LogFormat: Sendable, Equatable {
         case whitespace
         /// Any single ASCII character, with the same quoting rules as `comma` (e.g. `;` in European CSV).
         case character(Character)
+        /// Not delimited: each line is one JSON object, and columns are fields named by dotted paths
+        /// (`properties.distinct_id`).
+        case jsonLines
     }
 
     /// A column picked by its header name or by 0-based position.
@@ -49,6 +52,11 @@ public struct LogFormat: Sendable, Equatable {
     public var eventTypeColumn: Column?
     /// Event types to keep; `nil` keeps every row. Only read when `eventTypeColumn` is set.
     public var keptEventTypes: Set<String>?
+    /// Event types to drop, after `keptEventTypes`. Only read when `eventTypeColumn` is set.
+    public var excludedEventTypes: Set<String>?
+    /// A column giving each event's offset from UTC in seconds (e.g. `device.time_zone_offset_seconds`);
+    /// an empty or null value means the event's offset is unknown.
+    public var utcOffsetColumn: Column?
     /// Events of one user closer than this collapse into one visit (no session column, no day grouping).
     public var sessionGapMinutes: Double
     /// Day resolution: all events of one user on one calendar day (in the default offset) are one visit,
@@ -68,6 +76,8 @@ public struct LogFormat: Sendable, Equatable {
         sessionColumn: Column? = nil,
         eventTypeColumn: Column? = nil,
         keptEventTypes: Set<String>? = nil,
+        excludedEventTypes: Set<String>? = nil,
+        utcOffsetColumn: Column? = nil,
         sessionGapMinutes: Double = 30,
         visitsByCalendarDay: Bool = false,
         layouts: [Layout]? = nil
@@ -81,6 +91,8 @@ public struct LogFormat: Sendable, Equatable {
         self.sessionColumn = sessionColumn
         self.eventTypeColumn = eventTypeColumn
         self.keptEventTypes = keptEventTypes
+        self.excludedEventTypes = excludedEventTypes
+        self.utcOffsetColumn = utcOffsetColumn
         self.sessionGapMinutes = sessionGapMinutes
         self.visitsByCalendarDay = visitsByCalendarDay
         self.layouts = layouts
@@ -118,6 +130,8 @@ public enum TimestampFormat: Sendable, Equatable {
     case epochSeconds
     /// Milliseconds since 1970-01-01 UTC.
     case epochMilliseconds
+    /// Microseconds since 1970-01-01 UTC, as GA4 and Firebase export `event_timestamp`.
+    case epochMicroseconds
     /// Fixed-width tokens `yyyy MM dd HH mm ss SSS`; any other non-letter, or text in single quotes, is literal.
     case custom(String)
 
@@ -135,6 +149,7 @@ public enum TimestampFormat: Sendable, Equatable {
         case .compactDate: return "yyyyMMdd"
         case .epochSeconds: return "epoch seconds"
         case .epochMilliseconds: return "epoch milliseconds"
+        case .epochMicroseconds: return "epoch microseconds"
         case .custom(let pattern): return "'\(pattern)'"
         }
     }

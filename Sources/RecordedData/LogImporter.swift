@@ -11,7 +11,9 @@ extension RecordedLog {
     /// Throws `ImportIssue` for the first bad row under `.stop`, `ImportError` for file-level problems.
     /// Rows with a time after `observationEnd` are bad rows. Blank lines are ignored but still counted
     /// in line numbers.
-    /// A gzip-compressed file (told by its first bytes, whatever its name) is decompressed as it is read.
+    /// A gzip-compressed file (told by its first bytes, whatever its name) is decompressed as it is read;
+    /// so is a ZIP archive, whose entries (each plain or gzip-compressed) are read one after another as
+    /// parts of one log, their lines counted from 1 in each and their problems naming the entry.
     public static func read(
         file path: String,
         format: LogFormat,
@@ -34,6 +36,15 @@ extension RecordedLog {
         var importer = try LogImporter(
             format: format, file: path, observationEnd: observationEnd, policy: onBadRow, outliers: outliers)
         importer.lineLimit = lineLimit
+        if ZipArchive.isArchive(path) {
+            let archive = try ZipArchive(path: path)
+            defer { archive.close() }
+            for entry in archive.entries where !entry.name.hasSuffix("/") {
+                try importer.beginEntry(entry.name)
+                try archive.read(entry, chunkSize: chunkSize) { try importer.feed($0) }
+            }
+            return try importer.finish()
+        }
         if try GzipReader.isCompressed(path) {
             var reader = try GzipReader(path: path)
             defer { reader.close() }
@@ -101,7 +112,13 @@ struct LogImporter {
     private var splitter: FieldSplitter
 
     private var userField = 0, timeField = 0
-    private var sessionField: Int?, typeField: Int?
+    private var sessionField: Int?, typeField: Int?, offsetField: Int?
+    /// The reader of a JSON-lines log, whose columns are the paths it looks for.
+    private var json: JSONLineReader?
+    /// Where each part of an event is in a JSON line: the index of its path in `json`.
+    private var jsonSlots = EventSlots(user: 0, time: 1)
+    /// What row issues name as their file: the file, or the archive entry being read.
+    private var place: String
     private var expectedFields: Int?
     private var minimumFields = 0
     private var headerNames: [String] = []
@@ -132,6 +149,11 @@ struct LogImporter {
     private var lastEvent = -Double.infinity
 
     private var userTable = UserTable()
+    /// Per user, the offset from UTC of its earliest event that states one (`Int32.min`: none yet).
+    private var userOffsets: [(time: Double, offset: Int32)] = []
+    /// Whether events can state their offset from UTC: by the timestamp or by a column.
+    private let tracksOffsets: Bool
+    private var eventTypes = EventTypeTally()
     private var accumulators: [VisitAccumulator] = []
     /// Per user, session id → (first, last) event time; only used with a session column.
     private var sessions: [[String: (Double, Double)]] = []
@@ -143,6 +165,7 @@ struct LogImporter {
         outlierPolicy = outliers
         layoutPending = format.layouts != nil
         self.file = file
+        place = file
         self.observationEnd = observationEnd
         self.policy = policy
         parser = try TimestampParser(format.timestamp, defaultUTCOffsetSeconds: format.defaultUTCOffsetSeconds)
@@ -153,7 +176,48 @@ struct LogImporter {
         rule = format.visitsByCalendarDay
             ? .calendarDay(offset: Double(format.defaultUTCOffsetSeconds))
             : .gap(format.sessionGapMinutes * 60)
-        if format.hasHeader == false || (format.hasHeader == nil && !namesAColumn) { try resolveColumns(header: nil) }
+        tracksOffsets = format.utcOffsetColumn != nil || parser.carriesZones
+        if format.delimiter == .jsonLines {
+            try resolvePaths()
+        } else if format.hasHeader == false || (format.hasHeader == nil && !namesAColumn) {
+            try resolveColumns(header: nil)
+        }
+    }
+
+    /// The paths a JSON-lines log names its columns by; positions mean nothing there.
+    private mutating func resolvePaths() throws(ImportError) {
+        var paths: [String] = []
+        func path(_ column: LogFormat.Column, _ role: String) throws(ImportError) -> Int {
+            guard case let .name(name) = column, !name.isEmpty else {
+                throw .invalidFormat("JSON lines name the \(role) field by a dotted path such as properties.distinct_id, not by position")
+            }
+            paths.append(name)
+            return paths.count - 1
+        }
+        let user = try path(format.userColumn, "user"), time = try path(format.timeColumn, "time")
+        jsonSlots = EventSlots(
+            user: user, time: time,
+            session: try format.sessionColumn.map { (c) throws(ImportError) in try path(c, "session") },
+            eventType: try format.eventTypeColumn.map { (c) throws(ImportError) in try path(c, "event") },
+            utcOffset: try format.utcOffsetColumn.map { (c) throws(ImportError) in try path(c, "UTC offset") })
+        json = JSONLineReader(paths: paths)
+        headerNames = paths
+        firstLinePending = false
+    }
+
+    /// Row issues from now on name `entry` of the archive being read, counting its lines from 1.
+    mutating func beginEntry(_ entry: String) throws {
+        try endOfEntry()
+        place = "\(file) entry \(Excerpt.name(entry, limit: 200))"
+        lineNumber = 0
+    }
+
+    /// Reads the line left without a line break at the end of an archive entry.
+    mutating func endOfEntry() throws {
+        guard !carry.isEmpty else { return }
+        let line = carry
+        carry = []
+        try line.withUnsafeBufferPointer { try processLine($0) }
     }
 
     private mutating func resolveColumns(header: [String]?) throws(ImportError) {
@@ -179,14 +243,15 @@ struct LogImporter {
         timeField = try position(format.timeColumn)
         sessionField = try format.sessionColumn.map { (c) throws(ImportError) in try position(c) }
         typeField = try format.eventTypeColumn.map { (c) throws(ImportError) in try position(c) }
+        offsetField = try format.utcOffsetColumn.map { (c) throws(ImportError) in try position(c) }
         expectedFields = format.layouts == nil ? header?.count : nil
-        minimumFields = [userField, timeField, sessionField ?? 0, typeField ?? 0].max()! + 1
+        minimumFields = max(userField, timeField, sessionField ?? 0, typeField ?? 0, offsetField ?? 0) + 1
         headerNames = header ?? []
     }
 
     /// Whether a column is chosen by name, which needs a header line.
     private var namesAColumn: Bool {
-        [format.userColumn, format.timeColumn, format.sessionColumn, format.eventTypeColumn].contains {
+        [format.userColumn, format.timeColumn, format.sessionColumn, format.eventTypeColumn, format.utcOffsetColumn].contains {
             if case .name = $0 { return true } else { return false }
         }
     }
@@ -218,7 +283,10 @@ struct LogImporter {
     }
 
     private func label(_ field: Int) -> String {
-        field < headerNames.count ? "\(Excerpt.name(headerNames[field])) (position \(field))" : "position \(field)"
+        if json != nil || format.delimiter == .jsonLines {
+            return field < headerNames.count ? Excerpt.name(headerNames[field]) : "position \(field)"
+        }
+        return field < headerNames.count ? "\(Excerpt.name(headerNames[field])) (position \(field))" : "position \(field)"
     }
 
     /// Reads the lines of the next bytes of the log; a line cut at the end waits for the next call.
@@ -271,7 +339,7 @@ struct LogImporter {
             throw ImportError.carriageReturnLines(file: file)
         }
         throw ImportIssue(line: lineNumber + 1, reason: "line longer than \(Self.size(lineLimit)) (the limit for one line)",
-                          file: file)
+                          file: place)
     }
 
     /// A size in bytes as limits are stated: whole MiB when it is one.
@@ -308,9 +376,11 @@ struct LogImporter {
         }
         var users: [UserVisits] = []
         users.reserveCapacity(userTable.count)
+        var offsets: [Int32] = []
         for u in 0..<userTable.count {
+            if tracksOffsets { offsets.append(userOffsets[u].offset) }
             let visits: [Double]
-            if sessionField != nil {
+            if format.sessionColumn != nil {
                 visits = sessions[u].values.map(\.0).sorted()
                 sessions[u] = [:]
             } else {
@@ -330,10 +400,13 @@ struct LogImporter {
             }
             outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
             if outlierPolicy == .exclude {
-                users = users.compactMap { user in
+                var keptOffsets: [Int32] = []
+                users = users.enumerated().compactMap { u, user in
                     let kept = user.visits.filter { bounds.contains($0) }
+                    if !kept.isEmpty, tracksOffsets { keptOffsets.append(offsets[u]) }
                     return kept.isEmpty ? nil : UserVisits(id: user.id, visits: kept)
                 }
+                offsets = keptOffsets
                 if users.isEmpty { throw ImportError.onlyOutliers(file: file, visits: outlying, bounds: bounds) }
                 lastEvent = extremes.latest(within: bounds) ?? users.compactMap(\.visits.last).max() ?? lastEvent
             }
@@ -345,8 +418,9 @@ struct LogImporter {
             users: users, observationEnd: observationEnd ?? lastEvent,
             rows: rows, events: events, duplicates: duplicates, skipped: skipped,
             filtered: filtered, issues: issues, lastEvent: lastEvent, headerLine: headerLine,
-            layout: layout?.name, outliers: outliers,
-            calendarDayOffset: sessionField == nil && format.visitsByCalendarDay ? format.defaultUTCOffsetSeconds : nil)
+            layout: layout?.name, outliers: outliers, utcOffsets: UTCOffsetTally(offsets),
+            eventTypes: eventTypes.counts(kept: keeps), otherEventTypes: eventTypes.others,
+            calendarDayOffset: format.sessionColumn == nil && format.visitsByCalendarDay ? format.defaultUTCOffsetSeconds : nil)
     }
 
     private mutating func processLine(_ raw: UnsafeBufferPointer<UInt8>) throws {
@@ -366,6 +440,7 @@ struct LogImporter {
             if try takeHeader(line) { return }
         }
         rows += 1
+        if json != nil { return try processJSON(line) }
         // Quoted fields never span lines in a log: a quote left open makes its own row bad, and the
         // next line is a row of its own (else one stray quote would swallow the rest of the file).
         if let failure = splitter.split(line) { return try reject(failure.reason) }
@@ -380,21 +455,57 @@ struct LogImporter {
             return try reject("expected \(expected) fields, found \(count)")
         }
         if count < minimumFields { return try reject("expected at least \(minimumFields) fields, found \(count)") }
-        let fields = splitter.fields
+        let columns = EventSlots(user: userField, time: timeField, session: sessionField, eventType: typeField,
+                                 utcOffset: offsetField)
+        try accept(SplitRow(fields: splitter.fields, line: line, columns: columns))
+    }
 
-        if let typeField, let kept = format.keptEventTypes,
-           !kept.contains(FieldSplitter.string(of: fields[typeField], in: line)) {
-            filtered += 1
-            return
+    /// One line of a JSON-lines log: an object holding every field the format names, as a string or a
+    /// number (the UTC offset may be absent or null).
+    private mutating func processJSON(_ line: UnsafeBufferPointer<UInt8>) throws {
+        guard var reader = json else { return }
+        json = nil  // so that the reader's values are not copied when it reads
+        defer { json = reader }
+        if let failure = reader.read(line) { return try reject(failure.reason) }
+        let slots = jsonSlots
+        for slot in EventSlot.allCases {
+            guard let path = slots.index(slot) else { continue }
+            switch reader.values[path] {
+            case .string, .number: continue
+            case .absent where slot == .utcOffset, .null where slot == .utcOffset: continue
+            case .absent: return try reject("no field \(Excerpt.quoted(headerNames[path]))")
+            case let other:
+                return try reject("\(other.kind), expected a string or a number", field: path)
+            }
         }
+        try accept(JSONRow(values: reader.values, line: line, slots: slots))
+    }
 
-        let time = FieldSplitter.withContent(of: fields[timeField], in: line) { parser.parse($0) }
-        guard let time else {
-            let shown = FieldSplitter.withContent(of: fields[timeField], in: line) { Excerpt.quoted($0) }
+    /// Whether events of type `name` are kept.
+    private func keeps(_ name: String) -> Bool {
+        (format.keptEventTypes?.contains(name) ?? true) && !(format.excludedEventTypes?.contains(name) ?? false)
+    }
+
+    /// One row read into its parts: filtered by event type, its time and user checked, then recorded.
+    private mutating func accept<Row: EventRow>(_ row: Row) throws {
+        let columns = row.columns
+        if let typeField = columns.eventType {
+            let name = row.withValue(typeField) { String(decoding: $0, as: UTF8.self) }
+            eventTypes.add(name)
+            if !keeps(name) {
+                filtered += 1
+                return
+            }
+        }
+        let timeField = columns.time
+        let stamp = row.withValue(timeField) { parser.parseWithZone($0) }
+        guard let stamp else {
+            let shown = row.withValue(timeField) { Excerpt.quoted($0) }
             return try reject("cannot read timestamp \(shown) as \(format.timestamp.displayName)", field: timeField)
         }
+        let time = stamp.seconds
         guard OutlierReport.calendar.contains(time) else {
-            let shown = FieldSplitter.withContent(of: fields[timeField], in: line) { Excerpt.quoted($0) }
+            let shown = row.withValue(timeField) { Excerpt.quoted($0) }
             return try reject("timestamp \(shown) is outside the years 0000 to 9999", field: timeField)
         }
         if let observationEnd, time > observationEnd {
@@ -402,15 +513,27 @@ struct LogImporter {
                 "timestamp \(CivilTime.isoString(time)) is after the end of observation (\(CivilTime.isoString(observationEnd)))",
                 field: timeField)
         }
-
-        let found = FieldSplitter.withContent(of: fields[userField], in: line) { id -> Result<(Int, Bool), BadUserID> in
+        var offset = stamp.offset
+        if let offsetField = columns.utcOffset, row.has(offsetField) {
+            switch row.withValue(offsetField, UTCOffsetTally.seconds) {
+            case let .success(seconds): offset = seconds
+            case let .failure(bad): return try reject(bad.reason, field: offsetField)
+            }
+        }
+        var session: String?
+        if let sessionField = columns.session {
+            session = row.withValue(sessionField) { String(decoding: $0, as: UTF8.self) }
+            if session == "" { return try reject("empty session id", field: sessionField) }
+        }
+        let userField = columns.user
+        let found = row.withValue(userField) { id -> Result<(Int, Bool), BadUserID> in
             if id.isEmpty { return .failure(BadUserID("empty user id")) }
             // A NUL would end the id in any C-based tool and make two users look like one (or one like two).
             if id.contains(0) { return .failure(BadUserID("user id \(Excerpt.quoted(id)) contains a NUL byte")) }
             return .success(userTable.index(of: id))
         }
         switch found {
-        case let .success((user, isNew)): try record(time, user: user, isNew: isNew, fields: fields, line: line)
+        case let .success((user, isNew)): record(time, offset: offset, user: user, isNew: isNew, session: session)
         case let .failure(bad): return try reject(bad.reason, field: userField)
         }
     }
@@ -431,16 +554,14 @@ struct LogImporter {
         return true
     }
 
-    /// One event of `user` at `time`: into the user's session or visit list.
-    private mutating func record(
-        _ time: Double, user: Int, isNew: Bool, fields: [FieldSplitter.Field], line: UnsafeBufferPointer<UInt8>
-    ) throws {
+    /// One event of `user` at `time`: into the user's session or visit list; `offset` is the event's
+    /// offset from UTC when it states one.
+    private mutating func record(_ time: Double, offset: Int?, user: Int, isNew: Bool, session: String?) {
         if isNew {
-            if sessionField == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
+            if format.sessionColumn == nil { accumulators.append(VisitAccumulator()) } else { sessions.append([:]) }
+            if tracksOffsets { userOffsets.append((time: .infinity, offset: Int32.min)) }
         }
-        if let sessionField {
-            let session = FieldSplitter.string(of: fields[sessionField], in: line)
-            guard !session.isEmpty else { return try reject("empty session id", field: sessionField) }
+        if let session {
             if let span = sessions[user][session] {
                 if time == span.0 || time == span.1 { duplicates += 1 }
                 sessions[user][session] = (min(span.0, time), max(span.1, time))
@@ -450,13 +571,19 @@ struct LogImporter {
         } else {
             duplicates += accumulators[user].add(time, rule: rule)
         }
+        if let offset, tracksOffsets {
+            let earliest = userOffsets[user]
+            if time < earliest.time || (time == earliest.time && Int32(offset) < earliest.offset) || earliest.offset == Int32.min {
+                userOffsets[user] = (time: time, offset: Int32(offset))
+            }
+        }
         events += 1
         lastEvent = max(lastEvent, time)
         extremes.add(time, line: lineNumber)
     }
 
     private mutating func reject(_ reason: String, field: Int? = nil) throws {
-        let issue = ImportIssue(line: lineNumber, reason: reason, file: file, column: field.map(label))
+        let issue = ImportIssue(line: lineNumber, reason: reason, file: place, column: field.map(label))
         if policy == .stop { throw issue }
         skipped += 1
         if issues.count < Self.maxIssueExamples { issues.append(issue) }

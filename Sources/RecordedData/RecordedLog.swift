@@ -101,6 +101,13 @@ public struct RecordedLog: Sendable {
     public let layout: String?
     /// Visits far outside the rest of the data, and whether they were left out.
     public let outliers: OutlierReport?
+    /// Users by offset from UTC, as the events state it (a zone in the timestamp, or an offset column);
+    /// empty when no event states one.
+    public let utcOffsets: UTCOffsetTally
+    /// Rows by event type, with an event-type column: every row read, kept or not.
+    public let eventTypes: [EventTypeCount]
+    /// Rows of event types not counted by name (see `eventTypes`).
+    public let otherEventTypes: Int
 
     /// A log built in memory; `observationEnd` defaults to the last visit.
     /// - Precondition: at least one user has a visit, and no visit is after `observationEnd`.
@@ -114,7 +121,8 @@ public struct RecordedLog: Sendable {
     init(
         users: [UserVisits], observationEnd: Double?, rows: Int, events: Int, duplicates: Int,
         skipped: Int, filtered: Int, issues: [ImportIssue], lastEvent: Double?, headerLine: [String]? = nil,
-        layout: String? = nil, outliers: OutlierReport? = nil, calendarDayOffset: Int? = nil
+        layout: String? = nil, outliers: OutlierReport? = nil, utcOffsets: UTCOffsetTally = UTCOffsetTally([]),
+        eventTypes: [EventTypeCount] = [], otherEventTypes: Int = 0, calendarDayOffset: Int? = nil
     ) {
         let firsts = users.compactMap(\.visits.first)
         let lasts = users.compactMap(\.visits.last)
@@ -135,6 +143,9 @@ public struct RecordedLog: Sendable {
         self.headerLine = headerLine
         self.layout = layout
         self.outliers = outliers
+        self.utcOffsets = utcOffsets
+        self.eventTypes = eventTypes
+        self.otherEventTypes = otherEventTypes
     }
 
     /// Whole days for a log with day resolution, continuous time otherwise.

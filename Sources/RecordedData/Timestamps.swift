@@ -68,7 +68,7 @@ struct TimestampParser: Sendable {
     }
 
     private enum Kind: Sendable {
-        case iso8601, epochSeconds, epochMilliseconds
+        case iso8601, epochSeconds, epochMilliseconds, epochMicroseconds
         case pattern([Token])
     }
 
@@ -81,6 +81,7 @@ struct TimestampParser: Sendable {
         case .iso8601: kind = .iso8601
         case .epochSeconds: kind = .epochSeconds
         case .epochMilliseconds: kind = .epochMilliseconds
+        case .epochMicroseconds: kind = .epochMicroseconds
         case .dateTime: kind = .pattern(try Self.compile("yyyy-MM-dd HH:mm:ss"))
         case .compactDate: kind = .pattern(try Self.compile("yyyyMMdd"))
         case .custom(let pattern): kind = .pattern(try Self.compile(pattern))
@@ -126,12 +127,33 @@ struct TimestampParser: Sendable {
 
     /// Seconds since the epoch, or `nil` when the text does not match or names an impossible date.
     func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        parseWithZone(b)?.seconds
+    }
+
+    /// Whether timestamps of this format can carry their own offset from UTC.
+    var carriesZones: Bool {
+        if case .iso8601 = kind { return true }
+        return false
+    }
+
+    /// Seconds since the epoch and the offset from UTC the text states, if it states one (ISO 8601's
+    /// `+02:00`, `Z`); `nil` when the text does not match or names an impossible date.
+    func parseWithZone(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int?)? {
         switch kind {
         case .iso8601: return parseISO(b)
-        case .epochSeconds: return parseDecimal(b)
-        case .epochMilliseconds: return parseDecimal(b).map { $0 / 1000 }
-        case .pattern(let tokens): return parsePattern(b, tokens)
+        case .epochSeconds: return parseDecimal(b).map { ($0, nil) }
+        case .epochMilliseconds: return parseDecimal(b).map { ($0 / 1000, nil) }
+        case .epochMicroseconds: return parseMicroseconds(b).map { ($0, nil) }
+        case .pattern(let tokens): return parsePattern(b, tokens).map { ($0, nil) }
         }
+    }
+
+    /// Whole microseconds, split before dividing so that whole seconds stay exact.
+    private func parseMicroseconds(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let value = parseDecimal(b) else { return nil }
+        guard value.rounded(.towardZero) == value, abs(value) < 1e17 else { return value / 1e6 }
+        let whole = Int64(value)
+        return Double(whole / 1_000_000) + Double(whole % 1_000_000) / 1e6
     }
 
     @inline(__always)
@@ -174,13 +196,14 @@ struct TimestampParser: Sendable {
         return civil(y, mo, d, h, mi, Double(s) + Double(ms) / 1000, offset: defaultOffset)
     }
 
-    private func parseISO(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    private func parseISO(_ b: UnsafeBufferPointer<UInt8>) -> (seconds: Double, offset: Int?)? {
         let n = b.count
         guard n >= 10, let y = digits(b, 0, 4), b[4] == UInt8(ascii: "-"), let mo = digits(b, 5, 2),
               b[7] == UInt8(ascii: "-"), let d = digits(b, 8, 2)
         else { return nil }
         var h = 0, mi = 0, s = 0.0
         var offset = defaultOffset
+        var stated: Int?
         var i = 10
         if i < n {
             guard b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t") || b[i] == UInt8(ascii: " "),
@@ -200,7 +223,7 @@ struct TimestampParser: Sendable {
             if i < n {
                 switch b[i] {
                 case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-                    offset = 0; i += 1
+                    offset = 0; stated = 0; i += 1
                 case UInt8(ascii: "+"), UInt8(ascii: "-"):
                     let sign = b[i] == UInt8(ascii: "-") ? -1 : 1
                     guard let oh = digits(b, i + 1, 2), oh <= 23 else { return nil }
@@ -212,13 +235,14 @@ struct TimestampParser: Sendable {
                         om = m; i += 2
                     }
                     offset = sign * (oh * 3_600 + om * 60)
+                    stated = offset
                 default:
                     return nil
                 }
             }
             guard i == n else { return nil }
         }
-        return civil(y, mo, d, h, mi, s, offset: offset)
+        return civil(y, mo, d, h, mi, s, offset: offset).map { ($0, stated) }
     }
 
     /// Reads at least one digit after a decimal point; digits beyond nanoseconds are read but ignored.

@@ -83,7 +83,8 @@ struct FitCommand: RunnableCommand {
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
-        let segments = analysis.segmentsDocument(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
+        var segments = analysis.segmentsDocument(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
+        if !log.utcOffsets.isEmpty { segments["utcOffsets"] = UTCOffsetText.scenarioShares(log.utcOffsets) }
         let json = try JSONSerialization.data(
             withJSONObject: segments, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in

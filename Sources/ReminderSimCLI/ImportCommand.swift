@@ -40,6 +40,8 @@ struct ImportCommand: RunnableCommand {
         out.writeLine("  duplicate events: \(Text.group(Int64(log.duplicates))), rows filtered out: "
             + "\(Text.group(Int64(log.filtered))), bad rows skipped: \(Text.group(Int64(log.skipped)))")
         for issue in log.issues.prefix(10) { out.writeLine("  skipped: \(issue)") }
+        for line in Self.eventTypeLines(log) { out.writeLine(line) }
+        for line in Self.offsetLines(log.utcOffsets) { out.writeLine(line) }
         let km = KaplanMeier(log.gaps(unit: .days))
         out.writeLine(String(
             format: "  gaps: median %@ days; still away after 7 days %.1f%%, 30 days %.1f%%; never seen back %.1f%%",
@@ -50,6 +52,48 @@ struct ImportCommand: RunnableCommand {
             context.stderr.writeLine(String(
                 format: "stats: %d rows in %.2f s, %.0f rows/s, peak RSS %.1f MB", log.rows, seconds,
                 Double(log.rows) / max(seconds, 1e-9), ResourceUsage.peakResidentMegabytes))
+        }
+    }
+
+    /// The rows of each event type, most first, marking the types left out; at most 30 types shown.
+    static func eventTypeLines(_ log: RecordedLog) -> [String] {
+        guard !log.eventTypes.isEmpty || log.otherEventTypes > 0 else { return [] }
+        var out = ["  event types (rows; those marked left out are not visits):"]
+        for type in log.eventTypes.prefix(30) {
+            out.append("    \(Excerpt.name(type.name)): \(Text.group(Int64(type.rows)))" + (type.kept ? "" : " (left out)"))
+        }
+        let rest = log.eventTypes.dropFirst(30).reduce(0) { $0 + $1.rows } + log.otherEventTypes
+        if rest > 0 { out.append("    other types: \(Text.group(Int64(rest)))") }
+        return out
+    }
+
+    /// The users' offsets from UTC, as the events state them, with each offset's share of users.
+    static func offsetLines(_ offsets: UTCOffsetTally) -> [String] {
+        guard !offsets.isEmpty else { return [] }
+        let known = offsets.users.values.reduce(0, +)
+        let shares = offsets.sorted.map { entry in
+            "\(UTCOffsetText.name(entry.seconds)) " + String(format: "%.1f%%", Double(entry.users) / Double(known) * 100)
+        }
+        return ["  UTC offsets (users, at their earliest event stating one): " + shares.joined(separator: ", ")
+            + (offsets.unknown > 0 ? "; unknown for \(Text.group(Int64(offsets.unknown))) users" : "")]
+    }
+}
+
+/// Offsets from UTC as the summaries and scenarios show them.
+enum UTCOffsetText {
+    /// `UTC+5:30`, `UTC−3`, `UTC+0`.
+    static func name(_ seconds: Int) -> String {
+        let sign = seconds < 0 ? "−" : "+"
+        let minutes = abs(seconds) / 60
+        return "UTC\(sign)\(minutes / 60)" + (minutes % 60 == 0 ? "" : String(format: ":%02d", minutes % 60))
+    }
+
+    /// The scenario's `utcOffsets`: each offset in hours with its share of the users whose offset is known.
+    static func scenarioShares(_ offsets: UTCOffsetTally) -> [[String: Any]] {
+        let known = Double(offsets.users.values.reduce(0, +))
+        return offsets.sorted.map { entry in
+            let share = (Double(entry.users) / known * 1e6).rounded() / 1e6
+            return ["hours": Double(entry.seconds) / 3_600, "weight": share]
         }
     }
 }

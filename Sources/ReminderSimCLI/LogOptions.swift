@@ -14,25 +14,41 @@ struct LogOptions: OptionGroup {
     /// The log itself, the positional argument of `fit` and `import`.
     static let data = ArgumentSpec.positional("data", help: "The visit log.")
 
-    static let format = ArgumentSpec.option(
-        "--format", valueName: "kind", help: "cdnow, csv, tsv, whitespace, or a single delimiter character.", default: "csv")
+    static let format = ArgumentSpec.option("--format", valueName: "kind", help: """
+        cdnow, csv, tsv, whitespace, a single delimiter character, jsonl (one JSON object per line, fields \
+        named by dotted paths such as properties.distinct_id), or an analytics export as downloaded: firebase \
+        (GA4/Firebase BigQuery rows as JSON lines), amplitude (the Export API's ZIP of gzipped JSON lines), \
+        mixpanel (raw export JSON lines). The presets set --user, --time, --timestamp, --session, \
+        --event-field and --utc-offset-field; any of these given overrides its preset.
+        """, default: "csv")
     static let header = ArgumentSpec.flag("--header", help: "The first line is a header, even if it reads as data.")
     static let noHeader = ArgumentSpec.flag("--no-header", help: """
         The file has no header line (columns are then numbers). Without either flag, the first line is a \
         header only if it does not read as a data row; what was read as a header is said on stderr.
         """)
     static let user = ArgumentSpec.option(
-        "--user", valueName: "column", help: "User id column: a header name or a 0-based number.", default: "0")
+        "--user", valueName: "column", help: "User id column: a header name, a 0-based number, or a JSON path.", default: "0")
     static let time = ArgumentSpec.option(
-        "--time", valueName: "column", help: "Timestamp column: a header name or a 0-based number.", default: "1")
+        "--time", valueName: "column", help: "Timestamp column: a header name, a 0-based number, or a JSON path.", default: "1")
     static let timestamp = ArgumentSpec.option("--timestamp", valueName: "format", help: """
         iso8601, dateTime (yyyy-MM-dd HH:mm:ss), compactDate (yyyyMMdd), epochSeconds, \
-        epochMilliseconds, or a pattern such as 'dd/MM/yyyy HH:mm'.
+        epochMilliseconds, epochMicroseconds, or a pattern such as 'dd/MM/yyyy HH:mm'.
         """, default: "iso8601")
     static let utcOffset = ArgumentSpec.option(
         "--utc-offset", valueName: "hours", help: "Offset of timestamps written without a zone.", default: "0")
     static let session = ArgumentSpec.option(
-        "--session", valueName: "column", help: "Session id column: each session of a user is one visit.")
+        "--session", valueName: "column",
+        help: "Session id column: each session of a user is one visit ('none': no sessions, even in a preset).")
+    static let eventField = ArgumentSpec.option(
+        "--event-field", valueName: "column", help: "Event type column; the summary counts the rows of each type.")
+    static let events = ArgumentSpec.option(
+        "--event", valueName: "names", help: "Keep only events of these types (comma-separated, e.g. session_start,app_open).")
+    static let excludedEvents = ArgumentSpec.option(
+        "--exclude-event", valueName: "names", help: "Leave out events of these types (comma-separated).")
+    static let utcOffsetField = ArgumentSpec.option("--utc-offset-field", valueName: "column", help: """
+        A column giving each event's offset from UTC in seconds; with it, or with timestamps that carry \
+        zones, import reports the users' offsets and fit writes them as utcOffsets.
+        """)
     static let sessionGap = ArgumentSpec.option(
         "--session-gap", valueName: "minutes", help: "Without sessions, events closer than this are one visit.", default: "30")
     static let byDay = ArgumentSpec.flag("--by-day", help: "All events of a user on one calendar day are one visit.")
@@ -47,7 +63,8 @@ struct LogOptions: OptionGroup {
         """)
 
     static let specs = [
-        format, header, noHeader, user, time, timestamp, utcOffset, session, sessionGap, byDay, observationEndOption,
+        format, header, noHeader, user, time, timestamp, utcOffset, session, sessionGap, byDay, eventField, events,
+        excludedEvents, utcOffsetField, observationEndOption,
         skipBadRowsFlag, keepOutliersFlag,
     ]
 
@@ -64,10 +81,27 @@ struct LogOptions: OptionGroup {
         }
         // Every column option is read whatever the format, so that none is declared and left unread.
         func column(_ text: String) -> ColumnReference { Int(text).map { .position($0) } ?? .name(text) }
-        let user = column(try arguments.value(Self.user)), time = column(try arguments.value(Self.time))
-        let timestamp: String = try arguments.value(Self.timestamp)
+        let preset = Self.presets[kind]
+        // A preset's column, unless the option is given.
+        func chosen(_ option: ArgumentSpec, _ presetValue: String?) throws -> String? {
+            if try arguments.isPresent(option.name) { return try arguments.optionalValue(option) }
+            return try presetValue ?? arguments.optionalValue(option)
+        }
+        let user = column(try chosen(Self.user, preset?.user) ?? "0"), time = column(try chosen(Self.time, preset?.time) ?? "1")
+        let timestamp: String = try chosen(Self.timestamp, preset?.timestamp) ?? "iso8601"
         let utcOffset: Double = try arguments.value(Self.utcOffset, expected: "hours from -12 to 14", where: { (-12...14).contains($0) })
-        let session = try arguments.optionalValue(Self.session, as: String.self).map(column)
+        let sessionName = try chosen(Self.session, preset?.session)
+        let session = sessionName == "none" ? nil : sessionName.map(column)
+        let event = try chosen(Self.eventField, preset?.event).map(column)
+        let offsetField = try chosen(Self.utcOffsetField, preset?.utcOffset).map(column)
+        func names(_ option: ArgumentSpec) throws -> [String]? {
+            guard let text: String = try arguments.optionalValue(option) else { return nil }
+            let list = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !list.isEmpty else { throw UsageError("\(option.name): expected event names separated by commas") }
+            guard event != nil else { throw UsageError("\(option.name): needs \(Self.eventField.name), the event type column") }
+            return list
+        }
+        let events = try names(Self.events), excluded = try names(Self.excludedEvents)
         let sessionGap: Double = try arguments.value(Self.sessionGap, expected: "minutes > 0", where: { $0 > 0 })
         let byDay = try arguments.flag(Self.byDay)
         if kind == "cdnow" {
@@ -80,20 +114,59 @@ struct LogOptions: OptionGroup {
             case "csv": ","
             case "tsv": "\t"
             case "whitespace": "whitespace"
+            case _ where preset != nil: "jsonl"
             default: kind
+            }
+            if delimiter == "jsonl", header || noHeader {
+                throw UsageError("\((header ? Self.header : Self.noHeader).name): JSON lines have no header line")
             }
             let d = DelimitedFormat(
                 delimiter: delimiter, header: header ? true : noHeader ? false : nil, user: user, time: time,
                 timestamp: timestamp, utcOffsetHours: utcOffset, session: session, sessionGapMinutes: sessionGap,
-                byCalendarDay: byDay)
+                byCalendarDay: byDay, event: event, events: events, excludeEvents: excluded, utcOffsetField: offsetField)
             if case let .failure(issue) = d.validated() {
-                throw UsageError("\(issue.path == "delimiter" ? Self.format.name : "--" + issue.path): \(issue.reason)")
+                let option = Self.specs.first { $0.name == "--" + issue.path }?.name ?? Self.option(for: issue.path)
+                throw UsageError("\(option): \(issue.reason)")
             }
             format = .delimited(d)
         }
         observationEnd = try Self.date(Self.observationEndOption, arguments)
         skipBadRows = try arguments.flag(Self.skipBadRowsFlag)
         keepOutliers = try arguments.flag(Self.keepOutliersFlag)
+    }
+
+    /// The fields an analytics export names, by `--format` preset; nil where the export has none.
+    struct Preset {
+        var user: String
+        var time: String
+        var timestamp: String
+        var session: String?
+        var event: String
+        var utcOffset: String?
+    }
+
+    /// GA4/Firebase BigQuery rows, Amplitude Export API events and Mixpanel raw export events, by the
+    /// fields their documentation lists.
+    static let presets: [String: Preset] = [
+        "firebase": Preset(
+            user: "user_pseudo_id", time: "event_timestamp", timestamp: "epochMicroseconds",
+            session: "event_params.ga_session_id", event: "event_name", utcOffset: "device.time_zone_offset_seconds"),
+        "amplitude": Preset(
+            user: "amplitude_id", time: "event_time", timestamp: "iso8601", session: "session_id", event: "event_type"),
+        "mixpanel": Preset(
+            user: "properties.distinct_id", time: "properties.time", timestamp: "epochSeconds", event: "event"),
+    ]
+
+    /// The option that sets a field of the scenario's format.
+    static func option(for field: String) -> String {
+        switch field {
+        case "delimiter": return format.name
+        case "event": return eventField.name
+        case "events": return events.name
+        case "excludeEvents": return excludedEvents.name
+        case "utcOffsetField": return utcOffsetField.name
+        default: return "--" + field
+        }
     }
 
     /// A date option's value, checked to be a date `YYYY-MM-DD`; nil when it is not given.

@@ -26,14 +26,15 @@ public enum RecordedFormat: Hashable, Sendable {
 
 /// A delimited event log: one event per line, with a user column and a time column.
 public struct DelimitedFormat: Hashable, Sendable, Encodable {
-    /// `,`, `\t`, `whitespace`, or any other single character.
+    /// `,`, `\t`, `whitespace`, any other single character, or `jsonl`: one JSON object per line, whose
+    /// columns are fields named by dotted paths.
     public var delimiter: String
     /// true: the first line is a header; false: there is none; nil: it is a header only if it does not read as data.
     public var header: Bool?
     public var user: ColumnReference
     public var time: ColumnReference
     /// `iso8601`, `dateTime` (`yyyy-MM-dd HH:mm:ss`), `compactDate` (`yyyyMMdd`), `epochSeconds`,
-    /// `epochMilliseconds`, or a pattern with `yyyy MM dd HH mm ss` (e.g. `dd/MM/yyyy HH:mm`).
+    /// `epochMilliseconds`, `epochMicroseconds`, or a pattern with `yyyy MM dd HH mm ss` (e.g. `dd/MM/yyyy HH:mm`).
     public var timestamp: String
     /// Offset of timestamps written without a zone, in hours.
     public var utcOffsetHours: Double
@@ -43,10 +44,19 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
     public var sessionGapMinutes: Double
     /// All events of one user on one calendar day are one visit.
     public var byCalendarDay: Bool
+    /// The event type column (e.g. `event_name`).
+    public var event: ColumnReference?
+    /// Event types kept (nil: all); needs `event`.
+    public var events: [String]?
+    /// Event types dropped; needs `event`.
+    public var excludeEvents: [String]?
+    /// A column giving each event's offset from UTC in seconds (e.g. `device.time_zone_offset_seconds`).
+    public var utcOffsetField: ColumnReference?
 
     public init(delimiter: String = ",", header: Bool? = nil, user: ColumnReference, time: ColumnReference,
                 timestamp: String = "iso8601", utcOffsetHours: Double = 0, session: ColumnReference? = nil,
-                sessionGapMinutes: Double = 30, byCalendarDay: Bool = false) {
+                sessionGapMinutes: Double = 30, byCalendarDay: Bool = false, event: ColumnReference? = nil,
+                events: [String]? = nil, excludeEvents: [String]? = nil, utcOffsetField: ColumnReference? = nil) {
         self.delimiter = delimiter
         self.header = header
         self.user = user
@@ -56,9 +66,13 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
         self.session = session
         self.sessionGapMinutes = sessionGapMinutes
         self.byCalendarDay = byCalendarDay
+        self.event = event
+        self.events = events
+        self.excludeEvents = excludeEvents
+        self.utcOffsetField = utcOffsetField
     }
 
-    static let namedTimestamps = ["iso8601", "dateTime", "compactDate", "epochSeconds", "epochMilliseconds"]
+    static let namedTimestamps = ["iso8601", "dateTime", "compactDate", "epochSeconds", "epochMilliseconds", "epochMicroseconds"]
 
     /// The format checked: nil when usable, otherwise the field at fault and why.
     public func validated() -> Result<Void, ScenarioIssue> {
@@ -72,9 +86,10 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
         case ",": d = .comma
         case "\t", "tab": d = .tab
         case "whitespace": d = .whitespace
+        case "jsonl": d = .jsonLines
         default:
             guard delimiter.count == 1, let c = delimiter.first, c.isASCII else {
-                return .failure(ScenarioIssue(path: "delimiter", reason: "must be \",\", \"\\t\", \"whitespace\" or one ASCII character, got \(ScenarioIssue.quote(delimiter))"))
+                return .failure(ScenarioIssue(path: "delimiter", reason: "must be \",\", \"\\t\", \"whitespace\", \"jsonl\" or one ASCII character, got \(ScenarioIssue.quote(delimiter))"))
             }
             d = .character(c)
         }
@@ -85,6 +100,7 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
         case "compactDate": t = .compactDate
         case "epochSeconds": t = .epochSeconds
         case "epochMilliseconds": t = .epochMilliseconds
+        case "epochMicroseconds": t = .epochMicroseconds
         default:
             guard timestamp.contains("yyyy") else {
                 return .failure(ScenarioIssue(
@@ -93,10 +109,22 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
             }
             t = .custom(timestamp)
         }
+        if d == .jsonLines {
+            let columns: [(String, ColumnReference?)] = [
+                ("user", user), ("time", time), ("session", session), ("event", event), ("utcOffsetField", utcOffsetField),
+            ]
+            for case let (field, .position?) in columns {
+                return .failure(ScenarioIssue(path: field, reason: "JSON lines name fields by a dotted path such as properties.distinct_id, not by number"))
+            }
+        }
+        if event == nil, let listed = events != nil ? "events" : excludeEvents != nil ? "excludeEvents" : nil {
+            return .failure(ScenarioIssue(path: listed, reason: "needs the event type column, event"))
+        }
         return .success(LogFormat(
             delimiter: d, hasHeader: header, userColumn: user.column, timeColumn: time.column, timestamp: t,
             defaultUTCOffsetSeconds: Int((utcOffsetHours * 3_600).rounded()), sessionColumn: session?.column,
-            sessionGapMinutes: sessionGapMinutes, visitsByCalendarDay: byCalendarDay))
+            eventTypeColumn: event?.column, keptEventTypes: events.map(Set.init), excludedEventTypes: excludeEvents.map(Set.init),
+            utcOffsetColumn: utcOffsetField?.column, sessionGapMinutes: sessionGapMinutes, visitsByCalendarDay: byCalendarDay))
     }
 }
 
@@ -191,11 +219,17 @@ extension JSONFieldReader {
         let session = optionalField(o, "session", column)
         let gap = field(o, "sessionGapMinutes", default: 30, Self.number(.positiveUpTo(1e6)))
         let byDay = field(o, "byCalendarDay", default: false, Self.bool)
-        guard let delimiter, let header, let user, let time, let timestamp, let offset, let session, let gap, let byDay
+        let event = optionalField(o, "event", column)
+        let names: (inout JSONFieldReader, JSON, String) -> [String]? = { r, j, p in r.list(j, at: p, nonEmpty: true, Self.string) }
+        let events = optionalField(o, "events", names), excluded = optionalField(o, "excludeEvents", names)
+        let offsetField = optionalField(o, "utcOffsetField", column)
+        guard let delimiter, let header, let user, let time, let timestamp, let offset, let session, let gap, let byDay,
+              let event, let events, let excluded, let offsetField
         else { return nil }
         let format = DelimitedFormat(
             delimiter: delimiter, header: header, user: user, time: time, timestamp: timestamp, utcOffsetHours: offset,
-            session: session, sessionGapMinutes: gap, byCalendarDay: byDay)
+            session: session, sessionGapMinutes: gap, byCalendarDay: byDay, event: event, events: events,
+            excludeEvents: excluded, utcOffsetField: offsetField)
         if case let .failure(issue) = format.logFormat() {
             fail(o.path(issue.path), issue.reason)
             return nil

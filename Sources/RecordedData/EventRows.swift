@@ -1,0 +1,161 @@
+/// The parts of an event a log row may hold.
+enum EventSlot: CaseIterable {
+    case user, time, session, eventType, utcOffset
+}
+
+/// Where each part of an event is: a field position in a split line, or a path's index in a JSON reader.
+struct EventSlots {
+    var user: Int
+    var time: Int
+    var session: Int?
+    var eventType: Int?
+    var utcOffset: Int?
+
+    func index(_ slot: EventSlot) -> Int? {
+        switch slot {
+        case .user: return user
+        case .time: return time
+        case .session: return session
+        case .eventType: return eventType
+        case .utcOffset: return utcOffset
+        }
+    }
+}
+
+/// One row's values, whatever the layout of the log: what the importer needs to make it an event.
+protocol EventRow {
+    var columns: EventSlots { get }
+    /// Hands `body` the content of the field at `column` (blank-trimmed and unquoted, or unescaped).
+    func withValue<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
+    /// Whether the row has a non-empty value at `column`.
+    func has(_ column: Int) -> Bool
+}
+
+/// A delimited line split into fields.
+struct SplitRow: EventRow {
+    let fields: [FieldSplitter.Field]
+    let line: UnsafeBufferPointer<UInt8>
+    let columns: EventSlots
+
+    func withValue<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try FieldSplitter.withContent(of: fields[column], in: line, body)
+    }
+
+    func has(_ column: Int) -> Bool {
+        withValue(column) { !$0.isEmpty }
+    }
+}
+
+/// A JSON line read for the paths of a format.
+struct JSONRow: EventRow {
+    let values: [JSONLineReader.Value]
+    let line: UnsafeBufferPointer<UInt8>
+    let slots: EventSlots
+
+    var columns: EventSlots { slots }
+
+    func withValue<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try JSONLineReader.withContent(of: values[column], in: line, body)
+    }
+
+    func has(_ column: Int) -> Bool {
+        switch values[column] {
+        case .absent, .null: return false
+        default: return withValue(column) { !$0.isEmpty }
+        }
+    }
+}
+
+/// Why a UTC offset cannot be used.
+struct BadOffset: Error {
+    let reason: String
+}
+
+/// How many users are at each offset from UTC, each counted at the offset of its earliest event that
+/// states one.
+public struct UTCOffsetTally: Sendable, Equatable {
+    /// Offset in seconds east of UTC → users.
+    public let users: [Int: Int]
+    /// Users none of whose events states an offset.
+    public let unknown: Int
+
+    /// Offsets as the scenario's `utcOffsets` accept them: from UTC−12 to UTC+14.
+    public static let range = -12 * 3_600...14 * 3_600
+
+    init(_ offsets: [Int32]) {
+        var users: [Int: Int] = [:]
+        var unknown = 0
+        for offset in offsets {
+            if offset == Int32.min { unknown += 1 } else { users[Int(offset), default: 0] += 1 }
+        }
+        (self.users, self.unknown) = (users, unknown)
+    }
+
+    public init(users: [Int: Int], unknown: Int) {
+        (self.users, self.unknown) = (users, unknown)
+    }
+
+    /// Whether any user's offset is known.
+    public var isEmpty: Bool { users.isEmpty }
+
+    /// The offsets in ascending order with their users.
+    public var sorted: [(seconds: Int, users: Int)] {
+        users.sorted { $0.key < $1.key }.map { (seconds: $0.key, users: $0.value) }
+    }
+
+    /// An offset field's value: whole seconds east of UTC, within `range`.
+    static func seconds(_ text: UnsafeBufferPointer<UInt8>) -> Result<Int, BadOffset> {
+        var i = 0
+        var negative = false
+        if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+            negative = text[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var value = 0
+        let start = i
+        while i < text.count, text[i] &- UInt8(ascii: "0") < 10, i - start < 7 {
+            value = value * 10 + Int(text[i] &- UInt8(ascii: "0"))
+            i += 1
+        }
+        guard i > start, i == text.count else {
+            return .failure(BadOffset(reason: "UTC offset \(Excerpt.quoted(text)) is not a whole number of seconds"))
+        }
+        let seconds = negative ? -value : value
+        guard range.contains(seconds) else {
+            return .failure(BadOffset(reason: "UTC offset \(seconds) s is outside UTC−12 to UTC+14"))
+        }
+        return .success(seconds)
+    }
+}
+
+/// How many rows each event type has.
+public struct EventTypeCount: Sendable, Equatable {
+    public let name: String
+    public let rows: Int
+    /// Whether the format keeps events of this type.
+    public let kept: Bool
+}
+
+/// Counts of rows by event type, for at most `limit` distinct types of at most 200 bytes.
+struct EventTypeTally {
+    static let limit = 1_000
+    private var counts: [String: Int] = [:]
+    /// Rows whose type was not counted by name: past the limit of distinct types, or too long.
+    private(set) var others = 0
+
+    mutating func add(_ name: String) {
+        if let count = counts[name] {
+            counts[name] = count + 1
+        } else if counts.count < Self.limit, name.utf8.count <= 200 {
+            counts[name] = 1
+        } else {
+            others += 1
+        }
+    }
+
+    /// The types, most rows first, then by name.
+    func counts(kept: (String) -> Bool) -> [EventTypeCount] {
+        counts.map { EventTypeCount(name: $0.key, rows: $0.value, kept: kept($0.key)) }
+            .sorted { $0.rows != $1.rows ? $0.rows > $1.rows : $0.name < $1.name }
+    }
+}

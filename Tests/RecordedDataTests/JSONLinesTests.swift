@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+@testable import RecordedData
+
+/// JSON-lines logs: fields by dotted path, key/value records, escapes, numbers as ids, event types and
+/// UTC offsets.
+final class JSONLinesTests: XCTestCase {
+    let mixpanel = LogFormat(
+        delimiter: .jsonLines, userColumn: "properties.distinct_id", timeColumn: "properties.time",
+        timestamp: .epochSeconds, eventTypeColumn: "event")
+
+    /// The values the reader finds on one line, as text ("<absent>", "<null>" where there is none).
+    func found(_ line: String, _ paths: [String]) -> [String]? {
+        var reader = JSONLineReader(paths: paths)
+        var bytes = Array(line.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buffer -> [String]? in
+            let line = UnsafeBufferPointer(buffer)
+            guard reader.read(line) == nil else { return nil }
+            return reader.values.map { value in
+                switch value {
+                case .absent: return "<absent>"
+                case .null: return "<null>"
+                case .string, .number: return JSONLineReader.withContent(of: value, in: line) { String(decoding: $0, as: UTF8.self) }
+                default: return "<\(value.kind)>"
+                }
+            }
+        }
+    }
+
+    func testPathsFindNestedMembersAndKeyValueRecords() {
+        let line = #"{"a":{"b":[1,{"c":2}],"d":"x"},"event_params":[{"value":{"string_value":null,"int_value":"17"},"key":"ga_session_id"},"#
+            + #"{"key":"page","value":{"string_value":"home","int_value":null}},{"key":"n","value":3.5}],"z":null}"#
+        XCTAssertEqual(found(line, ["a.d", "event_params.ga_session_id", "event_params.page", "event_params.n", "z", "a.q", "a"]),
+                       ["x", "17", "home", "3.5", "<null>", "<absent>", "<an object>"])
+    }
+
+    func testEscapesAreUndoneAndNumbersAreTheirText() {
+        XCTAssertEqual(found(#"{"id":"caf\u00e9 \ud83d\ude00 \"q\" a\/b\\","n":-12.5e3}"#, ["id", "n"]),
+                       ["café 😀 \"q\" a/b\\", "-12.5e3"])
+        XCTAssertEqual(found(#"{"a\u0062":1}"#, ["ab"]), ["1"], "member names are compared with escapes undone")
+    }
+
+    func testStrictGrammar() {
+        for bad in [#"{"a":1,}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":tru}"#, #"{'a':1}"#, #"{"a":"\x"}"#, "{\"a\":\"\t\"}",
+                    #"{"a":1} {}"#, #"{"a":[1,2}"#, #"{"a""#, "[]", "\"s\"", "12", "{\"a\":\"\\u12\"}"] {
+            XCTAssertNil(found(bad, ["a"]), bad)
+        }
+        XCTAssertNotNil(found(" \t{ \"a\" : [ ] , \"b\" : { } } ", ["a"]))
+    }
+
+    func testNumbersAndStringsNameTheSameUser() throws {
+        let log = try RecordedLog.parse(
+            #"{"event":"open","properties":{"time":1704067200,"distinct_id":42}}"# + "\n"
+                + #"{"event":"open","properties":{"time":1704153600,"distinct_id":"42"}}"# + "\n",
+            format: mixpanel)
+        XCTAssertEqual(log.users, [UserVisits(id: "42", visits: [1_704_067_200, 1_704_153_600])])
+    }
+
+    func testEventTypesAreCountedAndFiltered() throws {
+        var format = mixpanel
+        format.excludedEventTypes = ["purchase"]
+        let text = ["open", "purchase", "open", "view"].enumerated().map { i, name in
+            #"{"event":"\#(name)","properties":{"time":\#(1_704_067_200 + i * 86_400),"distinct_id":"u"}}"#
+        }.joined(separator: "\n")
+        let log = try RecordedLog.parse(text, format: format)
+        XCTAssertEqual(log.visitCount, 3)
+        XCTAssertEqual(log.filtered, 1)
+        XCTAssertEqual(log.eventTypes, [
+            EventTypeCount(name: "open", rows: 2, kept: true), EventTypeCount(name: "purchase", rows: 1, kept: false),
+            EventTypeCount(name: "view", rows: 1, kept: true),
+        ])
+    }
+
+    func testAPositionIsNoPath() {
+        let format = LogFormat(delimiter: .jsonLines, userColumn: 0, timeColumn: "t")
+        XCTAssertThrowsError(try RecordedLog.parse(#"{"t":"2024-01-01"}"#, format: format))
+    }
+
+    func testMicrosecondsAreExactForWholeSeconds() throws {
+        XCTAssertEqual(try TimestampFormat.epochMicroseconds.seconds(from: "1704067200000000"), 1_704_067_200)
+        XCTAssertEqual(try TimestampFormat.epochMicroseconds.seconds(from: "1704067200250000"), 1_704_067_200.25)
+    }
+
+    func testOffsetsComeFromZonesOrAColumnAtEachUsersEarliestEvent() throws {
+        let zoned = try RecordedLog.parse(
+            "user,time\na,2024-03-02T10:00:00+02:00\na,2024-03-01T10:00:00+01:00\nb,2024-03-01T10:00:00Z\nc,2024-03-01T10:00:00\n",
+            format: csvFormat)
+        XCTAssertEqual(zoned.utcOffsets, UTCOffsetTally(users: [3_600: 1, 0: 1], unknown: 1))
+
+        var format = LogFormat(delimiter: .comma, userColumn: "user", timeColumn: "time", timestamp: .epochSeconds)
+        format.utcOffsetColumn = "tz"
+        let columns = try RecordedLog.parse("user,time,tz\na,1704067200,19800\nb,1704067300,\nb,1704067400,-18000\n", format: format)
+        XCTAssertEqual(columns.utcOffsets, UTCOffsetTally(users: [19_800: 1, -18_000: 1], unknown: 0))
+        let issue = expectIssue { try RecordedLog.parse("user,time,tz\na,1704067200,99999\n", format: format) }
+        XCTAssertEqual(issue?.reason, "UTC offset 99999 s is outside UTC−12 to UTC+14")
+        let plain = try RecordedLog.parse("user,time\na,2024-03-01T10:00:00\n", format: csvFormat)
+        XCTAssertTrue(plain.utcOffsets.isEmpty)
+    }
+}
