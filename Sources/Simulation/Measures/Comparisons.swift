@@ -1,12 +1,11 @@
 import Foundation
 
 /// The measures compared between two configurations on the same users.
-public enum PairMeasure: String, CaseIterable, Sendable {
-    case opensPerUser = "opens_per_user"
-    case retentionD7 = "retention_d7"
-    case retentionD30 = "retention_d30"
-    case optOutRate = "opt_out_rate"
-    case deliveredPerUser = "delivered_per_user"
+public enum PairMeasure: CaseIterable, Sendable {
+    case opensPerUser, retentionD7, retentionD30, optOutRate, deliveredPerUser
+
+    /// The measure's name in tables and files (`opens_per_user`…), from its one description.
+    public var rawValue: String { measure.name }
 
     /// The words a report uses for it (the measure's title).
     public var title: String { measure.title }

@@ -459,15 +459,7 @@ public struct Tuner: Sendable {
     }
 
     /// A whole number with its thousands grouped by commas, as the reports write counts: 12,500.
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return (n < 0 ? "-" : "") + out
-    }
+    static func grouped(_ n: Int) -> String { TextLimit.grouped(n) }
 
     /// An interval widened from 95% to `z`.
     static func widened(_ e: Estimate, z: Double) -> Estimate {
