@@ -9,7 +9,7 @@ import XCTest
 final class LiveTestPlanTests: XCTestCase {
     /// One daily reminder against the holdout over two weeks, everyone installing on day 0, with a
     /// strong response so that a test of a few hundred users per arm shows it.
-    func scenario() -> Scenario {
+    static func scenario() -> Scenario {
         var s = Scenario.builtInDefault
         s.horizonDays = 14
         s.population.installSpreadDays = 0
@@ -44,7 +44,7 @@ final class LiveTestPlanTests: XCTestCase {
     }
 
     func testThePlannedUsersPerArmReachTheStatedPowerAndThePairedCountDoesNot() throws {
-        let s = scenario()
+        let s = Self.scenario()
         let model = try CompiledModel(s)
         // The plan from one run of 40,000 users (users 0..<40,000); the live tests use users after them.
         let results = RunResults(scenario: s, tallies: model.run(options: RunOptions(threads: 2, users: 0..<40_000, pairs: .all)))
@@ -68,7 +68,7 @@ final class LiveTestPlanTests: XCTestCase {
     /// The minimum detectable effect at the planned total is the simulated difference, and the
     /// per-arm sizes follow the shares.
     func testTheMinimumDetectableEffectAtThePlannedSizeIsTheDifference() throws {
-        var s = scenario()
+        var s = Self.scenario()
         s.liveTest = LiveTestSettings(holdoutShare: 0.2)
         let model = try CompiledModel(s)
         let results = RunResults(scenario: s, tallies: model.run(options: RunOptions(threads: 2, users: 0..<5_000, pairs: .all)))
@@ -82,5 +82,31 @@ final class LiveTestPlanTests: XCTestCase {
         let mde = try XCTUnwrap(at.minimumDetectableEffect)
         XCTAssertLessThanOrEqual(mde, abs(d) * (1 + 1e-12))
         XCTAssertGreaterThan(mde, abs(d) * (1 - 2 / Double(total)))
+    }
+}
+
+/// Sums stored before the per-configuration block was kept read back without it, write back the
+/// same, and the plan says it has no size rather than sizing from zeros.
+final class StoredSumsWithoutArmsTests: XCTestCase {
+    func testOldSumsReadBackWithoutTheArmBlockAndThePlanSaysSo() throws {
+        let s = LiveTestPlanTests.scenario()
+        let run = try CompiledModel(s).run(options: RunOptions(threads: 1, users: 0..<300, pairs: .all))
+        let sums = try XCTUnwrap(run.sums)
+        let layout = sums.layout
+        // The block sits between the segments and the pairs: take it out as an older store holds it.
+        let block = layout.configurations * ArmCounter.allCases.count
+        let start = layout.count - layout.pairList.count * PairCounter.allCases.count - block
+        let old = Array(sums.counts[..<start]) + Array(sums.counts[(start + block)...])
+        let read = try XCTUnwrap(UserSums.withoutArmSums(layout: layout, stored: old))
+        XCTAssertFalse(read.layout.keepsArmSums)
+        XCTAssertNil(read.arm(1, .opensSquares))
+        XCTAssertEqual(read.storedCounts, old)
+        XCTAssertEqual(read.pair(0, 1, .opensDiffSquares), sums.pair(0, 1, .opensDiffSquares))
+        var tallies = run
+        tallies.sums = read
+        let plan = RunResults(scenario: s, tallies: tallies).liveTestPlan
+        XCTAssertNil(plan.totalUsers)
+        XCTAssertTrue(plan.unavailable?.contains("stored without the per-user sums") ?? false, "\(plan.unavailable ?? "nil")")
+        XCTAssertNil(UserSums.withoutArmSums(layout: layout, stored: Array(old.dropLast())))
     }
 }
