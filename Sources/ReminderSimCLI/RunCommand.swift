@@ -15,7 +15,7 @@ struct RunCommand: RunnableCommand {
             users. Results depend only on the scenario, the seed and the user count, never on --threads. \
             Progress goes to stderr when it is a terminal; results go to stdout.
             """,
-        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs, ModelDrawsArgument.spec])
+        arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs, ModelDrawsArgument.spec, liveUsers])
 
     static let stats = StatsFlag.spec.described("Print wall time, throughput and peak memory to stderr.")
     static let json = JSONFlag.spec.described("""
@@ -35,7 +35,14 @@ struct RunCommand: RunnableCommand {
         keeps those the whole run would.
         """)
 
+    static let liveUsers = ArgumentSpec.option("--live-users", valueName: "n", help: """
+        Users the team can put in the live test of the recommendation: the report's live-test plan gives \
+        the smallest difference a test of that size detects (overrides liveTest.users).
+        """)
+
     let simulation: SimulationArguments
+    /// `--live-users`, nil when not given.
+    let liveUsers: Int?
     let stats: Bool
     let json: Bool
     let shard: Shard?
@@ -46,6 +53,8 @@ struct RunCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         simulation = try SimulationArguments(arguments)
+        liveUsers = try arguments.valueIfPresent(Self.liveUsers, expected: "a whole number from 1 to 9007199254740991",
+                                                 where: { (1...9_007_199_254_740_991).contains($0) })
         shard = try arguments.optionalValue(Self.shard, as: ShardArgument.self)?.shard
         stats = try arguments.flag(Self.stats)
         json = try arguments.flag(Self.json)
@@ -55,7 +64,10 @@ struct RunCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        let scenario = try simulation.overrides.load(simulation.path)
+        var scenario = try simulation.overrides.load(simulation.path)
+        if let liveUsers { scenario.liveTest = LiveTestSettings(holdoutShare: scenario.liveTest?.holdoutShare,
+                                                                baselineShare: scenario.liveTest?.baselineShare,
+                                                                days: scenario.liveTest?.days, users: liveUsers) }
         let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
 

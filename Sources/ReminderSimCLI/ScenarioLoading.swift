@@ -141,16 +141,23 @@ struct ScenarioFileArgument: OptionGroup {
     }
 }
 
-/// `--users`, `--days` and `--seed`, which override a scenario's own values.
+/// `--users`, `--days`, `--seed` and `--install-spread`, which override a scenario's own values.
 struct ScenarioOverrides: OptionGroup {
     static let users = ArgumentSpec.option(
         "--users", short: "n", valueName: "n", help: "Number of virtual users (overrides the scenario).")
     static let days = ArgumentSpec.option(
         "--days", valueName: "n", help: "Days simulated from the start date (overrides the scenario).")
     static let seed = ArgumentSpec.option("--seed", valueName: "n", help: "Random seed (overrides the scenario).")
-    static let specs = [users, days, seed]
+    static let installSpread = ArgumentSpec.option(
+        "--install-spread", valueName: "days", help: """
+            Days over which installs are spread from the start date (overrides population.installSpreadDays; \
+            0 installs everyone at the start). A run shorter than the spread needs one no longer than it.
+            """)
+    static let specs = [users, days, seed, installSpread]
 
     let users: Int?
+    /// `--install-spread`, nil when not given.
+    let installSpread: Double?
     /// Named in any problem the new horizon causes (see `ScenarioLoading.compile`).
     let days: Int?
     let seed: UInt64?
@@ -161,6 +168,8 @@ struct ScenarioOverrides: OptionGroup {
         days = try arguments.valueIfPresent(Self.days, expected: "a whole number of days from 1 to 3650",
                                             where: { (1...3650).contains($0) })
         seed = try Self.seed(arguments)
+        installSpread = try arguments.valueIfPresent(Self.installSpread, expected: "a number of days from 0 to 3650",
+                                                     where: { (0...3650).contains($0) })
     }
 
     /// `--seed` when given: a seed a scenario can hold (JSON keeps whole numbers exact up to 2^53 − 1).
@@ -175,6 +184,7 @@ struct ScenarioOverrides: OptionGroup {
         if let users { scenario.users = users }
         if let days { scenario.horizonDays = days }
         if let seed { scenario.seed = seed }
+        if let installSpread { scenario.population.installSpreadDays = installSpread }
         return scenario
     }
 }

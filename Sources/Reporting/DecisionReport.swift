@@ -33,7 +33,9 @@ enum DecisionReport {
         if let runner = d.runnerUp, let toldApart = d.topTwoToldApart, !toldApart,
            let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
             text += "; it cannot be told apart from \(label(results, runner)) at \(users) users on \(c.measure.title) ("
-                + "\(Text.difference(c))" + (c.usersToSeparate.map { ", about \(Text.group($0)) users would separate them" } ?? "") + ")"
+                + "\(Text.difference(c))" + (c.usersToSeparate.map {
+                    ", about \(Text.group($0)) simulated users on common random numbers would separate them, not a live-test size"
+                } ?? "") + ")"
         }
         return text + "."
     }
@@ -51,6 +53,7 @@ enum DecisionReport {
             out += reasons(results, best: best)
         }
         out += constraintsText(results)
+        out += LiveTestReport.section(results)
         let notes = artifactNotes(results)
         if !notes.isEmpty {
             out += "Measurement notes:\n\n" + notes.map { "- " + $0 + "\n" }.joined() + "\n"
@@ -102,7 +105,9 @@ enum DecisionReport {
             + "\(Markdown.escapeCell(label(results, runner))) differ by \(Text.difference(c)) in \(c.measure.title) at "
             + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
             + (c.usersToSeparate.map {
-                "About \(Text.group($0)) users would separate them (80% power, 5% two-sided, if the difference is as large as estimated)."
+                "About \(Text.group($0)) simulated users on common random numbers would separate them (80% power, 5% two-sided, "
+                    + "if the difference is as large as estimated); a live test, with different users in each arm, needs the "
+                    + "size of the live-test plan."
             } ?? "No user count would separate them: the estimated difference is zero.")
         // Where the objective cannot choose, the other paired measures may.
         let clear = results.decision.versusRunnerUp.filter { $0.measure != c.measure && !$0.includesZero }.compactMap { p -> String? in

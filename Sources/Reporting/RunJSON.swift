@@ -29,6 +29,7 @@ public enum RunJSON {
         let recheck: RecheckJSON?
         let modelDraws: ModelDrawsJSON?
         let sensitivity: [SensitivityJSON]?
+        let liveTest: LiveTestReport.JSONValue
     }
 
     /// The recommendation against the runner-up on other users.
@@ -119,7 +120,8 @@ public enum RunJSON {
                 },
                 sensitivity: secondLook.flatMap { look in
                     look.sensitivity.isEmpty ? nil : look.sensitivity.map { SensitivityJSON(change: $0.name, recommended: $0.recommended) }
-                }),
+                },
+                liveTest: LiveTestReport.JSONValue(results.liveTestPlan)),
             configurations: results.all.map { c in
                 var measures: [String: IntervalJSON] = [:]
                 for m in DecisionMeasure.allCases {

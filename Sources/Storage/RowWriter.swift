@@ -41,7 +41,7 @@ struct RowWriter {
         guard let sums = results.tallies.sums else { return }
         let references: SQLValue = sums.layout.references.map { .text(StoredPairs.text($0)) } ?? .null
         try insert("user_sums", ["segments", "counts", "pair_references"],
-                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.counts)), references]])
+                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.storedCounts)), references]])
     }
 }
 

@@ -355,7 +355,10 @@ public final class RunStore {
         let pairs = try StoredPairs.read(row, configurations: scenario.expandedConfigurations.count + 1)
         let layout = scenario.userSumsLayout(pairs: pairs)
         let blob = try row.blob("counts")
-        guard blob.count == layout.count * 8, let sums = UserSums(layout: layout, counts: Tally.decode(blob)) else {
+        // Sums stored before the per-arm block was kept read back without it.
+        let read = blob.count == layout.count * 8 ? UserSums(layout: layout, counts: Tally.decode(blob))
+            : blob.count == layout.countWithoutArmSums * 8 ? UserSums.withoutArmSums(layout: layout, stored: Tally.decode(blob)) : nil
+        guard let sums = read else {
             throw row.damaged("counts", "\(blob.count) bytes, but the run's scenario needs \(layout.count * 8)")
         }
         try Self.checkMagnitude(sums.counts, row, "counts")

@@ -15,7 +15,8 @@ final class DatasetScenarioTests: XCTestCase {
     /// `ScenarioDecoding.swift` reads them; keyed by where the schema describes that object.
     static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
         ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
-              "configurations", "grid", "baseline", "decision", "tune"], ["name", "population"]),
+              "configurations", "grid", "baseline", "decision", "liveTest", "tune"], ["name", "population"]),
+        (["$defs", "liveTest"], ["holdoutShare", "baselineShare", "days", "users"], []),
         (["$defs", "tune"], ["baseline", "objective", "constraints", "minimumDifference", "space"], ["space"]),
         (["$defs", "tuneSpace"], ["periods", "unit", "sequenceLength", "circular", "randomMessage", "messages", "delivery",
                                   "sequences", "mix"], []),

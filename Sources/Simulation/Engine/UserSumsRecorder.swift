@@ -123,6 +123,10 @@ final class UserSumsRecorder {
                      total(i, .scheduled) &- total(i, .censored))
             Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
         }
+        for i in 0..<layouts.count {
+            let opens = outcomes[i].opens
+            sums[l.arm(i, .opensSquares)] &+= opens &* opens
+        }
         for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
         // The pairs the layout holds, in storage order.
         var p = sums + l.pair(at: 0)

@@ -60,6 +60,13 @@ public enum SegmentCounter: Int, CaseIterable, Sendable {
     case retainedD7, eligibleD7, gainedD7, lostD7, retainedD30, eligibleD30, gainedD30, lostD30
 }
 
+/// Per configuration: sums over its users of per-user quantities that no ratio or pair holds, what a
+/// live test's arms, each with users of its own, are sized from.
+public enum ArmCounter: Int, CaseIterable, Sendable {
+    /// Σ over users of the square of the user's opens (Σ opens is the tally's).
+    case opensSquares
+}
+
 /// Per pair of configurations (a, b), a < b: sums of per-user differences a − b.
 public enum PairCounter: Int, CaseIterable, Sendable {
     case users, opensDiff, opensDiffSquares, deliveredDiff, deliveredDiffSquares
@@ -108,17 +115,25 @@ public struct UserSumsLayout: CountsLayout {
     private let referencePosition: [Int]
     let configOffsets: [Int]
     let segmentOffset: Int
+    /// Where the per-configuration `ArmCounter` sums start.
+    let armOffset: Int
     let pairOffset: Int
+    /// Whether the sums hold the `ArmCounter` block: false for sums stored before it was kept, read
+    /// back with the block zero.
+    public let keepsArmSums: Bool
     public let count: Int
 
     static let ratioWidth = 5
     static let slotWidth = 2 * ratioWidth
     static let segmentWidth = SegmentCounter.allCases.count + 2 * ratioWidth
     static let pairWidth = PairCounter.allCases.count
+    static let armWidth = ArmCounter.allCases.count
 
     /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
     ///   `pairs`: `.against` indices must be distinct, ascending and below the configuration count.
-    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all) {
+    ///   `keepsArmSums`: false for sums stored before the arm block was kept.
+    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all,
+                keepsArmSums: Bool = true) {
         precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
         configurations = messageSlots.count
         self.segments = segments
@@ -126,6 +141,7 @@ public struct UserSumsLayout: CountsLayout {
         self.periodSlots = periodSlots
         self.days = days
         self.pairs = pairs
+        self.keepsArmSums = keepsArmSums
         var offsets: [Int] = [], at = 0
         for i in 0..<configurations {
             offsets.append(at)
@@ -134,7 +150,8 @@ public struct UserSumsLayout: CountsLayout {
         }
         configOffsets = offsets
         segmentOffset = at
-        pairOffset = segmentOffset + configurations * segments * Self.segmentWidth
+        armOffset = segmentOffset + configurations * segments * Self.segmentWidth
+        pairOffset = armOffset + configurations * Self.armWidth
         let k = configurations
         var list: [ConfigurationPair] = []
         switch pairs {
@@ -169,8 +186,18 @@ public struct UserSumsLayout: CountsLayout {
 
     /// The same layout holding other pairs.
     public func holding(_ pairs: PairSet) -> UserSumsLayout {
-        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs)
+        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs,
+                       keepsArmSums: keepsArmSums)
     }
+
+    /// The same layout marked as stored before the arm block was kept.
+    public var withoutArmSums: UserSumsLayout {
+        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs,
+                       keepsArmSums: false)
+    }
+
+    /// Counts of sums stored before the arm block was kept.
+    public var countWithoutArmSums: Int { count - configurations * Self.armWidth }
 
     /// The references of `.against`, or nil for every pair.
     public var references: [Int]? {
@@ -192,6 +219,7 @@ public struct UserSumsLayout: CountsLayout {
     func daily(_ c: Int, day d: Int, gained: Bool) -> Int {
         curve(c, day: 1, gained: true) + 2 * retentionCurveDays + 2 * d + (gained ? 0 : 1)
     }
+    func arm(_ c: Int, _ a: ArmCounter) -> Int { armOffset + c * Self.armWidth + a.rawValue }
     func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * segments + s) * Self.segmentWidth }
     func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
         segment(c, s) + SegmentCounter.allCases.count + (response ? Self.ratioWidth : 0)
@@ -246,6 +274,30 @@ extension UserSums {
 
     public func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> RatioSums {
         ratio(at: layout.segmentRatio(c, s, response: response), users: segment(c, s, .users))
+    }
+
+    /// Configuration `c`'s arm sum; nil for sums stored before the arm block was kept.
+    public func arm(_ c: Int, _ a: ArmCounter) -> Int64? {
+        layout.keepsArmSums ? counts[layout.arm(c, a)] : nil
+    }
+
+    /// Sums stored before the arm block was kept (`layout.countWithoutArmSums` counts), read into
+    /// `layout` with the block zero and the layout marked as not keeping it; nil on a count mismatch.
+    public static func withoutArmSums(layout: UserSumsLayout, stored: [Int64]) -> UserSums? {
+        guard stored.count == layout.countWithoutArmSums else { return nil }
+        let old = layout.withoutArmSums
+        var counts = Array(stored[..<old.armOffset])
+        counts += Array(repeating: 0, count: old.configurations * UserSumsLayout.armWidth)
+        counts += stored[old.armOffset...]
+        return UserSums(layout: old, counts: counts)
+    }
+
+    /// The counts as stored: without the arm block when the sums were read without it, so that they
+    /// read back the same.
+    public var storedCounts: [Int64] {
+        guard !layout.keepsArmSums else { return counts }
+        let block = layout.configurations * UserSumsLayout.armWidth
+        return Array(counts[..<layout.armOffset]) + counts[(layout.armOffset + block)...]
     }
 
     /// Users retained on day k here and not in the holdout (gained), and the reverse (lost).

@@ -29,6 +29,8 @@ public struct Scenario: Encodable, Equatable, Sendable {
     public var decision: DecisionRule?
     /// What `remindersim tune` searches; nil when the scenario has no `tune` block.
     public var tune: TuneSpec?
+    /// How the live test of the recommendation is to be run; nil for the defaults.
+    public var liveTest: LiveTestSettings? = nil
 
     public init(
         name: String, description: String? = nil, seed: UInt64, users: Int, horizonDays: Int, startDate: String,

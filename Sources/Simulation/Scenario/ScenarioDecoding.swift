@@ -205,15 +205,17 @@ extension JSONFieldReader {
         parts.baseline = optionalField(o, "baseline", Self.name)
         let decision = optionalField(o, "decision") { r, j, p in r.decisionRule(j, at: p) }
         parts.tune = optionalField(o, "tune") { r, j, p in r.tuneSpec(j, at: p) }
+        let liveTest = optionalField(o, "liveTest") { r, j, p in r.liveTestSettings(j, at: p) }
         guard let name = parts.name, let description, let seed, let users = parts.users,
               let horizon = parts.horizonDays, let start = parts.startDate, let population = parts.population?.whole,
               let response, response.complete, let configurations = Self.whole(parts.configurations),
-              let grid = parts.grid, let baseline = parts.baseline, let decision, let tune = parts.tune
+              let grid = parts.grid, let baseline = parts.baseline, let decision, let tune = parts.tune, let liveTest
         else { return (nil, parts) }
-        let scenario = Scenario(
+        var scenario = Scenario(
             name: name, description: description, seed: seed, users: users, horizonDays: horizon, startDate: start,
             population: population, response: response.model, configurations: configurations, grid: grid,
             baseline: baseline, decision: decision, tune: tune)
+        scenario.liveTest = liveTest
         return (scenario, parts)
     }
 

@@ -146,7 +146,8 @@ struct ScenarioParts {
 
     static func spreadBeyondHorizon(_ spread: Double, _ horizon: Int) -> String {
         "installs are spread over \(spread == spread.rounded() ? String(Int(spread)) : String(spread)) days but the run "
-            + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread or lengthen the run"
+            + "lasts \(horizon) (horizonDays): users would install after it ends; shorten the spread (population.installSpreadDays, or --install-spread on the "
+            + "command line) or lengthen the run"
     }
 
     static func issues(of population: PopulationParts, relaxed: Bool) -> [ScenarioIssue] {

@@ -1,0 +1,183 @@
+import Foundation
+import Randomness
+
+/// One measure's per-user mean and variance in one configuration, from the run's sums over users:
+/// what a live test's arm, with users of its own, would see.
+public struct ArmMoments: Equatable, Sendable {
+    public let users: Int64
+    public let mean: Double
+    /// The sample variance of the per-user values, Σ(x − x̄)² / (n − 1).
+    public let variance: Double
+
+    /// From n, Σx and Σx²; nil for fewer than two users.
+    public init?(users: Int64, sum: Int64, squares: Int64) {
+        guard users > 1 else { return nil }
+        let n = Double(users), s = Double(sum)
+        self.users = users
+        mean = s / n
+        variance = max(0, (Double(squares) - s * s / n) / (n - 1))
+    }
+}
+
+/// One arm of the live test.
+public struct LiveTestArm: Sendable {
+    /// Its configuration's index in the run (0: the holdout).
+    public let configuration: Int
+    public let label: String
+    /// What it is in the test: "recommendation", "baseline" or "holdout" ("baseline, holdout" when one arm is both).
+    public let role: String
+    public let share: Double
+    /// Users the arm needs; nil when the plan has no size.
+    public let users: Int64?
+}
+
+/// A constraint's measure watched as a guardrail: its difference between the recommendation and
+/// the baseline and the power of the planned test to detect it.
+public struct GuardrailPower: Sendable {
+    public let measure: DecisionMeasure
+    /// Recommendation − baseline, per user (a fraction for a rate).
+    public let difference: Double?
+    /// The chance that the planned test finds the difference at α two-sided; nil without the per-user variances.
+    public let power: Double?
+}
+
+/// The live test of the recommendation against the baseline, sized from the simulated per-user
+/// means and variances of each arm as independent samples: a live test puts different users in each
+/// arm, so the correlation that makes the run's paired comparisons sharp does not help it.
+///
+/// With shares s_r, s_b of N users and per-user variances σ_r², σ_b², a difference d shows at α
+/// two-sided with power 1 − β when N = (z₁₋α/₂ + z₁₋β)² (σ_r²/s_r + σ_b²/s_b) / d².
+public struct LiveTestPlan: Sendable {
+    public static let alpha = 0.05
+    public static let power = 0.80
+    /// z₁₋α/₂ + z₁₋β for the stated α and power.
+    public static let zSum = z95 + PairwiseComparison.z80
+
+    public let arms: [LiveTestArm]
+    public let holdoutShare: Double
+    /// The metric: the decision's objective as a per-user measure, over `days`.
+    public let metric: PairMeasure
+    public let days: Int
+    /// Recommendation − baseline on the metric, per user; nil without a plan.
+    public let difference: Double?
+    /// Every arm's users added up; nil without a size.
+    public let totalUsers: Int64?
+    /// The users the team has (`liveTest.users`, `--live-users`) and the smallest difference in the
+    /// metric the test detects with them at α and power.
+    public let liveUsers: Int64?
+    public let minimumDetectableEffect: Double?
+    public let guardrails: [GuardrailPower]
+    /// Why there is no size, when there is none.
+    public let unavailable: String?
+    /// Notes the reader needs: a test length other than the run's, CUPED.
+    public let notes: [String]
+
+    /// Users per arm in the order of `arms`.
+    public var usersPerArm: [Int64]? {
+        let sizes = arms.compactMap(\.users)
+        return sizes.count == arms.count && !sizes.isEmpty ? sizes : nil
+    }
+
+    /// Why CUPED is not applied: every simulated user starts at install.
+    public static let cupedNote = "CUPED on the users' opens before the test is not applied: every simulated user starts at "
+        + "install, so the run has no opens before the test to correlate with. For a test of users who already have the app, "
+        + "CUPED multiplies each arm's variance, and so the users needed, by 1 − ρ², with ρ the correlation of a user's opens "
+        + "before and during the test, measured on the app's own log."
+}
+
+extension RunResults {
+    /// The per-user moments of a paired measure in configuration `c`; nil when the run does not keep them.
+    public func armMoments(_ c: Int, _ m: PairMeasure) -> ArmMoments? {
+        guard all.indices.contains(c) else { return nil }
+        let x = all[c].metrics
+        func binary(_ p: Proportion) -> ArmMoments? { ArmMoments(users: p.total, sum: p.count, squares: p.count) }
+        switch m {
+        case .opensPerUser:
+            guard let squares = tallies.sums?.arm(c, .opensSquares) else { return nil }
+            return ArmMoments(users: x.users, sum: x.opens, squares: squares)
+        case .deliveredPerUser:
+            guard let sums = tallies.sums else { return nil }
+            return ArmMoments(users: x.users, sum: x.delivered, squares: sums.ratio(c, .response, users: x.users).yy)
+        case .optOutRate: return binary(x.optOutRate)
+        case .retentionD7: return binary(x.retentionD7)
+        case .retentionD30: return binary(x.retentionD30)
+        }
+    }
+
+    /// The live-test plan of the run's recommendation, with the scenario's `liveTest` settings.
+    public var liveTestPlan: LiveTestPlan { liveTestPlan(settings: scenario.liveTest ?? LiveTestSettings()) }
+
+    /// The live-test plan with these settings.
+    public func liveTestPlan(settings: LiveTestSettings) -> LiveTestPlan {
+        let d = decision
+        let holdoutShare = settings.holdoutShare ?? LiveTestSettings.defaultHoldoutShare
+        let metric = d.rule.objective.pairMeasure
+        var notes: [String] = []
+        let days = settings.days ?? scenario.horizonDays
+        if days != scenario.horizonDays {
+            notes.append("The run simulated \(scenario.horizonDays) days, not the test's \(days) (liveTest.days): the figures are "
+                + "for \(scenario.horizonDays) days; run with --days \(days) for the test's length.")
+        }
+        notes.append(LiveTestPlan.cupedNote)
+        func plan(_ arms: [LiveTestArm], difference: Double? = nil, total: Int64? = nil, mde: Double? = nil,
+                  guardrails: [GuardrailPower] = [], unavailable: String? = nil) -> LiveTestPlan {
+            LiveTestPlan(arms: arms, holdoutShare: holdoutShare, metric: metric, days: days, difference: difference,
+                         totalUsers: total, liveUsers: settings.users.map(Int64.init), minimumDetectableEffect: mde,
+                         guardrails: guardrails, unavailable: unavailable, notes: notes)
+        }
+        guard let best = d.recommended else { return plan([], unavailable: "no configuration meets every constraint") }
+        guard best != d.baseline else { return plan([], unavailable: "the recommendation is the baseline") }
+        // The shares: the holdout's, the baseline's, and what is left for the recommendation.
+        let base = d.baseline
+        var arms: [(Int, String, Double)]
+        if base == 0 {
+            guard holdoutShare > 0 else {
+                return plan([], unavailable: "the baseline is the holdout, and liveTest.holdoutShare is 0")
+            }
+            arms = [(best, "recommendation", 1 - holdoutShare), (0, "baseline, holdout", holdoutShare)]
+        } else {
+            let baseShare = settings.baselineShare ?? (1 - holdoutShare) / 2
+            arms = [(best, "recommendation", 1 - holdoutShare - baseShare), (base, "baseline", baseShare)]
+            if holdoutShare > 0 { arms.append((0, "holdout", holdoutShare)) }
+        }
+        func unsized(_ reason: String) -> LiveTestPlan {
+            plan(arms.map { LiveTestArm(configuration: $0.0, label: all[$0.0].label, role: $0.1, share: $0.2, users: nil) },
+                 unavailable: reason)
+        }
+        guard let r = armMoments(best, metric), let b = armMoments(base, metric) else {
+            return unsized("this run was stored without the per-user sums of each configuration; run it again for the plan")
+        }
+        let (sr, sb) = (arms[0].2, arms[1].2)
+        let spread = r.variance / sr + b.variance / sb
+        let diff = r.mean - b.mean
+        let total = LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (diff * diff)
+        let mde = settings.users.map { LiveTestPlan.zSum * (spread / Double($0)).squareRoot() }
+        guard diff != 0, total.isFinite, total < 1e15 else {
+            return unsized("the simulated difference in \(metric.title) is zero: no test size would show it")
+        }
+        let sized = arms.map { c, role, share in
+            LiveTestArm(configuration: c, label: all[c].label, role: role, share: share, users: Int64((total * share).rounded(.up)))
+        }
+        let guardrails = d.rule.orderedConstraints.map { m, _ -> GuardrailPower in
+            guard m.hasPairedDifference, let x = armMoments(best, m.pairMeasure), let y = armMoments(base, m.pairMeasure),
+                  let nr = sized[0].users, let nb = sized[1].users else {
+                return GuardrailPower(measure: m, difference: nil, power: nil)
+            }
+            return GuardrailPower(measure: m, difference: x.mean - y.mean,
+                                  power: LiveTestPlan.power(difference: x.mean - y.mean, x, nr, y, nb))
+        }
+        return plan(sized, difference: diff, total: sized.reduce(0) { $0 + ($1.users ?? 0) }, mde: mde, guardrails: guardrails)
+    }
+}
+
+extension LiveTestPlan {
+    /// The power of a two-sided z-test at α to find `difference` between arms of nx and ny users with
+    /// the moments' variances: Φ(|d|/se − z) + Φ(−|d|/se − z).
+    public static func power(difference: Double, _ x: ArmMoments, _ nx: Int64, _ y: ArmMoments, _ ny: Int64) -> Double? {
+        guard nx > 0, ny > 0 else { return nil }
+        let se = (x.variance / Double(nx) + y.variance / Double(ny)).squareRoot()
+        guard se > 0 else { return difference == 0 ? alpha : 1 }
+        let t = abs(difference) / se
+        return normalCDF(t - z95) + normalCDF(-t - z95)
+    }
+}
