@@ -148,18 +148,11 @@ extension RunStore {
     /// Every stored tune, oldest first.
     public func tunes() throws(StoreError) -> [TuneListing] {
         let columns = ["tune_id", "scenario_name", "seed", "users", "candidates", "winner_label", "created_at", "wall_seconds"]
-        do throws(StoreError) {
-            return try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes ORDER BY tune_id")
-                .enumerated().map { (n, row) throws(StoreError) -> TuneListing in
-                    let id = try StoredRow(row, table: "tunes", columns: columns, owner: "row \(n + 1)").integer("tune_id")
-                    let r = StoredRow(row, table: "tunes", columns: columns, owner: "tune \(id)")
-                    return TuneListing(
-                        id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"), users: try r.integer("users"),
-                        candidates: try r.integer("candidates"), winnerLabel: try r.optionalText("winner_label"),
-                        createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"))
-                }
-        } catch let error where error.kind == .corrupt && error.result == nil {
-            throw error.prefixed("\(database.path): ")
+        return try everyRow(of: "tunes", key: "tune_id", owner: "tune", columns: columns) { (id, r) throws(StoreError) in
+            TuneListing(
+                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"), users: try r.integer("users"),
+                candidates: try r.integer("candidates"), winnerLabel: try r.optionalText("winner_label"),
+                createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"))
         }
     }
 

@@ -10,15 +10,13 @@ import FoundationXML
 /// A tune is kept as a run is: `list` shows it, `report` renders it again, `export` writes its
 /// tables, and `tune` writes an HTML page beside its Markdown report.
 final class StoredTuneCommandTests: ReminderSimTestCase {
-    /// `Datasets/tune-periods.json` with one to two periods of 1–4 days: a small, quick space.
+    /// `Datasets/tune-periods.json` over 30 days with one to two periods of 1–4 days: a small, quick space.
     func tune(_ extra: String...) throws -> CommandResult {
         let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"))
-        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        json["horizonDays"] = 30
-        var tune = try XCTUnwrap(json["tune"] as? [String: Any])
-        tune["space"] = ["periods": ["min": 1, "max": 4], "sequenceLength": ["min": 1, "max": 2]]
-        json["tune"] = tune
-        _ = try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
+        let space: [String: Any] = ["periods": ["min": 1, "max": 4], "sequenceLength": ["min": 1, "max": 2]]
+        let edited = try JSONEdit.setting(space, at: "tune.space",
+                                          in: JSONEdit.setting(30, at: "horizonDays", in: JSONSerialization.jsonObject(with: data)))
+        _ = try writeFile("tune.json", try JSONEdit.text(edited))
         let result = try remindersim(arguments: ["tune", "tune.json", "--users", "600", "--threads", "2", "--db", "db.sqlite"] + extra)
         assertExit(result, 0)
         return result
