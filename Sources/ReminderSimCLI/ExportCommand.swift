@@ -8,8 +8,12 @@ import Storage
 struct ExportCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         name: "export",
-        abstract: "Write a stored run's tables as CSV files (RFC 4180, one per table, with a header).",
-        discussion: "Example: remindersim export latest --csv exports/",
+        abstract: "Write a stored run's or tune's tables as CSV files (RFC 4180, one per table, with a header).",
+        discussion: """
+            A tune (tune:<number> or tune:latest) writes tunes.csv, tune_stages.csv, tune_candidates.csv \
+            and tune_constraint_values.csv, its rows of those tables. \
+            Examples: remindersim export latest --csv exports/; remindersim export tune:2 --csv exports/
+            """,
         arguments: StoredRunSelection.specs + [csv, CSVSafeFlag.spec, csvRaw])
 
     static let csv = ArgumentSpec.option("--csv", valueName: "dir", help: "The folder to write the CSV files into.", required: true)
@@ -29,10 +33,13 @@ struct ExportCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         try OutputPaths.checkFolder(folder, option: Self.csv.name)
-        let (store, id) = try selection.open()
+        let (store, item) = try selection.open()
         let files: [String]
         do {
-            files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: !safe) }
+            switch item {
+            case let .run(id): files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: !safe) }
+            case let .tune(id): files = try StoreAccess.perform { try CSVExport.write(tune: id, store: store, to: folder, raw: !safe) }
+            }
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }

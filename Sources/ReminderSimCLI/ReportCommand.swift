@@ -9,8 +9,14 @@ import Storage
 struct ReportCommand: RunnableCommand {
     static let configuration = CommandConfiguration(
         name: "report",
-        abstract: "Render a stored run's report (Markdown, CSV and SVG charts) again.",
-        discussion: "Writes <out>/<scenario>-<run>/report.md and the files it links. Example: remindersim report latest",
+        abstract: "Render a stored run's or tune's report (Markdown, HTML, CSV and SVG charts) again.",
+        discussion: """
+            Writes <out>/<scenario>-<run>/report.md and the files it links. A tune (tune:<number> or \
+            tune:latest) is worked out again from its stored scenario, seed and users, which gives the \
+            same figures and takes about as long as the tune did (the model draws at their default \
+            number); its report goes to <out>/<scenario>-tune-<n>/ as 'tune' writes it. \
+            Examples: remindersim report latest; remindersim report tune:latest
+            """,
         arguments: StoredRunSelection.specs + ReportFolderOption.specs + [CSVSafeFlag.spec])
 
     let selection: StoredRunSelection
@@ -25,9 +31,14 @@ struct ReportCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         try StoreAccess.checkOutputFolder(output)
-        let (store, id) = try selection.open()
-        let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
-        context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
+        switch try selection.open() {
+        case let (store, .run(id)):
+            let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
+            context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
+        case let (store, .tune(id)):
+            let folder = try StoredTuneOutput.report(id, store: store, output: output, csvSafe: csvSafe, context: context)
+            context.stdout.writeLine("Report of tune \(id): \(Path.join(folder, "report.md"))")
+        }
     }
 
     /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded once.

@@ -75,6 +75,21 @@ enum StoreAccess {
         }
     }
 
+    /// The id of a tune named on the command line (`tune:<n>`, `tune:latest`), after checking it is stored.
+    static func tuneID(_ reference: RunReference, in store: RunStore) throws -> Int64 {
+        let tunes = try perform { try store.tunes() }
+        switch reference {
+        case .latest:
+            guard let last = tunes.last else { throw CommandError.noInput("\(store.database.path): no tunes stored yet") }
+            return last.id
+        case let .id(id):
+            guard tunes.contains(where: { $0.id == id }) else {
+                throw CommandError.noInput("\(store.database.path): no tune \(id) (see 'remindersim list')")
+            }
+            return id
+        }
+    }
+
     /// Writes a run's report folder whole or not at all, and never over another run's report.
     ///
     /// Two databases rendered into one `--out` can both have a run 1 of a scenario: a folder of that
@@ -146,22 +161,51 @@ struct ReportFolderOption: PathOption {
     let path: String
 }
 
-/// The stored run a command reads: which run, in which database.
+/// A run or a tune as named on the command line: a run's number or `latest`, or `tune:` before a
+/// tune's number or `latest`.
+enum StoredReference: ArgumentValue {
+    case run(RunReference)
+    case tune(RunReference)
+
+    static let tunePrefix = "tune:"
+
+    init(argument: String) throws(ArgumentValueError) {
+        do {
+            self = argument.hasPrefix(Self.tunePrefix)
+                ? .tune(try RunReference(argument: String(argument.dropFirst(Self.tunePrefix.count))))
+                : .run(try RunReference(argument: argument))
+        } catch {
+            throw ArgumentValueError(expected: "a run number (see 'remindersim list'), 'latest', or a tune as tune:<number> or tune:latest")
+        }
+    }
+}
+
+/// What a selection names, checked to be stored: a run's id or a tune's.
+enum StoredItem: Equatable {
+    case run(Int64)
+    case tune(Int64)
+}
+
+/// The stored run or tune a command reads, in which database.
 struct StoredRunSelection: OptionGroup {
-    static let run = ArgumentSpec.positional("run", help: "The run (a number from 'remindersim list', or 'latest').")
+    static let run = ArgumentSpec.positional(
+        "run", help: "The run (a number from 'remindersim list', or 'latest'), or a tune: tune:<number> or tune:latest.")
     static let specs = [run] + DatabaseOption.specs
 
-    let run: RunReference
+    let reference: StoredReference
     let database: String
 
     init(_ arguments: ParsedArguments) throws {
-        run = try arguments.value(Self.run, as: RunReference.self)
+        reference = try arguments.value(Self.run, as: StoredReference.self)
         database = try DatabaseOption(arguments).path
     }
 
-    /// The database, opened for reading, and the id of the run, checked to be there.
-    func open() throws -> (store: RunStore, id: Int64) {
+    /// The database, opened for reading, and what the selection names, checked to be there.
+    func open() throws -> (store: RunStore, item: StoredItem) {
         let store = try StoreAccess.open(database, create: false)
-        return (store, try StoreAccess.runID(run, in: store))
+        switch reference {
+        case let .run(r): return (store, .run(try StoreAccess.runID(r, in: store)))
+        case let .tune(r): return (store, .tune(try StoreAccess.tuneID(r, in: store)))
+        }
     }
 }

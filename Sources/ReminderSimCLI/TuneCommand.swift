@@ -1,6 +1,7 @@
 import Console
 import FilePaths
 import Foundation
+import Reporting
 import Simulation
 import Storage
 import Synchronization
@@ -18,7 +19,7 @@ struct TuneCommand: RunnableCommand {
             at --users, the winner is re-checked on other users against the baseline and the best listed \
             configuration, and the top five are re-run with the response model changed. The result depends only on the scenario, --seed and --users, never on --threads. \
             Progress goes to stderr; the recommendation to stdout and to \
-            <out>/<scenario>-tune-<n>/ (report.md, recommendation.json, candidates.csv, Pareto charts); \
+            <out>/<scenario>-tune-<n>/ (report.md, report.html, recommendation.json, candidates.csv, Pareto charts); \
             the tune and every candidate it evaluated to the database (--db). With --json, stdout holds one \
             JSON object instead of the text: tuneID, database, report (its report.md), wallSeconds, threads, \
             summary (the text otherwise printed) and recommendation (as in recommendation.json: the \
@@ -117,8 +118,11 @@ struct TuneCommand: RunnableCommand {
         let stem = String(base.dropLast(2))
         var n = 1
         while OutputPaths.entry(at: "\(stem)-\(n)") != .missing { n += 1 }
-        let files = [("report.md", report.markdown()), ("recommendation.json", try report.recommendationJSON()),
-                     ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + report.charts()
+        let markdown = report.markdown(), charts = report.charts()
+        let html = HTMLReport.render(markdown: markdown, charts: Dictionary(charts, uniquingKeysWith: { a, _ in a }),
+                                     title: "Tune: \(scenarioName)")
+        let files = [("report.md", markdown), ("report.html", html), ("recommendation.json", try report.recommendationJSON()),
+                     ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + charts
         return try FolderPublishing.publish("\(stem)-\(n)", what: "the tune's report", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)

@@ -255,12 +255,12 @@ struct TuneReport {
         let o = rule.objective
         var md = ["## Pareto front", ""]
         for m in frontMeasures {
-            md.append("\(o.rawValue) against \(m.rawValue), every candidate at its last stage (the most users it was "
+            md.append("\(o.title) against \(m.title), every candidate at its last stage (the most users it was "
                       + "simulated on; those dropped early carry wider intervals): the candidates no other beats on both.")
             md.append("")
-            md.append("![\(o.rawValue) against \(m.rawValue)](\(Self.chartFile(m)))")
+            md.append("![\(o.title) against \(m.title)](\(Self.chartFile(m)))")
             md.append("")
-            md.append("| configuration | stage | \(o.rawValue) | \(m.rawValue) | within the limit |")
+            md.append("| configuration | stage | \(o.title) | \(m.title) | within the limit |")
             md.append("|---|---:|---:|---:|---|")
             let b = rule.constraints[m]
             for (c, f) in paretoFront(m) {

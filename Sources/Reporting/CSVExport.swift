@@ -33,6 +33,28 @@ public enum CSVExport {
         try write(store.load(run), to: folder, raw: raw)
     }
 
+    /// Writes tune `tune`'s rows of the tables that hold tunes into `folder` as `<table>.csv`, every
+    /// column as stored; returns the file names. `raw` as for a run.
+    @discardableResult
+    public static func write(tune: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
+        let tables = try RunStore.tuneTables.map { name in (name, try store.tuneTable(name, tune: tune)) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, table) in tables {
+            let csv = CSVTable(header: table.columns, rows: table.rows.map { $0.map(field) })
+            try ReportFiles.write(csv.encoded(neutralizeFormulas: !raw), to: Path.join(folder, "\(name).csv"))
+        }
+        return tables.map { "\($0.0).csv" }
+    }
+
+    static func field(_ value: SQLValue) -> CSVField {
+        switch value {
+        case .null, .blob: return .null
+        case let .integer(v): return .integer(v)
+        case let .real(v): return .decimal(v)
+        case let .text(v): return .text(v)
+        }
+    }
+
     /// Writes every exported table of the loaded `run` into `folder`; returns the file names.
     @discardableResult
     public static func write(_ run: StoredRun, to folder: String, raw: Bool = true) throws -> [String] {

@@ -73,16 +73,7 @@ enum DecisionReport {
         if results.pairwise.isEmpty {
             out += " This run was stored without sums over users, so no paired comparison is available."
         }
-        out += " Paired differences on the same users (95% intervals):\n\n"
-        var header = ["measure", "\(label(results, best)) − \(label(results, d.baseline)) (baseline)"]
-        if let r = d.runnerUp { header.append("\(label(results, best)) − \(label(results, r)) (runner-up)") }
-        let rows = PairMeasure.allCases.map { m -> [String] in
-            var row = [m.title + (m.isFraction ? " (pp)" : "")]
-            row.append(d.versusBaseline.first { $0.measure == m }.map(Text.difference) ?? (best == d.baseline ? "(same)" : "n/a"))
-            if d.runnerUp != nil { row.append(d.versusRunnerUp.first { $0.measure == m }.map(Text.difference) ?? "n/a") }
-            return row
-        }
-        out += Markdown.table(header: header, alignments: [.left, .right, .right], rows: rows) + "\n"
+        out += pairedTable(results, best: best)
         out += baselineVerdictText(results, best: best)
         guard let runner = d.runnerUp else {
             return out + "No other configuration meets every constraint, so there is no runner-up to compare with.\n\n"
@@ -91,6 +82,28 @@ enum DecisionReport {
             out += runnerUpText(results, best: best, runner: runner, on: c)
         }
         return out
+    }
+
+    /// The paired differences of `best` from the baseline and from the runner-up, a column each. The
+    /// baseline's column is left out when the baseline itself is recommended (it would only say
+    /// "X − X"), and the whole table when no column is left.
+    static func pairedTable(_ results: RunResults, best: Int) -> String {
+        let d = results.decision
+        var columns: [(title: String, comparisons: [PairwiseComparison])] = []
+        if best != d.baseline {
+            columns.append(("\(label(results, best)) − \(label(results, d.baseline)) (baseline)", d.versusBaseline))
+        }
+        if let r = d.runnerUp { columns.append(("\(label(results, best)) − \(label(results, r)) (runner-up)", d.versusRunnerUp)) }
+        guard !columns.isEmpty else {
+            return " It is the baseline itself, so there is no difference from it to show.\n\n"
+        }
+        let rows = PairMeasure.allCases.map { m -> [String] in
+            [m.title + (m.isFraction ? " (pp)" : "")]
+                + columns.map { column in column.comparisons.first { $0.measure == m }.map(Text.difference) ?? "n/a" }
+        }
+        return (best == d.baseline ? " It is the baseline itself." : "") + " Paired differences on the same users (95% intervals):\n\n"
+            + Markdown.table(header: ["measure"] + columns.map(\.title), alignments: [.left] + columns.map { _ in .right }, rows: rows)
+            + "\n"
     }
 
     /// The top two on the measure they are compared on: clearly apart, or not, with what would separate

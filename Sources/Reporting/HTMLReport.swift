@@ -3,7 +3,8 @@ import Foundation
 /// `report.html`: the Markdown report as one self-contained page — inline CSS, the charts as inline
 /// SVG, no network access, readable without JavaScript (a small inline script only sorts tables).
 ///
-/// It converts the Markdown subset the report writes (headings, paragraphs, lists, tables, images,
+/// It converts the Markdown subset the reports write (headings, paragraphs, lists, tables, images,
+/// fenced blocks of preformatted text,
 /// `**strong**`, `*emphasis*`, `` `code` ``, backslash escapes and the entities and `<br>` that
 /// `Markdown.escapeCell` produces), so both files always say the same thing. The output is
 /// well-formed XML (XHTML syntax), which the tests check.
@@ -14,13 +15,25 @@ public enum HTMLReport {
         var paragraph: [String] = []
         var list: [String] = []
         var table: [String] = []
+        var fenced: [String]?
         func flush() {
             if !paragraph.isEmpty { body += "<p>" + paragraph.map(inline).joined(separator: " ") + "</p>\n"; paragraph = [] }
             if !list.isEmpty { body += "<ul>\n" + list.map { "<li>" + inline($0) + "</li>\n" }.joined() + "</ul>\n"; list = [] }
             if !table.isEmpty { body += renderTable(table); table = [] }
         }
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("| ") {
+            if line.hasPrefix("```") {
+                flush()
+                if let text = fenced {
+                    body += "<pre style=\"overflow-x: auto\">" + text.map(escape).joined(separator: "\n") + "</pre>\n"
+                    fenced = nil
+                } else {
+                    fenced = []
+                }
+                continue
+            }
+            if fenced != nil { fenced?.append(line); continue }
+            if line.hasPrefix("|") {
                 if table.isEmpty { flush() }
                 table.append(line)
                 continue
@@ -51,6 +64,7 @@ public enum HTMLReport {
             }
         }
         flush()
+        if let text = fenced { body += "<pre style=\"overflow-x: auto\">" + text.map(escape).joined(separator: "\n") + "</pre>\n" }
         return """
             <!DOCTYPE html>
             <html lang="en">

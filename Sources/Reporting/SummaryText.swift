@@ -24,14 +24,14 @@ public enum SummaryText {
         let ranked = rankedResults.map(\.metrics)
         var rows: [[String]] = [[
             "#", "configuration", "opens/user vs holdout", "trigger rate", "response rate", "D7", "D7 vs holdout",
-            "D30 vs holdout", "opt-outs", "delivered per extra open",
+            "D30 vs holdout", "opt-out rate", "delivered per extra open",
         ]]
         for (i, m) in ranked.enumerated() {
             rows.append([
                 String(i + 1), TerminalText.printable(m.label), Text.signed(m.opensLiftPerUser, digits: 3), Text.percent(m.triggerRate),
                 Text.percent(m.responseRate), Text.percent(m.retentionD7, withInterval: false),
                 DecisionReport.lift(rankedResults[i], day: 7), DecisionReport.lift(rankedResults[i], day: 30),
-                Text.group(m.optOuts), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
+                Text.measure(.optOutRate, rankedResults[i].estimate(.optOutRate)), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
             ])
         }
         // The holdout has no rank: its name takes the rank's place, so every line starts at the left.
@@ -39,6 +39,7 @@ public enum SummaryText {
             "holdout", "", "—", "—", "—", Text.percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
         ])
         out += TerminalText.table(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
+        out += daggerNotes(rankedResults)
         out += """
 
             Holdout: \(Text.group(holdout.opens)) opens, D1 \(Text.percent(holdout.retentionD1, withInterval: false)), \
@@ -61,6 +62,26 @@ public enum SummaryText {
         return lines.map { TerminalText.printable($0, limit: 2_000) + "\n" }.joined()
     }
 
+    /// What each † in the table means: the notification whose period equals the day, one line per lift.
+    static func daggerNotes(_ ranked: [ConfigurationResult]) -> String {
+        ranked.flatMap { c in
+            [7, 30].compactMap { k -> String? in
+                guard case .periodEqualsDay? = c.spec.liftNote(day: k), let note = c.spec.liftNote(day: k) else { return nil }
+                return "† \(TerminalText.printable(c.label)), D\(k) vs holdout: \(note.text(day: k)).\n"
+            }
+        }.joined()
+    }
+
+    /// The notification outcomes of one configuration: they add up to those scheduled, the capped
+    /// ones among them when the configuration has a frequency cap.
+    static func outcomesLine(_ c: ConfigurationResult) -> String {
+        let m = c.metrics
+        let capped = c.spec.delivery.frequencyCap != nil || m.capped > 0 ? "\(Text.group(m.capped)) capped, " : ""
+        return "  notifications: \(Text.group(m.scheduled)) scheduled: \(Text.group(m.cancelled)) cancelled, "
+            + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
+            + capped + "\(Text.group(m.censored)) censored\n"
+    }
+
     /// The engines' mode, with the released versions and the wiring in the original modes.
     public static func modeText(_ spec: ConfigurationSpec) -> String {
         spec.mode.isOriginal
@@ -72,9 +93,7 @@ public enum SummaryText {
     static func detail(_ c: ConfigurationResult, window: Double) -> String {
         let spec = c.spec, m = c.metrics
         var out = "Configuration \"\(TerminalText.printable(spec.label))\" (\(modeText(spec)))\n"
-        out += "  notifications: \(Text.group(m.scheduled)) scheduled, \(Text.group(m.cancelled)) cancelled, "
-            + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
-            + "\(Text.group(m.censored)) censored\n"
+        out += outcomesLine(c)
         out += "  returns: \(Text.group(m.responded)) caused by a notification, \(Text.group(m.attributed)) attributed "
             + "(opens within \(String(format: "%g", window)) h of a delivery), \(Text.group(m.optOuts)) opt-outs, "
             + "\(Text.group(m.revived)) revived\n"

@@ -277,16 +277,25 @@ public final class RunStore {
     public func list() throws(StoreError) -> [RunListing] {
         let columns = ["run_id", "scenario_name", "seed", "users", "horizon_days", "status", "created_at", "wall_seconds",
                        "configurations"]
+        return try everyRow(of: "run_overview", key: "run_id", owner: "run", columns: columns) { (id, r) throws(StoreError) in
+            RunListing(
+                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
+                users: try r.integer("users"), horizonDays: try r.integer("horizon_days"), status: try r.text("status"),
+                createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
+                configurations: try r.integer("configurations"))
+        }
+    }
+
+    /// Every row of `table` in the order of its `key` (the first of `columns`), each read by `make`
+    /// with its key and its values, named "`owner` <key>" in an error; a damaged row is a `.corrupt`
+    /// error naming the database.
+    func everyRow<T>(of table: String, key: String, owner: String, columns: [String],
+                     _ make: (Int64, StoredRow) throws(StoreError) -> T) throws(StoreError) -> [T] {
         do throws(StoreError) {
-            return try database.rows("SELECT \(columns.joined(separator: ", ")) FROM run_overview ORDER BY run_id")
-                .enumerated().map { (n, row) throws(StoreError) -> RunListing in
-                    let id = try StoredRow(row, table: "run_overview", columns: columns, owner: "row \(n + 1)").integer("run_id")
-                    let r = StoredRow(row, table: "run_overview", columns: columns, owner: "run \(id)")
-                    return RunListing(
-                        id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
-                        users: try r.integer("users"), horizonDays: try r.integer("horizon_days"), status: try r.text("status"),
-                        createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
-                        configurations: try r.integer("configurations"))
+            return try database.rows("SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(key)")
+                .enumerated().map { (n, row) throws(StoreError) -> T in
+                    let id = try StoredRow(row, table: table, columns: columns, owner: "row \(n + 1)").integer(key)
+                    return try make(id, StoredRow(row, table: table, columns: columns, owner: "\(owner) \(id)"))
                 }
         } catch let error where error.kind == .corrupt && error.result == nil {
             throw error.prefixed("\(database.path): ")

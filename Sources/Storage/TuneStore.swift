@@ -119,3 +119,70 @@ struct TuneWriter {
             ["candidate_index", "measure", "value", "value_low", "value_high", "limit_min", "limit_max", "met"], constraints)
     }
 }
+
+/// A stored tune as `list` shows it.
+public struct TuneListing: Sendable, Equatable {
+    public let id: Int64
+    public let scenarioName: String
+    public let seed: Int64
+    public let users: Int64
+    public let candidates: Int64
+    /// The recommended candidate's label; nil when no candidate met every constraint.
+    public let winnerLabel: String?
+    public let createdAt: String
+    public let wallSeconds: Double
+}
+
+/// A stored tune read back: what its report is worked out again from, and what it recommended.
+public struct StoredTune: Sendable {
+    public let id: Int64
+    public let scenario: Scenario
+    public let winnerLabel: String?
+    public let toolVersion: String
+}
+
+extension RunStore {
+    /// The tables that hold a tune, in the order `export` writes them.
+    public static let tuneTables = ["tunes", "tune_stages", "tune_candidates", "tune_constraint_values"]
+
+    /// Every stored tune, oldest first.
+    public func tunes() throws(StoreError) -> [TuneListing] {
+        let columns = ["tune_id", "scenario_name", "seed", "users", "candidates", "winner_label", "created_at", "wall_seconds"]
+        return try everyRow(of: "tunes", key: "tune_id", owner: "tune", columns: columns) { (id, r) throws(StoreError) in
+            TuneListing(
+                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"), users: try r.integer("users"),
+                candidates: try r.integer("candidates"), winnerLabel: try r.optionalText("winner_label"),
+                createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"))
+        }
+    }
+
+    /// Reads tune `id` back: its scenario (with its seed and final users) and its recommendation.
+    public func loadTune(_ id: Int64) throws(StoreError) -> StoredTune {
+        let columns = ["scenario_json", "winner_label", "tool_version"]
+        let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes WHERE tune_id = ?", [.integer(id)])
+        guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no tune \(id)") }
+        let row = StoredRow(first, table: "tunes", columns: columns, owner: "tune \(id)")
+        do throws(StoreError) {
+            let scenario: Scenario
+            do {
+                scenario = try Scenario.decodeStored(row.text("scenario_json"), source: "tune \(id)")
+            } catch {
+                throw row.damaged("scenario_json", "the scenario cannot be read: \(error)")
+            }
+            return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
+                              toolVersion: try row.text("tool_version"))
+        } catch let error where error.kind == .corrupt && error.result == nil {
+            throw error.prefixed("\(database.path): ")
+        }
+    }
+
+    /// One of a tune's tables (see `tuneTables`): its columns, and the tune's rows in key order.
+    public func tuneTable(_ table: String, tune id: Int64) throws(StoreError) -> (columns: [String], rows: [[SQLValue]]) {
+        guard Self.tuneTables.contains(table) else { throw StoreError(.invalid, "\(table) is not a table of tunes") }
+        let columns = try database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]).compactMap { $0.text(0) }
+        let order = table == "tunes" ? "tune_id" : table == "tune_stages" ? "stage"
+            : table == "tune_candidates" ? "candidate_index" : "candidate_index, measure"
+        let rows = try database.rows("SELECT * FROM \(table) WHERE tune_id = ? ORDER BY \(order)", [.integer(id)])
+        return (columns, rows.map(\.values))
+    }
+}

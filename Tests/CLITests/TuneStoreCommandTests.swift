@@ -86,7 +86,7 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
         assertExit(try tune("--out", "out"), 0)
         let folder = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
         let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
-        let sections = report.components(separatedBy: "![opensLiftPerUser against ").dropFirst()
+        let sections = report.components(separatedBy: "![opens per user vs holdout against ").dropFirst()
         XCTAssertEqual(sections.count, 2, "one chart per constrained measure")
         for (section, file) in zip(sections, ["pareto-opt-out-rate.svg", "pareto-delivered-per-extra-open.svg"]) {
             assertContains(String(section.prefix(200)), "](\(file))", "report.md")
@@ -112,7 +112,7 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
         let three = workDirectory.appendingPathComponent("out/tune-periods-tune-2")
         let files = try FileManager.default.contentsOfDirectory(atPath: one.path).sorted()
         XCTAssertEqual(files, ["candidates.csv", "pareto-delivered-per-extra-open.svg", "pareto-opt-out-rate.svg",
-                               "recommendation.json", "report.md"])
+                               "recommendation.json", "report.html", "report.md"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: three.path).sorted(), files)
         for file in files {
             XCTAssertEqual(try Data(contentsOf: one.appendingPathComponent(file)), try Data(contentsOf: three.appendingPathComponent(file)),

@@ -137,9 +137,18 @@ final class UserSumsTests: XCTestCase {
         let long = ConfigurationSpec(label: "x", reminders: [ReminderSpec(messages: ["A"], timePeriods: [8])])
         XCTAssertEqual(long.liftNote(day: 7), .zeroByConstruction(shortestDelaySeconds: 8 * 86_400))
         XCTAssertNil(long.liftNote(day: 30))
-        XCTAssertEqual(results.configurations[1].spec.liftNote(day: 7), .periodEqualsDay)
+        XCTAssertEqual(results.configurations[1].spec.liftNote(day: 7), .periodEqualsDay(.later(2)), "3/7d: the second notification's")
         XCTAssertNil(results.configurations[0].spec.liftNote(day: 7))
         let hours = ConfigurationSpec(label: "h", reminders: [ReminderSpec(messages: ["A"], timePeriods: [168], unit: .hours)])
-        XCTAssertEqual(hours.liftNote(day: 7), .periodEqualsDay)
+        XCTAssertEqual(hours.liftNote(day: 7), .periodEqualsDay(.first))
+        let steps = ConfigurationSpec(label: "s", sequence: SequenceSpec(afterDays: [1, 3, 7], messages: ["A"]))
+        XCTAssertEqual(steps.liftNote(day: 7), .periodEqualsDay(.step(3)))
+        XCTAssertEqual(steps.liftNote(day: 3), .periodEqualsDay(.step(2)))
+        // A first period of 7 days is named before a later one of another reminder.
+        let both = ConfigurationSpec(label: "b", reminders: [ReminderSpec(messages: ["A"], timePeriods: [3, 7]),
+                                                             ReminderSpec(messages: ["B"], timePeriods: [7], appDomain: "other")])
+        XCTAssertEqual(both.liftNote(day: 7), .periodEqualsDay(.first))
+        XCTAssertEqual((11...13).map(NotificationPlace.ordinal) + [1, 2, 3, 4, 21, 22, 111].map(NotificationPlace.ordinal),
+                       ["11th", "12th", "13th", "1st", "2nd", "3rd", "4th", "21st", "22nd", "111th"])
     }
 }

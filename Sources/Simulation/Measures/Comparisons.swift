@@ -131,19 +131,42 @@ public struct SegmentMetrics: Sendable {
 public enum LiftNote: Equatable, Sendable {
     /// No notification can fire before day k ends: the lift is zero by construction.
     case zeroByConstruction(shortestDelaySeconds: Double)
-    /// A period is exactly k days: the first notification fires on day k itself, so the day-k lift
-    /// measures that one notification's pull rather than a lasting habit.
-    case periodEqualsDay
+    /// A period is exactly k days: the notification it belongs to can fire on day k itself, so the
+    /// day-k lift measures that notification's pull rather than a lasting habit.
+    case periodEqualsDay(NotificationPlace)
 
     public func text(day k: Int) -> String {
         switch self {
         case let .zeroByConstruction(shortest):
             return String(format: "n/a: zero by construction, no notification can fire before day %d ends (shortest delay %g days)",
                           k, shortest / 86_400)
-        case .periodEqualsDay:
+        case .periodEqualsDay(.first):
             return "a period equals \(k) days: the first notification fires on day \(k) itself, so this lift measures that "
                 + "notification's pull, not retention"
+        case let .periodEqualsDay(.later(n)):
+            return "a period equals \(k) days, the \(NotificationPlace.ordinal(n)) notification's (the first uses another): "
+                + "a \(NotificationPlace.ordinal(n)) notification scheduled on the install day fires on day \(k) itself, so this "
+                + "lift partly measures that notification's pull, not retention"
+        case let .periodEqualsDay(.step(n)):
+            return "step \(n) of the sequence fires \(k) days after the last session, on day \(k) itself for a user last seen on "
+                + "the install day, so this lift measures that notification's pull, not retention"
         }
+    }
+}
+
+/// The notification a period belongs to, as the day-k flag names it.
+public enum NotificationPlace: Equatable, Sendable {
+    /// The first notification after a session: a reminder's first period.
+    case first
+    /// A later notification of a reminder's periods, counted from 1 (2 for the second).
+    case later(Int)
+    /// A step of an inactivity sequence, counted from 1.
+    case step(Int)
+
+    /// 1st, 2nd, 3rd, 4th… 11th, 12th, 13th, 21st.
+    public static func ordinal(_ n: Int) -> String {
+        let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+        return "\(n)\(suffix)"
     }
 }
 
@@ -151,8 +174,12 @@ extension ConfigurationSpec {
     /// Every delay a notification of this configuration can use, in seconds.
     public var delaysUsedSeconds: [Double] {
         reminders.indices.flatMap { r in
-            reminders[r].timePeriods.indices.map { Double(periodValue(reminder: r, index: $0)) * reminders[r].unit.seconds }
+            reminders[r].timePeriods.indices.map { delaySeconds(reminder: r, index: $0) }
         }
+    }
+
+    func delaySeconds(reminder r: Int, index i: Int) -> Double {
+        Double(periodValue(reminder: r, index: i)) * reminders[r].unit.seconds
     }
 
     /// What to say about the retention lift at day k, if anything.
@@ -162,8 +189,18 @@ extension ConfigurationSpec {
         // A notification is scheduled at a close after install (local day 0), so it fires no earlier than
         // install + delay; day k ends at most k + 1 days after install.
         if shortest >= Double(k + 1) * 86_400 { return .zeroByConstruction(shortestDelaySeconds: shortest) }
-        if delays.contains(Double(k) * 86_400) { return .periodEqualsDay }
-        return nil
+        return place(ofDelay: Double(k) * 86_400).map { .periodEqualsDay($0) }
+    }
+
+    /// The earliest notification that uses `seconds` as its delay: a first period before a later
+    /// one, then the first reminder; nil when none does.
+    func place(ofDelay seconds: Double) -> NotificationPlace? {
+        let matches = reminders.indices.flatMap { r in
+            reminders[r].timePeriods.indices.filter { delaySeconds(reminder: r, index: $0) == seconds }.map { (index: $0, reminder: r) }
+        }
+        guard let m = matches.min(by: { ($0.index, $0.reminder) < ($1.index, $1.reminder) }) else { return nil }
+        if sequence != nil { return .step(m.reminder + 1) }
+        return m.index == 0 ? .first : .later(m.index + 1)
     }
 }
 
