@@ -125,9 +125,10 @@ public struct ArmPredictions: Sendable {
         func covariance(_ i: Int, _ j: Int) -> Double {
             perUser[i][j] * ((simulator.arm[i] == simulator.arm[j] ? 1 / simulator.observedUsers[i] : 0) + 1 / n) + between[i][j]
         }
+        let users = Dictionary(results.arms.map { ($0.label, $0.users) }, uniquingKeysWith: { a, _ in a })
         let moments = kept.map { i in
             ArmPrediction(
-                arm: simulator.armLabel[i], name: simulator.momentName[i], users: Int(simulator.observedUsers[i]),
+                arm: simulator.armLabel[i], name: simulator.momentName[i], users: users[simulator.armLabel[i]] ?? 0,
                 observed: simulator.observed[i], predicted: mean[i], standardError: max(covariance(i, i), 0).squareRoot(),
                 modelStandardError: max(between[i][i], 0).squareRoot())
         }
@@ -242,14 +243,15 @@ public struct Readout: Sendable {
         let probe = make(.inconclusive, "")
         let (low, high) = rule.objective.higherIsBetter ? (probe.lower, probe.upper) : (-probe.upper, -probe.lower)
         let m = rule.objective.hasPairedDifference ? rule.minimumDifference : 0
+        let shown = String(format: "%g", m)
         let unchecked = unmeasured.isEmpty ? "" : " (not measured, so not checked: \(unmeasured.joined(separator: ", ")))"
         if low > m {
-            return make(.ship, "the gain's 95% interval lies above the minimum difference of \(m)" + unchecked)
+            return make(.ship, "the gain's 95% interval lies above the minimum difference of \(shown)" + unchecked)
         }
         if high < m {
-            return make(.dontShip, "the gain's 95% interval lies below the minimum difference of \(m)")
+            return make(.dontShip, "the gain's 95% interval lies below the minimum difference of \(shown)")
         }
-        return make(.inconclusive, "the gain's 95% interval holds the minimum difference of \(m): a larger test could tell")
+        return make(.inconclusive, "the gain's 95% interval holds the minimum difference of \(shown): a larger test could tell")
     }
 
     /// An arm's rate for `measure`, per user, with its per-user variance: a share's from the binomial, a

@@ -99,7 +99,7 @@ struct ReadoutCommand: RunnableCommand {
     static func render(_ r: Readout, scenario: Scenario, results: String) -> String {
         let total = r.sampleRatio.users.reduce(0.0) { $0 + Double($1) }
         var out = "Reading the live test of \"\(scenario.name)\" in \(results): \(r.sampleRatio.arms.count) arms, "
-            + "\(Text.group(Int64(total))) users.\n\n"
+            + "\(count(total)) users.\n\n"
         out += sampleRatioText(r.sampleRatio) + "\n"
         out += TerminalText.table(sampleRatioRows(r.sampleRatio), rightAligned: [1, 2, 3])
         out += "\n" + predictionHeading(r.predictions) + "\n"
@@ -129,7 +129,7 @@ struct ReadoutCommand: RunnableCommand {
         let total = s.users.reduce(0.0) { $0 + Double($1) }
         return [["arm", "users", "planned share", "expected users"]] + s.arms.indices.map { i in
             [TerminalText.printable(s.arms[i]), Text.group(Int64(s.users[i])), String(format: "%.1f%%", 100 * s.planned[i]),
-             String(format: "%.0f", total * s.planned[i])]
+             count(total * s.planned[i])]
         }
     }
 
@@ -161,7 +161,7 @@ struct ReadoutCommand: RunnableCommand {
 
     static func decisionHeading(_ r: Readout) -> String {
         let against = r.comparisons.first?.against
-        return "The call under the scenario's decision (\(r.rule.objective.title), \(r.rule.minimumDifferenceText))"
+        return "The call under the scenario's decision (objective: \(r.rule.objective.rawValue); \(r.rule.minimumDifferenceText))"
             + (against.map { ", each arm against \(TerminalText.printable($0)) as independent samples of users:" } ?? ":")
     }
 
@@ -171,6 +171,12 @@ struct ReadoutCommand: RunnableCommand {
              "\(CalibrateCommand.number(c.lower)) – \(CalibrateCommand.number(c.upper))", String(format: "%+.2f", c.z),
              probability(c.pValue), c.call.rawValue]
         }
+    }
+
+    /// A count summed or scaled as a real number, grouped; beyond what an Int64 holds, in plain digits.
+    static func count(_ x: Double) -> String {
+        let rounded = x.rounded()
+        return abs(rounded) < 9e18 ? Text.group(Int64(rounded)) : String(format: "%.0f", rounded)
     }
 
     static func probability(_ p: Double) -> String { p < 0.001 ? String(format: "%.2g", p) : String(format: "%.3f", p) }
