@@ -39,10 +39,10 @@ struct ReadoutCommand: RunnableCommand {
     /// The shared `--out`, here the folder of readout.md and readout.html, written only when given.
     static let output = ReportFolderOption.spec.described("Write readout.md and readout.html into this folder.")
 
-    let scenarioPath: String
-    let resultsPath: String
+    let scenarioPath, resultsPath: String
     let users: Int
     let seed: UInt64?
+    /// `--model-draws`, nil when not given.
     let draws: Int?
     let threads: Int
     let asJSON: Bool

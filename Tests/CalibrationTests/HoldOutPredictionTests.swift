@@ -14,16 +14,6 @@ final class HoldOutPredictionTests: XCTestCase {
         ProcessInfo.processInfo.environment["REMINDERSIM_HOLDOUT_REPLICATES"].flatMap(Int.init).map { max($0, 5) } ?? 6
     }
 
-    private func options(users: Int, seed: UInt64) -> Calibration.Options {
-        var o = Calibration.Options()
-        o.users = users
-        o.seed = seed
-        o.threads = 2
-        o.restarts = 0
-        o.batches = 30
-        return o
-    }
-
     /// The x with P(χ²_df ≤ x) = p, by bisection on the regularized incomplete gamma.
     private func chiSquareQuantile(_ p: Double, df: Int) -> Double {
         var (low, high) = (0.0, 10.0 * Double(df) + 100)
