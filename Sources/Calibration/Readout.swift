@@ -97,6 +97,9 @@ public struct ArmPredictions: Sendable {
         scenario: Scenario, recorded: RecordedLogs = RecordedLogs(), results: ExperimentResults, draws: Int,
         options: Calibration.Options
     ) throws -> ArmPredictions {
+        guard results.arms.contains(where: { $0.label != "holdout" }) else {
+            throw CalibrationError(.mismatch, "the results have no arm but the holdout: give at least one configuration's arm")
+        }
         let simulator = try MomentSimulator(scenario: scenario, recorded: recorded, results: results, options: options)
         var central = scenario.response
         central.uncertainty = nil

@@ -25,12 +25,17 @@ struct ReadoutCommand: RunnableCommand {
             user take their per-user variance from the simulated arm. Example: \
             remindersim readout my-app.json live-test.csv --out Reports/readout
             """,
-        arguments: [scenario, results, users, seed, ModelDrawsArgument.spec] + ThreadsOption.specs + [json, output])
+        arguments: [scenario, results, users, seed, draws] + ThreadsOption.specs + [json, output])
 
     static let scenario = ArgumentSpec.positional("scenario", help: "The scenario the test ran: its population, configurations and decision.")
     static let results = ArgumentSpec.positional("results", help: "The test's results, one row per arm.")
     static let users = ScenarioOverrides.users.described("Virtual users simulated per arm for the predictions.", default: "20000")
     static let seed = ScenarioOverrides.seed.described("Seed of the simulated users (default: the scenario's).")
+    static let draws = ModelDrawsArgument.spec.described("""
+        Predict each arm under K draws of the response parameters (the same users at every draw). Default: \
+        \(UncertainDecision.defaultDraws) when the scenario gives a parameter a range or carries response.uncertainty, \
+        0 otherwise (the model as given).
+        """)
     static let json = JSONFlag.spec.described("""
         Print the readout as one JSON document: sampleRatio (statistic, pValue, mismatch, arms), predictions \
         (each arm's rates observed and predicted, with interval and z), comparisons (difference, interval, \
@@ -55,7 +60,7 @@ struct ReadoutCommand: RunnableCommand {
         users = try arguments.value(Self.users, expected: "a whole number from 100 to 10000000",
                                     where: { (100...10_000_000).contains($0) })
         seed = try ScenarioOverrides.seed(arguments)
-        draws = try arguments.optionalValue(ModelDrawsArgument.spec, as: ModelDrawsArgument.self)?.draws
+        draws = try arguments.optionalValue(Self.draws, as: ModelDrawsArgument.self)?.draws
         threads = try ThreadsOption(arguments).count
         asJSON = try arguments.flag(Self.json)
         output = try arguments.optionalValue(Self.output)
