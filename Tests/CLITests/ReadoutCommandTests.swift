@@ -97,15 +97,19 @@ final class ReadoutCommandTests: ReminderSimTestCase {
 
     func testRefusalsAndHelp() throws {
         try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
-        try writeFile("bad.csv", header + "2d,100,30,80,1,40,\n")
-        let bad = try remindersim("readout", "app.json", "bad.csv")
-        assertExit(bad, 65)
-        assertContains(bad.stderr, "bad.csv:2: column 7 (planned_share): is empty")
+        // Each refused results file, with its exit status and the words of its error.
+        let refused: [(file: String, text: String, status: Int32, message: String)] = [
+            ("bad.csv", header + "2d,100,30,80,1,40,\n", 65, "bad.csv:2: column 7 (planned_share): is empty"),
+            ("holdout.csv", "arm,users,delivered,opens,opt_outs\nholdout,1000,0,5000,0\n", 65,
+             "holdout.csv: the results have no arm but the holdout"),
+        ]
+        for r in refused {
+            try writeFile(r.file, r.text)
+            let result = try remindersim("readout", "app.json", r.file, "--users", "200")
+            assertExit(result, r.status)
+            assertContains(result.stderr, r.message)
+        }
         assertExit(try remindersim("readout", "app.json", "missing.csv"), 66)
-        try writeFile("holdout.csv", "arm,users,delivered,opens,opt_outs\nholdout,1000,0,5000,0\n")
-        let alone = try remindersim("readout", "app.json", "holdout.csv", "--users", "200")
-        assertExit(alone, 65)
-        assertContains(alone.stderr, "holdout.csv: the results have no arm but the holdout")
         let help = try remindersim("readout", "--help")
         assertExit(help, 0)
         assertContains(help.stdout, "planned_share")
