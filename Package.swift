@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
-        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation"]),
+        .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation", "Randomness"]),
         .testTarget(
             name: "StorageTests",
             dependencies: ["Storage", "Simulation", "ReminderEngine", "ReminderSimTestSupport", "SimulationTestSupport"]),

@@ -13,11 +13,14 @@ public struct ExperimentResults: Sendable, Equatable {
         public var retainedD7: Int?
         public var retainedD30: Int?
         public var attributed: Int?
+        /// The arm's share of the test's users as planned (any positive scale: shares are compared
+        /// after dividing by their sum); nil when the file does not say.
+        public var plannedShare: Double?
         /// The line of the results file the arm came from (0 for arms built in code).
         public var line: Int
 
         public init(label: String, users: Int, delivered: Int, opens: Int, optOuts: Int, retainedD7: Int? = nil,
-                    retainedD30: Int? = nil, attributed: Int? = nil, line: Int = 0) {
+                    retainedD30: Int? = nil, attributed: Int? = nil, plannedShare: Double? = nil, line: Int = 0) {
             self.label = label
             self.users = users
             self.delivered = delivered
@@ -26,6 +29,7 @@ public struct ExperimentResults: Sendable, Equatable {
             self.retainedD7 = retainedD7
             self.retainedD30 = retainedD30
             self.attributed = attributed
+            self.plannedShare = plannedShare
             self.line = line
         }
     }
@@ -35,11 +39,12 @@ public struct ExperimentResults: Sendable, Equatable {
     public init(arms: [Arm]) { self.arms = arms }
 
     static let required = ["arm", "users", "delivered", "opens", "opt_outs"]
-    static let optional = ["retained_d7", "retained_d30", "attributed"]
+    static let optional = ["retained_d7", "retained_d30", "attributed", "planned_share"]
 
     /// Reads a results file: a header naming at least `arm, users, delivered, opens, opt_outs` (and optionally
-    /// `retained_d7, retained_d30, attributed`), then one row per arm. Fields are separated by commas; a field
-    /// may be in double quotes. An empty optional field means "not measured" for that arm.
+    /// `retained_d7, retained_d30, attributed`, and the arm's `planned_share` of the users), then one row
+    /// per arm. Fields are separated by commas; a field may be in double quotes. An empty optional count
+    /// means "not measured" for that arm.
     ///
     /// - Throws: `ResultsError` naming the file, line, column and reason of the first problem.
     public static func parse(_ text: String, file: String) throws(ResultsError) -> ExperimentResults {
@@ -93,6 +98,17 @@ public struct ExperimentResults: Sendable, Equatable {
                 }
                 return value
             }
+            /// The planned share: a positive number in every row when the column is there.
+            func share() throws(ResultsError) -> Double? {
+                guard let p = position["planned_share"] else { return nil }
+                let text = fields[p]
+                guard let value = Double(text), value.isFinite, value > 0 else {
+                    throw fail(lineNumber, column("planned_share"), text.isEmpty
+                        ? "is empty: give every arm its planned share, or leave the column out"
+                        : "expected a number > 0, got \(Excerpt.quoted(text))")
+                }
+                return value
+            }
             let label = fields[position["arm"]!]
             guard !label.isEmpty else { throw fail(lineNumber, column("arm"), "is empty") }
             if let other = arms.first(where: { $0.label == label }) {
@@ -103,7 +119,8 @@ public struct ExperimentResults: Sendable, Equatable {
             let arm = Arm(
                 label: label, users: users, delivered: try count("delivered")!, opens: try count("opens")!,
                 optOuts: try count("opt_outs")!, retainedD7: try count("retained_d7"),
-                retainedD30: try count("retained_d30"), attributed: try count("attributed"), line: lineNumber)
+                retainedD30: try count("retained_d30"), attributed: try count("attributed"),
+                plannedShare: try share(), line: lineNumber)
             for (name, value) in [("opt_outs", arm.optOuts), ("retained_d7", arm.retainedD7 ?? 0),
                                   ("retained_d30", arm.retainedD30 ?? 0)] where value > users {
                 throw fail(lineNumber, column(name), "\(value) is more than the arm's \(users) users")

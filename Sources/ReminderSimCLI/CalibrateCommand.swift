@@ -21,7 +21,7 @@ struct CalibrateCommand: RunnableCommand {
             Parameters the arms cannot identify are refused with the reason (exit 65). Example: \
             remindersim calibrate my-app.json past-test.csv --fit baseResponse,optOutPerDelivery
             """,
-        arguments: [scenario, results, fit, users, seed] + ThreadsOption.specs + [output])
+        arguments: [scenario, results, fit, holdOut, users, seed] + ThreadsOption.specs + [output])
 
     static let scenario = ArgumentSpec.positional("scenario", help: "The scenario the test ran: its population and configurations.")
     static let results = ArgumentSpec.positional("results", help: "The test's results, one row per arm.")
@@ -29,6 +29,11 @@ struct CalibrateCommand: RunnableCommand {
         Comma-separated response parameters to fit: baseResponse, fatigue, optOutPerDelivery, quietFactor, \
         dormantFactor. Fatigue needs arms that differ in how many notifications they send in a row.
         """, default: "baseResponse,optOutPerDelivery")
+    static let holdOut = ArgumentSpec.option("--hold-out", valueName: "arm", help: """
+        Leave this arm out of the fit, then predict it with the fitted model (under draws of the fitted \
+        parameters) and print its observed rates against the prediction: whether the calibration can be \
+        trusted for a configuration it was not fitted on.
+        """)
     /// The shared `--users` and `--seed`, here for the simulated arms rather than over a scenario.
     static let users = ScenarioOverrides.users.described("Virtual users simulated per arm at each trial point.", default: "20000")
     static let seed = ScenarioOverrides.seed.described("Seed of the simulated users (default: the scenario's).")
@@ -39,6 +44,7 @@ struct CalibrateCommand: RunnableCommand {
     let scenarioPath: String
     let resultsPath: String
     let parameters: [ResponseParameter]
+    let holdOut: String?
     let users: Int
     let seed: UInt64?
     let threads: Int
@@ -59,6 +65,7 @@ struct CalibrateCommand: RunnableCommand {
         }
         if chosen.isEmpty { throw UsageError("\(Self.fit.name): name at least one parameter") }
         parameters = chosen
+        holdOut = try arguments.optionalValue(Self.holdOut)
         users = try arguments.value(Self.users, expected: "a whole number from 100 to 10000000",
                                     where: { (100...10_000_000).contains($0) })
         seed = try ScenarioOverrides.seed(arguments)
@@ -74,17 +81,8 @@ struct CalibrateCommand: RunnableCommand {
         // Where the calibrated scenario goes is checked first: never over an input, a link or a device.
         try OutputPaths.checkFile(output, option: Self.output.name,
                                   inputs: [scenarioPath, resultsPath].filter { $0 != ScenarioLoading.standardInput })
-        let scenario = try ScenarioLoading.load(scenarioPath)
-        // The scenario is checked whole (recorded logs included) before the results are read.
-        let recorded = try ScenarioLoading.compileReading(scenario, path: scenarioPath).recorded
-        ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
-        let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
-        let results: ExperimentResults
-        do {
-            results = try ExperimentResults.parse(text, file: resultsPath)
-        } catch {
-            throw CommandError.dataError(error.description)
-        }
+        let (scenario, recorded, loaded) = try Self.load(scenarioPath, resultsPath, context: context)
+        let results = try holdOut.map { try Self.without($0, loaded) } ?? loaded
         var options = Calibration.Options()
         options.users = users
         options.seed = seed
@@ -95,14 +93,22 @@ struct CalibrateCommand: RunnableCommand {
             calibration = try Calibration.fit(
                 scenario: scenario, recorded: recorded, results: results,
                 parameters: parameters, options: options)
-        } catch let error as CalibrationError {
-            throw CommandError.dataError("\(resultsPath): \(error.description)")
-        } catch let error as RecordedDataError {
-            // The recorded logs were read and checked with the scenario; every trial point uses them as read.
-            throw ScenarioLoading.commandError(error, message: "\(scenarioPath): \(error.description)")
+        } catch {
+            throw Self.commandError(error, scenarioPath: scenarioPath, resultsPath: resultsPath)
         }
         let seconds = RunCommand.seconds(since: started)
         context.stdout.write(Self.render(calibration, start: scenario, results: resultsPath, options: options))
+        if let holdOut {
+            let predictions: ArmPredictions
+            do {
+                predictions = try ArmPredictions.predict(
+                    scenario: calibration.scenario, recorded: recorded, results: loaded,
+                    draws: UncertainDecision.defaultDraws, options: ArmPredictions.unseenUsers(options, scenario: scenario))
+            } catch {
+                throw Self.commandError(error, scenarioPath: scenarioPath, resultsPath: resultsPath)
+            }
+            context.stdout.write(Self.renderHeldOut(predictions, arm: holdOut))
+        }
         do {
             try calibration.scenario.canonicalJSON().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
@@ -112,6 +118,59 @@ struct CalibrateCommand: RunnableCommand {
         context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
             + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))
+    }
+
+    /// The scenario, its recorded logs and the results file, each read and checked, for calibrate and readout.
+    static func load(_ scenarioPath: String, _ resultsPath: String, context: CommandContext) throws
+        -> (Scenario, RecordedLogs, ExperimentResults) {
+        let scenario = try ScenarioLoading.load(scenarioPath)
+        // The scenario is checked whole (recorded logs included) before the results are read.
+        let recorded = try ScenarioLoading.compileReading(scenario, path: scenarioPath).recorded
+        ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
+        let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
+        do {
+            return (scenario, recorded, try ExperimentResults.parse(text, file: resultsPath))
+        } catch {
+            throw CommandError.dataError(error.description)
+        }
+    }
+
+    /// A calibration's or a prediction's failure as the command reports it.
+    static func commandError(_ error: Error, scenarioPath: String, resultsPath: String) -> Error {
+        switch error {
+        case let error as CalibrationError:
+            return CommandError.dataError("\(resultsPath): \(error.description)")
+        case let error as RecordedDataError:
+            // The recorded logs were read and checked with the scenario; every trial point uses them as read.
+            return ScenarioLoading.commandError(error, message: "\(scenarioPath): \(error.description)")
+        default:
+            return error
+        }
+    }
+
+    /// The results without the arm `label`, which must be one of them and not leave the fit without arms.
+    static func without(_ label: String, _ results: ExperimentResults) throws -> ExperimentResults {
+        guard results.arms.contains(where: { $0.label == label }) else {
+            throw UsageError("\(Self.holdOut.name): the results have no arm \"\(TerminalText.printable(label))\" (their arms: "
+                + results.arms.map { TerminalText.printable($0.label) }.joined(separator: ", ") + ")")
+        }
+        let rest = results.arms.filter { $0.label != label }
+        guard !rest.isEmpty else { throw UsageError("\(Self.holdOut.name): the results have no other arm to fit on") }
+        return ExperimentResults(arms: rest)
+    }
+
+    /// The held-out arm observed against the calibrated model's prediction.
+    static func renderHeldOut(_ p: ArmPredictions, arm: String) -> String {
+        let moments = p.moments.filter { $0.arm == arm }
+        let outside = moments.filter { abs($0.z) > 1.959_964 }
+        return "\nThe held-out arm \(TerminalText.printable(arm)), predicted by the model fitted without it ("
+            + "\(Text.group(Int64(p.simulatedUsers))) simulated users"
+            + (p.draws > 0 ? ", \(p.draws) draws of the fitted parameters" : "") + "):\n"
+            + TerminalText.table(ReadoutCommand.predictionRows(moments), rightAligned: [2, 3, 4, 5, 6])
+            + (outside.isEmpty
+                ? "Every rate of the held-out arm falls within its 95% prediction interval.\n"
+                : "Outside its 95% prediction interval: \(outside.map(\.name).joined(separator: ", ")): the calibrated model "
+                    + "does not carry over to this configuration as it stands.\n")
     }
 
     static func render(_ c: Calibration, start: Scenario, results: String, options: Calibration.Options) -> String {

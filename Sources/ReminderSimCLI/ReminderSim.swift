@@ -15,7 +15,7 @@ public enum ReminderSim: Command {
         subcommands: [
             RunCommand.self, ValidateCommand.self, ScenarioCommand.self, ListCommand.self, ReportCommand.self,
             ExportCommand.self, CompareCommand.self, MergeCommand.self, TraceCommand.self, TuneCommand.self,
-            FitCommand.self, ImportCommand.self, CalibrateCommand.self,
+            FitCommand.self, ImportCommand.self, CalibrateCommand.self, ReadoutCommand.self,
         ])
 
     /// Runs the tool as the process `remindersim`: sets up how the process meets a closed pipe or a

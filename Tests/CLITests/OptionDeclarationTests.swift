@@ -11,7 +11,7 @@ final class OptionDeclarationTests: XCTestCase {
     static let sampleWords: [String: [String]] = [
         "run": [], "validate": ["a.json"], "scenario": [], "list": [], "report": ["1"], "export": ["1", "--csv", "out"],
         "compare": ["1", "2"], "merge": ["a.sqlite", "--into", "b.sqlite"], "trace": ["--user", "0"], "tune": [],
-        "fit": ["log.csv"], "import": ["log.csv"], "calibrate": ["s.json", "r.csv"],
+        "fit": ["log.csv"], "import": ["log.csv"], "calibrate": ["s.json", "r.csv"], "readout": ["s.json", "r.csv"],
     ]
 
     /// Every command that runs, with the words of its path, found through the tool's own command tree.

@@ -34,17 +34,18 @@ func simulatedResults(_ scenario: Scenario, users: Int, seed: UInt64, retention:
     })
 }
 
-final class CalibrationTests: XCTestCase {
-    private func options(users: Int, seed: UInt64) -> Calibration.Options {
-        var o = Calibration.Options()
-        o.users = users
-        o.seed = seed
-        o.threads = 2
-        o.restarts = 0
-        o.batches = 30
-        return o
-    }
+/// Options for a quick calibration in a test: `users` simulated at `seed`, two threads, no restarts.
+func options(users: Int, seed: UInt64) -> Calibration.Options {
+    var o = Calibration.Options()
+    o.users = users
+    o.seed = seed
+    o.threads = 2
+    o.restarts = 0
+    o.batches = 30
+    return o
+}
 
+final class CalibrationTests: XCTestCase {
     func testParameterRecoveryCoverage() throws {
         // Results simulated with the true base response at one seed, calibrated from a wrong start at another.
         // Each 95% interval covers the truth with probability 0.95 if the standard errors are right; over 12

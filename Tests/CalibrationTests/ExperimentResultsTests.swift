@@ -35,7 +35,7 @@ final class ExperimentResultsTests: XCTestCase {
                        "past.csv:1: the header lacks the column opt_outs (required: arm, users, delivered, opens, opt_outs)")
         XCTAssertEqual(problem("arm,users,delivered,opens,opt_outs,clicks\n")?.description,
                        "past.csv:1: column 6: unknown column 'clicks'; expected arm, users, delivered, opens, opt_outs, "
-                       + "retained_d7, retained_d30, attributed")
+                       + "retained_d7, retained_d30, attributed, planned_share")
         XCTAssertEqual(problem(header + "2d,1000,3000,8400\n")?.description,
                        "past.csv:2: expected 5 fields as in the header, found 4")
         XCTAssertEqual(problem(header + "2d,1000,-3,8400,1\n")?.description,

@@ -1,0 +1,117 @@
+import Foundation
+import Simulation
+import ReminderSimTestSupport
+import XCTest
+
+/// `readout` and `calibrate --hold-out` from a user's point of view: a finished test's results in, the
+/// split, the arms against the simulation and the call out.
+final class ReadoutCommandTests: ReminderSimTestCase {
+    private let header = "arm,users,delivered,opens,opt_outs,retained_d7,planned_share\n"
+
+    private func json(_ result: CommandResult) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+    }
+
+    func testAMismatchedSplitIsFlaggedAndASoundOnePasses() throws {
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        try writeFile("skewed.csv", header + "2d,20000,52000,160000,300,9000,50\n1/2/4d circular,21000,60000,170000,330,9500,50\n")
+        try writeFile("sound.csv", header + "2d,20400,52000,160000,300,9000,50\n1/2/4d circular,20600,60000,170000,330,9500,50\n")
+
+        let skewed = try remindersim("readout", "app.json", "skewed.csv", "--users", "300", "--threads", "2", "--json")
+        assertExit(skewed, 0)
+        let ratio = try XCTUnwrap(try json(skewed)["sampleRatio"] as? [String: Any])
+        XCTAssertEqual(ratio["mismatch"] as? Bool, true)
+        let p = try XCTUnwrap(ratio["pValue"] as? Double)
+        // χ² = 2 × 500² / 20,500 on one degree of freedom: p = erfc(√(χ²/2)).
+        XCTAssertEqual(p, erfc((500.0 * 500 / 20_500).squareRoot()), accuracy: 1e-3 * p)
+
+        let sound = try remindersim("readout", "app.json", "sound.csv", "--users", "300", "--threads", "2", "--json")
+        assertExit(sound, 0)
+        let soundRatio = try XCTUnwrap(try json(sound)["sampleRatio"] as? [String: Any])
+        XCTAssertEqual(soundRatio["mismatch"] as? Bool, false)
+
+        let text = try remindersim("readout", "app.json", "skewed.csv", "--users", "300", "--threads", "2")
+        assertExit(text, 0)
+        assertContains(text.stdout, "SAMPLE RATIO MISMATCH")
+        assertContains(text.stdout, "95% prediction interval")
+        assertContains(text.stdout, "No call: no arm to compare with: the results have neither the baseline nor a holdout")
+    }
+
+    func testTheCallMatchesAZTestByHandAndTheReportIsWritten() throws {
+        // Opens per user of each arm against the holdout, with the per-user variances the readout used.
+        var truth = CalibrationFixture.experiment(baseResponse: 0.12)
+        truth.users = 2_000
+        truth.seed = 91
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        try writeFile("test.csv", try CalibrationFixture.results(of: truth))
+        let result = try remindersim("readout", "app.json", "test.csv", "--users", "1000", "--threads", "2", "--json",
+                                     "--out", "readout")
+        assertExit(result, 0)
+        let document = try json(result)
+        let comparisons = try XCTUnwrap(document["comparisons"] as? [[String: Any]])
+        XCTAssertEqual(comparisons.count, 2)
+        let rows = try CalibrationFixture.results(of: truth).split(separator: "\n").dropFirst().map { $0.split(separator: ",") }
+        func opens(_ label: String) throws -> (Double, Double) {
+            let row = try XCTUnwrap(rows.first { $0[0] == label })
+            return (try XCTUnwrap(Double(row[3])) / (try XCTUnwrap(Double(row[1]))), try XCTUnwrap(Double(row[1])))
+        }
+        let holdout = try opens("holdout")
+        for c in comparisons {
+            let label = try XCTUnwrap(c["arm"] as? String)
+            let arm = try opens(label)
+            let va = try XCTUnwrap(c["armVariance"] as? Double), vb = try XCTUnwrap(c["againstVariance"] as? Double)
+            let d = arm.0 - holdout.0
+            let se = (va / arm.1 + vb / holdout.1).squareRoot()
+            XCTAssertEqual(try XCTUnwrap(c["difference"] as? Double), d, accuracy: 1e-12)
+            XCTAssertEqual(try XCTUnwrap(c["z"] as? Double), d / se, accuracy: 1e-9)
+            // The default rule: opens lift, at most 5% opting out, no minimum difference.
+            let optOuts = try XCTUnwrap(Double(try XCTUnwrap(rows.first { $0[0] == label })[4])) / arm.1
+            let call = optOuts > 0.05 ? "don't ship" : d - 1.959_964 * se > 0 ? "ship"
+                : d + 1.959_964 * se < 0 ? "don't ship" : "inconclusive at this size"
+            XCTAssertEqual(c["call"] as? String, call, "\(c)")
+        }
+        XCTAssertNotNil(document["needsRecalibrating"] as? Bool)
+        let report = try String(contentsOf: workDirectory.appendingPathComponent("readout/readout.md"), encoding: .utf8)
+        assertContains(report, "## Sample ratio")
+        assertContains(report, "## The call")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("readout/readout.html").path))
+    }
+
+    func testHoldOutPredictsTheArmLeftOut() throws {
+        var truth = CalibrationFixture.experiment(baseResponse: 0.15)
+        truth.users = 20_000
+        truth.seed = 78
+        try writeFile("past-test.csv", try CalibrationFixture.results(of: truth))
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.1).canonicalJSON())
+        let result = try remindersim("calibrate", "app.json", "past-test.csv", "--fit", "baseResponse", "--hold-out",
+                                     "1/2/4d circular", "--users", "2000", "--threads", "2")
+        assertExit(result, 0)
+        assertContains(result.stdout, "on 2 arms of past-test.csv")
+        assertContains(result.stdout, "The held-out arm 1/2/4d circular, predicted by the model fitted without it")
+        XCTAssertTrue(result.stdoutLines.contains { $0.hasPrefix("1/2/4d circular") && $0.contains("opens") }, result.stdout)
+
+        let unknown = try remindersim("calibrate", "app.json", "past-test.csv", "--hold-out", "weekly")
+        assertExit(unknown, 64)
+        assertContains(unknown.stderr, "--hold-out: the results have no arm \"weekly\"")
+    }
+
+    func testRefusalsAndHelp() throws {
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        // Each refused results file, with its exit status and the words of its error.
+        let refused: [(file: String, text: String, status: Int32, message: String)] = [
+            ("bad.csv", header + "2d,100,30,80,1,40,\n", 65, "bad.csv:2: column 7 (planned_share): is empty"),
+            ("holdout.csv", "arm,users,delivered,opens,opt_outs\nholdout,1000,0,5000,0\n", 65,
+             "holdout.csv: the results have no arm but the holdout"),
+        ]
+        for r in refused {
+            try writeFile(r.file, r.text)
+            let result = try remindersim("readout", "app.json", r.file, "--users", "200")
+            assertExit(result, r.status)
+            assertContains(result.stderr, r.message)
+        }
+        assertExit(try remindersim("readout", "app.json", "missing.csv"), 66)
+        let help = try remindersim("readout", "--help")
+        assertExit(help, 0)
+        assertContains(help.stdout, "planned_share")
+    }
+}

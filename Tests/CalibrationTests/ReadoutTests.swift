@@ -1,0 +1,105 @@
+import Foundation
+import Randomness
+import Simulation
+import XCTest
+@testable import Calibration
+
+/// The readout's statistics against known answers: the chi-square p-value against published table
+/// values and its closed form for one degree of freedom, and the call against a z-test done by hand.
+final class ReadoutTests: XCTestCase {
+    private func arm(_ label: String, users: Int, opens: Int = 0, optOuts: Int = 0, retained: Int? = nil,
+                     share: Double? = nil) -> ExperimentResults.Arm {
+        ExperimentResults.Arm(label: label, users: users, delivered: label == "holdout" ? 0 : users, opens: opens,
+                              optOuts: optOuts, retainedD7: retained, plannedShare: share)
+    }
+
+    func testChiSquarePValuesMatchTheTables() {
+        // Upper critical values of χ² (a standard table, 3 decimals): P(χ²_df ≥ x) = p.
+        let table: [(df: Int, x: Double, p: Double)] = [
+            (1, 3.841, 0.05), (1, 6.635, 0.01), (1, 10.828, 0.001), (2, 5.991, 0.05), (2, 13.816, 0.001),
+            (3, 7.815, 0.05), (3, 16.266, 0.001), (5, 11.070, 0.05), (10, 18.307, 0.05), (10, 29.588, 0.001),
+        ]
+        for row in table {
+            let p = regularizedGammaQ(a: Double(row.df) / 2, x: row.x / 2)
+            // The table's x is rounded to 0.0005; that moves p by at most density × 0.0005, under 0.2% of p here.
+            XCTAssertEqual(p, row.p, accuracy: 0.002 * row.p, "df \(row.df), x \(row.x)")
+        }
+    }
+
+    func testTwentyThousandAgainstTwentyOneThousandIsAMismatch() {
+        // Planned 50/50: expected 20,500 each, χ² = 2 × 500² / 20,500 = 24.39 on 1 df, and for one degree of
+        // freedom P(χ²₁ ≥ x) = erfc(√(x/2)) exactly.
+        let check = SampleRatioCheck(ExperimentResults(arms: [arm("2d", users: 20_000, share: 0.5), arm("1/2/4d circular", users: 21_000, share: 0.5)]))
+        let chi = 2 * 500.0 * 500 / 20_500
+        XCTAssertEqual(check.statistic, chi, accuracy: 1e-9)
+        XCTAssertEqual(check.degreesOfFreedom, 1)
+        XCTAssertEqual(check.pValue, erfc((chi / 2).squareRoot()), accuracy: 1e-3 * check.pValue)
+        XCTAssertTrue(check.mismatch)
+        XCTAssertTrue(check.statedShares)
+
+        // A sound split: 20,400 against 20,600 gives χ² = 0.976, p = 0.32.
+        let sound = SampleRatioCheck(ExperimentResults(arms: [arm("2d", users: 20_400, share: 50), arm("1/2/4d circular", users: 20_600, share: 50)]))
+        XCTAssertEqual(sound.pValue, erfc((2 * 100.0 * 100 / 20_500 / 2).squareRoot()), accuracy: 1e-9)
+        XCTAssertFalse(sound.mismatch)
+
+        // Unequal plans: a 10% holdout with 45% in each arm, met exactly, is sound; equal shares would not be.
+        let planned = ExperimentResults(arms: [arm("holdout", users: 4_000, share: 0.1), arm("2d", users: 18_000, share: 0.45),
+                                               arm("1/2/4d circular", users: 18_000, share: 0.45)])
+        XCTAssertEqual(SampleRatioCheck(planned).statistic, 0, accuracy: 1e-9)
+        var unstated = planned
+        for i in unstated.arms.indices { unstated.arms[i].plannedShare = nil }
+        XCTAssertTrue(SampleRatioCheck(unstated).mismatch)
+        XCTAssertFalse(SampleRatioCheck(unstated).statedShares)
+    }
+
+    /// The call by hand: the unpaired z-test of two shares, then the rule's thresholds.
+    private func handCall(_ a: (Int, Int), _ b: (Int, Int), minimum: Double) -> (z: Double, call: ObservedComparison.Call) {
+        let pa = Double(a.0) / Double(a.1), pb = Double(b.0) / Double(b.1)
+        let se = (pa * (1 - pa) / Double(a.1) + pb * (1 - pb) / Double(b.1)).squareRoot()
+        let d = pa - pb
+        let (low, high) = (d - 1.959_964 * se, d + 1.959_964 * se)
+        return (d / se, low > minimum ? .ship : high < minimum ? .dontShip : .inconclusive)
+    }
+
+    func testTheCallAgreesWithAnUnpairedZTestByHand() throws {
+        let rule = DecisionRule(objective: .liftD7, constraints: [.optOutRate: DecisionBound(max: 0.05)], minimumDifference: 0.01)
+        let holdout = arm("holdout", users: 20_000, retained: 6_000)
+        // Retained on day 7 out of users: a clear gain, a gain too close to call, a loss.
+        for (retained, users) in [(6_700, 20_000), (6_250, 20_000), (5_800, 20_000), (3_400, 10_000)] {
+            let a = arm("2d", users: users, optOuts: users / 100, retained: retained)
+            let (comparisons, note) = Readout.compare(ExperimentResults(arms: [holdout, a]), rule: rule, baseline: nil, variances: [:])
+            XCTAssertNil(note)
+            let c = try XCTUnwrap(comparisons.first)
+            let hand = handCall((retained, users), (6_000, 20_000), minimum: 0.01)
+            XCTAssertEqual(c.against, "holdout")
+            XCTAssertEqual(c.z, hand.z, accuracy: 1e-9)
+            XCTAssertEqual(c.call, hand.call, "\(retained) of \(users): \(c.reason)")
+            XCTAssertEqual(c.pValue, erfc(abs(hand.z) / 2.0.squareRoot()), accuracy: 1e-12)
+        }
+        // The three calls all occur above, so a rule that always said one thing would fail.
+        let calls = [(6_700, 20_000), (6_250, 20_000), (5_800, 20_000)].map { handCall($0, (6_000, 20_000), minimum: 0.01).call }
+        XCTAssertEqual(calls, [.ship, .inconclusive, .dontShip])
+
+        // A broken constraint is a "don't ship" whatever the gain.
+        let noisy = arm("2d", users: 20_000, optOuts: 1_200, retained: 6_700)
+        let broken = Readout.compare(ExperimentResults(arms: [holdout, noisy]), rule: rule, baseline: nil, variances: [:]).0
+        XCTAssertEqual(broken.first?.call, .dontShip)
+    }
+
+    func testOpensAreComparedWithTheSimulatedPerUserVariances() throws {
+        // Opens per user against the baseline arm: the holdout is not the reference when the baseline is there.
+        let rule = DecisionRule(objective: .opensLiftPerUser)
+        let results = ExperimentResults(arms: [arm("holdout", users: 5_000, opens: 40_000), arm("2d", users: 20_000, opens: 170_000),
+                                               arm("1/2/4d circular", users: 20_000, opens: 174_000)])
+        let variances = ["holdout": ["opens": 30.0], "2d": ["opens": 36.0], "1/2/4d circular": ["opens": 40.0]]
+        let (comparisons, _) = Readout.compare(results, rule: rule, baseline: "2d", variances: variances)
+        let c = try XCTUnwrap(comparisons.first)
+        XCTAssertEqual(comparisons.count, 1)
+        XCTAssertEqual(c.against, "2d")
+        let d = 174_000.0 / 20_000 - 170_000.0 / 20_000
+        let se = (40.0 / 20_000 + 36.0 / 20_000).squareRoot()
+        XCTAssertEqual(c.difference, d, accuracy: 1e-12)
+        XCTAssertEqual(c.z, d / se, accuracy: 1e-9)
+        XCTAssertEqual(c.call, d - 1.959_964 * se > 0 ? .ship : .inconclusive)
+    }
+}
