@@ -59,6 +59,11 @@ struct SecondLookRunner {
 
     /// The results of `scenario` simulated whole, on its own users.
     func simulate(_ scenario: Scenario) throws -> RunResults {
+        try Self.simulate(scenario, recorded: recorded, threads: threads, path: path)
+    }
+
+    /// The results of `scenario` simulated whole, on its own users; errors name `path`.
+    static func simulate(_ scenario: Scenario, recorded: RecordedLogs, threads: Int, path: String?) throws -> RunResults {
         let model: CompiledModel
         do {
             model = try CompiledModel(scenario, recorded: recorded)

@@ -32,7 +32,8 @@ enum StoredTuneOutput {
                     + "\(stored.winnerLabel.map { "\"\($0)\"" } ?? "nothing"); worked out again here it recommends "
                     + "\(winner.map { "\"\($0)\"" } ?? "nothing")")
         }
-        let report = TuneReport(result: result, wallSeconds: 0, threads: threads)
+        var report = TuneReport(result: result, wallSeconds: 0, threads: threads)
+        report.liveTest = try TuneCommand.liveTestPlan(result, recorded: recorded, threads: threads, path: nil)
         return try TuneCommand.write(report, out: output, scenarioName: scenario.name, csvSafe: csvSafe)
     }
 }

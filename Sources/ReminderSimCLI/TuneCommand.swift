@@ -99,7 +99,8 @@ struct TuneCommand: RunnableCommand {
         let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
         let tuneID = try StoreAccess.perform { try store.save(record) }
-        let report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
+        var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
+        report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
         let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, csvSafe: csvSafe)
         let reportFile = Path.join(written, "report.md")
         if json {
@@ -109,6 +110,27 @@ struct TuneCommand: RunnableCommand {
             context.stdout.writeLine("\nSaved as tune \(tuneID) in \(simulation.database); report: \(reportFile)")
         }
         try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(simulation.database), its report in \(written)")
+    }
+
+    /// The live-test plan of the winner against the baseline: the two simulated together on the final
+    /// stage's users and seed (so their figures are the final stage's), each arm's per-user mean and
+    /// variance taken as independent samples, with the scenario's `liveTest` settings. Nil without a winner.
+    static func liveTestPlan(_ result: TuneResult, recorded: RecordedLogs, threads: Int, path: String?) throws -> LiveTestPlan? {
+        guard let w = result.winner else { return nil }
+        let winner = result.candidates[w].spec, baseline = result.baseline
+        var s = result.scenario
+        s.grid = nil
+        s.tune = nil
+        s.users = result.final.users
+        s.seed = result.final.seed
+        s.decision = result.rule
+        s.baseline = baseline.label
+        let same = winner == baseline || winner.label == baseline.label
+        s.configurations = same ? [baseline] : [winner, baseline]
+        let sent = Set(s.configurations.flatMap { $0.reminders.flatMap(\.messages) })
+        s.response.messageWeights = s.response.messageWeights.filter { sent.contains($0.key) }
+        let results = try SecondLookRunner.simulate(s, recorded: recorded, threads: threads, path: path)
+        return results.liveTestPlan(settings: s.liveTest ?? LiveTestSettings(), recommended: 1, baseline: same ? 1 : 2)
     }
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken, whole or

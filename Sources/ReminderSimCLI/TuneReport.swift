@@ -1,4 +1,5 @@
 import Foundation
+import Reporting
 import Simulation
 
 /// A tune's findings as text: the terminal summary, report.md, recommendation.json and candidates.csv.
@@ -6,6 +7,8 @@ struct TuneReport {
     let result: TuneResult
     let wallSeconds: Double
     let threads: Int
+    /// The live test of the winner against the baseline; nil without a winner.
+    var liveTest: LiveTestPlan? = nil
 
     var rule: DecisionRule { result.rule }
     func label(_ c: Int) -> String { result.candidates[c].spec.label }
@@ -125,6 +128,7 @@ struct TuneReport {
         for s in r.sensitivity { out.append("Sensitivity, \(sensitivityLine(s, winner: w))") }
         if !r.sensitivity.isEmpty { out.append(sensitivityVerdict(winner: w)) }
         if let line = modelDrawsLine() { out.append(line) }
+        if let plan = liveTest { out.append(LiveTestReport.sentence(plan)) }
         out.append("")
         out.append("Configuration to paste into the scenario's \"configurations\":")
         out.append((try? configurationJSON(w)) ?? "")
@@ -245,6 +249,7 @@ struct TuneReport {
         }
         md.append("")
         md += modelDrawsSection()
+        if let plan = liveTest { md.append(LiveTestReport.section(plan, heading: "##")) }
         md += paretoSection()
         md.append("Every candidate, the stage it reached and why it left: `candidates.csv`.")
         return md.joined(separator: "\n") + "\n"
@@ -338,6 +343,7 @@ struct TuneReport {
             "stages": r.stages.map { ["users": $0.users, "evaluated": $0.evaluated, "clearlyInfeasible": $0.infeasible,
                                       "clearlyWorse": $0.worse, "leftOutBeforehand": $0.overCapacity] },
         ]
+        if let plan = liveTest { root["liveTest"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(LiveTestReport.JSONValue(plan))) }
         let pm = r.final.versusRunnerUp?.measure ?? rule.objective.pairMeasure
         if let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures {
             let encoded = try JSONEncoder().encode(r.candidates[w].spec)

@@ -29,8 +29,12 @@ public enum LiveTestReport {
 
     /// The report's "Live test" subsection.
     static func section(_ results: RunResults) -> String {
-        let plan = results.liveTestPlan
-        var out = "### Live test\n\n"
+        section(results.liveTestPlan)
+    }
+
+    /// The "Live test" subsection of a plan, for a run's report or a tune's.
+    public static func section(_ plan: LiveTestPlan, heading: String = "###") -> String {
+        var out = "\(heading) Live test\n\n"
         out += "The test that would settle the decision: different users in each arm, sized from each arm's simulated per-user "
             + "mean and variance as independent samples (not from the paired differences above, which come from the same "
             + "users under both configurations).\n\n"
@@ -52,7 +56,7 @@ public enum LiveTestReport {
     }
 
     /// The plan in `--json`.
-    struct JSONValue: Encodable {
+    public struct JSONValue: Encodable {
         struct Arm: Encodable {
             let label: String, role: String, share: Double, users: Int64?
         }
@@ -74,7 +78,7 @@ public enum LiveTestReport {
         let unavailable: String?
         let notes: [String]
 
-        init(_ plan: LiveTestPlan) {
+        public init(_ plan: LiveTestPlan) {
             arms = plan.arms.map { Arm(label: $0.label, role: $0.role, share: $0.share, users: $0.users) }
             holdoutShare = plan.holdoutShare
             (alpha, power) = (LiveTestPlan.alpha, LiveTestPlan.power)

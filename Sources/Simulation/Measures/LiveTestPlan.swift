@@ -109,6 +109,13 @@ extension RunResults {
 
     /// The live-test plan with these settings.
     public func liveTestPlan(settings: LiveTestSettings) -> LiveTestPlan {
+        liveTestPlan(settings: settings, recommended: decision.recommended, baseline: decision.baseline)
+    }
+
+    /// The live-test plan of `recommended` against `baseline` (positions in `all`; 0 the holdout),
+    /// with these settings: what `tune` plans for its winner, chosen by its race rather than by this
+    /// run's decision.
+    public func liveTestPlan(settings: LiveTestSettings, recommended: Int?, baseline: Int) -> LiveTestPlan {
         let d = decision
         let holdoutShare = settings.holdoutShare ?? LiveTestSettings.defaultHoldoutShare
         let metric = d.rule.objective.pairMeasure
@@ -125,10 +132,12 @@ extension RunResults {
                          totalUsers: total, liveUsers: settings.users.map(Int64.init), minimumDetectableEffect: mde,
                          guardrails: guardrails, unavailable: unavailable, notes: notes)
         }
-        guard let best = d.recommended else { return plan([], unavailable: "no configuration meets every constraint") }
-        guard best != d.baseline else { return plan([], unavailable: "the recommendation is the baseline") }
+        guard let best = recommended, all.indices.contains(best), all.indices.contains(baseline) else {
+            return plan([], unavailable: "no configuration meets every constraint")
+        }
+        guard best != baseline else { return plan([], unavailable: "the recommendation is the baseline") }
         // The shares: the holdout's, the baseline's, and what is left for the recommendation.
-        let base = d.baseline
+        let base = baseline
         var arms: [(Int, String, Double)]
         if base == 0 {
             guard holdoutShare > 0 else {
