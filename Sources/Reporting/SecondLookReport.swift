@@ -97,6 +97,10 @@ public enum SecondLookReport {
         }
         out += Markdown.table(header: header, alignments: [.left] + Array(repeating: .right, count: header.count - 1), rows: rows)
         if sorted.count > tableRows { out += "\nThe \(tableRows) best of \(sorted.count) by expected \(o.title).\n" }
+        if u.standings.contains(where: { ($0.expectedLoss ?? 0) < 0 }) {
+            out += "\nA negative expected loss means more \(o.title) than each draw's best, by breaking a constraint in draws "
+                + "where the best meets them all: a gain the rule does not allow.\n"
+        }
         return out + "\n"
     }
 

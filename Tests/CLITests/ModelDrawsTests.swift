@@ -31,6 +31,13 @@ final class ModelDrawsTests: ReminderSimTestCase {
         return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.description)
     }
 
+    /// The report.md of run `id` in the folder `runJSON` writes to.
+    func reportOfRun(_ id: Int) throws -> String {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: workPath("out"))
+        let folder = try XCTUnwrap(folders.first { $0.hasSuffix("-\(id)") }, "\(folders)")
+        return try String(contentsOfFile: workPath("out/\(folder)/report.md"), encoding: .utf8)
+    }
+
     static func configurations(_ doc: [String: Any]) -> [String: [String: Any]] {
         let list = doc["configurations"] as? [[String: Any]] ?? []
         return Dictionary(uniqueKeysWithValues: list.compactMap { c in (c["label"] as? String).map { ($0, c) } })
@@ -82,6 +89,10 @@ final class ModelDrawsTests: ReminderSimTestCase {
         let summary = try XCTUnwrap((doc["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])
         XCTAssertEqual(summary["draws"] as? Int, draws)
         XCTAssertEqual(summary["noneFeasible"] as? Double, 0)
+        // The daily reminder gains more than each draw's best where it breaks the limit: a negative loss, explained.
+        XCTAssertLessThan(try XCTUnwrap(printed["daily"]?["expectedLoss"] as? Double), 0)
+        let report = try reportOfRun(1)
+        assertContains(report, "A negative expected loss means more opens per user vs holdout than each draw's best, by breaking")
     }
 
     func testRangeOfNoWidthDecidesAsThePointValue() throws {
@@ -100,6 +111,9 @@ final class ModelDrawsTests: ReminderSimTestCase {
             let pointValue = Self.measure(try XCTUnwrap(Self.configurations(point)[label]), "opensLiftPerUser")
             XCTAssertEqual(c["expectedObjective"] as? Double, pointValue, label)
         }
+        let negative = Self.configurations(flat).values.contains { ($0["expectedLoss"] as? Double ?? 0) < 0 }
+        let report = try reportOfRun(2)
+        XCTAssertEqual(report.contains("A negative expected loss"), negative, "the note comes with a negative loss only")
     }
 
     func testUncertainScenarioDrawsByDefaultAndAPlainOneDoesNot() throws {
