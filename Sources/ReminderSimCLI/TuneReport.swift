@@ -222,7 +222,7 @@ struct TuneReport {
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")
         md.append("")
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
-        md.append("| rank | configuration | " + measures.map(\.rawValue).joined(separator: " | ") + " | admissible |")
+        md.append("| rank | configuration | " + measures.map(\.title).joined(separator: " | ") + " | admissible |")
         md.append("|---:|---|" + measures.map { _ in "---:|" }.joined() + "---|")
         for (i, x) in r.final.ranking.enumerated() {
             md.append("| \(i + 1) | \(escape(label(x.candidate))) | " + measures.map { show(x.figures.measures[$0], $0) }.joined(separator: " | ")

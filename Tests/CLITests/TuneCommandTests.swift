@@ -50,6 +50,9 @@ final class TuneCommandTests: ReminderSimTestCase {
         }
         let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
         for heading in ["## Stages", "## Finalists", "## Sensitivity", "## Pareto front"] { assertContains(report, heading, "report.md") }
+        // The finalists' columns are named as the measures are described everywhere else.
+        assertContains(report, "| rank | configuration | opens per user vs holdout | opt-out rate | notifications delivered per extra open | admissible |",
+                       "report.md")
         let csv = try String(contentsOf: folder.appendingPathComponent("candidates.csv"), encoding: .utf8)
         XCTAssertEqual(csv.split(separator: "\n").count, 66, "one row per candidate and a header")
 
