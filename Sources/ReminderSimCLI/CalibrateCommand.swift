@@ -109,8 +109,20 @@ struct CalibrateCommand: RunnableCommand {
             }
             context.stdout.write(Self.renderHeldOut(predictions, arm: holdOut))
         }
+        // The description says what was calibrated, so the file does not read as the uncalibrated one.
+        var calibrated = calibration.scenario
+        let fitted = calibration.estimates.map {
+            "\($0.parameter.rawValue) \(Self.number($0.value)) (\(Self.number($0.lower))–\(Self.number($0.upper)))"
+        }
+        let source = resultsPath == "-" ? "standard input" : Path.lastComponent(resultsPath)
+        let note = "Response calibrated on \(source): \(fitted.joined(separator: ", "))."
+        // A scenario calibrated before keeps its own words, not the earlier calibration's note.
+        let own = scenario.description.map { text in
+            text.range(of: "Response calibrated on ").map { String(text[..<$0.lowerBound]).trimmingCharacters(in: .whitespaces) } ?? text
+        }
+        calibrated.description = [own, note].compactMap { $0?.isEmpty == false ? $0 : nil }.joined(separator: " ")
         do {
-            try calibration.scenario.canonicalJSON().write(toFile: output, atomically: true, encoding: .utf8)
+            try calibrated.canonicalJSON().write(toFile: output, atomically: true, encoding: .utf8)
         } catch {
             throw CommandError.ioError("\(output): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
         }

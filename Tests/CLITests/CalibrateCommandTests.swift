@@ -34,6 +34,16 @@ final class CalibrateCommandTests: ReminderSimTestCase {
         XCTAssertEqual(calibrated.response.baseResponse, numbers[1], accuracy: 5e-4 * numbers[1], "the terminal shows 4 significant digits")
         XCTAssertEqual(calibrated.configurations, experiment(baseResponse: 0.05).configurations)
         assertExit(try remindersim("run", "app-calibrated.json", "--users", "300", "--db", "c.sqlite"), 0)
+        // The file says what it is: its description names the results and the fitted values, as printed.
+        let own = experiment(baseResponse: 0.05).description
+        let note = "Response calibrated on past-test.csv: baseResponse \(line.split(separator: " ")[2]) "
+            + "(\(line.split(separator: " ")[3])–\(line.split(separator: " ")[5]))."
+        XCTAssertEqual(calibrated.description, [own, note].compactMap { $0 }.joined(separator: " "))
+        // Calibrated again, the earlier note gives way to the new one.
+        assertExit(try remindersim("calibrate", "app-calibrated.json", "past-test.csv", "--fit", "baseResponse", "--users", "2000",
+                                   "--out", "again.json"), 0)
+        let again = try Scenario.decode(String(contentsOf: workDirectory.appendingPathComponent("again.json"), encoding: .utf8))
+        XCTAssertEqual(again.description?.components(separatedBy: "Response calibrated on").count, 2, again.description ?? "")
     }
 
     func testRefusalsAndUsage() throws {
