@@ -36,6 +36,19 @@ extension RecordedLog {
         var importer = try LogImporter(
             format: format, file: path, observationEnd: observationEnd, policy: onBadRow, outliers: outliers)
         importer.lineLimit = lineLimit
+        // A pipe or a terminal can be read once only: the bytes that tell gzip and ZIP apart cannot be
+        // looked at first and read again, so zlib reads it, passing plain text through as it is.
+        if !isRegularFile(path) {
+            var reader = try GzipReader(path: path)
+            defer { reader.close() }
+            try feed(&reader, to: &importer, chunkSize: chunkSize) { first in
+                guard first.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return }
+                throw ImportError.cannotRead(
+                    file: path, reason: "a ZIP archive is read from its directory at its end, which a pipe cannot reach; "
+                        + "save it to a file and read that")
+            }
+            return try importer.finish()
+        }
         if ZipArchive.isArchive(path) {
             let archive = try ZipArchive(path: path)
             defer { archive.close() }
@@ -48,12 +61,7 @@ extension RecordedLog {
         if try GzipReader.isCompressed(path) {
             var reader = try GzipReader(path: path)
             defer { reader.close() }
-            var buffer = [UInt8](repeating: 0, count: chunkSize)
-            while true {
-                let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
-                if count == 0 { break }
-                try buffer.withUnsafeBytes { try importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            }
+            try feed(&reader, to: &importer, chunkSize: chunkSize) { _ in }
             return try importer.finish()
         }
         let handle: FileHandle
@@ -74,6 +82,29 @@ extension RecordedLog {
             try chunk.withUnsafeBytes { try importer.feed($0) }
         }
         return try importer.finish()
+    }
+
+    /// Feeds everything `reader` gives to `importer`; `check` sees the first chunk before it is fed.
+    private static func feed(
+        _ reader: inout GzipReader, to importer: inout LogImporter, chunkSize: Int, check: ([UInt8]) throws -> Void
+    ) throws {
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var first = true
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+            if count == 0 { break }
+            if first { try check(Array(buffer[..<min(count, 4)])) }
+            first = false
+            try buffer.withUnsafeBytes { try importer.feed(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+    }
+
+    /// Whether `path` (followed through links) is a regular file; a pipe, a terminal or a socket is not.
+    /// A path that cannot be looked at counts as one, and the reader says why it cannot be read.
+    private static func isRegularFile(_ path: String) -> Bool {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return true }
+        return target.st_mode & S_IFMT == S_IFREG
     }
 
     /// Reads a visit log held in memory, with the same rules as `read(file:…)`; `name` appears in messages.

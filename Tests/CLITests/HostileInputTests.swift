@@ -63,6 +63,48 @@ final class HostileInputTests: ReminderSimTestCase {
         assertExit(try remindersim("validate", "-", stdin: valid), 0)
     }
 
+    // MARK: Logs through a pipe
+
+    /// Runs `remindersim import /dev/stdin` with `producer`'s output piped in (a shell command line).
+    func importThroughPipe(_ producer: String, _ options: [String] = [], file: StaticString = #filePath,
+                           line: UInt = #line) throws -> CommandResult {
+        let executable = try executableURL(file: file, line: line)
+        let script = "\(producer) | \"$0\" import /dev/stdin \"$@\""
+        let child = try ChildProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script, executable.path] + options,
+            environment: environment([:]), directory: workDirectory, spool: spoolDirectory)
+        return try XCTUnwrap(child.wait(timeout: 60), "the import through a pipe did not finish", file: file, line: line)
+    }
+
+    func testALogThroughAPipeIsReadWhole() throws {
+        let visits = "user000001,2024-01-01T00:00:00Z\nuser000001,2024-01-03T00:00:00Z\nuser000001,2024-01-05T00:00:00Z\n"
+        try writeFile("visits.csv", visits)
+        let fromFile = try remindersim("import", "visits.csv", "--no-header")
+        assertExit(fromFile, 0)
+        assertContains(fromFile.stdout, "users: 1")
+        // The first bytes are not lost to a look at whether the log is compressed.
+        let piped = try importThroughPipe("cat visits.csv", ["--no-header"])
+        assertExit(piped, 0)
+        assertContains(piped.stdout, "users: 1")
+        assertContains(piped.stdout, "visits: 3")
+        try writeFile("header.csv", "user_id,time\n" + visits)
+        let header = try importThroughPipe("cat header.csv", ["--user", "user_id", "--time", "time"])
+        assertExit(header, 0)
+        assertContains(header.stderr, "'user_id', 'time'", "stderr")
+
+        let gzip = try importThroughPipe("gzip -c visits.csv", ["--no-header"])
+        try XCTSkipIf(gzip.stderr.contains("gzip: not found"), "gzip is not available")
+        assertExit(gzip, 0)
+        assertContains(gzip.stdout, "visits: 3")
+    }
+
+    func testAZipArchiveThroughAPipeIsRefusedWithTheReason() throws {
+        try writeFile("archive.zip", "PK\u{03}\u{04}" + String(repeating: "x", count: 100))
+        let result = try importThroughPipe("cat archive.zip")
+        assertExit(result, 74)
+        assertContains(result.stderr, "/dev/stdin: a ZIP archive is read from its directory at its end, which a pipe cannot reach")
+    }
+
     // MARK: Endless and huge input
 
     func testAnEndlessLogIsRefusedAtTheLineLimit() throws {
