@@ -55,7 +55,7 @@ struct ListCommand: RunnableCommand {
         var rows = [["run", "scenario", "seed", "users", "days", "configurations", "status", "finished (UTC)", "wall"]]
         for r in runs {
             rows.append([
-                String(r.id), TerminalText.printable(r.scenarioName, limit: 32), String(r.seed), Text.group(r.users),
+                String(r.id), TerminalText.printable(r.scenarioName, limit: 32), String(UInt64(bitPattern: r.seed)), Text.group(r.users),
                 String(r.horizonDays), String(r.configurations), r.status, r.createdAt,
                 String(format: "%.2f s", r.wallSeconds),
             ])
@@ -68,7 +68,7 @@ struct ListCommand: RunnableCommand {
         var rows = [["tune", "scenario", "seed", "final users", "candidates", "recommended", "finished (UTC)", "wall"]]
         for t in tunes {
             rows.append([
-                "tune:\(t.id)", TerminalText.printable(t.scenarioName, limit: 32), String(t.seed), Text.group(t.users),
+                "tune:\(t.id)", TerminalText.printable(t.scenarioName, limit: 32), String(UInt64(bitPattern: t.seed)), Text.group(t.users),
                 Text.group(t.candidates), t.winnerLabel.map { TerminalText.printable($0, limit: 40) } ?? "none meets the constraints",
                 t.createdAt, String(format: "%.2f s", t.wallSeconds),
             ])
@@ -78,14 +78,14 @@ struct ListCommand: RunnableCommand {
 
     /// One run as `list --json` shows it: the table's columns, the text as stored.
     static func jsonObject(_ r: RunListing) -> [String: Any] {
-        ["id": r.id, "scenario": r.scenarioName, "seed": r.seed, "users": r.users, "days": r.horizonDays,
+        ["id": r.id, "scenario": r.scenarioName, "seed": UInt64(bitPattern: r.seed), "users": r.users, "days": r.horizonDays,
          "configurations": r.configurations, "status": r.status, "finished": r.createdAt,
          "wallSeconds": JSONFlag.number(r.wallSeconds)]
     }
 
     /// One tune as `list --json` shows it, told from a run by its kind.
     static func jsonObject(_ t: TuneListing) -> [String: Any] {
-        ["kind": "tune", "id": t.id, "scenario": t.scenarioName, "seed": t.seed, "users": t.users, "candidates": t.candidates,
+        ["kind": "tune", "id": t.id, "scenario": t.scenarioName, "seed": UInt64(bitPattern: t.seed), "users": t.users, "candidates": t.candidates,
          "recommended": t.winnerLabel ?? NSNull(), "finished": t.createdAt, "wallSeconds": JSONFlag.number(t.wallSeconds)]
     }
 }

@@ -34,6 +34,6 @@ enum StoredTuneOutput {
         }
         var report = TuneReport(result: result, wallSeconds: 0, threads: threads)
         report.liveTest = try TuneCommand.liveTestPlan(result, recorded: recorded, threads: threads, path: nil)
-        return try TuneCommand.write(report, out: output, scenarioName: scenario.name, csvSafe: csvSafe)
+        return try TuneCommand.write(report, out: output, scenarioName: scenario.name, tuneID: id, csvSafe: csvSafe)
     }
 }

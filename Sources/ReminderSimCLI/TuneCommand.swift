@@ -101,7 +101,7 @@ struct TuneCommand: RunnableCommand {
         let tuneID = try StoreAccess.perform { try store.save(record) }
         var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
         report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
-        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, csvSafe: csvSafe)
+        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe)
         let reportFile = Path.join(written, "report.md")
         if json {
             context.stdout.write(try report.commandJSON(tuneID: tuneID, database: simulation.database, report: reportFile))
@@ -135,24 +135,29 @@ struct TuneCommand: RunnableCommand {
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken, whole or
     /// not at all (see `FolderPublishing`).
-    static func write(_ report: TuneReport, out: String, scenarioName: String, csvSafe: Bool) throws -> String {
-        let base = StoreAccess.reportFolder(out: out, scenarioName: scenarioName + "-tune", runID: 1)
-        let stem = String(base.dropLast(2))
-        var n = 1
-        while OutputPaths.entry(at: "\(stem)-\(n)") != .missing { n += 1 }
+    /// Writes tune `tuneID`'s report folder, `<out>/<scenario>-tune-<id>`, whole or not at all. A folder of
+    /// that name holding this very tune's report (the same recommendation.json) is replaced, as a run's
+    /// is; one holding another tune's (another database's tune of the same number) is left alone and the
+    /// report goes to `…-2`, `…-3`.
+    static func write(_ report: TuneReport, out: String, scenarioName: String, tuneID: Int64, csvSafe: Bool) throws -> String {
+        let folder = StoreAccess.reportFolder(out: out, scenarioName: scenarioName + "-tune", runID: tuneID)
         let markdown = report.markdown(), charts = report.charts()
         let html = HTMLReport.render(markdown: markdown, charts: Dictionary(charts, uniquingKeysWith: { a, _ in a }),
                                      title: "Tune: \(scenarioName)")
         let files = [("report.md", markdown), ("report.html", html), ("recommendation.json", try report.recommendationJSON()),
                      ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + charts
-        return try FolderPublishing.publish("\(stem)-\(n)", what: "the tune's report", render: { folder in
+        return try FolderPublishing.publish(folder, what: "the tune's report", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
                 for (file, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: Path.join(folder, file))) }
             } catch {
                 throw CommandError.ioError("\(OutputPaths.shown(folder)): cannot be written: \(CommandRunner.systemReason(error))")
             }
-        }, existing: { _, _ in .numberAnother })
+        }, existing: { existing, rendered in
+            let mine = FileManager.default.contents(atPath: Path.join(rendered, "recommendation.json"))
+            return mine != nil && FileManager.default.contents(atPath: Path.join(existing, "recommendation.json")) == mine
+                ? .replace : .numberAnother
+        })
     }
 
     static func count(_ n: Int) -> String {

@@ -280,9 +280,10 @@ public final class RunStore {
         return try everyRow(of: "run_overview", key: "run_id", owner: "run", columns: columns) { (id, r) throws(StoreError) in
             RunListing(
                 id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
-                users: try r.integer("users"), horizonDays: try r.integer("horizon_days"), status: try r.text("status"),
+                users: Int64(try r.integer("users", in: 1...Int64.max)),
+                horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64.max)), status: try r.text("status"),
                 createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
-                configurations: try r.integer("configurations"))
+                configurations: Int64(try r.integer("configurations", in: 0...Int64.max)))
         }
     }
 
@@ -294,7 +295,7 @@ public final class RunStore {
         do throws(StoreError) {
             return try database.rows("SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY \(key)")
                 .enumerated().map { (n, row) throws(StoreError) -> T in
-                    let id = try StoredRow(row, table: table, columns: columns, owner: "row \(n + 1)").integer(key)
+                    let id = Int64(try StoredRow(row, table: table, columns: columns, owner: "row \(n + 1)").integer(key, in: 1...Int64.max))
                     return try make(id, StoredRow(row, table: table, columns: columns, owner: "\(owner) \(id)"))
                 }
         } catch let error where error.kind == .corrupt && error.result == nil {

@@ -150,15 +150,16 @@ extension RunStore {
         let columns = ["tune_id", "scenario_name", "seed", "users", "candidates", "winner_label", "created_at", "wall_seconds"]
         return try everyRow(of: "tunes", key: "tune_id", owner: "tune", columns: columns) { (id, r) throws(StoreError) in
             TuneListing(
-                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"), users: try r.integer("users"),
-                candidates: try r.integer("candidates"), winnerLabel: try r.optionalText("winner_label"),
+                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
+                users: Int64(try r.integer("users", in: 1...Int64.max)),
+                candidates: Int64(try r.integer("candidates", in: 1...Int64.max)), winnerLabel: try r.optionalText("winner_label"),
                 createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"))
         }
     }
 
     /// Reads tune `id` back: its scenario (with its seed and final users) and its recommendation.
     public func loadTune(_ id: Int64) throws(StoreError) -> StoredTune {
-        let columns = ["scenario_json", "winner_label", "tool_version"]
+        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users"]
         let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes WHERE tune_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no tune \(id)") }
         let row = StoredRow(first, table: "tunes", columns: columns, owner: "tune \(id)")
@@ -168,6 +169,13 @@ extension RunStore {
                 scenario = try Scenario.decodeStored(row.text("scenario_json"), source: "tune \(id)")
             } catch {
                 throw row.damaged("scenario_json", "the scenario cannot be read: \(error)")
+            }
+            // The report is worked out again from the scenario: its seed and users must be the tune's own.
+            guard try row.integer("seed") == Int64(bitPattern: scenario.seed) else {
+                throw row.damaged("seed", "the tune's seed differs from its stored scenario's (\(scenario.seed))")
+            }
+            guard try row.integer("users", in: 1...Int64.max) == scenario.users else {
+                throw row.damaged("users", "the tune's final users differ from its stored scenario's (\(scenario.users))")
             }
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
                               toolVersion: try row.text("tool_version"))

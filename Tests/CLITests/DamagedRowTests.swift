@@ -38,6 +38,31 @@ final class DamagedRowTests: ReminderSimTestCase {
         for fragment in mentions { assertContains(message, fragment, "error of \(arguments)", file: file, line: line) }
     }
 
+    /// A stored tune with one field edited: `list` and `report tune:1` refuse it naming the table and
+    /// column, and an edited scenario is not worked out again at a size the tune never had.
+    func testEditedTuneRowsAreRefused() throws {
+        let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"))
+        let space: [String: Any] = ["periods": ["min": 1, "max": 3], "sequenceLength": ["min": 1, "max": 1]]
+        let edited = try JSONEdit.setting(space, at: "tune.space",
+                                          in: JSONEdit.setting(30, at: "horizonDays", in: JSONSerialization.jsonObject(with: data)))
+        _ = try writeFile("tune.json", try JSONEdit.text(edited))
+        assertExit(try remindersim("tune", "tune.json", "--users", "300", "--db", "tunes.sqlite", "--out", "out"), 0)
+        let cases: [(String, [String], String)] = [
+            ("UPDATE tunes SET users = -5", ["list"], "tunes.users of tune 1: -5 is outside"),
+            ("UPDATE tunes SET candidates = -1", ["list", "--json"], "tunes.candidates of tune 1: -1 is outside"),
+            ("UPDATE tunes SET tune_id = -1", ["list"], "tunes.tune_id of row 1: -1 is outside"),
+            ("UPDATE tunes SET scenario_json = json_set(scenario_json, '$.users', 100000000)", ["report", "tune:1", "--out", "rep"],
+             "tunes.users of tune 1: the tune's final users differ from its stored scenario's (100000000)"),
+            ("UPDATE tunes SET seed = seed + 1", ["report", "tune:latest", "--out", "rep"],
+             "tunes.seed of tune 1: the tune's seed differs from its stored scenario's"),
+        ]
+        for (n, (sql, arguments, mention)) in cases.enumerated() {
+            let database = try damaged(sql, from: "tunes.sqlite", as: "tune-\(n).sqlite")
+            try assertRefused(arguments, database: database, mentions: [mention])
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("rep")), "nothing is written for a refused tune")
+    }
+
     /// A user range whose start is after its end, and one beyond the scenario's users.
     func testImpossibleUserRange() throws {
         try makeRuns()

@@ -97,4 +97,21 @@ final class StoredTuneCommandTests: ReminderSimTestCase {
         let help = try remindersim("report", "--help")
         assertContains(help.stdout, "tune:<number> or tune:latest")
     }
+
+    /// A stored tune's report goes to the folder named by its number and replaces an earlier copy of
+    /// itself there, as a run's does.
+    func testAStoredTuneIsReportedUnderItsOwnNumber() throws {
+        _ = try tune("--out", "out")
+        _ = try tune("--out", "out", "--seed", "5")
+        for _ in 0..<2 {
+            let second = try remindersim("report", "tune:latest", "--db", "db.sqlite", "--out", "again")
+            assertExit(second, 0)
+            assertContains(second.stdout, "Report of tune 2: again/tune-periods-tune-2/report.md")
+        }
+        let first = try remindersim("report", "tune:1", "--db", "db.sqlite", "--out", "again")
+        assertContains(first.stdout, "Report of tune 1: again/tune-periods-tune-1/report.md")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workPath("again")).sorted(),
+                       ["tune-periods-tune-1", "tune-periods-tune-2"])
+        XCTAssertEqual(try text("again/tune-periods-tune-2/recommendation.json"), try text("out/tune-periods-tune-2/recommendation.json"))
+    }
 }
