@@ -102,7 +102,8 @@ public struct ExperimentResults: Sendable, Equatable {
             func share() throws(ResultsError) -> Double? {
                 guard let p = position["planned_share"] else { return nil }
                 let text = fields[p]
-                guard let value = Double(text), value.isFinite, value > 0 else {
+                guard text.unicodeScalars.allSatisfy({ "0123456789.eE+-".unicodeScalars.contains($0) }),
+                      let value = Double(text), value.isFinite, value > 0 else {
                     throw fail(lineNumber, column("planned_share"), text.isEmpty
                         ? "is empty: give every arm its planned share, or leave the column out"
                         : "expected a number > 0, got \(Excerpt.quoted(text))")

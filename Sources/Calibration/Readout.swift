@@ -27,7 +27,10 @@ public struct SampleRatioCheck: Sendable, Equatable {
         let arms = results.arms
         let stated = !arms.isEmpty && arms.allSatisfy { $0.plannedShare != nil }
         statedShares = stated
-        let raw = arms.map { stated ? $0.plannedShare ?? 1 : 1 }
+        // Scaled by the largest first, so that shares as large as a Double holds still add up.
+        let given = arms.map { stated ? $0.plannedShare ?? 1 : 1 }
+        let largest = given.max() ?? 1
+        let raw = given.map { $0 / largest }
         let sum = raw.reduce(0, +)
         planned = raw.map { $0 / sum }
         self.arms = arms.map(\.label)

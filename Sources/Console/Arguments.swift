@@ -42,8 +42,10 @@ private func parseWhole<T: FixedWidthInteger>(_ text: String, _ expected: String
 
 extension Double: ArgumentValue {
     public init(argument: String) throws(ArgumentValueError) {
-        // "nan" and "inf" parse as Double but are never meaningful settings.
-        guard let value = Double(argument), value.isFinite else { throw ArgumentValueError(expected: "a number") }
+        // "nan" and "inf" parse as Double but are never meaningful settings, and neither is a hexadecimal
+        // float such as "0x10": a decimal number only, as every other number the tool reads.
+        guard argument.unicodeScalars.allSatisfy({ "0123456789.eE+-".unicodeScalars.contains($0) }),
+              let value = Double(argument), value.isFinite else { throw ArgumentValueError(expected: "a number") }
         self = value
     }
 }

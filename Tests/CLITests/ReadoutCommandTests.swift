@@ -30,6 +30,14 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         let soundRatio = try XCTUnwrap(try json(sound)["sampleRatio"] as? [String: Any])
         XCTAssertEqual(soundRatio["mismatch"] as? Bool, false)
 
+        // Shares as large as a number can be are the same plan: the mismatch is still found.
+        try writeFile("huge.csv", header + "2d,20000,52000,160000,300,9000,1e308\n1/2/4d circular,21000,60000,170000,330,9500,1e308\n")
+        let huge = try remindersim("readout", "app.json", "huge.csv", "--users", "300", "--threads", "2", "--json")
+        assertExit(huge, 0)
+        let hugeRatio = try XCTUnwrap(try json(huge)["sampleRatio"] as? [String: Any])
+        XCTAssertEqual(hugeRatio["mismatch"] as? Bool, true)
+        XCTAssertEqual(try XCTUnwrap(hugeRatio["pValue"] as? Double), p, accuracy: 1e-12)
+
         let text = try remindersim("readout", "app.json", "skewed.csv", "--users", "300", "--threads", "2")
         assertExit(text, 0)
         assertContains(text.stdout, "SAMPLE RATIO MISMATCH")

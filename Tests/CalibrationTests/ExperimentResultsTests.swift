@@ -46,6 +46,8 @@ final class ExperimentResultsTests: XCTestCase {
         XCTAssertEqual(problem(header + "2d,10,3,84,1\n\n2d,10,3,84,1\n")?.description,
                        "past.csv:4: column 1 (arm): arm '2d' is already on line 2")
         XCTAssertEqual(problem(header + ",10,3,84,1\n")?.description, "past.csv:2: column 1 (arm): is empty")
+        XCTAssertEqual(problem("arm,users,delivered,opens,opt_outs,planned_share\n2d,10,3,84,1,0x10\n")?.description,
+                       "past.csv:2: column 6 (planned_share): expected a number > 0, got '0x10'")
         XCTAssertEqual(problem(header + "2d,10,\u{1B}[2J,84,1\n")?.description,
                        "past.csv:2: column 3 (delivered): expected a whole number ≥ 0, got '\\x1B[2J'")
     }

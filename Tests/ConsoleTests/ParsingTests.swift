@@ -118,6 +118,8 @@ final class ParsingTests: XCTestCase {
                        "--seed: expected a non-negative whole number, got \"-1\"")
         XCTAssertEqual(usageMessage(["--rate", "nan", "x"]) { _ = try $0.value("--rate", as: Double.self) },
                        "--rate: expected a number, got \"nan\"")
+        XCTAssertEqual(usageMessage(["--rate", "0x10", "x"]) { _ = try $0.value("--rate", as: Double.self) },
+                       "--rate: expected a number, got \"0x10\"")
         XCTAssertEqual(usageMessage(["--mode", "medium", "x"]) { _ = try $0.value("--mode", as: Mode.self) },
                        "--mode: expected one of 'fast', 'slow', got \"medium\"")
         XCTAssertEqual(usageMessage(["x", "y", "z"]) { _ = try $0.values("extra", as: Int.self) },

@@ -40,6 +40,17 @@ final class ScenarioDecodingTests: XCTestCase {
         return String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self)
     }
 
+    func testLiveTestSharesThatCannotBeSizedAreRefused() throws {
+        XCTAssertEqual(issues(try edited(["liveTest"], ["holdoutShare": 1e-300])),
+                       ["liveTest.holdoutShare: must be 0 (no holdout) or at least 0.01, got 1e-300: a smaller holdout "
+                        + "could not be sized"])
+        XCTAssertEqual(issues(try edited(["liveTest"], ["days": 3651])),
+                       ["liveTest.days: must be at most 3650 (the longest run), got 3651"])
+        for share in [0, 0.01, 0.5] {
+            XCTAssertEqual(try Scenario.decode(try edited(["liveTest"], ["holdoutShare": share])).liveTest?.holdoutShare, share)
+        }
+    }
+
     func testMinimalScenarioGetsTheDocumentedDefaults() throws {
         let s = try Scenario.decode(minimal)
         XCTAssertEqual(s.users, 10_000)

@@ -30,6 +30,15 @@ extension JSONFieldReader {
         let days = optionalField(o, "days", Self.integer(.positive))
         let users = optionalField(o, "users", Self.integer(.positive))
         guard let holdout, let baseline, let days, let users else { return nil }
+        if let holdout, holdout > 0, holdout < 0.01 {
+            fail(o.path("holdoutShare"), "must be 0 (no holdout) or at least 0.01, got \(holdout): a smaller holdout "
+                 + "could not be sized")
+            return nil
+        }
+        if let days, days > 3_650 {
+            fail(o.path("days"), "must be at most 3650 (the longest run), got \(days)")
+            return nil
+        }
         let h = holdout ?? LiveTestSettings.defaultHoldoutShare
         if let baseline, h + baseline >= 1 {
             fail(o.path("baselineShare"), "\(baseline) with a holdout share of \(h) leaves the recommendation no users; "
