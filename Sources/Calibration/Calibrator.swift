@@ -271,8 +271,8 @@ public struct Calibration: Sendable {
     ) throws {
         let reminderArms = simulator.configurations.filter { !$0.reminders.isEmpty }
         if reminderArms.isEmpty {
-            throw CalibrationError(.notIdentified, "no arm of the results sends notifications, so the response to them "
-                + "cannot be measured: include at least one reminder arm")
+            throw CalibrationError(.notIdentified, "no arm the fit uses sends notifications, so the response to them "
+                + "cannot be measured: include at least one reminder arm (an arm held out with --hold-out is not used)")
         }
         if parameters.contains(.fatigue) {
             // Fatigue is the fall of the response with each notification since the last organic open: it shows only

@@ -26,7 +26,7 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A gzip file whose compressed data is damaged or cut short.
     case corruptCompression(file: String, reason: String)
     /// The file has no non-blank line at all.
-    case emptyFile(file: String)
+    case emptyFile(file: String, jsonLines: Bool = false)
     /// The file was read but no row became an event (header only, everything skipped or filtered out).
     case noEvents(file: String, rows: Int, skipped: Int, filtered: Int)
     /// Every visit is an outlier (see `OutlierReport.rule`), so none is left once they are left out.
@@ -44,8 +44,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot read \(file): \(reason)"
         case let .corruptCompression(file, reason):
             return "\(file): cannot decompress: \(reason)"
-        case let .emptyFile(file):
-            return "\(file) is empty: there is not even a header line"
+        case let .emptyFile(file, jsonLines):
+            return jsonLines ? "\(file) is empty: it holds no JSON line" : "\(file) is empty: there is not even a header line"
         case let .noEvents(file, rows, skipped, filtered):
             return "\(file) holds no usable events (\(rows) data rows, \(skipped) skipped as bad, \(filtered) filtered out by event type)"
         case let .onlyOutliers(file, visits, bounds):

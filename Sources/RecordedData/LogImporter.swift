@@ -401,7 +401,7 @@ struct LogImporter {
             carry = []
             try line.withUnsafeBufferPointer { try processLine($0) }
         }
-        guard sawContent else { throw ImportError.emptyFile(file: file) }
+        guard sawContent else { throw ImportError.emptyFile(file: file, jsonLines: json != nil || format.delimiter == .jsonLines) }
         guard events > 0 else {
             throw ImportError.noEvents(file: file, rows: rows, skipped: skipped, filtered: filtered)
         }
@@ -427,7 +427,7 @@ struct LogImporter {
         if outlying > 0 {
             let rows = extremes.beyond(bounds).map { event in
                 ImportIssue(line: event.line, reason: "timestamp \(CivilTime.isoString(event.time)) is an outlier",
-                            file: file, column: label(timeField))
+                            file: file, column: label(json != nil ? jsonSlots.time : timeField))
             }
             outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
             if outlierPolicy == .exclude {

@@ -135,6 +135,18 @@ final class LogsAsFoundTests: XCTestCase {
         XCTAssertEqual(log.observationEnd, log.lastVisit, "the observation ends with the data, not in 2999")
         XCTAssertEqual(log.visitCount, 300)
 
+        // In JSON lines the time's field is named by its path.
+        let jsonLines = dailyLog(extra: "u3,2999-01-01T00:00:00Z\n").split(separator: "\n").dropFirst().map { row in
+            let parts = row.split(separator: ",")
+            return #"{"who":"\#(parts[0])","when":"\#(parts[1])"}"#
+        }.joined(separator: "\n") + "\n"
+        let json = try RecordedLog.parse(jsonLines, format: LogFormat(delimiter: .jsonLines, userColumn: "who", timeColumn: "when"),
+                                         name: "v.json")
+        XCTAssertEqual(json.outliers?.examples.first?.description, "v.json:301: column when: timestamp 2999-01-01T00:00:00Z is an outlier")
+        XCTAssertEqual(expectImportError { try RecordedLog.parse("\n", format: LogFormat(delimiter: .jsonLines, userColumn: "who",
+                                                                                             timeColumn: "when")) }?.description,
+                       "<text> is empty: it holds no JSON line")
+
         let kept = try RecordedLog.parse(dailyLog(extra: "u3,2999-01-01T00:00:00Z\n"), format: csvFormat, outliers: .keep)
         XCTAssertEqual(kept.outliers?.excluded, false)
         XCTAssertEqual(kept.visitCount, 301)

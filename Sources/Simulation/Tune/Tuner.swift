@@ -288,8 +288,13 @@ public struct Tuner: Sendable {
         }
         let raw = spec.space.rawCount
         if raw > TuneSpec.maximumCandidates * 4 {
-            throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) sequences; "
-                + "at most \(TuneSpec.maximumCandidates) candidates can be raced: narrow the periods or the sequence lengths")
+            let lists = spec.space.timePeriodsRawCount
+            let shares = [(lists, "timePeriods lists", "space.periods or space.sequenceLength"),
+                         (spec.space.sequenceAndMixCount, "sequences and mixes", "space.sequences or space.mix")]
+            let largest = shares.max { $0.0 < $1.0 } ?? shares[0]
+            throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) candidates before "
+                + "alike ones are merged, most of them \(largest.1); at most \(TuneSpec.maximumCandidates) can be raced: "
+                + "narrow \(largest.2)")
         }
         var candidates = spec.space.candidates(baseline: baseline)
         var parts: [TunePart] = []
@@ -308,8 +313,11 @@ public struct Tuner: Sendable {
         let listed = Self.addListed(scenario.expandedConfigurations, to: &candidates)
         parts.append(TunePart(name: "listed", candidates: listed.count))
         if candidates.count > TuneSpec.maximumCandidates {
+            let largest = parts.max { $0.candidates < $1.candidates }?.name ?? "timePeriods"
+            let field = ["timePeriods": "space.periods or space.sequenceLength", "sequences": "space.sequences",
+                         "mix": "space.mix", "listed": "the configurations listed"][largest] ?? "the space"
             throw TuneError(path: "tune.space", reason: "holds \(candidates.count) candidates; at most "
-                + "\(TuneSpec.maximumCandidates) can be raced: narrow the periods or the sequence lengths")
+                + "\(TuneSpec.maximumCandidates) can be raced: narrow \(field)")
         }
         self.scenario = scenario
         self.spec = spec
