@@ -58,5 +58,16 @@ final class MinimumDifferenceTests: XCTestCase {
         XCTAssertThrowsError(try Scenario.decode(try s.canonicalJSON())) { error in
             XCTAssertTrue("\(error)".contains("decision.minimumDifference"), "\(error)")
         }
+        // No difference in a share reaches more than 1, nor one in opens per user a million.
+        s.decision = DecisionRule(objective: .liftD7, minimumDifference: 5)
+        XCTAssertThrowsError(try Scenario.decode(try s.canonicalJSON())) { error in
+            XCTAssertTrue("\(error)".contains("decision.minimumDifference: must be at most 1 (a share, so 100 pp), got 5"), "\(error)")
+        }
+        s.decision = DecisionRule(objective: .opensLiftPerUser, minimumDifference: 1e300)
+        XCTAssertThrowsError(try Scenario.decode(try s.canonicalJSON())) { error in
+            XCTAssertTrue("\(error)".contains("decision.minimumDifference: must be at most 1000000, got 1e+300"), "\(error)")
+        }
+        s.decision = DecisionRule(objective: .liftD7, minimumDifference: 0.02)
+        XCTAssertEqual(try Scenario.decode(try s.canonicalJSON()).decision?.minimumDifference, 0.02)
     }
 }

@@ -118,6 +118,13 @@ extension JSONFieldReader {
                  + "leave it out or optimise a paired measure")
             return nil
         }
+        // A share differs from another by at most 1; a count per user by no more than a scenario's numbers allow.
+        let largest = objective.isFraction ? 1.0 : 1e6
+        if minimum > largest {
+            fail(o.path("minimumDifference"), "must be at most \(objective.isFraction ? "1 (a share, so 100 pp)" : "1000000"), "
+                 + "got \(minimum): no difference in \(objective.title) can reach it")
+            return nil
+        }
         return DecisionRule(objective: objective, constraints: constraints, minimumDifference: minimum)
     }
 
