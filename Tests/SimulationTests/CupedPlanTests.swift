@@ -122,6 +122,29 @@ final class CupedPlanTests: XCTestCase {
                        test)
     }
 
+    /// `preDays` 0 turns CUPED off; a retention objective has no plan with CUPED, and the plan says why.
+    func testCupedIsOffAtZeroDaysAndUnavailableForRetention() throws {
+        var s = Self.scenario()
+        s.liveTest?.preDays = 0
+        let model = try CompiledModel(s)
+        let tallies = model.run(options: RunOptions(threads: 2, users: 0..<500, pairs: .all))
+        let off = RunResults(scenario: s, tallies: tallies)
+        XCTAssertNil(off.prePeriodSimulation(recorded: RecordedLogs(), threads: 2))
+        let plan = off.liveTestPlan(prePeriod: nil)
+        XCTAssertNotNil(plan.totalUsers)
+        XCTAssertEqual(plan.preDays, 0)
+        XCTAssertNil(plan.cuped)
+        XCTAssertNil(plan.cupedUnavailable)
+        s.liveTest?.preDays = 7
+        s.decision = DecisionRule(objective: .retentionD7)
+        let retention = RunResults(scenario: s, tallies: tallies)
+        let simulation = try XCTUnwrap(retention.prePeriodSimulation(recorded: RecordedLogs(), threads: 2))
+        XCTAssertNil(simulation.sums)
+        let unavailable = retention.liveTestPlan(prePeriod: simulation)
+        XCTAssertNil(unavailable.cuped)
+        XCTAssertTrue(unavailable.cupedUnavailable?.contains("days after install") ?? false, "\(unavailable.cupedUnavailable ?? "nil")")
+    }
+
     /// One arm of a simulated live test: `users` of its own under configuration `arm` (the pre-period
     /// under the baseline, as the plan assumes).
     func arm(_ model: CompiledModel, _ arm: Int, baseline: Int, preDays: Int, users: Range<Int>) -> CovariateSums {

@@ -212,8 +212,10 @@ extension RunResults {
     static func cuped(_ prePeriod: PrePeriodSimulation?, shares: [Double], liveUsers: Int?) -> (CupedPlan?, String?) {
         guard let prePeriod else { return (nil, "its simulation of the days before the test was not run for this report") }
         guard let sums = prePeriod.sums else { return (nil, prePeriod.unavailable ?? "its simulation has no users") }
-        guard let r = CovariateMoments(sums.recommended), let b = CovariateMoments(sums.baseline),
-              let plan = CupedPlan(preDays: prePeriod.preDays, simulatedUsers: prePeriod.users, seed: prePeriod.seed,
+        guard let r = CovariateMoments(sums.recommended), let b = CovariateMoments(sums.baseline) else {
+            return (nil, "its simulation has fewer than two users")
+        }
+        guard let plan = CupedPlan(preDays: prePeriod.preDays, simulatedUsers: prePeriod.users, seed: prePeriod.seed,
                                    recommended: r, baseline: b, shares: shares, liveUsers: liveUsers.map(Int64.init))
         else { return (nil, "the simulated users who already have the app show no difference in the metric") }
         return (plan, nil)
