@@ -65,9 +65,11 @@ struct RunCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         var scenario = try simulation.overrides.load(simulation.path)
-        if let liveUsers { scenario.liveTest = LiveTestSettings(holdoutShare: scenario.liveTest?.holdoutShare,
-                                                                baselineShare: scenario.liveTest?.baselineShare,
-                                                                days: scenario.liveTest?.days, users: liveUsers) }
+        if let liveUsers {
+            var settings = scenario.liveTest ?? LiveTestSettings()
+            settings.users = liveUsers
+            scenario.liveTest = settings
+        }
         let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
 

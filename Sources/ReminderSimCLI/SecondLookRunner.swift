@@ -4,7 +4,8 @@ import Simulation
 
 /// Works out the second looks at a run's decision: the recommendation re-checked against the
 /// runner-up on other users, and the decision under K draws of the response model (or, when the
-/// scenario gives no uncertainty and no draws are asked for, the quick sensitivity runs). Every run
+/// scenario gives no uncertainty and no draws are asked for, the quick sensitivity runs); and the
+/// simulated live test behind the plan with CUPED. Every run
 /// here is deterministic, so a stored run's report recomputes the same figures.
 struct SecondLookRunner {
     let results: RunResults
@@ -24,6 +25,7 @@ struct SecondLookRunner {
     func compute(progress: ((String) -> Void)? = nil) throws -> DecisionSecondLook {
         let scenario = results.scenario
         let decision = results.decision
+        let prePeriod = results.prePeriodSimulation(recorded: recorded, threads: threads)
         var recheck: DecisionRecheck?
         if let (s, r, u) = DecisionRecheck.scenario(for: scenario, decision: decision) {
             progress?("re-check")
@@ -38,9 +40,11 @@ struct SecondLookRunner {
                 runs.append(try simulate(s).all)
             }
             let uncertain = UncertainDecision(rule: scenario.effectiveDecision, baseline: results.baselineIndex, draws: runs)
-            return DecisionSecondLook(recheck: recheck, uncertain: uncertain, sensitivity: [])
+            return DecisionSecondLook(recheck: recheck, uncertain: uncertain, sensitivity: [], prePeriod: prePeriod)
         }
-        guard decision.recommended != nil else { return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: []) }
+        guard decision.recommended != nil else {
+            return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: [], prePeriod: prePeriod)
+        }
         // The five best configurations by the objective and the baseline, as `tune` re-runs its finalists.
         let keep = Array(Set(decision.ranked.prefix(5) + [decision.baseline].filter { $0 > 0 })).sorted()
         var sensitivity: [(name: String, recommended: String?)] = []
@@ -54,7 +58,7 @@ struct SecondLookRunner {
             let r = try simulate(s)
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }
-        return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: sensitivity)
+        return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: sensitivity, prePeriod: prePeriod)
     }
 
     /// The results of `scenario` simulated whole, on its own users.

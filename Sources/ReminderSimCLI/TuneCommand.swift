@@ -114,7 +114,8 @@ struct TuneCommand: RunnableCommand {
 
     /// The live-test plan of the winner against the baseline: the two simulated together on the final
     /// stage's users and seed (so their figures are the final stage's), each arm's per-user mean and
-    /// variance taken as independent samples, with the scenario's `liveTest` settings. Nil without a winner.
+    /// variance taken as independent samples, with the scenario's `liveTest` settings; and with CUPED,
+    /// from the two simulated on users who already have the app. Nil without a winner.
     static func liveTestPlan(_ result: TuneResult, recorded: RecordedLogs, threads: Int, path: String?) throws -> LiveTestPlan? {
         guard let w = result.winner else { return nil }
         let winner = result.candidates[w].spec, baseline = result.baseline
@@ -130,7 +131,10 @@ struct TuneCommand: RunnableCommand {
         let sent = Set(s.configurations.flatMap { $0.reminders.flatMap(\.messages) })
         s.response.messageWeights = s.response.messageWeights.filter { sent.contains($0.key) }
         let results = try SecondLookRunner.simulate(s, recorded: recorded, threads: threads, path: path)
-        return results.liveTestPlan(settings: s.liveTest ?? LiveTestSettings(), recommended: 1, baseline: same ? 1 : 2)
+        let settings = s.liveTest ?? LiveTestSettings()
+        let prePeriod = PrePeriodSimulation.run(s, recommended: 1, baseline: same ? 1 : 2, metric: result.rule.objective.pairMeasure,
+                                                settings: settings, recorded: recorded, threads: threads)
+        return results.liveTestPlan(settings: settings, recommended: 1, baseline: same ? 1 : 2, prePeriod: prePeriod)
     }
 
     /// Writes the report files into `<out>/<scenario>-tune-<n>`, n the first number not taken, whole or

@@ -40,7 +40,7 @@ enum DecisionReport {
         return text + "."
     }
 
-    static func section(_ results: RunResults, charts: [ChartKind: String]) -> String {
+    static func section(_ results: RunResults, charts: [ChartKind: String], secondLook: DecisionSecondLook? = nil) -> String {
         let d = results.decision
         let s = results.scenario
         var out = "## Decision\n\n"
@@ -53,7 +53,7 @@ enum DecisionReport {
             out += reasons(results, best: best)
         }
         out += constraintsText(results)
-        out += LiveTestReport.section(results)
+        out += LiveTestReport.section(results, secondLook)
         let notes = artifactNotes(results)
         if !notes.isEmpty {
             out += "Measurement notes:\n\n" + notes.map { "- " + $0 + "\n" }.joined() + "\n"

@@ -24,12 +24,30 @@ public enum LiveTestReport {
         if let n = plan.liveUsers, let mde = plan.minimumDetectableEffect {
             text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
         }
+        return text + ". " + cupedSentence(plan)
+    }
+
+    /// The plan with CUPED in one sentence, or why there is none.
+    public static func cupedSentence(_ plan: LiveTestPlan) -> String {
+        guard plan.preDays > 0 else { return "CUPED: off (liveTest.preDays is 0)." }
+        guard let c = plan.cuped else {
+            return "With CUPED on the opens of the \(plan.preDays) days before: no plan, \(plan.cupedUnavailable ?? "no size")."
+        }
+        var text = "With CUPED on the opens of the \(plan.preDays) days before, for users who already have the app (their "
+            + "simulated difference \(amount(plan.metric, c.difference)); ρ "
+            + "\(c.correlations.map { String(format: "%.2f", $0) }.joined(separator: " / ")), variance "
+            + String(format: "−%.0f%%", c.varianceReduction * 100) + "): \(Text.group(c.totalUsers)) users in total ("
+            + "\(c.usersPerArm.map(Text.group).joined(separator: " / ")); \(Text.group(c.totalUsersWithout)) for them "
+            + "without CUPED)"
+        if let n = plan.liveUsers, let mde = c.minimumDetectableEffect {
+            text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
+        }
         return text + "."
     }
 
-    /// The report's "Live test" subsection.
-    static func section(_ results: RunResults) -> String {
-        section(results.liveTestPlan)
+    /// The report's "Live test" subsection, with CUPED from the second look's simulation.
+    static func section(_ results: RunResults, _ look: DecisionSecondLook?) -> String {
+        section(results.liveTestPlan(prePeriod: look?.prePeriod))
     }
 
     /// The "Live test" subsection of a plan, for a run's report or a tune's.
@@ -40,10 +58,15 @@ public enum LiveTestReport {
             + "users under both configurations).\n\n"
         guard !plan.arms.isEmpty else { return out + "No plan: \(plan.unavailable ?? "no recommendation").\n\n" }
         out += "**" + Markdown.escapeCell(sentence(plan)) + "**\n\n"
-        let rows = plan.arms.map { a in
+        let cuped = plan.cuped
+        let rows = plan.arms.enumerated().map { k, a in
             [Markdown.escapeCell(a.label), a.role, share(a.share), a.users.map(Text.group) ?? "n/a"]
+                + (cuped.map { c in [c.usersPerArm.indices.contains(k) ? Text.group(c.usersPerArm[k]) : "n/a",
+                                     c.correlations.indices.contains(k) ? String(format: "%.2f", c.correlations[k]) : ""] } ?? [])
         }
-        out += Markdown.table(header: ["arm", "role", "share", "users"], alignments: [.left, .left, .right, .right], rows: rows) + "\n"
+        let header = ["arm", "role", "share", "users"] + (cuped == nil ? [] : ["users with CUPED", "ρ"])
+        let alignments = [Markdown.Alignment.left, .left] + Array(repeating: Markdown.Alignment.right, count: header.count - 2)
+        out += Markdown.table(header: header, alignments: alignments, rows: rows) + "\n"
         if let reason = plan.unavailable, plan.totalUsers == nil { out += "No size: \(reason).\n\n" }
         for g in plan.guardrails {
             let diff = g.difference.map { amount(g.measure.pairMeasure, $0) } ?? "n/a"
@@ -63,6 +86,28 @@ public enum LiveTestReport {
         struct Guardrail: Encodable {
             let measure: String, difference: Double?, power: Double?
         }
+        /// The plan with CUPED: off (`preDays` 0), unavailable (`unavailable` says why) or sized.
+        struct Cuped: Encodable {
+            let preDays: Int
+            let simulatedUsers: Int?, seed: UInt64?
+            /// ρ of the recommendation's arm and the baseline's.
+            let correlation: [Double]?
+            let theta: Double?, varianceReduction: Double?, difference: Double?
+            let usersPerArm: [Int64]?, totalUsers: Int64?, totalUsersWithout: Int64?
+            let minimumDetectableEffect: Double?
+            let unavailable: String?
+
+            init?(_ plan: LiveTestPlan) {
+                guard plan.totalUsers != nil || plan.preDays == 0 else { return nil }
+                let c = plan.cuped
+                preDays = plan.preDays
+                (simulatedUsers, seed) = (c?.simulatedUsers, c?.seed)
+                (correlation, theta, varianceReduction, difference) = (c?.correlations, c?.theta, c?.varianceReduction, c?.difference)
+                (usersPerArm, totalUsers, totalUsersWithout) = (c?.usersPerArm, c?.totalUsers, c?.totalUsersWithout)
+                minimumDetectableEffect = c?.minimumDetectableEffect
+                unavailable = plan.preDays == 0 ? nil : plan.cupedUnavailable
+            }
+        }
         let arms: [Arm]
         let holdoutShare: Double
         let alpha: Double, power: Double
@@ -74,7 +119,7 @@ public enum LiveTestReport {
         let liveUsers: Int64?
         let minimumDetectableEffect: Double?
         let guardrails: [Guardrail]
-        let cuped: Bool
+        let cuped: Cuped?
         let unavailable: String?
         let notes: [String]
 
@@ -90,7 +135,7 @@ public enum LiveTestReport {
             liveUsers = plan.liveUsers
             minimumDetectableEffect = plan.minimumDetectableEffect
             guardrails = plan.guardrails.map { Guardrail(measure: $0.measure.rawValue, difference: $0.difference, power: $0.power) }
-            cuped = false
+            cuped = Cuped(plan)
             unavailable = plan.unavailable
             notes = plan.notes
         }

@@ -16,7 +16,7 @@ public enum MarkdownReport {
         let s = results.scenario
         var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
-        out += DecisionReport.section(results, charts: charts)
+        out += DecisionReport.section(results, charts: charts, secondLook: secondLook)
         out += SecondLookReport.section(results, secondLook)
         out += runSection(run)
         out += assumptions(s)

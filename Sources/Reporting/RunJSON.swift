@@ -121,7 +121,7 @@ public enum RunJSON {
                 sensitivity: secondLook.flatMap { look in
                     look.sensitivity.isEmpty ? nil : look.sensitivity.map { SensitivityJSON(change: $0.name, recommended: $0.recommended) }
                 },
-                liveTest: LiveTestReport.JSONValue(results.liveTestPlan)),
+                liveTest: LiveTestReport.JSONValue(results.liveTestPlan(prePeriod: secondLook?.prePeriod))),
             configurations: results.all.map { c in
                 var measures: [String: IntervalJSON] = [:]
                 for m in DecisionMeasure.allCases {

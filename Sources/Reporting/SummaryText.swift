@@ -13,7 +13,7 @@ public enum SummaryText {
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
             Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
-            \(TerminalText.printable(LiveTestReport.sentence(results.liveTestPlan), limit: 2_000))
+            \(TerminalText.printable(LiveTestReport.sentence(results.liveTestPlan(prePeriod: secondLook?.prePeriod)), limit: 2_000))
             \(secondLookLines(results, secondLook))
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 

@@ -31,5 +31,37 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
         XCTAssertEqual(plan["liveUsers"] as? Int, 50_000)
         XCTAssertNotNil(plan["minimumDetectableEffect"] as? Double)
         XCTAssertEqual(plan["metric"] as? String, "opens_per_user")
+        // The plan with CUPED: its arms add up, ρ is a correlation, and CUPED takes some variance away.
+        let cuped = try XCTUnwrap(plan["cuped"] as? [String: Any])
+        XCTAssertEqual(cuped["preDays"] as? Int, 14)
+        XCTAssertEqual(cuped["simulatedUsers"] as? Int, 2_000)
+        let cupedArms = try XCTUnwrap(cuped["usersPerArm"] as? [Int], "\(cuped)")
+        XCTAssertEqual(cupedArms.count, perArm.count)
+        XCTAssertEqual(cupedArms.reduce(0, +), try XCTUnwrap(cuped["totalUsers"] as? Int))
+        let rho = try XCTUnwrap(cuped["correlation"] as? [Double])
+        XCTAssertEqual(rho.count, 2)
+        for r in rho { XCTAssertTrue((0...1).contains(r), "\(rho)") }
+        let reduction = try XCTUnwrap(cuped["varianceReduction"] as? Double)
+        XCTAssertTrue(reduction > 0 && reduction < 1, "\(reduction)")
+        XCTAssertLessThan(try XCTUnwrap(cuped["totalUsers"] as? Int), try XCTUnwrap(cuped["totalUsersWithout"] as? Int))
+        XCTAssertNotNil(cuped["minimumDetectableEffect"] as? Double)
+    }
+
+    /// `liveTest.preDays` 0 turns CUPED off, and the report says so.
+    func testPreDaysZeroTurnsCupedOff() throws {
+        let data = try Data(contentsOf: TuneLiveTestTests.datasets.appendingPathComponent("default-scenario.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["liveTest"] = ["preDays": 0]
+        let file = try writeFile("s.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("run", file.path, "--users", "1000", "--days", "30", "--json", "--db", "r.db", "--out", "rep")
+        assertExit(result, 0)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let plan = try XCTUnwrap((document["decision"] as? [String: Any])?["liveTest"] as? [String: Any])
+        let cuped = try XCTUnwrap(plan["cuped"] as? [String: Any])
+        XCTAssertEqual(cuped["preDays"] as? Int, 0)
+        XCTAssertNil(cuped["usersPerArm"], "\(cuped)")
+        let reportPath = try XCTUnwrap(document["report"] as? String)
+        let report = reportPath.hasPrefix("/") ? reportPath : workDirectory.appendingPathComponent(reportPath).path
+        assertContains(try String(contentsOfFile: report, encoding: .utf8), "CUPED: off (liveTest.preDays is 0).")
     }
 }

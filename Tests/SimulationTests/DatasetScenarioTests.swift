@@ -16,7 +16,7 @@ final class DatasetScenarioTests: XCTestCase {
     static let readerObjects: [(schemaPath: [String], allowed: Set<String>, required: Set<String>)] = [
         ([], ["$schema", "name", "description", "seed", "users", "horizonDays", "startDate", "population", "response",
               "configurations", "grid", "baseline", "decision", "liveTest", "tune"], ["name", "population"]),
-        (["$defs", "liveTest"], ["holdoutShare", "baselineShare", "days", "users"], []),
+        (["$defs", "liveTest"], ["holdoutShare", "baselineShare", "days", "users", "preDays"], []),
         (["$defs", "tune"], ["baseline", "objective", "constraints", "minimumDifference", "space"], ["space"]),
         (["$defs", "tuneSpace"], ["periods", "unit", "sequenceLength", "circular", "randomMessage", "messages", "delivery",
                                   "sequences", "mix"], []),

@@ -409,6 +409,11 @@ struct UserTimeline<Count: ReminderCount> {
     /// A replayed user's recorded visits, as times since install; the first is the install.
     var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
+    /// A live test's plan switches the configuration at the user's first open at or after this time
+    /// (`CompiledModel.simulateLiveTest`): the run stops before that open and keeps it in `handOver`.
+    /// Infinite for every other run.
+    var switchTime = Double.infinity
+    var handOver: HandOver?
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
@@ -513,6 +518,10 @@ struct UserTimeline<Count: ReminderCount> {
             // A bounded number of sessions per user keeps every run's time proportional to users × days.
             if sessionIndex >= sessionLimit {
                 result.exceededSessionLimit = true
+                break
+            }
+            if openTime >= switchTime {
+                handOver = HandOver(open: openTime, cause: cause, coldLaunch: coldLaunch)
                 break
             }
             open(at: openTime, cause: cause, coldLaunch: coldLaunch, &observer)

@@ -69,8 +69,14 @@ public struct LiveTestPlan: Sendable {
     public let guardrails: [GuardrailPower]
     /// Why there is no size, when there is none.
     public let unavailable: String?
-    /// Notes the reader needs: a test length other than the run's, CUPED.
+    /// Notes the reader needs: a test length other than the run's, what CUPED assumes.
     public let notes: [String]
+    /// The days before the test whose opens CUPED uses; 0 when it is off.
+    public let preDays: Int
+    /// The same test with CUPED on the users' opens before it; nil when off, not simulated or without a size.
+    public let cuped: CupedPlan?
+    /// Why there is no plan with CUPED, when there is none and it is not off.
+    public let cupedUnavailable: String?
 
     /// Users per arm in the order of `arms`.
     public var usersPerArm: [Int64]? {
@@ -78,11 +84,16 @@ public struct LiveTestPlan: Sendable {
         return sizes.count == arms.count && !sizes.isEmpty ? sizes : nil
     }
 
-    /// Why CUPED is not applied: every simulated user starts at install.
-    public static let cupedNote = "CUPED on the users' opens before the test is not applied: every simulated user starts at "
-        + "install, so the run has no opens before the test to correlate with. For a test of users who already have the app, "
-        + "CUPED multiplies each arm's variance, and so the users needed, by 1 − ρ², with ρ the correlation of a user's opens "
-        + "before and during the test, measured on the app's own log."
+    /// What the plan with CUPED assumes, and how it was simulated.
+    public static func cupedNote(preDays: Int, testDays: Int) -> String {
+        "With CUPED each user's value in the test is analysed as y − θ(x − x̄), x the user's opens in the \(preDays) days "
+            + "before it, θ = cov(x, y)/var(x) pooled over the two arms; each arm's variance becomes σ²(1 − ρ²). It assumes "
+            + "the test's users already have the app and get what ships today (the baseline) before it, so that x cannot "
+            + "depend on the arm. That is what was simulated, on other users than the run's: each installs within the \(preDays) "
+            + "days before the test (the scenario's install spread, at most that), lives under the baseline until the first open "
+            + "in the test, from which the arm's configuration takes over (notifications the baseline scheduled and that have "
+            + "not fired are withdrawn), for \(testDays) days; the sizes with CUPED use these users' difference and variances."
+    }
 }
 
 extension RunResults {
@@ -104,18 +115,29 @@ extension RunResults {
         }
     }
 
-    /// The live-test plan of the run's recommendation, with the scenario's `liveTest` settings.
-    public var liveTestPlan: LiveTestPlan { liveTestPlan(settings: scenario.liveTest ?? LiveTestSettings()) }
+    /// The live-test plan of the run's recommendation, with the scenario's `liveTest` settings, without
+    /// the simulation that CUPED needs.
+    public var liveTestPlan: LiveTestPlan { liveTestPlan(prePeriod: nil) }
 
-    /// The live-test plan with these settings.
-    public func liveTestPlan(settings: LiveTestSettings) -> LiveTestPlan {
-        liveTestPlan(settings: settings, recommended: decision.recommended, baseline: decision.baseline)
+    /// The live-test plan of the run's recommendation with the scenario's `liveTest` settings and, for
+    /// CUPED, `prePeriod` (`PrePeriodSimulation.run` for the same two).
+    public func liveTestPlan(prePeriod: PrePeriodSimulation?) -> LiveTestPlan {
+        liveTestPlan(settings: scenario.liveTest ?? LiveTestSettings(), recommended: decision.recommended,
+                     baseline: decision.baseline, prePeriod: prePeriod)
+    }
+
+    /// The simulation the plan with CUPED needs for the run's recommendation against its baseline.
+    public func prePeriodSimulation(recorded: RecordedLogs, threads: Int) -> PrePeriodSimulation? {
+        PrePeriodSimulation.run(scenario, recommended: decision.recommended, baseline: decision.baseline,
+                                metric: decision.rule.objective.pairMeasure, settings: scenario.liveTest ?? LiveTestSettings(),
+                                recorded: recorded, threads: threads)
     }
 
     /// The live-test plan of `recommended` against `baseline` (positions in `all`; 0 the holdout),
     /// with these settings: what `tune` plans for its winner, chosen by its race rather than by this
-    /// run's decision.
-    public func liveTestPlan(settings: LiveTestSettings, recommended: Int?, baseline: Int) -> LiveTestPlan {
+    /// run's decision. `prePeriod` is the simulation of the same two for CUPED, if it was made.
+    public func liveTestPlan(settings: LiveTestSettings, recommended: Int?, baseline: Int,
+                             prePeriod: PrePeriodSimulation? = nil) -> LiveTestPlan {
         let d = decision
         let holdoutShare = settings.holdoutShare ?? LiveTestSettings.defaultHoldoutShare
         let metric = d.rule.objective.pairMeasure
@@ -125,12 +147,18 @@ extension RunResults {
             notes.append("The run simulated \(scenario.horizonDays) days, not the test's \(days) (liveTest.days): the figures are "
                 + "for \(scenario.horizonDays) days; run with --days \(days) for the test's length.")
         }
-        notes.append(LiveTestPlan.cupedNote)
+        let preDays = settings.preDays ?? PrePeriodSimulation.defaultPreDays
         func plan(_ arms: [LiveTestArm], difference: Double? = nil, total: Int64? = nil, mde: Double? = nil,
                   guardrails: [GuardrailPower] = [], unavailable: String? = nil) -> LiveTestPlan {
-            LiveTestPlan(arms: arms, holdoutShare: holdoutShare, metric: metric, days: days, difference: difference,
-                         totalUsers: total, liveUsers: settings.users.map(Int64.init), minimumDetectableEffect: mde,
-                         guardrails: guardrails, unavailable: unavailable, notes: notes)
+            var (cuped, cupedUnavailable): (CupedPlan?, String?) = (nil, nil)
+            if preDays > 0 && total != nil {
+                (cuped, cupedUnavailable) = Self.cuped(prePeriod, shares: arms.map(\.share), liveUsers: settings.users)
+            }
+            let cupedNotes = cuped == nil ? [] : [LiveTestPlan.cupedNote(preDays: preDays, testDays: prePeriod?.testDays ?? days)]
+            return LiveTestPlan(arms: arms, holdoutShare: holdoutShare, metric: metric, days: days, difference: difference,
+                                totalUsers: total, liveUsers: settings.users.map(Int64.init), minimumDetectableEffect: mde,
+                                guardrails: guardrails, unavailable: unavailable, notes: notes + cupedNotes, preDays: preDays,
+                                cuped: cuped, cupedUnavailable: cupedUnavailable)
         }
         guard let best = recommended, all.indices.contains(best), all.indices.contains(baseline) else {
             return plan([], unavailable: "no configuration meets every constraint")
@@ -176,6 +204,21 @@ extension RunResults {
                                   power: LiveTestPlan.power(difference: x.mean - y.mean, x, nr, y, nb))
         }
         return plan(sized, difference: diff, total: sized.reduce(0) { $0 + ($1.users ?? 0) }, mde: mde, guardrails: guardrails)
+    }
+}
+
+extension RunResults {
+    /// The plan with CUPED from `prePeriod` and the test's shares (the compared arms' first), or why there is none.
+    static func cuped(_ prePeriod: PrePeriodSimulation?, shares: [Double], liveUsers: Int?) -> (CupedPlan?, String?) {
+        guard let prePeriod else { return (nil, "its simulation of the days before the test was not run for this report") }
+        guard let sums = prePeriod.sums else { return (nil, prePeriod.unavailable ?? "its simulation has no users") }
+        guard let r = CovariateMoments(sums.recommended), let b = CovariateMoments(sums.baseline) else {
+            return (nil, "its simulation has fewer than two users")
+        }
+        guard let plan = CupedPlan(preDays: prePeriod.preDays, simulatedUsers: prePeriod.users, seed: prePeriod.seed,
+                                   recommended: r, baseline: b, shares: shares, liveUsers: liveUsers.map(Int64.init))
+        else { return (nil, "the simulated users who already have the app show no difference in the metric") }
+        return (plan, nil)
     }
 }
 

@@ -166,15 +166,19 @@ extension Scenario {
 }
 
 /// The second looks at a run's decision: the re-check on other users, and either the decision under
-/// the response model's draws or, without uncertainty, the quick sensitivity runs.
+/// the response model's draws or, without uncertainty, the quick sensitivity runs; and the simulated
+/// live test behind the plan with CUPED.
 public struct DecisionSecondLook: Sendable {
     public let recheck: DecisionRecheck?
     public let uncertain: UncertainDecision?
     /// The recommendation of the rule with the response changed: (what changed, recommended label).
     public let sensitivity: [(name: String, recommended: String?)]
+    /// The simulated live test on users who already have the app, behind the live-test plan with CUPED.
+    public let prePeriod: PrePeriodSimulation?
 
-    public init(recheck: DecisionRecheck?, uncertain: UncertainDecision?, sensitivity: [(name: String, recommended: String?)]) {
-        (self.recheck, self.uncertain, self.sensitivity) = (recheck, uncertain, sensitivity)
+    public init(recheck: DecisionRecheck?, uncertain: UncertainDecision?, sensitivity: [(name: String, recommended: String?)],
+                prePeriod: PrePeriodSimulation? = nil) {
+        (self.recheck, self.uncertain, self.sensitivity, self.prePeriod) = (recheck, uncertain, sensitivity, prePeriod)
     }
 
     /// The response changes of the quick sensitivity check: base response halved and doubled,

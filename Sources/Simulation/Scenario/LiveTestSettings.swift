@@ -11,9 +11,14 @@ public struct LiveTestSettings: Encodable, Equatable, Sendable {
     public var days: Int?
     /// Users the team can put in the test: the plan gives the smallest difference it can detect.
     public var users: Int?
+    /// Days before the test whose opens CUPED uses (`PrePeriodSimulation.defaultPreDays` unless
+    /// stated); 0 for no CUPED.
+    public var preDays: Int?
 
-    public init(holdoutShare: Double? = nil, baselineShare: Double? = nil, days: Int? = nil, users: Int? = nil) {
+    public init(holdoutShare: Double? = nil, baselineShare: Double? = nil, days: Int? = nil, users: Int? = nil,
+                preDays: Int? = nil) {
         (self.holdoutShare, self.baselineShare, self.days, self.users) = (holdoutShare, baselineShare, days, users)
+        self.preDays = preDays
     }
 
     /// The holdout's share unless stated.
@@ -29,7 +34,8 @@ extension JSONFieldReader {
         let baseline = optionalField(o, "baselineShare", Self.number(.within(0.01...0.99)))
         let days = optionalField(o, "days", Self.integer(.positive))
         let users = optionalField(o, "users", Self.integer(.positive))
-        guard let holdout, let baseline, let days, let users else { return nil }
+        let preDays = optionalField(o, "preDays", Self.integer(.within(0...Double(PrePeriodSimulation.maximumPreDays))))
+        guard let holdout, let baseline, let days, let users, let preDays else { return nil }
         if let holdout, holdout > 0, holdout < 0.01 {
             fail(o.path("holdoutShare"), "must be 0 (no holdout) or at least 0.01, got \(holdout): a smaller holdout "
                  + "could not be sized")
@@ -45,6 +51,6 @@ extension JSONFieldReader {
                  + "the shares must add up to less than 1")
             return nil
         }
-        return LiveTestSettings(holdoutShare: holdout, baselineShare: baseline, days: days, users: users)
+        return LiveTestSettings(holdoutShare: holdout, baselineShare: baseline, days: days, users: users, preDays: preDays)
     }
 }

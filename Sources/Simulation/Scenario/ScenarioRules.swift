@@ -44,8 +44,8 @@ struct ScenarioParts {
         if let name, Scenario.isBlank(name) { fail("name", Scenario.blank) }
         if !relaxed, let name, let reason = TextLimit.name.refusal(name) { fail("name", reason) }
         if let users, users < 1 { fail("users", "must be ≥ 1, got \(users)") }
-        if let horizonDays, horizonDays < 1 || horizonDays > 3_650 {
-            fail("horizonDays", "must be between 1 and 3650, got \(horizonDays)")
+        if let horizonDays, horizonDays < 1 || horizonDays > Scenario.maximumHorizonDays {
+            fail("horizonDays", "must be between 1 and \(Scenario.maximumHorizonDays), got \(horizonDays)")
         }
         if let startDate, CalendarDate(iso: startDate) == nil {
             fail("startDate", "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(startDate))")
