@@ -68,4 +68,56 @@ final class GapFamilyTests: XCTestCase {
         XCTAssertEqual(mu, GammaDistribution(shape: 3, rate: 4))
         XCTAssertNil(GapFamily.weibull.mixing([1, 2]))
     }
+
+    /// Every family with a likelihood: its density is minus the slope of its survival (checked by
+    /// Simpson's rule between quantiles of the typical gap), the survival falls from 1, and values
+    /// outside the family's domain give no trap.
+    func testLikelihoodDensityAndSurvivalAgree() throws {
+        for family in GapFamily.allCases {
+            guard let likelihood = family.likelihood else {
+                XCTAssertNotNil(family.mixing(family.parameters.map { _ in 1 }), "\(family.name) has neither likelihood nor mixing")
+                continue
+            }
+            let values = family.parameters.map { p -> Double in
+                switch p.bounds {
+                case let .positiveUpTo(limit): return min(1.7, limit)
+                case let .within(range): return min(max(1.3, range.lowerBound), range.upperBound)
+                }
+            }
+            let typical = family.typicalGap(values).value
+            XCTAssertEqual(likelihood.logSurvival(1e-12 * typical, values), 0, accuracy: 1e-3, family.name)
+            for (a, b) in [(0.2, 0.7), (0.7, 1.5), (1.5, 4.0)].map({ ($0 * typical, $1 * typical) }) {
+                let steps = 400
+                let h = (b - a) / Double(steps)
+                var integral = 0.0
+                for k in 0...steps {
+                    let weight: Double = k == 0 || k == steps ? 1 : (k % 2 == 1 ? 4 : 2)
+                    integral += weight * exp(likelihood.logDensity(a + Double(k) * h, values))
+                }
+                integral *= h / 3
+                let drop = exp(likelihood.logSurvival(a, values)) - exp(likelihood.logSurvival(b, values))
+                XCTAssertEqual(integral, drop, accuracy: 1e-8, "\(family.name) on [\(a), \(b)]")
+            }
+            let start = likelihood.start(GapMoments([0.5, 1, 2, 4].map { $0 * typical }))
+            XCTAssertEqual(start.count, values.count, family.name)
+            XCTAssertTrue(zip(family.parameters, start).allSatisfy { $0.bounds.contains($1) }, "\(family.name) starts at \(start)")
+        }
+    }
+
+    /// A fit searches positive parameters over their logarithms and others as they are.
+    func testParametersHaveAnUnconstrainedScale() {
+        let weibull = GapFamily.weibull.parameters
+        XCTAssertTrue(weibull.allSatisfy(\.isPositive))
+        XCTAssertEqual(weibull[0].unconstrained(2), log(2))
+        XCTAssertEqual(weibull[1].constrained(log(3)), 3, accuracy: 1e-15)
+        let mu = GapFamily.lognormal.parameters[0]
+        XCTAssertFalse(mu.isPositive)
+        XCTAssertEqual(mu.unconstrained(-2), -2)
+        XCTAssertEqual(mu.constrained(-2), -2)
+        let m = GapMoments([1, 2, 4])
+        XCTAssertEqual(m.mean, 7.0 / 3, accuracy: 1e-15)
+        XCTAssertEqual(m.variance, (16.0 / 9 + 1.0 / 9 + 25.0 / 9) / 3, accuracy: 1e-15)
+        XCTAssertEqual(m.logMean, log(2), accuracy: 1e-15)
+        XCTAssertEqual(m.logVariance, 2 * log(2) * log(2) / 3, accuracy: 1e-15)
+    }
 }
