@@ -9,6 +9,8 @@ public enum GapFamily: String, CaseIterable, Sendable {
     case exponential
     case weibull
     case lognormal
+    /// Gamma gaps with a shape and a mean: the sum of `shape` exponential stages when it is whole.
+    case gamma
     /// BG/NBD: each user draws a rate λ ~ Gamma(r, rate α) per unit and a dropout chance
     /// p ~ Beta(a, b); gaps are Exp(λ) and after each repeat session the user drops out with p.
     case bgnbd
@@ -25,6 +27,7 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .exponential: return "Exponential"
         case .weibull: return "Weibull"
         case .lognormal: return "Lognormal"
+        case .gamma: return "Gamma"
         case .bgnbd: return "BG/NBD"
         case .paretoNBD: return "Pareto/NBD"
         }
@@ -44,6 +47,10 @@ public enum GapFamily: String, CaseIterable, Sendable {
                                  alternative: GapParameter.Alternative(
                                     name: "median", bounds: .within(1e-20...1e6), meaning: "median gap", parameter: { log($0) })),
                     GapParameter("sigma", .positiveUpTo(10), "spread of the gap's logarithm")]
+        case .gamma:
+            return [GapParameter("shape", .within(0.05...50),
+                                 "shape: below 1 returns come in bursts between long absences, above 1 they gather around the mean"),
+                    GapParameter("mean", .positiveUpTo(1e6), "mean gap")]
         case .bgnbd:
             return [GapParameter("r", .positiveUpTo(1e6), "shape of the users' Gamma-distributed return rates"),
                     GapParameter("alpha", .positiveUpTo(1e6), "rate (inverse scale) of the users' return rates"),
@@ -69,6 +76,8 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .lognormal:
             // The median, not the mean: a large sigma would let a mean of hours hide a typical gap of nanoseconds.
             return ("", exp(values[0]), "median")
+        case .gamma:
+            return ("mean", values[1], "mean")
         case .bgnbd, .paretoNBD:
             return ("alpha", values[1] / values[0], "mean-rate")
         }
@@ -83,6 +92,8 @@ public enum GapFamily: String, CaseIterable, Sendable {
             return String(format: "Weibull, shape %g, scale %g %@", values[0], values[1], unit)
         case .lognormal:
             return String(format: "lognormal, median %.3g %@, sigma %g", exp(values[0]), unit, values[1])
+        case .gamma:
+            return String(format: "gamma, shape %g, mean %g %@", values[0], values[1], unit)
         case .bgnbd:
             return String(format: "BG/NBD, r %g, alpha %g (per %@), a %g, b %g",
                           values[0], values[1], String(unit.dropLast()), values[2], values[3])
@@ -99,6 +110,7 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .exponential: return .exponential(ExponentialDistribution(mean: values[0] * unitSeconds))
         case .weibull: return .weibull(WeibullDistribution(shape: values[0], scale: values[1] * unitSeconds))
         case .lognormal: return .lognormal(LogNormalDistribution(mu: values[0] + log(unitSeconds), sigma: values[1]))
+        case .gamma: return .other(GammaDistribution(shape: values[0], scale: values[1] * unitSeconds / values[0]))
         case .bgnbd, .paretoNBD: return .perUser
         }
     }
@@ -134,6 +146,21 @@ public enum GapFamily: String, CaseIterable, Sendable {
                 },
                 logSurvival: { t, v in logNormalTail((log(t) - v[0]) / v[1]) },
                 start: { m in [m.logMean, m.logVariance > 0 ? m.logVariance.squareRoot() : 1] })
+        case .gamma:
+            // Shape a and rate a/mean: f(t) = (a/m)^a t^(a−1) e^(−at/m) / Γ(a), S(t) = Q(a, at/m).
+            return GapLikelihood(
+                logDensity: { t, v in
+                    let (shape, rate) = (v[0], v[0] / v[1])
+                    guard shape > 0, rate > 0, rate.isFinite else { return .nan }
+                    return shape * log(rate) - logGamma(shape) + (shape - 1) * log(t) - rate * t
+                },
+                logSurvival: { t, v in
+                    let (shape, x) = (v[0], v[0] / v[1] * t)
+                    guard shape > 0, shape.isFinite, x >= 0 else { return .nan }
+                    return log(regularizedGammaQ(a: shape, x: x))
+                },
+                // The method of moments: mean²/variance is the shape.
+                start: { m in [m.variance > 0 ? min(max(m.mean * m.mean / m.variance, 0.05), 50) : 1, m.mean] })
         case .bgnbd, .paretoNBD:
             return nil
         }
@@ -149,7 +176,7 @@ public enum GapFamily: String, CaseIterable, Sendable {
         case .paretoNBD:
             return .dropoutRate(rate: GammaDistribution(shape: values[0], rate: values[1]),
                                 dropoutRate: GammaDistribution(shape: values[2], rate: values[3]))
-        case .exponential, .weibull, .lognormal: return nil
+        case .exponential, .weibull, .lognormal, .gamma: return nil
         }
     }
 }

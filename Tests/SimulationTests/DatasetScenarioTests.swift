@@ -102,6 +102,7 @@ final class DatasetScenarioTests: XCTestCase {
              {"name": "w", "returns": {"distribution": "weibull", "shape": 0.8, "scale": 2, "unit": "hours"}},
              {"name": "lm", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1, "unit": "minutes"}},
              {"name": "ld", "returns": {"distribution": "lognormal", "median": 2, "sigma": 1}},
+             {"name": "g", "returns": {"distribution": "gamma", "shape": 0.7, "mean": 3, "unit": "hours"}},
              {"name": "b", "returns": {"distribution": "bgnbd", "r": 0.24, "alpha": 4.4, "a": 0.79, "b": 2.4, "unit": "weeks"}},
              {"name": "p", "returns": {"distribution": "paretoNBD", "r": 0.55, "alpha": 10.6, "s": 0.61, "beta": 11.7, "unit": "weeks"}},
              {"name": "x", "returns": {"distribution": "empirical", "values": [1, 2], "weights": [1, 1]}}]},
