@@ -92,7 +92,7 @@ let package = Package(
             name: "SimulationTests",
             dependencies: ["Simulation", "ScenarioData", "Randomness", "GapFamilies", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
-        .testTarget(name: "FittingTests", dependencies: ["Fitting", "Randomness", "RecordedData"]),
+        .testTarget(name: "FittingTests", dependencies: ["Fitting", "GapFamilies", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),
         .testTarget(name: "CalibrationTests", dependencies: ["Calibration", "Simulation", "Randomness"]),
         .testTarget(

@@ -3,6 +3,7 @@ import Glibc
 #else
 import Foundation
 #endif
+import GapFamilies
 import RecordedData
 
 /// A gap model refitted for users who, after each session, never come back with a given chance.
@@ -55,18 +56,23 @@ extension GapModel {
         case let .exponential(rate): values = [1 / rate]
         case let .weibull(shape, scale): values = [shape, scale]
         case let .logNormal(mu, sigma): values = [mu, sigma]
+        case let .family(_, v): values = v
         }
         return GapFitWithDropout(model: self, dropout: p, familyValues: values, logLikelihood: -polished.value,
                                  converged: search.converged || polished.stationary)
     }
 
-    /// Unconstrained coordinates of a distribution of this model (logarithms of positive parameters)
-    /// and the distribution at a point of them.
+    /// Unconstrained coordinates of a distribution of this model (logarithms of positive parameters,
+    /// as `GapParameter.unconstrained` says) and the distribution at a point of them.
     private func searchSpace(_ d: GapDistribution) -> ([Double], ([Double]) -> GapDistribution) {
         switch d {
         case let .exponential(rate): return ([log(rate)], { .exponential(rate: exp($0[0])) })
         case let .weibull(shape, scale): return ([log(shape), log(scale)], { .weibull(shape: exp($0[0]), scale: exp($0[1])) })
         case let .logNormal(mu, sigma): return ([mu, log(sigma)], { .logNormal(mu: $0[0], sigma: exp($0[1])) })
+        case let .family(family, values):
+            let parameters = family.parameters
+            return (zip(parameters, values).map { $0.unconstrained($1) },
+                    { .family(family, values: zip(parameters, $0).map { $0.constrained($1) }) })
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GapFamilies
+import Randomness
 import RecordedData
 
 /// A fitted gap distribution that can be evaluated, e.g. for survival charts.
@@ -7,6 +8,8 @@ public enum GapDistribution: Sendable, Equatable {
     case exponential(rate: Double)
     case weibull(shape: Double, scale: Double)
     case logNormal(mu: Double, sigma: Double)
+    /// A family's distribution at its parameter values, evaluated by the family's `likelihood`.
+    case family(GapFamily, values: [Double])
 
     /// S(t) = P(gap > t).
     public func survival(_ t: Double) -> Double {
@@ -26,6 +29,8 @@ public enum GapDistribution: Sendable, Equatable {
             return -pow(t / scale, shape)
         case let .logNormal(mu, sigma):
             return logNormalTail((log(t) - mu) / sigma)
+        case let .family(family, values):
+            return family.likelihood?.logSurvival(t, values) ?? .nan
         }
     }
 
@@ -39,49 +44,66 @@ public enum GapDistribution: Sendable, Equatable {
         case let .logNormal(mu, sigma):
             let z = (log(t) - mu) / sigma
             return -log(t * sigma) - 0.918_938_533_204_672_741_8 - 0.5 * z * z
+        case let .family(family, values):
+            return family.likelihood?.logDensity(t, values) ?? .nan
         }
     }
 }
 
-/// The gap models that can be fitted by maximum likelihood with right-censoring.
-public enum GapModel: Sendable, CaseIterable {
-    case exponential
-    case weibull
-    case logNormal
+/// A gap model fitted by maximum likelihood with right-censoring: one for each gap family whose
+/// users all draw their gaps from one distribution, that is each family with a `likelihood`.
+public struct GapModel: Sendable, Hashable, CaseIterable {
+    /// The family the model fits, whose parameters a scenario gives.
+    public let family: GapFamily
+
+    /// The model of `family`; nil for a family without a likelihood of its gaps (BG/NBD, Pareto/NBD).
+    public init?(_ family: GapFamily) {
+        guard family.likelihood != nil else { return nil }
+        self.family = family
+    }
+
+    private init(known family: GapFamily) { self.family = family }
+
+    public static let exponential = GapModel(known: .exponential)
+    public static let weibull = GapModel(known: .weibull)
+    public static let logNormal = GapModel(known: .lognormal)
+
+    /// Every family's model, in the families' order.
+    public static let allCases: [GapModel] = GapFamily.allCases.compactMap(GapModel.init)
 
     /// The name a person reads, the family's.
     public var name: String { family.title }
 
     /// Maximum-likelihood fit: logL = Σ_uncensored ln f(t) + Σ_censored ln S(t).
     ///
-    /// Standard errors come from the inverse observed information (the Hessian of −logL at the
-    /// optimum in the natural parameters): analytic for the exponential and Weibull models, central
-    /// differences for the lognormal. Censored gaps of length 0 carry no information and are allowed.
+    /// The exponential, Weibull and lognormal have fits of their own: the exponential's in closed
+    /// form, the Weibull's by its profile likelihood, the lognormal's by Nelder–Mead from the moments
+    /// of ln t; standard errors come from the inverse observed information (the Hessian of −logL at
+    /// the optimum in the natural parameters), analytic for the exponential and Weibull, central
+    /// differences for the lognormal. Every other family is fitted from its likelihood alone
+    /// (`fitByLikelihood`). Censored gaps of length 0 carry no information and are allowed.
     public func fit(_ observations: [CensoredGap]) throws(FittingError) -> FitResult {
         let data = try GapData(observations)
-        switch self {
+        switch family {
         case .exponential: return fitExponential(data)
         case .weibull: return try fitWeibull(data)
-        case .logNormal: return try fitLogNormal(data)
+        case .lognormal: return try fitLogNormal(data)
+        default: return try fitLikelihood(self, data)
         }
     }
 
-    /// The family a scenario names for this model.
-    public var family: GapFamily {
-        switch self {
-        case .exponential: return .exponential
-        case .weibull: return .weibull
-        case .logNormal: return .lognormal
-        }
+    /// The fit from the family's likelihood alone, whatever fit of its own the model has: Nelder–Mead
+    /// and Newton steps over the parameters' unconstrained coordinates, standard errors from the
+    /// numerical Hessian there (see `GapFamily.likelihood` and `GapParameter.unconstrained`).
+    public func fitByLikelihood(_ observations: [CensoredGap]) throws(FittingError) -> FitResult {
+        try fitLikelihood(self, try GapData(observations))
     }
 
     /// A fit's estimates as the values of the family's parameters, in the family's order: the
     /// exponential's rate becomes its mean gap; the other models estimate the parameters themselves.
     func familyValues(_ estimates: [ParameterEstimate]) -> [Double] {
-        switch self {
-        case .exponential: return [1 / (estimates["rate"]?.value ?? .nan)]
-        case .weibull, .logNormal: return family.parameters.map { estimates[$0.name]?.value ?? .nan }
-        }
+        if family == .exponential, let rate = estimates["rate"] { return [1 / rate.value] }
+        return family.parameters.map { estimates[$0.name]?.value ?? .nan }
     }
 }
 
@@ -132,7 +154,7 @@ func describeFit(
 }
 
 /// Validated observations split into events and censored gaps.
-private struct GapData {
+struct GapData {
     let n: Int
     let events: [Double]
     /// Positive censored gaps; zero-length ones contribute ln S(0) = 0.

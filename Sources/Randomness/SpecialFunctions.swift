@@ -23,6 +23,20 @@ public func normalCDF(_ x: Double) -> Double {
     0.5 * erfc(-x * 0.707_106_781_186_547_524_4)
 }
 
+/// ln Q(z) = ln P(Z > z) for a standard normal Z.
+///
+/// `erfc` is exact to the last bits until it underflows near z ≈ 37; beyond z = 30 the asymptotic
+/// Mills-ratio series (Abramowitz & Stegun 26.2.12) is used, whose first neglected term there is
+/// below 1e−11 relative.
+public func logNormalTail(_ z: Double) -> Double {
+    if z < 30 {
+        return log(0.5 * erfc(z * 0.707_106_781_186_547_524_4))
+    }
+    let w = 1 / (z * z)
+    let series = 1 - w * (1 - 3 * w * (1 - 5 * w * (1 - 7 * w)))
+    return -0.5 * z * z - log(z) - 0.918_938_533_204_672_741_8 + log(series)
+}
+
 /// Relative accuracy targeted by the series and continued fractions below.
 private let specialEpsilon = 1e-15
 /// Stand-in for zero in the modified Lentz method (Thompson & Barnett, J. Comput. Phys. 1986).

@@ -13,7 +13,8 @@ struct FitCommand: RunnableCommand {
         abstract: "Fit return models to a recorded visit log and write scenario segments from them.",
         discussion: """
             Reads a log of user visits (CSV, TSV or whitespace-separated, or the CDNOW format), fits \
-            exponential, Weibull and lognormal gap models by maximum likelihood with right-censoring, and \
+            gap models by family (\(GapModel.allCases.map(\.name).joined(separator: ", "))) \
+            by maximum likelihood with right-censoring, and \
             BG/NBD and Pareto/NBD on each user's frequency, recency and age in a calibration window, and checks \
             them on the visits after it. Writes segments.json (one recommended segment for a scenario's \
             population: the customer-base model with the lower AIC, or else the gap model with the lowest, \

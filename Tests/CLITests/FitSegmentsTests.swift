@@ -73,7 +73,7 @@ final class FitSegmentsTests: ReminderSimTestCase {
         assertContains(try XCTUnwrap(document["why"] as? String), "Lognormal has the lowest AIC")
         let alternatives = try XCTUnwrap(document["alternatives"] as? [[String: Any]])
         let kinds = alternatives.compactMap { ($0["returns"] as? [String: Any])?["distribution"] as? String }
-        XCTAssertEqual(kinds, ["weibull", "exponential", "empirical", "replay"])
+        XCTAssertEqual(kinds, ["weibull", "gamma", "exponential", "empirical", "replay"])
         try assertRunsAlone(segment)
     }
 

@@ -31,7 +31,7 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         let observedTotal = customers.dropFirst().reduce(0) { $0 + (Int($1[6]) ?? -1_000_000) }
         XCTAssertEqual(observedTotal, 19_684, "repeat visits 1997-10-01 to 1998-06-30")
         XCTAssertEqual(expectedTotal, 16_874, accuracy: 1, "the holdout check's prediction, customer by customer")
-        for model in ["Lognormal", "Weibull", "Exponential"] { assertContains(fit.stdout, model) }
+        for model in ["Lognormal", "Weibull", "Gamma", "Exponential"] { assertContains(fit.stdout, model) }
         for name in ["segments.json", "survival.svg", "repeat-visits.svg"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("fit/\(name)").path), name)
         }
@@ -40,7 +40,7 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         let recommended = try XCTUnwrap(document?["segment"] as? [String: Any])
         let segments = [recommended] + (try XCTUnwrap(document?["alternatives"] as? [[String: Any]]))
         let kinds = segments.compactMap { ($0["returns"] as? [String: Any])?["distribution"] as? String }
-        XCTAssertEqual(kinds, ["bgnbd", "paretoNBD", "lognormal", "weibull", "exponential", "empirical", "replay"])
+        XCTAssertEqual(kinds, ["bgnbd", "paretoNBD", "lognormal", "weibull", "gamma", "exponential", "empirical", "replay"])
         let bgnbd = try XCTUnwrap(segments.first { ($0["returns"] as? [String: Any])?["distribution"] as? String == "bgnbd" })
         let r = try XCTUnwrap((bgnbd["returns"] as? [String: Any])?["r"] as? Double)
         // Fader, Hardie & Lee report r = 0.243 for a 1/10 sample of this cohort.

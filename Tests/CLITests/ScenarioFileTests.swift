@@ -67,14 +67,14 @@ final class ScenarioFileTests: ReminderSimTestCase {
         json = try JSONEdit.setting("documented", at: "configurations[0].mode", in: json)
         json = try JSONEdit.setting([7, -3], at: "configurations[0].reminders[0].timePeriods", in: json)
         json = try JSONEdit.setting(["1  1"], at: "configurations[0].cronRules", in: json)
-        json = try JSONEdit.setting(["distribution": "gamma", "mean": 3], at: "population.segments[0].returns", in: json)
+        json = try JSONEdit.setting(["distribution": "poisson", "mean": 3], at: "population.segments[0].returns", in: json)
         json = try JSONEdit.renaming("configurations[1].reminders[0].timePeriods", to: "timePeriod", in: json)
         json = try JSONEdit.setting(-5, at: "users", in: json)
         try writeFile("broken.json", try JSONEdit.text(json))
 
         let expected = [
             "configurations[0].reminders[0].timePeriods[1]: must be > 0",
-            "population.segments[0].returns.distribution: unknown distribution \"gamma\"",
+            "population.segments[0].returns.distribution: unknown distribution \"poisson\"",
             "configurations[1].reminders[0].timePeriod: unknown field",
             "configurations[1].reminders[0].timePeriods: required field is missing",
             "users: must be > 0",
@@ -111,7 +111,7 @@ final class ScenarioFileTests: ReminderSimTestCase {
         var json: Any = try defaultScenario()
         json = try JSONEdit.setting([7, -3], at: "configurations[0].reminders[0].timePeriods", in: json)
         json = try JSONEdit.setting("weekly", at: "configurations[0].reminders[0].unit", in: json)
-        json = try JSONEdit.setting(["distribution": "gamma"], at: "population.segments[1].returns", in: json)
+        json = try JSONEdit.setting(["distribution": "poisson"], at: "population.segments[1].returns", in: json)
         json = try JSONEdit.renaming("configurations[2].reminders[0].circularTimePeriod", to: "circularTimePeriods", in: json)
         json = try JSONEdit.setting("many", at: "users", in: json)
         json = try JSONEdit.setting(1.5, at: "response.baseResponse", in: json)
@@ -120,7 +120,7 @@ final class ScenarioFileTests: ReminderSimTestCase {
         let expected = [
             "configurations[0].reminders[0].timePeriods[1]: must be > 0, got -3",
             "configurations[0].reminders[0].unit: unknown value \"weekly\"",
-            "population.segments[1].returns.distribution: unknown distribution \"gamma\"",
+            "population.segments[1].returns.distribution: unknown distribution \"poisson\"",
             "configurations[2].reminders[0].circularTimePeriods: unknown field",
             "users: expected a number, got a string",
             "response.baseResponse: must be a probability in [0, 1]",

@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import Randomness
 import ReminderEngine
 import Simulation
@@ -101,5 +102,29 @@ final class ClosedFormTests: XCTestCase {
         let expected = bgnbdExpectedRepeats(r: r, alpha: alpha, a: a, b: b, t: Double(days))
         // Four standard errors of the mean of n independent users.
         XCTAssertEqual(mean, expected, accuracy: 4 * se, "se \(se)")
+    }
+
+    /// Gamma gaps (drawn through the generic sampler) trigger a reminder of period P with the gamma
+    /// survival at P, here in closed form: Q(2, x) = e^−x (1 + x) and Q(1/2, x) = erfc(√x).
+    func testGammaGapsTriggerAtTheGammaSurvival() throws {
+        let whole = Fixtures.scenario(
+            users: 8_000, population: Fixtures.population(.parametric(.gamma, values: [2, 1.5], unit: .days)),
+            configurations: [Fixtures.reminder([2])])
+        let x = 2 * 2 / 1.5
+        assertWithin(try triggerRate(whole), exp(-x) * (1 + x))
+        let bursty = Fixtures.scenario(
+            users: 8_000, population: Fixtures.population(.parametric(.gamma, values: [0.5, 2], unit: .days)),
+            configurations: [Fixtures.reminder([1])])
+        assertWithin(try triggerRate(bursty), erfc((0.5 * 1 / 2.0).squareRoot()))
+    }
+
+    /// A gamma run is the same whatever the threads and chunks, as every run is.
+    func testGammaRunsDoNotDependOnThreads() throws {
+        let s = Fixtures.scenario(
+            users: 1_500, population: Fixtures.population(.parametric(.gamma, values: [0.7, 3], unit: .days)),
+            configurations: [Fixtures.reminder([1, 3])])
+        let model = try CompiledModel(s)
+        let reference = model.run(options: RunOptions(threads: 1))
+        XCTAssertEqual(model.run(options: RunOptions(threads: 3, chunkSize: 7)), reference)
     }
 }

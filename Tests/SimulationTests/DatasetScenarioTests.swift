@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import Simulation
 import XCTest
 
@@ -54,16 +55,30 @@ final class DatasetScenarioTests: XCTestCase {
                              "cronRules"], ["messages", "timePeriods"]),
     ]
 
-    /// The fields of each `returns` form; lognormal takes `mu` or `median`, so the schema has two.
-    static let readerDistributions: [String: [Set<String>]] = [
-        "exponential": [["distribution", "mean", "unit"]],
-        "weibull": [["distribution", "shape", "scale", "unit"]],
-        "lognormal": [["distribution", "mu", "sigma", "unit"], ["distribution", "median", "sigma", "unit"]],
-        "bgnbd": [["distribution", "r", "alpha", "a", "b", "unit"]],
-        "paretoNBD": [["distribution", "r", "alpha", "s", "beta", "unit"]],
-        "empirical": [["distribution", "values", "weights", "unit"], ["distribution", "data", "format", "observationEnd"]],
-        "replay": [["distribution", "data", "format", "observationEnd"]],
-    ]
+    /// The fields of each `returns` form, and the fields each requires. A parametric family's come from
+    /// its description: `distribution`, its parameters and `unit`, and one more form for each parameter
+    /// that may be given by another field instead (lognormal's `median` for `mu`); every parameter is
+    /// required, `unit` is not.
+    static var readerDistributions: [String: [(fields: Set<String>, required: Set<String>)]] {
+        var forms: [String: [(fields: Set<String>, required: Set<String>)]] = [
+            "empirical": [(["distribution", "values", "weights", "unit"], ["distribution", "values"]),
+                          (["distribution", "data", "format", "observationEnd"], ["distribution", "data"])],
+            "replay": [(["distribution", "data", "format", "observationEnd"], ["distribution", "data"])],
+        ]
+        for family in GapFamily.allCases {
+            let names = family.parameters.map(\.name)
+            var variants = [names]
+            for (i, parameter) in family.parameters.enumerated() {
+                if let alternative = parameter.alternative {
+                    var other = names
+                    other[i] = alternative.name
+                    variants.append(other)
+                }
+            }
+            forms[family.name] = variants.map { (Set(["distribution", "unit"] + $0), Set(["distribution"] + $0)) }
+        }
+        return forms
+    }
 
     /// Fields whose allowed range depends on another field, with the value that other field is
     /// given while the range is probed (the schema cannot compare two fields).
@@ -90,6 +105,7 @@ final class DatasetScenarioTests: XCTestCase {
              {"name": "w", "returns": {"distribution": "weibull", "shape": 0.8, "scale": 2, "unit": "hours"}},
              {"name": "lm", "returns": {"distribution": "lognormal", "mu": 1, "sigma": 1, "unit": "minutes"}},
              {"name": "ld", "returns": {"distribution": "lognormal", "median": 2, "sigma": 1}},
+             {"name": "g", "returns": {"distribution": "gamma", "shape": 0.7, "mean": 3, "unit": "hours"}},
              {"name": "b", "returns": {"distribution": "bgnbd", "r": 0.24, "alpha": 4.4, "a": 0.79, "b": 2.4, "unit": "weeks"}},
              {"name": "p", "returns": {"distribution": "paretoNBD", "r": 0.55, "alpha": 10.6, "s": 0.61, "beta": 11.7, "unit": "weeks"}},
              {"name": "x", "returns": {"distribution": "empirical", "values": [1, 2], "weights": [1, 1]}}]},
@@ -112,6 +128,13 @@ final class DatasetScenarioTests: XCTestCase {
                             "sequences": {"steps": {"min": 1, "max": 2}, "afterDays": {"min": 1, "max": 3}},
                             "mix": {"periods": {"min": 1, "max": 2}}}}}
         """#
+
+    /// `everyField` names every kind of `returns`, so that the ranges of every family's parameters are probed.
+    func testEveryFieldHasEveryKindOfReturns() throws {
+        let scenario = try Scenario.decode(Self.everyField)
+        let kinds = Set(scenario.population.segments.map(\.returns.distributionName))
+        XCTAssertEqual(kinds, Set(ReturnKind.all.map(\.name)).subtracting(["replay"]))
+    }
 
     /// `everyField` and every example file, by name.
     func scenarioTexts() throws -> [(name: String, text: String)] {
@@ -163,7 +186,7 @@ final class DatasetScenarioTests: XCTestCase {
         guard case let .array(alternatives)? = root.at(["$defs", "returns"])?["oneOf"] else {
             return XCTFail("#/$defs/returns has no oneOf")
         }
-        var found: [String: [Set<String>]] = [:]
+        var found: [String: [(fields: Set<String>, required: Set<String>)]] = [:]
         for alternative in alternatives {
             guard case let .string(name)? = alternative.at(["properties", "distribution"])?["const"] else {
                 XCTFail("a returns alternative has no distribution const")
@@ -171,11 +194,17 @@ final class DatasetScenarioTests: XCTestCase {
             }
             XCTAssertEqual(alternative["additionalProperties"], .bool(false), "additionalProperties of \(name)")
             XCTAssertTrue(alternative.stringSet("required").contains("distribution"), "required of \(name)")
-            found[name, default: []].append(alternative.keySet("properties"))
+            found[name, default: []].append((alternative.keySet("properties"), alternative.stringSet("required")))
         }
-        XCTAssertEqual(Set(found.keys), Set(Self.readerDistributions.keys))
-        for (name, forms) in Self.readerDistributions {
-            XCTAssertEqual(Set(found[name] ?? []), Set(forms), "fields of \(name)")
+        let expected = Self.readerDistributions
+        XCTAssertEqual(Set(found.keys), Set(expected.keys))
+        for (name, forms) in expected {
+            let schemaForms = found[name] ?? []
+            XCTAssertEqual(Set(schemaForms.map(\.fields)), Set(forms.map(\.fields)), "fields of \(name)")
+            for form in forms {
+                let match = schemaForms.first { $0.fields == form.fields }
+                XCTAssertEqual(match?.required, form.required, "required fields of \(name) \(form.fields.sorted())")
+            }
         }
     }
 

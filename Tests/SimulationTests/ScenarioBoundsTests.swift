@@ -1,4 +1,5 @@
 import Foundation
+import GapFamilies
 import ReminderEngine
 import Simulation
 import XCTest
@@ -27,6 +28,9 @@ final class ScenarioBoundsTests: XCTestCase {
         XCTAssertEqual(paths(scenario(.exponential(mean: 1e-6, unit: .minutes))), ["\(segment).returns.mean"])
         XCTAssertEqual(paths(scenario(.weibull(shape: 0.9, scale: 1e-8, unit: .days))), ["\(segment).returns.scale"])
         XCTAssertEqual(paths(scenario(.lognormal(mu: -50, sigma: 3, unit: .hours))), ["\(segment).returns"])
+        let gamma = scenario(.parametric(.gamma, values: [0.05, 1e-300], unit: .minutes))
+        XCTAssertEqual(paths(gamma), ["\(segment).returns.mean"])
+        XCTAssertThrowsError(try CompiledModel(gamma), "refused, not compiled into a sampler that cannot be built")
         XCTAssertEqual(paths(scenario(.bgnbd(r: 2, alpha: 1e-7, a: 1, b: 3, unit: .days))), ["\(segment).returns.alpha"])
         XCTAssertEqual(paths(scenario(.empirical(values: [1e-9, 2e-9], weights: nil, unit: .minutes))),
                        ["\(segment).returns.values"])
@@ -40,6 +44,7 @@ final class ScenarioBoundsTests: XCTestCase {
         XCTAssertEqual(paths(scenario(.exponential(mean: 1, unit: .minutes))), [])
         XCTAssertEqual(paths(scenario(.exponential(mean: 1.0 / 60, unit: .minutes), delayMinutes: 1.0 / 60)), [])
         XCTAssertEqual(paths(scenario(.lognormal(mu: log(1.0 / 60), sigma: 0.1, unit: .minutes))), [])
+        XCTAssertEqual(paths(scenario(.parametric(.gamma, values: [50, 1.0 / 60], unit: .minutes))), [])
         XCTAssertEqual(paths(scenario(.bgnbd(r: 1, alpha: 1.0 / 86_400, a: 1, b: 3, unit: .days))), [])
     }
 

@@ -135,7 +135,7 @@ final class ScenarioDecodingTests: XCTestCase {
 
     func testUnknownDistributionAndFields() throws {
         XCTAssertEqual(issues(try edited(["population", "segments", 0, "returns", "distribution"], "poisson")), [
-            "population.segments[0].returns.distribution: unknown distribution \"poisson\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
+            "population.segments[0].returns.distribution: unknown distribution \"poisson\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"gamma\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
         ])
         XCTAssertEqual(issues(try edited(["horizondays"], 30)), ["horizondays: unknown field (did you mean \"horizonDays\"?)"])
         XCTAssertEqual(issues(try edited(["configurations", 0, "reminders", 0, "unit"], "weeks")), [
@@ -179,7 +179,7 @@ final class ScenarioDecodingTests: XCTestCase {
         XCTAssertEqual(Set(issues(text)), [
             "name: must not be empty",
             "startDate: must be a date YYYY-MM-DD, got \"2026-13-01\"",
-            "population.segments[0].returns.distribution: unknown distribution \"exp\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
+            "population.segments[0].returns.distribution: unknown distribution \"exp\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"gamma\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
             "configurations[0].reminders[0].timePeriods[0]: must be > 0, got 0",
         ])
     }

@@ -19,10 +19,14 @@ enum GapSampler: Sendable {
     case kaplanMeier(start: Int, count: Int)
     /// Recorded timelines: table `table` of the model's replay tables.
     case replay(table: Int)
+    /// Entry `index` of the model's other distributions: a family's sampler with no case of its own
+    /// (`GapDraw.other`), kept apart so that this enum stays a plain value.
+    case other(index: Int)
 
-    /// Builds a sampler; empirical values go into the shared tables so the sampler itself stays a
-    /// plain value that is copied without reference counting.
-    init(_ process: ReturnProcess, tables: inout EmpiricalTables) {
+    /// Builds a sampler; empirical values go into the shared tables, and a distribution with no case
+    /// of its own into `others`, so the sampler itself stays a plain value that is copied without
+    /// reference counting.
+    init(_ process: ReturnProcess, tables: inout EmpiricalTables, others: inout [any ContinuousDistribution]) {
         switch process {
         case let .parametric(family, values, unit):
             switch family.sampler(values, unitSeconds: unit.seconds) {
@@ -30,6 +34,9 @@ enum GapSampler: Sendable {
             case let .weibull(d): self = .weibull(d)
             case let .lognormal(d): self = .lognormal(d)
             case .perUser: self = .bgnbd
+            case let .other(d):
+                others.append(d)
+                self = .other(index: others.count - 1)
             }
         case let .empirical(values, weights, unit):
             let start = tables.seconds.count
@@ -283,6 +290,8 @@ public struct CompiledModel: Sendable {
     /// The empirical tables' values and cumulative probabilities, frozen for the loop.
     let frozenSeconds: FrozenBuffer<Double>
     let frozenCumulative: FrozenBuffer<Double>
+    /// The samplers of `GapSampler.other`, frozen for the loop.
+    let frozenOtherGaps: FrozenBuffer<any ContinuousDistribution>
     @usableFromInline let replayTables: [ReplayTable]
     /// Each replay table's visit offsets, frozen for the loop.
     let frozenReplayOffsets: [FrozenBuffer<Double>]
@@ -310,6 +319,7 @@ public struct CompiledModel: Sendable {
                 try CompiledConfiguration($0, weights: scenario.response.messageWeights, days: scenario.horizonDays)
             })
         var tables = EmpiricalTables()
+        var others: [any ContinuousDistribution] = []
         var replays: [ReplayTable] = []
         var compiled: [CompiledSegment] = []
         for (i, segment) in scenario.population.segments.enumerated() {
@@ -323,7 +333,7 @@ public struct CompiledModel: Sendable {
                     source, at: at, in: recorded, horizonSeconds: Double(scenario.horizonDays) * 86_400))
                 gaps = .replay(table: replays.count - 1)
             default:
-                gaps = GapSampler(segment.returns, tables: &tables)
+                gaps = GapSampler(segment.returns, tables: &tables, others: &others)
             }
             compiled.append(CompiledSegment(
                 gaps: gaps, mixing: PerUserMixing(segment.returns),
@@ -337,6 +347,7 @@ public struct CompiledModel: Sendable {
         empirical = tables
         frozenSeconds = FrozenBuffer(tables.seconds)
         frozenCumulative = FrozenBuffer(tables.cumulative)
+        frozenOtherGaps = FrozenBuffer(others)
         replayTables = replays
         frozenReplayOffsets = replays.map { FrozenBuffer($0.offsets) }
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))

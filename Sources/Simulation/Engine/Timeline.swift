@@ -351,6 +351,8 @@ struct UserTimeline<Count: ReminderCount> {
     let segment: UnsafePointer<CompiledSegment>
     let empiricalSeconds: UnsafeBufferPointer<Double>
     let empiricalCumulative: UnsafeBufferPointer<Double>
+    /// The samplers of segments whose gaps are `GapSampler.other`.
+    let otherGaps: UnsafeBufferPointer<any ContinuousDistribution>
     let response: CompiledResponse
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
     let horizon: Double
@@ -423,6 +425,7 @@ struct UserTimeline<Count: ReminderCount> {
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
+        otherGaps = model.frozenOtherGaps.buffer
         response = model.response
         horizon = model.horizonSeconds
         sessionLimit = model.sessionLimit
@@ -721,6 +724,10 @@ struct UserTimeline<Count: ReminderCount> {
             }
         case .replay:
             fill(block, first, &stream, session, repeatDropout) { _ in 0 }
+        case let .other(index):
+            // A sampler known only by its protocol, drawn from through `sample`.
+            let d = otherGaps[index]
+            fill(block, first, &stream, session, repeatDropout) { d.sample(&$0) }
         }
     }
 
