@@ -41,8 +41,8 @@ extension JSONFieldReader {
                  + "could not be sized")
             return nil
         }
-        if let days, days > 3_650 {
-            fail(o.path("days"), "must be at most 3650 (the longest run), got \(days)")
+        if let days, days > Scenario.maximumHorizonDays {
+            fail(o.path("days"), "must be at most \(Scenario.maximumHorizonDays) (the longest run), got \(days)")
             return nil
         }
         let h = holdout ?? LiveTestSettings.defaultHoldoutShare

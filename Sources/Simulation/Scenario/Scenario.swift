@@ -9,6 +9,9 @@ import ReminderEngine
 /// Every default is an assumption to replace with a team's own numbers; `docs/scenario.md`
 /// lists them.
 public struct Scenario: Encodable, Equatable, Sendable {
+    /// The longest run, in days: ten years.
+    public static let maximumHorizonDays = 3_650
+
     public var name: String
     public var description: String?
     public var seed: UInt64

@@ -18,8 +18,6 @@ extension Scenario {
     /// The most sessions one user may have per day of the run, on average: one every 86 seconds,
     /// day and night. Far above real use; a run that reaches it is simulating a model, not people.
     public static let maximumSessionsPerDay = 1_000
-    /// The longest run, in days.
-    public static let maximumHorizonDays = 3_650
 
     /// The most sessions one user may have in a run of `days` days.
     public static func sessionLimit(days: Int) -> Int { maximumSessionsPerDay * max(days, 1) }
