@@ -8,9 +8,10 @@ public enum ReplayReport {
     public static func sentence(_ results: RunResults) -> String? {
         guard results.replaysRecordedUsers else { return nil }
         guard let r = results.replaySummary else {
-            return "Segments replay recorded users, but this run was stored before the totals per recorded user were kept: "
-                + "its intervals treat the virtual users as independent and are too narrow where virtual users outnumber "
-                + "the recorded users they replay; run it again for intervals clustered by recorded user."
+            return "Segments replay recorded users, but this run has no totals per recorded user (it was stored before they "
+                + "were kept, or its recorded users times pairs of configurations were too many to keep): its intervals treat "
+                + "the virtual users as independent and are too narrow where virtual users outnumber the recorded users they "
+                + "replay."
         }
         var text = "\(Text.group(r.replayingUsers)) of the \(Text.group(r.users)) virtual users replay "
             + "\(Text.group(r.recordedUsersReplayed)) recorded users, and those who replay the same one share its visits: "

@@ -127,8 +127,15 @@ extension CompiledModel {
 
     func emptyTallies(users: Range<Int>, sums: UserSumsLayout) -> RunTallies {
         RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users,
-                   sums: UserSums(layout: sums),
-                   recordedUserSums: recordedUsers > 0 ? RecordedUserSums(layout: RecordedUserSumsLayout(clusters: recordedUsers, sums: sums)) : nil)
+                   sums: UserSums(layout: sums), recordedUserSums: recordedUserSumsLayout(sums).map { RecordedUserSums(layout: $0) })
+    }
+
+    /// The layout of the totals per recorded user beside sums of layout `sums`: nil for a run without
+    /// replay, and for one whose totals would hold more than `RecordedUserSumsLayout.maximumCount`.
+    func recordedUserSumsLayout(_ sums: UserSumsLayout) -> RecordedUserSumsLayout? {
+        guard recordedUsers > 0 else { return nil }
+        let layout = RecordedUserSumsLayout(clusters: recordedUsers, sums: sums)
+        return layout.count <= RecordedUserSumsLayout.maximumCount ? layout : nil
     }
 
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
@@ -282,8 +289,7 @@ extension CompiledModel {
             var sums = UserSums(layout: sumsLayout)
             let recorder = UserSumsRecorder(layouts: counts.layouts)
             defer { recorder.deallocate() }
-            let replay = recordedUsers > 0
-                ? RecordedUserRecorder(layout: RecordedUserSumsLayout(clusters: recordedUsers, sums: sumsLayout), sums: sumsLayout) : nil
+            let replay = recordedUserSumsLayout(sumsLayout).map { RecordedUserRecorder(layout: $0, sums: sumsLayout) }
             defer { replay?.deallocate() }
             var breach: SessionLimitBreach?
             while true {

@@ -37,6 +37,10 @@ public struct RecordedUserSumsLayout: CountsLayout {
         case trigger, response, attributed, optOutPerDelivered, retentionD7, retentionD30, optOutRate
     }
 
+    /// The most totals a run keeps (128 MB per thread): beyond it, a run of many recorded users and many
+    /// pairs of configurations keeps none, and its intervals are by virtual user.
+    public static let maximumCount = 1 << 24
+
     static let configurationWidth = ClusterColumn.allCases.count
     static let pairWidth = PairColumn.allCases.count
     /// Products kept per quantity: x², y², xy.
