@@ -13,10 +13,12 @@ public enum ReplayReport {
                 + "the virtual users as independent and are too narrow where virtual users outnumber the recorded users they "
                 + "replay."
         }
-        var text = "\(Text.group(r.replayingUsers)) of the \(Text.group(r.users)) virtual users replay "
-            + "\(Text.group(r.recordedUsersReplayed)) recorded users, and those who replay the same one share its visits: "
-            + "intervals are clustered by recorded user (the users of other segments count one each), "
-            + "\(Text.group(r.clusters)) independent units."
+        let everyone = r.replayingUsers == r.users
+        var text = (everyone ? "All \(Text.group(r.users))" : "\(Text.group(r.replayingUsers)) of the \(Text.group(r.users))")
+            + " virtual users replay \(Text.group(r.recordedUsersReplayed)) recorded users, and those who replay the same "
+            + "one share its visits: intervals are clustered by recorded user"
+            + (everyone ? "" : " (the users of other segments count one each)")
+            + ", \(Text.group(r.clusters)) independent units."
         if let d = r.designEffect, let effective = r.effectiveUsers {
             text += " For \(results.all[r.configuration].label)'s \(r.objective.title) the design effect (clustered over "
                 + "independent-user variance) is \(String(format: "%.2f", d)): the run is worth about "

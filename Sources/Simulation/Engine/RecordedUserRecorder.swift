@@ -17,6 +17,8 @@ final class RecordedUserRecorder {
     /// Rows, then the own-square sums: `layout`'s storage.
     let totals: UnsafeMutablePointer<Int64>
     private let columns: UnsafeMutablePointer<Int>
+    /// Whether to add the own-square sums: only needed when some users do not replay (see `ReplayClustering`).
+    private let keepsOwnSquares: Bool
 
     /// A pair's sums entries read: the differences and the counters they come from.
     private static let pairEntries: [PairCounter] = [
@@ -24,8 +26,9 @@ final class RecordedUserRecorder {
         .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB,
     ]
 
-    init(layout: RecordedUserSumsLayout, sums l: UserSumsLayout) {
+    init(layout: RecordedUserSumsLayout, sums l: UserSumsLayout, keepsOwnSquares: Bool) {
         self.layout = layout
+        self.keepsOwnSquares = keepsOwnSquares
         let k = l.configurations
         perSegment = k * RecordedUserSumsLayout.configurationWidth + l.pairList.count * Self.pairEntries.count
         entries = .allocate(capacity: max(1, l.segments * perSegment))
@@ -98,6 +101,7 @@ final class RecordedUserRecorder {
         }
         let r = totals + row &* layout.width
         for j in 0..<layout.width { r[j] &+= values[j] }
+        guard keepsOwnSquares else { return }
         let own = totals + layout.ownOffset
         for q in 0..<layout.quantities {
             let x = values[columns[2 &* q]], y = values[columns[2 &* q &+ 1]]

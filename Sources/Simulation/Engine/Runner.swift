@@ -289,7 +289,9 @@ extension CompiledModel {
             var sums = UserSums(layout: sumsLayout)
             let recorder = UserSumsRecorder(layouts: counts.layouts)
             defer { recorder.deallocate() }
-            let replay = recordedUserSumsLayout(sumsLayout).map { RecordedUserRecorder(layout: $0, sums: sumsLayout) }
+            let replay = recordedUserSumsLayout(sumsLayout).map {
+                RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))
+            }
             defer { replay?.deallocate() }
             var breach: SessionLimitBreach?
             while true {

@@ -3,10 +3,12 @@ import Foundation
 /// Where each total lives in `RecordedUserSums`: one row per recorded user a replay segment can
 /// follow (the clusters), each holding that recorded user's totals over the virtual users who
 /// replayed it of the per-user quantities behind the clustered intervals, then, once, the sums of
-/// those quantities' own squares and products over every replaying virtual user.
+/// those quantities' own squares and products over every replaying virtual user (left zero when
+/// every segment replays, where they are not needed).
 ///
 /// A row's columns: the virtual users; per configuration `ClusterColumn`'s thirteen; per held pair
-/// `PairColumn`'s seven. The quantities (`ClusterQuantity`) each take an x and a y column of a row.
+/// `PairColumn`'s seven. The quantities (`ConfigurationQuantity`, then `PairMeasure` per pair) each
+/// take an x and a y column of a row.
 public struct RecordedUserSumsLayout: CountsLayout {
     /// Recorded users (rows).
     public let clusters: Int
@@ -195,7 +197,13 @@ public struct ReplayClustering: Sendable {
         replayingUsers = replaying
         let groups = users - replaying + replayed
         clusters = groups
+        // When every user replays, no user is a cluster of its own: the clusters' products are all
+        // (and a run whose every segment replays keeps no own squares).
+        let everyUserReplays = replaying == users
         clustered = naive.enumerated().map { q, n in
+            if everyUserReplays {
+                return RatioSums(users: groups, x: n.x, y: n.y, xx: products[3 * q], yy: products[3 * q + 1], xy: products[3 * q + 2])
+            }
             let own = l.ownOffset + 3 * q
             return RatioSums(users: groups, x: n.x, y: n.y,
                              xx: n.xx &- totals.counts[own] &+ products[3 * q],
