@@ -285,14 +285,18 @@ public struct ReplayClustering: Sendable {
 }
 
 extension RatioSums {
-    /// The delta-method variance of Σx / Σy (see `interval`); nil without it.
-    public var variance: Double? {
+    /// n/(n − 1)·Σ(x − R·y)² and Σy, whose ratio √scaled / sy is the standard error of R = Σx / Σy
+    /// (see `interval`); nil without them.
+    var spread: (scaled: Double, sy: Double)? {
         guard y > 0, users > 1 else { return nil }
         let n = Double(users), sy = Double(y), r = Double(x) / sy
         // Σ(x − R y)² expanded; the products are exact integers up to 2^53 per term.
         let residual = max(0, Double(xx) - 2 * r * Double(xy) + r * r * Double(yy))
-        return n / (n - 1) * residual / (sy * sy)
+        return (n / (n - 1) * residual, sy)
     }
+
+    /// The delta-method variance of Σx / Σy (see `interval`); nil without it.
+    public var variance: Double? { spread.map { $0.scaled / ($0.sy * $0.sy) } }
 
     /// Σx / Σy with its interval within `bounds`.
     func estimate(bounds: ClosedRange<Double>) -> Estimate? {

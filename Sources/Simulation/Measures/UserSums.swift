@@ -26,8 +26,8 @@ public struct RatioSums: Equatable, Sendable {
     /// between 0 and 1 the interval is taken on the logit scale (se of logit R = se / (R(1 − R)))
     /// and mapped back; otherwise it is R ± z·se clamped to `bounds`.
     public func interval(z: Double = z95, bounds: ClosedRange<Double> = 0...1) -> (low: Double, high: Double)? {
-        guard let variance else { return nil }
-        let r = Double(x) / Double(y), se = variance.squareRoot()
+        guard let spread else { return nil }
+        let r = Double(x) / Double(y), se = spread.scaled.squareRoot() / spread.sy
         if bounds == 0...1 && r > 0 && r < 1 {
             // A proportion: the interval is built on the logit scale and mapped back, so that it stays
             // inside (0, 1) and is asymmetric near the edges, where a rare rate's estimate is skewed.
