@@ -75,23 +75,7 @@ final class RecordedUserSumsStoreTests: FolderTestCase {
     func testAVersionFiveRunReadsBackWithoutTotals() throws {
         let results = RunResults(scenario: scenario, tallies: try tallies())
         let path = folder.appendingPathComponent("old.sqlite").path
-        do {
-            let db = try Database(path: path, create: true)
-            for migration in Schema.migrations.prefix(5) { try db.execute(migration) }
-            try db.execute("PRAGMA user_version = 5")
-        }
-        let current = folder.appendingPathComponent("current.sqlite").path
-        _ = try RunStore(path: current).save(record(results))
-        do {
-            let db = try Database(path: path, create: false)
-            try db.execute("ATTACH DATABASE '\(current)' AS current")
-            for table in Schema.exportedTables.map(\.name) + ["tallies", "user_sums"] {
-                let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'main') ORDER BY cid", [.text(table)])
-                    .compactMap { $0.text(0) }.joined(separator: ", ")
-                try db.execute("INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM current.\(table)")
-            }
-            try db.execute("DETACH DATABASE current")
-        }
+        try OlderDatabase.make(at: path, version: 5, holding: [results], scratch: folder)
         let store = try RunStore(path: path, create: false)
         XCTAssertEqual(try store.database.userVersion, Schema.currentVersion)
         let back = try store.load(1).results
