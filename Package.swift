@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "ReminderSimTestSupport", path: "Tests/TestSupport", exclude: ["README.md"]),
         // Helpers for tests of code that stores or shows results: consistent hand-made tallies.
         .target(
-            name: "SimulationTestSupport", dependencies: ["Simulation"], path: "Tests/SimulationTestSupport",
+            name: "SimulationTestSupport", dependencies: ["Simulation", "RecordedData"], path: "Tests/SimulationTestSupport",
             exclude: ["README.md"]),
         .testTarget(name: "ReminderEngineTests", dependencies: ["ReminderEngine", "ReminderSimTestSupport"]),
         .testTarget(name: "CronEngineTests", dependencies: ["CronEngine"]),
@@ -90,7 +90,8 @@ let package = Package(
         .testTarget(name: "PackageTests", swiftSettings: optimisedInDebug),
         .testTarget(
             name: "SimulationTests",
-            dependencies: ["Simulation", "ScenarioData", "Randomness", "GapFamilies", "ReminderEngine", "CronEngine", "ReminderSimTestSupport"]),
+            dependencies: ["Simulation", "ScenarioData", "Randomness", "GapFamilies", "ReminderEngine", "CronEngine", "ReminderSimTestSupport",
+                           "SimulationTestSupport"]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "ReminderSimTestSupport"]),
         .testTarget(name: "FittingTests", dependencies: ["Fitting", "GapFamilies", "Randomness", "RecordedData"]),
         .testTarget(name: "RecordedDataTests", dependencies: ["RecordedData", "ReminderSimZlib"]),

@@ -64,7 +64,18 @@ public enum MarkdownReport {
             ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
             ["Configurations", "\(results.configurations.count) and the holdout"],
             ["Sessions simulated", Text.group(results.sessions)],
-        ]) + "\n"
+        ] + replayRows(results)) + "\n"
+    }
+
+    /// The run table's rows on replayed recorded users, when the population replays them.
+    static func replayRows(_ results: RunResults) -> [[String]] {
+        guard let sentence = ReplayReport.sentence(results) else { return [] }
+        var rows = [["Recorded users", Markdown.escapeCell(sentence)]]
+        if let r = results.replaySummary, let effective = r.effectiveUsers {
+            rows.append(["Independent users", "about \(Text.group(effective)) (design effect "
+                + String(format: "%.2f", r.designEffect ?? 1) + " for the objective)"])
+        }
+        return rows
     }
 
     static func rankingSection(_ results: RunResults, charts: [ChartKind: String]) -> String {
@@ -73,6 +84,11 @@ public enum MarkdownReport {
             + "response) are clustered by user (delta method on per-user totals), rates over users (retention, users opting "
             + "out) are Wilson score intervals, lifts are paired normal intervals. n/a means there was nothing to measure, "
             + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below.\n\n"
+        if results.replay != nil {
+            out += "Users replay recorded users: every interval here (retention and opt-out rates, lifts and rates over "
+                + "notifications alike) is clustered by recorded user, the virtual users who replay one recorded user being "
+                + "one unit.\n\n"
+        }
         let shown = Set(results.shown.map(\.index))
         let rows: [[String]] = results.rankedByOpensLift.enumerated().filter { shown.contains($1.index) }.map { i, c in
             let m = c.metrics

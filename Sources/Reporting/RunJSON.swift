@@ -16,6 +16,8 @@ public enum RunJSON {
         let decision: DecisionJSON
         let configurations: [ConfigurationJSON]
         let versusBaseline: [PairJSON]
+        /// For a run whose population replays recorded users.
+        let replay: ReplayReport.JSONValue?
     }
 
     struct DecisionJSON: Encodable {
@@ -148,7 +150,8 @@ public enum RunJSON {
                     PairJSON(label: results.all[i].label, reference: results.baseline.label, measure: $0.measure.rawValue,
                              difference: IntervalJSON($0.difference), usersToSeparate: $0.usersToSeparate)
                 }
-            })
+            },
+            replay: ReplayReport.JSONValue(results))
         return JSONOutput.encode(doc)
     }
 }

@@ -14,7 +14,7 @@ public enum SummaryText {
 
             Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
             \(TerminalText.printable(LiveTestReport.sentence(results.liveTestPlan(prePeriod: secondLook?.prePeriod)), limit: 2_000))
-            \(secondLookLines(results, secondLook))
+            \(secondLookLines(results, secondLook))\(replayLine(results))
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 
 
@@ -52,6 +52,11 @@ public enum SummaryText {
             out += "\n" + detail(c, window: scenario.response.attributionWindowHours)
         }
         return out
+    }
+
+    /// What replaying recorded users does to the intervals, a line, when the population replays them.
+    static func replayLine(_ results: RunResults) -> String {
+        ReplayReport.sentence(results).map { TerminalText.printable($0, limit: 2_000) + "\n" } ?? ""
     }
 
     /// The re-check and the model draws (or the sensitivity check), a line each.

@@ -40,8 +40,11 @@ struct RowWriter {
     func writeUserSums(_ results: RunResults) throws(StoreError) {
         guard let sums = results.tallies.sums else { return }
         let references: SQLValue = sums.layout.references.map { .text(StoredPairs.text($0)) } ?? .null
-        try insert("user_sums", ["segments", "counts", "pair_references"],
-                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.storedCounts)), references]])
+        let recorded = results.tallies.recordedUserSums
+        try insert("user_sums", ["segments", "counts", "pair_references", "recorded_users", "recorded_user_sums"],
+                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.storedCounts)), references,
+                     recorded.map { .integer(Int64($0.layout.clusters)) } ?? .null,
+                     recorded.map { .blob(Tally.encode($0.counts)) } ?? .null]])
     }
 }
 

@@ -343,19 +343,22 @@ public final class RunStore {
         }
         let end = try row.integer("end_user", in: 0...Int64(scenario.users))
         let start = try row.integer("first_user", in: 0...Int64(end))
-        let sums = try loadUserSums(run: id, scenario: scenario)
+        let (sums, recorded) = try loadUserSums(run: id, scenario: scenario) ?? (nil, nil)
         let record = RunRecord(
-            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums)),
+            results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums,
+                                                                        recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.text("created_at"),
             wallSeconds: try row.real("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
             shard: shard)
         return StoredRun(id: id, record: record)
     }
 
-    /// The run's sums over users; nil for a run stored before they were kept (schema version 1).
-    private func loadUserSums(run id: Int64, scenario: Scenario) throws(StoreError) -> UserSums? {
-        let columns = ["segments", "counts", "pair_references"]
-        let rows = try database.rows("SELECT segments, counts, pair_references FROM user_sums WHERE run_id = ?", [.integer(id)])
+    /// The run's sums over users, and its totals per recorded user when its population replays
+    /// recorded users; nil for a run stored before the sums were kept (schema version 1), and no
+    /// totals for a run stored before they were (version 5).
+    private func loadUserSums(run id: Int64, scenario: Scenario) throws(StoreError) -> (UserSums, RecordedUserSums?)? {
+        let columns = ["segments", "counts", "pair_references", "recorded_users", "recorded_user_sums"]
+        let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM user_sums WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { return nil }
         let row = StoredRow(first, table: "user_sums", columns: columns, owner: "run \(id)")
         let segments = try row.integer("segments")
@@ -372,7 +375,22 @@ public final class RunStore {
             throw row.damaged("counts", "\(blob.count) bytes, but the run's scenario needs \(layout.count * 8)")
         }
         try Self.checkMagnitude(sums.counts, row, "counts")
-        return sums
+        return (sums, try loadRecordedUserSums(row, layout: layout))
+    }
+
+    /// The totals per recorded user of a `user_sums` row whose sums have `layout`; nil when NULL.
+    private func loadRecordedUserSums(_ row: StoredRow, layout: UserSumsLayout) throws(StoreError) -> RecordedUserSums? {
+        guard let clusters = try row.optionalInteger("recorded_users") else { return nil }
+        let blob = try row.blob("recorded_user_sums")
+        guard clusters >= 0 && clusters <= Int64(blob.count / 8) else {
+            throw row.damaged("recorded_users", "\(clusters), but the totals hold \(blob.count) bytes")
+        }
+        let recorded = RecordedUserSumsLayout(clusters: Int(clusters), sums: layout)
+        guard blob.count == recorded.count * 8, let totals = RecordedUserSums(layout: recorded, counts: Tally.decode(blob)) else {
+            throw row.damaged("recorded_user_sums", "\(blob.count) bytes, but \(clusters) recorded users need \(recorded.count * 8)")
+        }
+        try Self.checkMagnitude(totals.counts, row, "recorded_user_sums")
+        return totals
     }
 
     /// Configuration `index`'s counts, after checking that the stored layout is `layout`, the one the

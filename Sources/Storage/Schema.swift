@@ -348,6 +348,12 @@ enum Schema {
         """
         ALTER TABLE user_sums ADD COLUMN pair_references TEXT;
         """,
+        // 6: for a run whose population replays recorded users, the totals per recorded user behind the
+        // intervals clustered by recorded user: NULL for other runs and runs stored before.
+        """
+        ALTER TABLE user_sums ADD COLUMN recorded_users INTEGER;
+        ALTER TABLE user_sums ADD COLUMN recorded_user_sums BLOB;
+        """,
     ]
 
     /// The version this build writes.

@@ -38,7 +38,8 @@ public enum ShardMerge {
         let reference = first.run.results
         var total = RunTallies(
             tallies: reference.tallies.tallies.map { Tally(layout: $0.layout) }, users: 0..<reference.scenario.users,
-            sums: reference.tallies.sums.map { UserSums(layout: $0.layout) })
+            sums: reference.tallies.sums.map { UserSums(layout: $0.layout) },
+            recordedUserSums: reference.tallies.recordedUserSums.map { RecordedUserSums(layout: $0.layout) })
         for k in 1...count {
             if let shard = byIndex[k] { total.merge(shard.run.results.tallies) }
         }
@@ -50,6 +51,9 @@ public enum ShardMerge {
         }
         if let counts = total.sums?.counts, let i = StoredCounts.firstOutOfRange(counts) {
             throw StoreError(.invalid, "cannot merge these shards: sum \(i) over users adds up to \(counts[i]), beyond the ±2^50 any run can reach")
+        }
+        if let counts = total.recordedUserSums?.counts, let i = StoredCounts.firstOutOfRange(counts) {
+            throw StoreError(.invalid, "cannot merge these shards: total \(i) per recorded user adds up to \(counts[i]), beyond the ±2^50 any run can reach")
         }
         return RunResults(scenario: reference.scenario,
                           tallies: keepEveryPair ? total : total.keepingDecisionPairs(scenario: reference.scenario))
@@ -76,6 +80,15 @@ public enum ShardMerge {
         if let mine = r.results.tallies.sums?.layout, let theirs = reference.run.record.results.tallies.sums?.layout,
            mine != theirs {
             problems.append("\(source): its sums over users hold other pairs of configurations than \(reference.source)'s")
+        }
+        let mine = r.results.tallies.recordedUserSums?.layout, theirs = reference.run.record.results.tallies.recordedUserSums?.layout
+        switch (mine, theirs) {
+        case let (m?, t?) where m.clusters != t.clusters:
+            problems.append("\(source): its totals are over \(m.clusters) recorded users, \(reference.source)'s over \(t.clusters)")
+        case (nil, _?), (_?, nil):
+            problems.append("\(source) \(mine == nil ? "lacks" : "has") totals per recorded user, "
+                + "\(reference.source) \(mine == nil ? "has them" : "does not")")
+        default: break
         }
         let expected = k.users(of: r.scenario.users)
         if r.results.users != expected {

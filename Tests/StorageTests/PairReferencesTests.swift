@@ -38,24 +38,7 @@ final class PairReferencesTests: FolderTestCase {
         let s = scenario(3)
         let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
         let path = folder.appendingPathComponent("old.sqlite").path
-        do {
-            let db = try Database(path: path, create: true)
-            for migration in Schema.migrations.prefix(4) { try db.execute(migration) }
-            try db.execute("PRAGMA user_version = 4")
-        }
-        let current = folder.appendingPathComponent("current.sqlite").path
-        _ = try RunStore(path: current).save(RunRecord(results: results, toolVersion: "test", createdAt: "2026-12-03T00:00:00Z",
-                                                       wallSeconds: 1, threads: 2))
-        do {
-            let db = try Database(path: path, create: false)
-            try db.execute("ATTACH DATABASE '\(current)' AS current")
-            for table in Schema.exportedTables.map(\.name) + ["tallies", "user_sums"] {
-                let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'main') ORDER BY cid", [.text(table)])
-                    .compactMap { $0.text(0) }.joined(separator: ", ")
-                try db.execute("INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM current.\(table)")
-            }
-            try db.execute("DETACH DATABASE current")
-        }
+        try OlderDatabase.make(at: path, version: 4, holding: [results], scratch: folder)
         let store = try RunStore(path: path, create: false)
         XCTAssertEqual(try store.database.userVersion, Schema.currentVersion)
         let back = try store.load(1).results

@@ -295,6 +295,11 @@ public struct CompiledModel: Sendable {
     @usableFromInline let replayTables: [ReplayTable]
     /// Each replay table's visit offsets, frozen for the loop.
     let frozenReplayOffsets: [FrozenBuffer<Double>]
+    /// Per segment: where its recorded users' rows start in the run's `RecordedUserSums`, or −1 for a
+    /// segment that does not replay. Segments replaying the same log share its rows.
+    let recordedUserRowStart: [Int]
+    /// Rows of the run's `RecordedUserSums`: the recorded users of every log replayed, each once.
+    public let recordedUsers: Int
     @usableFromInline let segmentChoice: WeightedChoice
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
@@ -322,18 +327,28 @@ public struct CompiledModel: Sendable {
         var others: [any ContinuousDistribution] = []
         var replays: [ReplayTable] = []
         var compiled: [CompiledSegment] = []
+        var rowStarts: [Int] = [], sourceRows: [RecordedSource: Int] = [:], rows = 0
         for (i, segment) in scenario.population.segments.enumerated() {
             let gaps: GapSampler
             let at = "population.segments[\(i)].returns"
             switch segment.returns {
             case let .recordedGaps(source):
                 gaps = try RecordedTables.kaplanMeier(source, at: at, in: recorded, into: &tables)
+                rowStarts.append(-1)
             case let .replay(source):
                 replays.append(try RecordedTables.replay(
                     source, at: at, in: recorded, horizonSeconds: Double(scenario.horizonDays) * 86_400))
                 gaps = .replay(table: replays.count - 1)
+                if let start = sourceRows[source] {
+                    rowStarts.append(start)
+                } else {
+                    sourceRows[source] = rows
+                    rowStarts.append(rows)
+                    rows += replays[replays.count - 1].starts.count
+                }
             default:
                 gaps = GapSampler(segment.returns, tables: &tables, others: &others)
+                rowStarts.append(-1)
             }
             compiled.append(CompiledSegment(
                 gaps: gaps, mixing: PerUserMixing(segment.returns),
@@ -350,6 +365,8 @@ public struct CompiledModel: Sendable {
         frozenOtherGaps = FrozenBuffer(others)
         replayTables = replays
         frozenReplayOffsets = replays.map { FrozenBuffer($0.offsets) }
+        recordedUserRowStart = rowStarts
+        recordedUsers = rows
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))

@@ -71,20 +71,29 @@ public struct RunTallies: Equatable, Sendable {
     public var tallies: [Tally]
     public var users: Range<Int>
     public var sums: UserSums?
+    /// For a run whose population replays recorded users: the totals per recorded user behind the
+    /// intervals clustered by recorded user (nil otherwise, and for a run stored before they were kept).
+    public var recordedUserSums: RecordedUserSums?
     /// Set when a user reached the session limit: the counts are then incomplete and the run must be
     /// refused. It is the breach of the lowest user index, whatever the threads.
     public var sessionLimitBreach: SessionLimitBreach?
 
-    public init(tallies: [Tally], users: Range<Int>, sums: UserSums? = nil) {
+    public init(tallies: [Tally], users: Range<Int>, sums: UserSums? = nil, recordedUserSums: RecordedUserSums? = nil) {
         self.tallies = tallies
         self.users = users
         self.sums = sums
+        self.recordedUserSums = recordedUserSums
     }
 
     public mutating func merge(_ other: RunTallies) {
         precondition(tallies.count == other.tallies.count, "RunTallies.merge: configuration counts differ")
         for i in tallies.indices { tallies[i].merge(other.tallies[i]) }
         if let theirs = other.sums, sums != nil { sums!.merge(theirs) } else { sums = nil }
+        if let theirs = other.recordedUserSums, recordedUserSums?.layout == theirs.layout {
+            recordedUserSums!.merge(theirs)
+        } else {
+            recordedUserSums = nil
+        }
         if let breach = other.sessionLimitBreach, sessionLimitBreach.map(breach.precedes) ?? true {
             sessionLimitBreach = breach
         }
@@ -118,13 +127,21 @@ extension CompiledModel {
 
     func emptyTallies(users: Range<Int>, sums: UserSumsLayout) -> RunTallies {
         RunTallies(tallies: configurations.indices.map { Tally(layout: layout($0)) }, users: users,
-                   sums: UserSums(layout: sums))
+                   sums: UserSums(layout: sums), recordedUserSums: recordedUserSumsLayout(sums).map { RecordedUserSums(layout: $0) })
+    }
+
+    /// The layout of the totals per recorded user beside sums of layout `sums`: nil for a run without
+    /// replay, and for one whose totals would hold more than `RecordedUserSumsLayout.maximumCount`.
+    func recordedUserSumsLayout(_ sums: UserSumsLayout) -> RecordedUserSumsLayout? {
+        guard recordedUsers > 0 else { return nil }
+        let layout = RecordedUserSumsLayout(clusters: recordedUsers, sums: sums)
+        return layout.count <= RecordedUserSumsLayout.maximumCount ? layout : nil
     }
 
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
     /// the first user who reaches the session limit, and returns who.
     func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder,
-                  scratch: inout TimelineScratch) -> SessionLimitBreach? {
+                  replay: RecordedUserRecorder?, scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
@@ -142,6 +159,9 @@ extension CompiledModel {
                 for user in range {
                     let t = traits(user: user)
                     scratch.beginUser(seed: seed, user: user)
+                    // A replaying user: its terms also go to the totals of the recorded user it follows.
+                    let row = t.replayUser >= 0 ? recordedUserRowStart[t.segment] + t.replayUser : -1
+                    if row >= 0 { replay?.begin(segment: t.segment, sums: s) }
                     // The configurations first: the first one under which no notification brought
                     // the user back gives the holdout's counts without simulating it again.
                     // Otherwise the holdout takes over from the configuration that went furthest with
@@ -177,6 +197,7 @@ extension CompiledModel {
                         addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                     }
                     recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
+                    if row >= 0 { replay?.end(segment: t.segment, row: row, sums: s) }
                 }
                 return nil
             }
@@ -247,6 +268,9 @@ extension CompiledModel {
         let second = run(options: again, sums: userSumsLayout(pairs: .against(more)))
         var out = pass
         out.sums = second.sums.flatMap { sums.gathering(.against((first + more).sorted()), from: [$0]) }
+        out.recordedUserSums = out.sums.flatMap { all in
+            pass.recordedUserSums.flatMap { p in second.recordedUserSums.flatMap { p.gathering(all.layout, from: [$0]) } }
+        }
         return out
     }
 
@@ -265,20 +289,26 @@ extension CompiledModel {
             var sums = UserSums(layout: sumsLayout)
             let recorder = UserSumsRecorder(layouts: counts.layouts)
             defer { recorder.deallocate() }
+            let replay = recordedUserSumsLayout(sumsLayout).map {
+                RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))
+            }
+            defer { replay?.deallocate() }
             var breach: SessionLimitBreach?
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
-                breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, scratch: &scratch)
+                breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, replay: replay,
+                                  scratch: &scratch)
                 if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break
                 }
                 options.progress?(upper - lower)
             }
-            var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range, sums: sums)
+            var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range, sums: sums,
+                                  recordedUserSums: replay?.sums())
             mine.sessionLimitBreach = breach
             results.withLock { $0.append(mine) }
         }

@@ -60,7 +60,8 @@ public struct PairwiseComparison: Sendable {
     }
 
     /// Every measure of `a` against `b` from the run's sums; empty when the sums do not hold the pair.
-    static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64) -> [PairwiseComparison] {
+    /// With `replay`, the intervals are clustered by recorded user.
+    static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64, replay: ReplayClustering? = nil) -> [PairwiseComparison] {
         let lo = min(a, b), hi = max(a, b), flip = a > b
         guard let p = sums.layout.pairIndex(lo, hi) else { return [] }
         let start = sums.layout.pair(at: p)
@@ -80,7 +81,8 @@ public struct PairwiseComparison: Sendable {
             case .retentionD7: (estimate, pairs) = (paired(.retainedD7OnlyA, .retainedD7OnlyB, .eligibleD7), c(.eligibleD7))
             case .retentionD30: (estimate, pairs) = (paired(.retainedD30OnlyA, .retainedD30OnlyB, .eligibleD30), c(.eligibleD30))
             }
-            return PairwiseComparison(configuration: a, reference: b, measure: m, difference: estimate, pairs: pairs, users: users)
+            let difference = replay.map { $0.difference(a, b, m) } ?? estimate
+            return PairwiseComparison(configuration: a, reference: b, measure: m, difference: difference, pairs: pairs, users: users)
         }
     }
 }

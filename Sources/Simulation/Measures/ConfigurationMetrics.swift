@@ -39,8 +39,23 @@ public struct ConfigurationMetrics: Sendable {
 
     /// - Parameters: `sums` and `index`: the run's sums over users and this configuration's place in
     ///   them, for the user-clustered intervals; without them rates carry Wilson intervals.
-    public init(label: String, tally t: Tally, isHoldout: Bool, sums: UserSums? = nil, index: Int = 0) {
-        func clustered(_ r: ClusteredRatio) -> RatioSums? { sums?.ratio(index, r, users: t[.users]) }
+    ///   `replay`: for a run that replays recorded users, the intervals clustered by recorded user.
+    public init(label: String, tally t: Tally, isHoldout: Bool, sums: UserSums? = nil, index: Int = 0,
+                replay: ReplayClustering? = nil) {
+        func clustered(_ r: ClusteredRatio) -> RatioSums? {
+            guard let replay else { return sums?.ratio(index, r, users: t[.users]) }
+            switch r {
+            case .trigger: return replay.configuration(index, .trigger)
+            case .response: return replay.configuration(index, .response)
+            case .attributed: return replay.configuration(index, .attributed)
+            case .optOut: return replay.configuration(index, .optOutPerDelivered)
+            }
+        }
+        // Against the holdout (a = 0), a pair's differences are holdout − this configuration.
+        func versusHoldout(_ m: PairMeasure, _ naive: Estimate?) -> Estimate? {
+            guard !isHoldout, let replay else { return naive }
+            return replay.difference(index, 0, m)
+        }
         self.label = label
         self.isHoldout = isHoldout
         users = t[.users]
@@ -68,18 +83,22 @@ public struct ConfigurationMetrics: Sendable {
             deliveredPerUser = t[.users] > 0 ? Estimate(value: 0, low: 0, high: 0) : nil
         } else if let sums, index > 0, let squares = sums.pair(0, index, .deliveredDiffSquares) {
             // Against the holdout, which delivers nothing, the pair's squared differences are Σ delivered².
-            deliveredPerUser = Estimate.mean(sum: t[.delivered], squares: squares, count: t[.users])
+            deliveredPerUser = versusHoldout(.deliveredPerUser,
+                                             Estimate.mean(sum: t[.delivered], squares: squares, count: t[.users]))
         } else {
             deliveredPerUser = nil
         }
-        optOutRate = Proportion(t[.optOuts], of: t[.users])
+        optOutRate = Proportion(t[.optOuts], of: t[.users], clustered: replay?.configuration(index, .optOutRate))
         retentionD1 = Proportion(t[.retainedD1], of: t[.eligibleD1])
-        retentionD7 = Proportion(t[.retainedD7], of: t[.eligibleD7])
-        retentionD30 = Proportion(t[.retainedD30], of: t[.eligibleD30])
-        opensLiftPerUser = isHoldout ? nil : Estimate.mean(sum: t[.opensLiftSum], squares: t[.opensLiftSquares], count: t[.users])
+        retentionD7 = Proportion(t[.retainedD7], of: t[.eligibleD7], clustered: replay?.configuration(index, .retentionD7))
+        retentionD30 = Proportion(t[.retainedD30], of: t[.eligibleD30], clustered: replay?.configuration(index, .retentionD30))
+        opensLiftPerUser = isHoldout ? nil : versusHoldout(
+            .opensPerUser, Estimate.mean(sum: t[.opensLiftSum], squares: t[.opensLiftSquares], count: t[.users]))
         incrementalOpens = t[.opensLiftSum]
-        liftD7 = isHoldout ? nil : Estimate.pairedDifference(gained: t[.gainedD7], lost: t[.lostD7], count: t[.eligibleD7])
-        liftD30 = isHoldout ? nil : Estimate.pairedDifference(gained: t[.gainedD30], lost: t[.lostD30], count: t[.eligibleD30])
+        liftD7 = isHoldout ? nil : versusHoldout(
+            .retentionD7, Estimate.pairedDifference(gained: t[.gainedD7], lost: t[.lostD7], count: t[.eligibleD7]))
+        liftD30 = isHoldout ? nil : versusHoldout(
+            .retentionD30, Estimate.pairedDifference(gained: t[.gainedD30], lost: t[.lostD30], count: t[.eligibleD30]))
         incrementalRetainedD7 = t[.gainedD7] - t[.lostD7]
         incrementalRetainedD30 = t[.gainedD30] - t[.lostD30]
         deliveredPerIncrementalOpen = !isHoldout && t[.opensLiftSum] > 0 ? Double(t[.delivered]) / Double(t[.opensLiftSum]) : nil

@@ -77,7 +77,8 @@ extension ConfigurationResult {
 }
 
 extension RunResults {
-    static func decide(rule: DecisionRule, baseline: Int, all: [ConfigurationResult], sums: UserSums?) -> DecisionOutcome {
+    static func decide(rule: DecisionRule, baseline: Int, all: [ConfigurationResult], sums: UserSums?,
+                       replay: ReplayClustering? = nil) -> DecisionOutcome {
         let candidates = all.dropFirst().map(\.index)
         func value(_ i: Int, _ m: DecisionMeasure) -> Double? { all[i].estimate(m)?.value }
         func better(_ a: Int, _ b: Int) -> Bool {
@@ -100,7 +101,7 @@ extension RunResults {
         let users = all[0].metrics.users
         func versus(_ other: Int?) -> [PairwiseComparison] {
             guard let best, let other, let sums, best != other else { return [] }
-            return PairwiseComparison.all(best, other, sums: sums, users: users)
+            return PairwiseComparison.all(best, other, sums: sums, users: users, replay: replay)
         }
         return DecisionOutcome(
             rule: rule, baseline: baseline, ranked: ranked, admissible: admissible, constraints: checks,

@@ -13,12 +13,13 @@ public struct ConfigurationResult: Sendable {
     /// Deliveries and responses by the user's local hour, 0 to 23.
     public let hours: [HourMetrics]
 
-    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?) {
+    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?, replay: ReplayClustering?) {
         self.index = index
         self.spec = spec
         self.isHoldout = isHoldout
         self.tally = tally
-        metrics = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: isHoldout, sums: sums, index: index)
+        metrics = ConfigurationMetrics(label: spec.label, tally: tally, isHoldout: isHoldout, sums: sums, index: index,
+                                       replay: replay)
         messages = SlotMetrics.messages(spec, tally, sums: sums, index: index)
         periods = SlotMetrics.periods(spec, tally, sums: sums, index: index)
         cronRules = CronRuleMetrics.rules(spec, tally)
@@ -58,6 +59,10 @@ public struct RunResults: Sendable {
     public let baselineIndex: Int
     /// The recommendation the scenario's decision rule makes.
     public let decision: DecisionOutcome
+    /// For a run whose population replays recorded users (and kept their totals): the intervals
+    /// clustered by recorded user, which every configuration measure and paired comparison that has
+    /// one uses.
+    public let replay: ReplayClustering?
 
     /// - Precondition: `tallies` holds the holdout's tally followed by one per configuration of `scenario`.
     public init(scenario: Scenario, tallies: RunTallies) {
@@ -66,9 +71,15 @@ public struct RunResults: Sendable {
         self.scenario = scenario
         self.tallies = tallies
         let sums = tallies.sums
-        holdout = ConfigurationResult(index: 0, spec: .holdout, tally: tallies.tallies[0], isHoldout: true, sums: sums)
+        let replay = sums.flatMap { s in
+            tallies.recordedUserSums.flatMap { ReplayClustering($0, sums: s, users: tallies.tallies[0][.users]) }
+        }
+        self.replay = replay
+        holdout = ConfigurationResult(index: 0, spec: .holdout, tally: tallies.tallies[0], isHoldout: true, sums: sums,
+                                      replay: replay)
         configurations = specs.enumerated().map { i, spec in
-            ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false, sums: sums)
+            ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false, sums: sums,
+                                replay: replay)
         }
         let all = [holdout] + configurations
         self.all = all
@@ -77,7 +88,7 @@ public struct RunResults: Sendable {
             var rows: [PairwiseComparison] = [], starts: [Int: Int] = [:]
             for (a, b) in Self.heldPairs(sums.layout) {
                 starts[a * all.count + b] = rows.count
-                rows += PairwiseComparison.all(a, b, sums: sums, users: users)
+                rows += PairwiseComparison.all(a, b, sums: sums, users: users, replay: replay)
             }
             pairwise = rows
             pairwiseStart = starts
@@ -92,7 +103,7 @@ public struct RunResults: Sendable {
             segments = []
         }
         baselineIndex = scenario.baselineIndex
-        decision = Self.decide(rule: scenario.effectiveDecision, baseline: baselineIndex, all: all, sums: sums)
+        decision = Self.decide(rule: scenario.effectiveDecision, baseline: baselineIndex, all: all, sums: sums, replay: replay)
     }
 
     /// The ordered pairs (configuration, reference) the sums hold, configuration by configuration and
@@ -162,8 +173,10 @@ extension RunTallies {
         guard let firstPass = sums.gathering(.against(first)) else { return self }
         var narrowed = self
         narrowed.sums = firstPass
+        narrowed.recordedUserSums = recordedUserSums?.gathering(firstPass.layout)
         let references = (first + narrowed.laterReferences(scenario: scenario, first: first)).sorted()
         narrowed.sums = sums.gathering(.against(references))
+        narrowed.recordedUserSums = narrowed.sums.flatMap { recordedUserSums?.gathering($0.layout) }
         return narrowed
     }
 }

@@ -26,11 +26,8 @@ public struct RatioSums: Equatable, Sendable {
     /// between 0 and 1 the interval is taken on the logit scale (se of logit R = se / (R(1 − R)))
     /// and mapped back; otherwise it is R ± z·se clamped to `bounds`.
     public func interval(z: Double = z95, bounds: ClosedRange<Double> = 0...1) -> (low: Double, high: Double)? {
-        guard y > 0, users > 1 else { return nil }
-        let n = Double(users), sy = Double(y), r = Double(x) / sy
-        // Σ(x − R y)² expanded; the products are exact integers up to 2^53 per term.
-        let residual = max(0, Double(xx) - 2 * r * Double(xy) + r * r * Double(yy))
-        let se = (n / (n - 1) * residual).squareRoot() / sy
+        guard let spread else { return nil }
+        let r = Double(x) / Double(y), se = spread.scaled.squareRoot() / spread.sy
         if bounds == 0...1 && r > 0 && r < 1 {
             // A proportion: the interval is built on the logit scale and mapped back, so that it stays
             // inside (0, 1) and is asymmetric near the edges, where a rare rate's estimate is skewed.
