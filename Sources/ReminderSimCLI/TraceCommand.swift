@@ -76,6 +76,14 @@ struct TraceText {
         var out = "User \(t.user) of scenario \"\(TerminalText.printable(model.scenario.name))\" (seed \(model.scenario.seed))\n"
         out += "  segment \"\(TerminalText.printable(segment.name))\", UTC\(offset(t.traits.utcOffsetSeconds)), "
             + "installs \(time(t.traits.install, t.traits))"
+        if let platforms = model.scenario.population.platforms {
+            let p = platforms[t.traits.platform.platform]
+            out += ", platform \"\(TerminalText.printable(p.name))\" (\(p.platform.rawValue))"
+            if let permission = p.permission {
+                out += t.traits.platform.grants ? ", allows notifications when asked" : ", refuses notifications when asked"
+                out += " (asked at \(permission.ask == .install ? "the install" : "the first launch matching \"\(TerminalText.printable(permission.ask.text))\""))"
+            }
+        }
         if t.traits.gapMeanSeconds > 0 {
             out += String(format: ", BG/NBD mean gap %.1f days, dropout %.1f%% per repeat session",
                           t.traits.gapMeanSeconds / 86_400, t.traits.repeatDropout * 100)
@@ -137,6 +145,19 @@ struct TraceText {
                 line(at, "revived by the notification")
             case let .horizon(at):
                 line(at, "end of the simulated horizon")
+            case let .permissionAsked(at, granted):
+                line(at, "permission prompt shown (platform rule): " + (granted ? "allows notifications" : "refuses them"))
+            case let .unpermitted(r, n):
+                line(n.fireTime, "reminder \(r): \(notification(n, r, c)) not shown: no notification permission")
+            case let .alarmDelayed(r, from, to, dozed):
+                let minutes = String(format: "%.1f", (to - from) / 60)
+                line(nil, "reminder \(r): the system fires the alarm \(minutes) min late (platform rule"
+                    + (dozed ? ", device idle: at its next maintenance window" : ", inexact alarm window") + "), at \(time(to, t.traits))")
+            case let .dropped(r, n):
+                line(nil, "reminder \(r): \(notification(n, r, c)) discarded by the system: more pending than its limit "
+                    + "of \(model.platformPendingLimit(t.traits)) (platform rule)")
+            case let .discarded(r, n):
+                line(nil, "reminder \(r): \(notification(n, r, c)) dropped: never shown (the engine's own count treats it as fired or cancelled)")
             }
         }
         flushCron()
@@ -147,7 +168,9 @@ struct TraceText {
         out += "  totals: \(tally[.opens]) opens (\(tally[.responseOpens]) caused by a notification), "
             + "\(tally[.launches]) cold launches, \(tally[.scheduled]) scheduled, \(tally[.delivered]) delivered, "
             + "\(tally[.foreground]) foreground, \(tally[.suppressed]) suppressed, \(tally[.cancelled]) cancelled, "
-            + "\(tally[.censored]) censored" + (tally[.capped] > 0 ? ", \(tally[.capped]) capped" : "") + "\n"
+            + "\(tally[.censored]) censored" + (tally[.capped] > 0 ? ", \(tally[.capped]) capped" : "")
+            + (tally[.dropped] > 0 ? ", \(tally[.dropped]) dropped" : "")
+            + (tally[.noPermission] > 0 ? " (\(tally[.noPermission]) of the suppressed for want of permission)" : "") + "\n"
         return out
     }
 

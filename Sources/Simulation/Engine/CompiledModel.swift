@@ -301,6 +301,10 @@ public struct CompiledModel: Sendable {
     /// Rows of the run's `RecordedUserSums`: the recorded users of every log replayed, each once.
     public let recordedUsers: Int
     @usableFromInline let segmentChoice: WeightedChoice
+    /// The population's platforms, or one without rules; and the choice among them, nil without platforms.
+    @usableFromInline let platforms: [CompiledPlatform]
+    let frozenPlatforms: FrozenBuffer<CompiledPlatform>
+    @usableFromInline let platformChoice: WeightedChoice?
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
     @usableFromInline let installSpreadSeconds: Double
@@ -368,6 +372,10 @@ public struct CompiledModel: Sendable {
         recordedUserRowStart = rowStarts
         recordedUsers = rows
         segmentChoice = WeightedChoice(weights: scenario.population.segments.map(\.weight))
+        let named = scenario.population.platforms ?? []
+        platforms = named.isEmpty ? [.unrestricted] : named.map { CompiledPlatform($0, segments: scenario.population.segments) }
+        frozenPlatforms = FrozenBuffer(platforms)
+        platformChoice = named.isEmpty ? nil : WeightedChoice(weights: named.map(\.weight))
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))
         installSpreadSeconds = scenario.population.installSpreadDays * 86_400

@@ -136,11 +136,12 @@ extension CompiledModel {
                 model: self, user: user, traits: t, configuration: view, organic: buffers.organic,
                 states: buffers.states(view.reminders.count), ruleBlockRuns: buffers.ruleBlockRuns(view.rules.count),
                 deliveryLog: view.delivery.frequencyCap == nil ? nil : log, layout: counts.layouts[c], counts: counts.base(c),
-                activeDays: counts.activeDays, holdoutStart: nil)
+                activeDays: counts.activeDays, holdoutStart: nil, pendingScratch: buffers.pendingScratch)
         }
         // Before the test: the baseline, to the first open at or after its start.
         var before = timeline(baseline, log: logs)
         before.switchTime = switchTime
+        if before.platform.pointee.asksPermission { before.awaitPermission(&observer) }
         before.live(from: t.install, cause: .install, coldLaunch: true, &observer)
         buffers.organic = before.organic
         if before.result.exceededSessionLimit { return SessionLimitBreach(user: user, configuration: baseline) }
@@ -182,5 +183,8 @@ extension UserTimeline {
         (dormant, optedOut, fatigueFactor) = (other.dormant, other.optedOut, other.fatigueFactor)
         (unclaimedDelivery, usualMinute, counters) = (other.unclaimedDelivery, other.usualMinute, other.counters)
         (responseStream, responseSeeded, nextRecorded) = (other.responseStream, other.responseSeeded, other.nextRecorded)
+        // The permission and the device's alarms belong to the user too.
+        (permittedFrom, askPending) = (other.permittedFrom, other.askPending)
+        (alarmStream, alarmSeeded) = (other.alarmStream, other.alarmSeeded)
     }
 }

@@ -11,11 +11,19 @@ public enum Counter: Int, CaseIterable, Sendable {
     /// Delivery policies: notifications moved out of quiet hours, moved into a send window, and not
     /// delivered because of a frequency cap.
     case deferred, shifted, capped
+    /// Platforms: notifications the system discarded past its pending limit (an outcome of their
+    /// own), those not shown for want of permission (part of `suppressed`), those delivered quietly
+    /// under provisional authorisation (part of `delivered`), and alarms an idle device deferred to
+    /// a maintenance window. Users shown the permission prompt, and those of them who allowed
+    /// notifications.
+    case dropped, noPermission, quietDelivered, dozed, permissionAsked, permissionGranted
 }
 
 /// Per-message and per-period counts of notifications.
 public enum SlotCounter: Int, CaseIterable, Sendable {
     case scheduled, cancelled, delivered, foreground, suppressed, censored, responded, capped
+    /// Discarded by the system past its limit of pending notifications.
+    case dropped
 }
 
 /// Per local clock hour of the user: notifications delivered then, and those of them that brought the

@@ -14,6 +14,8 @@ public struct UserTraits: Equatable, Sendable {
     public var repeatDropout: Double
     /// Replay segments: the recorded user this user follows (index into the segment's table); else −1.
     public var replayUser: Int = -1
+    /// The user's platform and answers to it.
+    public var platform = PlatformTraits()
 }
 
 /// One step of a user's timeline, for whoever watches it (the trace command); the batch run's
@@ -31,6 +33,14 @@ public enum TimelineEvent: Sendable {
     case capped(reminder: Int, notification: PendingNotification)
     case responseDrawn(reminder: Int, responds: Bool, probability: Double, optOut: Bool)
     case droppedOut(time: Double)
+    /// Platforms: the permission prompt shown, and the answer; a notification not shown for want of
+    /// permission; an alarm the system fires later than set; a notification the system discarded
+    /// past its pending limit, and its end.
+    case permissionAsked(time: Double, granted: Bool)
+    case unpermitted(reminder: Int, notification: PendingNotification)
+    case alarmDelayed(reminder: Int, from: Double, to: Double, dozed: Bool)
+    case dropped(reminder: Int, notification: PendingNotification)
+    case discarded(reminder: Int, notification: PendingNotification)
     case revived(time: Double)
     case horizon(time: Double)
 }
@@ -162,7 +172,8 @@ extension CompiledModel {
 
     public func traits(user: Int) -> UserTraits {
         var g = Xoshiro256(seed: seed, user: UInt64(user), purpose: .traits)
-        let segment = segmentChoice.sample(&g)
+        let platform = platformTraits(user: user)
+        let segment = (platforms[platform.platform].segmentChoice ?? segmentChoice).sample(&g)
         let offset = offsetSeconds[offsetChoice.sample(&g)]
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
@@ -174,7 +185,7 @@ extension CompiledModel {
             replayUser = g.nextIndex(below: replayTables[table].starts.count)
         }
         return UserTraits(segment: segment, utcOffsetSeconds: offset, install: install,
-                          gapMeanSeconds: gapMean, repeatDropout: dropout, replayUser: replayUser)
+                          gapMeanSeconds: gapMean, repeatDropout: dropout, replayUser: replayUser, platform: platform)
     }
 
 
@@ -220,7 +231,8 @@ extension CompiledModel {
         defer { buffers.organic = organic }
         guard c.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: nil, layout: layout,
-                       counts: counts, activeDays: activeDays, keep: keep, from: start, &observer)
+                       counts: counts, activeDays: activeDays, keep: keep, from: start,
+                       pendingScratch: buffers.pendingScratch, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
         var log = DeliveryLog.unused
@@ -229,7 +241,7 @@ extension CompiledModel {
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
             run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
-                activeDays: activeDays, keep: keep, from: start, &observer)
+                activeDays: activeDays, keep: keep, from: start, pendingScratch: buffers.pendingScratch, &observer)
         }
     }
 
@@ -238,7 +250,7 @@ extension CompiledModel {
         _ ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, _ organic: inout OrganicDrawCache,
         log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
         activeDays: UnsafeMutablePointer<UInt64>, keep: UnsafeMutablePointer<HoldoutStart>?,
-        from start: UnsafePointer<HoldoutStart>?, _ observer: inout O
+        from start: UnsafePointer<HoldoutStart>?, pendingScratch: PendingScratch, _ observer: inout O
     ) -> UserOutcome {
         // Most configurations have one reminder, the holdout none: with the count known to the
         // compiler, the loops over reminders disappear from the loop over sessions.
@@ -246,7 +258,7 @@ extension CompiledModel {
             var timeline = UserTimeline<Count>(
                 model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
                 ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
-                holdoutStart: keep)
+                holdoutStart: keep, pendingScratch: pendingScratch)
             defer { organic = timeline.organic }
             return timeline.run(&observer, from: start)
         }
@@ -296,6 +308,8 @@ final class TimelineBuffers {
     var organic: OrganicDrawCache
     private let states: UnsafeMutablePointer<ReminderState>
     private let blockRuns: UnsafeMutablePointer<Int64>
+    /// Room for the platform's pending limit: which notifications the system discarded, and an order.
+    let pendingScratch: PendingScratch
 
     init() {
         let capacity = 256
@@ -304,12 +318,19 @@ final class TimelineBuffers {
         states.initialize(repeating: ReminderState(), count: ConfigurationSpec.maximumReminders)
         blockRuns = .allocate(capacity: ConfigurationSpec.maximumCronRules)
         blockRuns.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
+        pendingScratch = PendingScratch(
+            dropped: .allocate(capacity: ConfigurationSpec.maximumReminders),
+            order: .allocate(capacity: ConfigurationSpec.maximumReminders))
+        pendingScratch.dropped.initialize(repeating: false, count: ConfigurationSpec.maximumReminders)
+        pendingScratch.order.initialize(repeating: 0, count: ConfigurationSpec.maximumReminders)
     }
 
     deinit {
         organic.draws.deallocate()
         states.deallocate()
         blockRuns.deallocate()
+        pendingScratch.dropped.deallocate()
+        pendingScratch.order.deallocate()
     }
 
     /// The first `n` reminder states, each as a new reminder's.
@@ -327,6 +348,13 @@ final class TimelineBuffers {
         b.update(repeating: 0)
         return b
     }
+}
+
+/// Where the pending limit keeps its marks: per reminder, whether the system discarded its
+/// notification, and room to order the pending ones.
+struct PendingScratch {
+    let dropped: UnsafeMutablePointer<Bool>
+    let order: UnsafeMutablePointer<Int>
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
@@ -417,11 +445,27 @@ struct UserTimeline<Count: ReminderCount> {
     var switchTime = Double.infinity
     var handOver: HandOver?
 
+    // The platform's rules (docs/scenario.md, "Platforms").
+    let platform: UnsafePointer<CompiledPlatform>
+    /// Notifications firing before this time find no permission: −∞ when the user may receive them
+    /// from the install, +∞ until the user allows them (for good if the user never does).
+    var permittedFrom = -Double.infinity
+    /// Set until the permission prompt's rule first matches.
+    var askPending = false
+    /// Whether the configuration may have more notifications pending than the platform keeps.
+    let mayDrop: Bool
+    let pendingScratch: PendingScratch
+    /// Whether the platform moves alarms (Android's inexact alarms), and the stream of their delays,
+    /// seeded at the first one.
+    let delaysAlarms: Bool
+    var alarmStream = Xoshiro256(state: (1, 0, 0, 0))
+    var alarmSeeded = false
+
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
-         holdoutStart: UnsafeMutablePointer<HoldoutStart>?) {
+         holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch) {
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
@@ -442,6 +486,11 @@ struct UserTimeline<Count: ReminderCount> {
         movesFireTimes = c.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
         self.holdoutStart = holdoutStart
+        platform = model.frozenPlatforms.buffer.baseAddress! + traits.platform.platform
+        mayDrop = c.reminders.count > platform.pointee.pendingLimit
+        delaysAlarms = platform.pointee.delaysAlarms
+        self.pendingScratch = pendingScratch
+        if mayDrop { pendingScratch.dropped.update(repeating: false, count: c.reminders.count) }
         seed = model.seed
         self.user = UInt64(user)
         if c.randomMessages {
@@ -469,16 +518,25 @@ struct UserTimeline<Count: ReminderCount> {
         _ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O
     ) {
         let slot: SlotCounter
-        switch o {
-        case .cancelled: slot = .cancelled; add(.cancelled)
-        case .delivered: slot = .delivered; add(.delivered)
-        case .foreground: slot = .foreground; add(.foreground)
-        case .suppressed: slot = .suppressed; add(.suppressed)
-        case .censored: slot = .censored; add(.censored)
+        if mayDrop && pendingScratch.dropped[r] {
+            // The system discarded it when it was scheduled: whatever the engine thinks became of it,
+            // it was never shown.
+            pendingScratch.dropped[r] = false
+            slot = .dropped
+            add(.dropped)
+            observer.record(.discarded(reminder: r, notification: n))
+        } else {
+            switch o {
+            case .cancelled: slot = .cancelled; add(.cancelled)
+            case .delivered: slot = .delivered; add(.delivered)
+            case .foreground: slot = .foreground; add(.foreground)
+            case .suppressed: slot = .suppressed; add(.suppressed)
+            case .censored: slot = .censored; add(.censored)
+            }
+            observer.record(.ended(reminder: r, notification: n, outcome: o))
         }
         add(layout.message(config.messageBase[r] + n.messageIndex, slot))
         add(layout.period(config.periodBase[r] + n.periodIndex, slot))
-        observer.record(.ended(reminder: r, notification: n, outcome: o))
     }
 
     /// The whole timeline, from the install (or from where the holdout takes over a configuration's
@@ -499,6 +557,7 @@ struct UserTimeline<Count: ReminderCount> {
                 endAtHorizon(&observer)
             }
         } else {
+            if reminderCount > 0 && platform.pointee.asksPermission { awaitPermission(&observer) }
             live(from: traits.install, cause: .install, coldLaunch: true, &observer)
         }
         addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
@@ -593,7 +652,12 @@ struct UserTimeline<Count: ReminderCount> {
         }
         if coldLaunch {
             result.launches &+= 1
-            if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+            if !config.rules.isEmpty {
+                launchRules(onDay: today, sinceInstall: sinceInstall, &observer)
+            } else if askPending {
+                counters.recordLaunch(onDay: today)
+            }
+            if askPending, let rule = platform.pointee.askRule, rule.matches(counters) { ask(at: openTime, &observer) }
         }
         for r in 0..<reminderCount {
             // A notification that fired while the user was away was counted when it fired.
@@ -771,12 +835,14 @@ struct UserTimeline<Count: ReminderCount> {
             }
             guard var n = states[r].pending else { continue }
             if movesFireTimes { n = move(r, n, &observer) }
+            if delaysAlarms { n = delayAlarm(r, n, &observer) }
             add(.scheduled)
             add(layout.message(config.messageBase[r] + n.messageIndex, .scheduled))
             add(layout.period(config.periodBase[r] + n.periodIndex, .scheduled))
             let state = states[r]
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
+        if mayDrop { limitPending(&observer) }
         // Dropping out is as good as random: no branch on it when nobody watches.
         if session.dropsOut && !dormant { observer.record(.droppedOut(time: session.close)) }
         dormant = dormant || session.dropsOut
@@ -803,11 +869,12 @@ struct UserTimeline<Count: ReminderCount> {
     {
         var nextOpen = organicOpen
         var responder: (Int, PendingNotification)?
-        var fired: UInt64 = 0
+        // Reminders whose notification fired, as bits: reminders 0..<64, then 64..<128.
+        var fired: UInt64 = 0, firedHigh: UInt64 = 0
         while true {
             var earliest = -1
             var notification = PendingNotification(fireTime: .infinity, messageIndex: 0, periodIndex: 0)
-            for r in 0..<reminderCount where fired & (1 << UInt64(r)) == 0 {
+            for r in 0..<reminderCount where (r < 64 ? fired >> UInt64(r) : firedHigh >> UInt64(r &- 64)) & 1 == 0 {
                 if let n = states[r].pending, n.fireTime < notification.fireTime {
                     earliest = r
                     notification = n
@@ -816,8 +883,22 @@ struct UserTimeline<Count: ReminderCount> {
             // A fire at the very instant of the next open has fired: the engine's check at that
             // open sees no time left, so it is counted here.
             guard earliest >= 0, notification.fireTime <= nextOpen, notification.fireTime < horizon else { break }
-            fired |= 1 << UInt64(earliest)
+            if earliest < 64 { fired |= 1 << UInt64(earliest) } else { firedHigh |= 1 << UInt64(earliest &- 64) }
+            if mayDrop && pendingScratch.dropped[earliest] {
+                // Discarded by the system: counted as dropped by `outcome`.
+                outcome(earliest, notification, .delivered, &observer)
+                continue
+            }
             if optedOut {
+                outcome(earliest, notification, .suppressed, &observer)
+                continue
+            }
+            // Without permission a notification is not shown, or shown quietly (iOS provisional
+            // authorisation), answered less often.
+            let quiet = notification.fireTime < permittedFrom
+            if quiet && !(platform.pointee.provisionalFactor > 0) {
+                add(.noPermission)
+                observer.record(.unpermitted(reminder: earliest, notification: notification))
                 outcome(earliest, notification, .suppressed, &observer)
                 continue
             }
@@ -831,7 +912,9 @@ struct UserTimeline<Count: ReminderCount> {
             outcome(earliest, notification, .delivered, &observer)
             add(layout.hour(localHour(notification.fireTime), .delivered))
             unclaimedDelivery = notification.fireTime
-            if let at = respond(to: notification, of: earliest, &observer), at < nextOpen && at < horizon {
+            if quiet { add(.quietDelivered) }
+            let factor = quiet ? platform.pointee.provisionalFactor : 1
+            if let at = respond(to: notification, of: earliest, factor: factor, &observer), at < nextOpen && at < horizon {
                 nextOpen = at
                 responder = (earliest, notification)
             }
@@ -842,8 +925,12 @@ struct UserTimeline<Count: ReminderCount> {
     /// A delivered notification: whether the user answers it (and when) and whether it makes the
     /// user turn notifications off.
     @inline(__always)
-    mutating func respond<O: TimelineObserver>(to n: PendingNotification, of r: Int, _ observer: inout O) -> Double? {
+    mutating func respond<O: TimelineObserver>(
+        to n: PendingNotification, of r: Int, factor: Double, _ observer: inout O
+    ) -> Double? {
         var p = response.base * config.messageWeights[config.messageBase[r] + n.messageIndex] * fatigueFactor
+        // 1 unless delivered quietly: multiplying by it changes nothing then.
+        p *= factor
         if let quiet = response.quiet {
             if quiet.contains(hour: Int(n.fireTime + dayOrigin) % 86_400 / 3_600) { p *= response.quietFactor }
         }
@@ -901,6 +988,82 @@ struct UserTimeline<Count: ReminderCount> {
         add(layout.message(config.messageBase[r] + n.messageIndex, .capped))
         add(layout.period(config.periodBase[r] + n.periodIndex, .capped))
         observer.record(.capped(reminder: r, notification: n))
+    }
+
+    /// The platform asks the user for permission: at the install, or at the first cold launch its
+    /// rule matches. Until then no notification finds permission.
+    @inline(never)
+    mutating func awaitPermission<O: TimelineObserver>(_ observer: inout O) {
+        permittedFrom = .infinity
+        if platform.pointee.askRule == nil {
+            ask(at: traits.install, &observer)
+        } else {
+            askPending = true
+        }
+    }
+
+    /// The permission prompt is shown: notifications firing from now on find permission if the
+    /// user allows them, and none ever does otherwise.
+    @inline(never)
+    mutating func ask<O: TimelineObserver>(at time: Double, _ observer: inout O) {
+        askPending = false
+        add(.permissionAsked)
+        if traits.platform.grants {
+            permittedFrom = time
+            add(.permissionGranted)
+        }
+        observer.record(.permissionAsked(time: time, granted: traits.platform.grants))
+    }
+
+    /// Android fires an inexact alarm within its window after the time the app set, and an idle
+    /// device at its next maintenance window after that. The engine's state holds the time the
+    /// system fires it, as it does a time a delivery policy moved.
+    @inline(never)
+    mutating func delayAlarm<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
+        if !alarmSeeded {
+            alarmStream = Xoshiro256(seed: seed, user: user, purpose: PlatformStream.alarms)
+            alarmSeeded = true
+        }
+        let p = platform.pointee
+        // Two draws per alarm whatever they decide, so that one alarm's rule shifts no other's draws.
+        var t = n.fireTime + alarmStream.nextUnit() * p.alarmWindowSeconds
+        let idle = alarmStream.nextUnit() < p.idleShare
+        if idle {
+            let phase = traits.platform.maintenancePhase, spacing = p.maintenanceSeconds
+            t = max(t, phase + ((t - phase) / spacing).rounded(.up) * spacing)
+            add(.dozed)
+        }
+        observer.record(.alarmDelayed(reminder: r, from: n.fireTime, to: t, dozed: idle))
+        var m = n
+        m.fireTime = t
+        states[r].pending = m
+        return m
+    }
+
+    /// The system keeps the `pendingLimit` soonest-firing notifications (earlier reminders first
+    /// among equal times) and discards the rest; one discarded stays discarded until it ends.
+    @inline(never)
+    mutating func limitPending<O: TimelineObserver>(_ observer: inout O) {
+        let limit = platform.pointee.pendingLimit
+        let order = pendingScratch.order, dropped = pendingScratch.dropped
+        var held = 0
+        for r in 0..<reminderCount where !dropped[r] {
+            guard let t = states[r].pending?.fireTime else { continue }
+            // Insertion by fire time: a sequence's steps come in order, so this is one pass.
+            var k = held
+            while k > 0, let u = states[order[k &- 1]].pending?.fireTime, u > t {
+                order[k] = order[k &- 1]
+                k &-= 1
+            }
+            order[k] = r
+            held &+= 1
+        }
+        guard held > limit else { return }
+        for k in limit..<held {
+            let r = order[k]
+            dropped[r] = true
+            if let n = states[r].pending { observer.record(.dropped(reminder: r, notification: n)) }
+        }
     }
 
     /// Nobody opens again before the horizon: notifications due after it are censored.

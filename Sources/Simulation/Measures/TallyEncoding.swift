@@ -12,41 +12,50 @@ extension Tally {
         return bytes
     }
 
-    /// A tally read back from `encodedCounts()`, or from the shorter counts of builds before delivery
-    /// policies (which lack their counters, which are then 0); nil when the bytes fit neither.
+    /// A tally read back from `encodedCounts()`, or from the shorter counts of earlier builds (see
+    /// `earlierForms`), whose missing counters are then 0; nil when the bytes fit none.
     public init?(layout: TallyLayout, encodedCounts bytes: [UInt8]) {
         let values = Self.decode(bytes)
         self.init(layout: layout)
         if bytes.count == layout.count * 8 {
             counts = values
-        } else if bytes.count == Self.countBeforePolicies(layout) * 8 {
-            fillFromBeforePolicies(values)
-        } else {
-            return nil
+            return
         }
+        guard let form = Self.earlierForms.first(where: { $0.count(layout) * 8 == bytes.count }) else { return nil }
+        fill(from: values, form)
     }
 
-    /// Counters, slot counters and the sections after them, as stored before delivery policies.
-    static let countersBeforePolicies = Counter.deferred.rawValue
-    static let slotCountersBeforePolicies = SlotCounter.capped.rawValue
+    /// How earlier builds stored a tally: the same sections in the same order, with fewer counters
+    /// and fewer counters per message and period.
+    struct EarlierForm {
+        let counters: Int
+        let slotCounters: Int
+        /// Whether it had the deliveries by local hour, the last section.
+        let hours: Bool
 
-    static func countBeforePolicies(_ l: TallyLayout) -> Int {
-        countersBeforePolicies + (l.messageSlots + l.periodSlots) * slotCountersBeforePolicies
-            + (l.hourOffset - l.dailyOffset)
+        /// The sections after the messages and periods, as this form stored them.
+        func rest(_ l: TallyLayout) -> Int { (hours ? l.count : l.hourOffset) - l.dailyOffset }
+        func count(_ l: TallyLayout) -> Int { counters + (l.messageSlots + l.periodSlots) * slotCounters + rest(l) }
     }
 
-    private mutating func fillFromBeforePolicies(_ old: [Int64]) {
+    /// Before delivery policies, and before platforms.
+    static let earlierForms = [
+        EarlierForm(counters: Counter.deferred.rawValue, slotCounters: SlotCounter.capped.rawValue, hours: false),
+        EarlierForm(counters: Counter.dropped.rawValue, slotCounters: SlotCounter.dropped.rawValue, hours: true),
+    ]
+
+    private mutating func fill(from old: [Int64], _ form: EarlierForm) {
         let l = layout
-        for i in 0..<Self.countersBeforePolicies { counts[i] = old[i] }
-        let oldStride = Self.slotCountersBeforePolicies
+        for i in 0..<form.counters { counts[i] = old[i] }
+        let oldStride = form.slotCounters
         for slot in 0..<(l.messageSlots + l.periodSlots) {
             for c in 0..<oldStride {
-                counts[l.messageOffset + slot * SlotCounter.allCases.count + c] = old[Self.countersBeforePolicies + slot * oldStride + c]
+                counts[l.messageOffset + slot * SlotCounter.allCases.count + c] = old[form.counters + slot * oldStride + c]
             }
         }
-        // Days, rules, first runs and the retention curve kept their order and size.
-        let oldRest = Self.countersBeforePolicies + (l.messageSlots + l.periodSlots) * oldStride
-        for i in 0..<(l.hourOffset - l.dailyOffset) { counts[l.dailyOffset + i] = old[oldRest + i] }
+        // Days, rules, first runs, the retention curve and the hours kept their order and size.
+        let oldRest = form.counters + (l.messageSlots + l.periodSlots) * oldStride
+        for i in 0..<form.rest(l) { counts[l.dailyOffset + i] = old[oldRest + i] }
     }
 }
 

@@ -58,12 +58,16 @@ public struct Population: Encodable, Equatable, Sendable {
     /// Installs are spread uniformly over this many days from the start date.
     public var installSpreadDays: Double
     public var segments: [Segment]
+    /// The platforms users are on, with their notification rules; nil: one platform without rules.
+    public var platforms: [PlatformSpec]?
 
     public static let defaultInstallSpreadDays = 30.0
 
     public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
-                installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment]) {
+                installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment],
+                platforms: [PlatformSpec]? = nil) {
         (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
+        self.platforms = platforms
     }
 }
 

@@ -62,8 +62,8 @@ extension Scenario {
 }
 
 extension ConfigurationSpec {
-    /// The simulation tracks a configuration's pending notifications in one 64-bit mask.
-    public static let maximumReminders = 64
+    /// The simulation tracks which of a configuration's notifications fired in two 64-bit masks.
+    public static let maximumReminders = 128
     /// The simulation looks up which cron rules match at a launch as one 64-bit mask.
     public static let maximumCronRules = 64
     /// The most messages, and the most periods, one reminder may list: each is counted on its own
@@ -236,7 +236,8 @@ extension JSONFieldReader {
         let segments = field(o, "segments") { r, j, p in
             r.elements(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
         }
-        return PopulationParts(utcOffsets: offsets, installSpreadDays: spread, segments: segments)
+        let platforms = optionalField(o, "platforms") { r, j, p in r.platforms(j, at: p) }
+        return PopulationParts(utcOffsets: offsets, installSpreadDays: spread, segments: segments, platforms: platforms)
     }
 
     mutating func segment(_ json: JSON, at path: String) -> Segment? {

@@ -159,6 +159,9 @@ struct ScenarioParts {
         if let segments = JSONFieldReader.whole(population.segments), !(segments.map(\.weight).reduce(0, +) > 0) {
             fail("population.segments", "weights must add up to a positive number")
         }
+        if case let .some(.some(platforms)) = population.platforms {
+            issues += platformIssues(platforms, segments: population.segments, relaxed: relaxed)
+        }
         var segmentNames: [String: Int] = [:]
         for (i, segment) in (population.segments ?? []).enumerated() {
             guard let segment else { continue }
@@ -233,19 +236,26 @@ struct PopulationParts {
     var utcOffsets: [UTCOffsetShare]?
     var installSpreadDays: Double?
     var segments: [Segment?]?
+    /// `.some(nil)`: read, and there are no platforms.
+    var platforms: [PlatformSpec]??
 
-    init(utcOffsets: [UTCOffsetShare]?, installSpreadDays: Double?, segments: [Segment?]?) {
+    init(utcOffsets: [UTCOffsetShare]?, installSpreadDays: Double?, segments: [Segment?]?,
+         platforms: [PlatformSpec]?? = .some(nil)) {
         (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
+        self.platforms = platforms
     }
 
     init(_ p: Population) {
-        self.init(utcOffsets: p.utcOffsets, installSpreadDays: p.installSpreadDays, segments: p.segments)
+        self.init(utcOffsets: p.utcOffsets, installSpreadDays: p.installSpreadDays, segments: p.segments,
+                  platforms: .some(p.platforms))
     }
 
     /// The population, when every part of it could be read.
     var whole: Population? {
-        guard let utcOffsets, let installSpreadDays, let segments = JSONFieldReader.whole(segments) else { return nil }
-        return Population(utcOffsets: utcOffsets, installSpreadDays: installSpreadDays, segments: segments)
+        guard let utcOffsets, let installSpreadDays, let segments = JSONFieldReader.whole(segments),
+              case let .some(platforms) = platforms else { return nil }
+        return Population(utcOffsets: utcOffsets, installSpreadDays: installSpreadDays, segments: segments,
+                          platforms: platforms)
     }
 }
 
