@@ -244,12 +244,24 @@ enum DecisionReport {
             return out + "This run was stored before per-segment measures were kept; run it again to get them.\n\n"
         }
         out += "Every configuration's headline measures among the users of each segment (95% intervals).\n\n"
+        return out + groupTable(results, results.segments, group: "segment")
+    }
+
+    /// The same per platform, when the population names platforms.
+    static func platformSection(_ results: RunResults) -> String {
+        guard results.scenario.population.platforms != nil, !results.platforms.isEmpty else { return "" }
+        return "## Per platform\n\n"
+            + "Every configuration's headline measures among the users of each platform (95% intervals), under the "
+            + "platform rules listed with the assumptions.\n\n" + groupTable(results, results.platforms, group: "platform")
+    }
+
+    static func groupTable(_ results: RunResults, _ rows: [SegmentMetrics], group: String) -> String {
         let shown = Set(results.shownAll.map(\.index))
-        out += Markdown.table(
-            header: ["configuration", "segment", "users"] + [Measure.opensLiftPerUser, .triggerRate, .responseRate, .retentionD7,
+        return Markdown.table(
+            header: ["configuration", group, "users"] + [Measure.opensLiftPerUser, .triggerRate, .responseRate, .retentionD7,
                                                              .liftD7, .liftD30, .optOutRate, .deliveredPerExtraOpen].map(\.title),
             alignments: [.left, .left] + Array(repeating: .right, count: 9),
-            rows: results.segments.filter { shown.contains($0.configuration) }.map { m in
+            rows: rows.filter { shown.contains($0.configuration) }.map { m in
                 let c = results.all[m.configuration]
                 let zero7: Bool, zero30: Bool
                 if case .zeroByConstruction? = c.spec.liftNote(day: 7) { zero7 = true } else { zero7 = false }
@@ -264,6 +276,5 @@ enum DecisionReport {
                     m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
                 ]
             }) + "\n"
-        return out
     }
 }

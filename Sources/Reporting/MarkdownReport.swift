@@ -25,6 +25,7 @@ public enum MarkdownReport {
         out += rankingSection(results, charts: charts)
         out += DecisionReport.pairwiseSection(results)
         out += DecisionReport.segmentSection(results)
+        out += DecisionReport.platformSection(results)
         out += notificationSection(results)
         out += DeliveryReport.section(results, chart: charts[.deliveriesByHour])
         out += "## Per message\n\n"
@@ -258,7 +259,36 @@ public enum MarkdownReport {
             ["Message weights", r.messageWeights.isEmpty ? "all 1"
                 : r.messageWeights.keys.sorted().map { "\($0): \(String(format: "%g", r.messageWeights[$0]!))" }.joined(separator: "; ")],
         ]) + "\n"
-        return out
+        return out + platformAssumptions(s.population)
+    }
+
+    /// The platform rules in force, when the population names platforms (docs/scenario.md, "Platforms").
+    static func platformAssumptions(_ p: Population) -> String {
+        guard let platforms = p.platforms else { return "" }
+        let total = platforms.reduce(0) { $0 + $1.weight }
+        func permission(_ x: PlatformSpec) -> String {
+            guard let q = x.permission else { return "not asked: notifications allowed from the install" }
+            let when = q.ask == .install ? "at the install" : "at the first cold launch matching \"\(q.ask.text)\""
+            let quiet = q.provisional.map { String(format: "; until then delivered quietly (response ×%g)", $0) }
+                ?? "; nothing is shown before"
+            return String(format: "%g%% allow when asked ", q.granted * 100) + when + quiet
+        }
+        func alarms(_ x: PlatformSpec) -> String {
+            guard let a = x.alarms else { return "on time" }
+            if a.exact { return "exact alarms: on time" }
+            return String(format: "inexact: up to %g min late; idle %g%% of the time, then at the next maintenance window (every %g min)",
+                          a.windowMinutes, a.idleShare * 100, a.maintenanceMinutes)
+        }
+        return "Platforms (their rules change which notifications are shown):\n\n" + Markdown.table(
+            header: ["platform", "share", "permission", "pending limit", "alarms", "segments"],
+            alignments: [.left, .right, .left, .right, .left, .left],
+            rows: platforms.map { x in
+                [x.name + (x.name == x.platform.rawValue ? "" : " (\(x.platform.rawValue))"),
+                 String(format: "%.1f%%", x.weight / total * 100), permission(x),
+                 x.pendingLimit.map { "\($0) soonest kept" } ?? "none", alarms(x),
+                 x.segmentWeights.map { w in w.keys.sorted().map { "\($0) \(String(format: "%g", w[$0] ?? 0))" }.joined(separator: ", ") }
+                    ?? "the population's shares"]
+            }) + "\n"
     }
 
     static func describe(_ p: ReturnProcess) -> String {

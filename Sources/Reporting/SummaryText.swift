@@ -82,9 +82,12 @@ public enum SummaryText {
     static func outcomesLine(_ c: ConfigurationResult) -> String {
         let m = c.metrics
         let capped = c.spec.delivery.frequencyCap != nil || m.capped > 0 ? "\(Text.group(m.capped)) capped, " : ""
+        // Platform rules: notifications the system discarded, and those suppressed for want of permission.
+        let dropped = m.dropped > 0 ? "\(Text.group(m.dropped)) dropped, " : ""
+        let unpermitted = m.noPermission > 0 ? " (\(Text.group(m.noPermission)) without permission)" : ""
         return "  notifications: \(Text.group(m.scheduled)) scheduled: \(Text.group(m.cancelled)) cancelled, "
-            + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed, "
-            + capped + "\(Text.group(m.censored)) censored\n"
+            + "\(Text.group(m.delivered)) delivered, \(Text.group(m.foreground)) foreground, \(Text.group(m.suppressed)) suppressed"
+            + unpermitted + ", " + capped + dropped + "\(Text.group(m.censored)) censored\n"
     }
 
     /// The engines' mode, with the released versions and the wiring in the original modes.

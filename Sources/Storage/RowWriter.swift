@@ -42,7 +42,7 @@ struct RowWriter {
         let references: SQLValue = sums.layout.references.map { .text(StoredPairs.text($0)) } ?? .null
         let recorded = results.tallies.recordedUserSums
         try insert("user_sums", ["segments", "counts", "pair_references", "recorded_users", "recorded_user_sums"],
-                   [[.integer(Int64(sums.layout.segments)), .blob(Tally.encode(sums.storedCounts)), references,
+                   [[.integer(Int64(sums.layout.groups)), .blob(Tally.encode(sums.storedCounts)), references,
                      recorded.map { .integer(Int64($0.layout.clusters)) } ?? .null,
                      recorded.map { .blob(Tally.encode($0.counts)) } ?? .null]])
     }

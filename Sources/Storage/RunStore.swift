@@ -362,8 +362,8 @@ public final class RunStore {
         guard let first = rows.first else { return nil }
         let row = StoredRow(first, table: "user_sums", columns: columns, owner: "run \(id)")
         let segments = try row.integer("segments")
-        guard segments == scenario.population.segments.count else {
-            throw row.damaged("segments", "\(segments), but the run's scenario has \(scenario.population.segments.count)")
+        guard segments == scenario.population.breakdownGroups else {
+            throw row.damaged("segments", "\(segments), but the run's scenario has \(scenario.population.breakdownGroups) segments and platforms")
         }
         let pairs = try StoredPairs.read(row, configurations: scenario.expandedConfigurations.count + 1)
         let layout = scenario.userSumsLayout(pairs: pairs)

@@ -354,6 +354,39 @@ enum Schema {
         ALTER TABLE user_sums ADD COLUMN recorded_users INTEGER;
         ALTER TABLE user_sums ADD COLUMN recorded_user_sums BLOB;
         """,
+        // 7: platform rules: notifications dropped past a pending limit, not shown for want of permission,
+        // delivered quietly, alarms deferred by an idle device, users asked for permission and allowing it;
+        // the headline measures per platform.
+        """
+        ALTER TABLE config_metrics ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN no_permission INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN quiet_delivered INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN dozed INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN permission_asked INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE config_metrics ADD COLUMN permission_granted INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE message_stats ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE period_stats ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE platform_metrics (
+            \(configKey)
+            label TEXT NOT NULL,
+            platform_index INTEGER NOT NULL,
+            platform TEXT NOT NULL,
+            users INTEGER NOT NULL,
+            opens INTEGER NOT NULL,
+            delivered INTEGER NOT NULL,
+            opens_lift_per_user REAL, opens_lift_per_user_low REAL, opens_lift_per_user_high REAL,
+            trigger_rate REAL, trigger_rate_low REAL, trigger_rate_high REAL,
+            response_rate REAL, response_rate_low REAL, response_rate_high REAL,
+            retention_d7 REAL, retention_d7_low REAL, retention_d7_high REAL,
+            lift_d7 REAL, lift_d7_low REAL, lift_d7_high REAL,
+            retention_d30 REAL, retention_d30_low REAL, retention_d30_high REAL,
+            lift_d30 REAL, lift_d30_low REAL, lift_d30_high REAL,
+            opt_outs INTEGER NOT NULL,
+            opt_out_rate REAL, opt_out_rate_low REAL, opt_out_rate_high REAL,
+            delivered_per_incremental_open REAL,
+            PRIMARY KEY (run_id, config_index, platform_index)
+        );
+        """,
     ]
 
     /// The version this build writes.
@@ -393,6 +426,7 @@ enum Schema {
         ("config_metrics", "config_index"),
         ("pairwise_stats", "config_index, reference_index, measure"),
         ("segment_metrics", "config_index, segment_index"),
+        ("platform_metrics", "config_index, platform_index"),
         ("message_stats", "config_index, reminder_index, message_index"),
         ("period_stats", "config_index, reminder_index, period_index"),
         ("daily_stats", "config_index, day"),

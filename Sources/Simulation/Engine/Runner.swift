@@ -121,7 +121,7 @@ extension CompiledModel {
     /// The layout of the run's sums over users holding `pairs`.
     public func userSumsLayout(pairs: PairSet) -> UserSumsLayout {
         let layouts = configurations.indices.map { layout($0) }
-        return UserSumsLayout(segments: segments.count, messageSlots: layouts.map(\.messageSlots),
+        return UserSumsLayout(segments: segments.count, platforms: scenario.population.platforms?.count ?? 0, messageSlots: layouts.map(\.messageSlots),
                               periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs)
     }
 
@@ -197,6 +197,11 @@ extension CompiledModel {
                         addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                     }
                     recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
+                    if platformChoice != nil {
+                        // The platforms' rows follow the segments' in the same sums.
+                        recorder.finish(segment: segments.count + t.platform.platform, outcomes: UnsafeBufferPointer(outcomes),
+                                        into: s, sumsLayout, groupOnly: true)
+                    }
                     if row >= 0 { replay?.end(segment: t.segment, row: row, sums: s) }
                 }
                 return nil

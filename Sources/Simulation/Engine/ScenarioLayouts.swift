@@ -20,7 +20,7 @@ extension Scenario {
     /// The layout of a run's sums over users holding `pairs`.
     public func userSumsLayout(pairs: PairSet = .all) -> UserSumsLayout {
         let layouts = tallyLayouts
-        return UserSumsLayout(segments: population.segments.count, messageSlots: layouts.map(\.messageSlots),
+        return UserSumsLayout(segments: population.segments.count, platforms: population.platforms?.count ?? 0, messageSlots: layouts.map(\.messageSlots),
                               periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs)
     }
 }

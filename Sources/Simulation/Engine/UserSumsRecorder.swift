@@ -114,15 +114,17 @@ final class UserSumsRecorder {
         }
     }
 
-    /// Call once every configuration has simulated the user: adds the segment and pair terms.
+    /// Call once every configuration has simulated the user: adds the segment and pair terms. With
+    /// `groupOnly`, adds only the terms of one more group the user belongs to (a platform).
     func finish(segment: Int, outcomes: UnsafeBufferPointer<UserOutcome>, into sums: UnsafeMutablePointer<Int64>,
-                _ l: UserSumsLayout) {
+                _ l: UserSumsLayout, groupOnly: Bool = false) {
         for i in 0..<layouts.count {
             addSegmentTerms(i, segment: segment, outcomes: outcomes, sums + l.segment(i, segment))
             Self.add(sums + l.segmentRatio(i, segment, response: false), total(i, .triggered),
                      total(i, .scheduled) &- total(i, .censored))
             Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
         }
+        if groupOnly { return }
         for i in 0..<layouts.count {
             let opens = outcomes[i].opens
             sums[l.arm(i, .opensSquares)] &+= opens &* opens

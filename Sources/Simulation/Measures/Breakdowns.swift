@@ -17,6 +17,8 @@ public struct SlotMetrics: Sendable {
     let responseSums: RatioSums?
     /// Not shown because of a frequency cap (an extension around the engines).
     public let capped: Int64
+    /// Discarded by the system past its pending limit (a platform rule).
+    public let dropped: Int64
 
     public var triggered: Int64 { delivered + foreground + suppressed }
     public var triggerRate: Proportion { Proportion(triggered, of: scheduled - censored, clustered: triggerSums) }
@@ -34,6 +36,7 @@ public struct SlotMetrics: Sendable {
         censored = read(.censored)
         responded = read(.responded)
         capped = read(.capped)
+        dropped = read(.dropped)
     }
 
     /// Per-message rows of a configuration, reminder by reminder.

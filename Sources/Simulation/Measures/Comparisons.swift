@@ -107,10 +107,11 @@ public struct SegmentMetrics: Sendable {
     public let optOutRate: Proportion
     public let deliveredPerIncrementalOpen: Double?
 
-    init(configuration c: Int, segment s: Int, name: String, sums: UserSums, isHoldout: Bool) {
+    /// `s` is the group's place in the sums; `number`, the one reported, when it differs (a platform's).
+    init(configuration c: Int, segment s: Int, name: String, sums: UserSums, isHoldout: Bool, number: Int? = nil) {
         func v(_ k: SegmentCounter) -> Int64 { sums.segment(c, s, k) }
         configuration = c
-        segment = s
+        segment = number ?? s
         segmentName = name
         users = v(.users)
         opens = v(.opens)

@@ -11,6 +11,10 @@ public struct ConfigurationMetrics: Sendable {
     /// Delivery policies (extensions): notifications not shown over a frequency cap, fire times moved out of
     /// quiet hours, fire times moved into a send window.
     public let capped, deferred, shifted: Int64
+    /// Platform rules: notifications the system discarded past its pending limit, not shown for want
+    /// of permission (part of `suppressed`), delivered quietly (part of `delivered`), alarms deferred
+    /// by an idle device; users shown the permission prompt, and those who allowed notifications.
+    public let dropped, noPermission, quietDelivered, dozed, permissionAsked, permissionGranted: Int64
     /// Triggered (delivered + foreground + suppressed) out of scheduled − censored.
     public let triggerRate: Proportion
     /// Responded out of delivered.
@@ -74,6 +78,8 @@ public struct ConfigurationMetrics: Sendable {
         optOuts = t[.optOuts]
         revived = t[.revived]
         (capped, deferred, shifted) = (t[.capped], t[.deferred], t[.shifted])
+        (dropped, noPermission, quietDelivered) = (t[.dropped], t[.noPermission], t[.quietDelivered])
+        (dozed, permissionAsked, permissionGranted) = (t[.dozed], t[.permissionAsked], t[.permissionGranted])
         triggerRate = Proportion(t[.delivered] + t[.foreground] + t[.suppressed], of: t[.scheduled] - t[.censored],
                                  clustered: clustered(.trigger))
         responseRate = Proportion(t[.responded], of: t[.delivered], clustered: clustered(.response))

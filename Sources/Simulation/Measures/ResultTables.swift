@@ -10,7 +10,7 @@ public enum ResultTables {
     /// Every table with rows written from a run's results, in export order.
     public static let all: [RunTable] = [
         runs.erased, configurations.erased, reminders.erased, configMetrics.erased, pairwiseStats.erased,
-        segmentMetrics.erased, messageStats.erased, periodStats.erased, dailyStats.erased, retentionCurve.erased,
+        segmentMetrics.erased, platformMetrics.erased, messageStats.erased, periodStats.erased, dailyStats.erased, retentionCurve.erased,
         cronRuleStats.erased, cronFirstRunDays.erased, hourlyStats.erased,
     ]
 
@@ -162,6 +162,20 @@ public enum ResultTables {
                 .count("shifted", unit: "notifications", "scheduled notifications a delivery policy moved into the send window") {
                     $0.metrics.shifted
                 },
+                .count("dropped", unit: "notifications", "notifications the system discarded past its limit of pending ones (iOS)") {
+                    $0.metrics.dropped
+                },
+                .count("no_permission", unit: "notifications", "of the suppressed, those not shown because the user had not allowed notifications") {
+                    $0.metrics.noPermission
+                },
+                .count("quiet_delivered", unit: "notifications", "of the delivered, those delivered quietly under provisional authorisation (iOS)") {
+                    $0.metrics.quietDelivered
+                },
+                .count("dozed", unit: "notifications", "alarms an idle device deferred to its next maintenance window (Android)") {
+                    $0.metrics.dozed
+                },
+                .count("permission_asked", unit: "users", "users shown the notification permission prompt") { $0.metrics.permissionAsked },
+                .count("permission_granted", unit: "users", "users who allowed notifications when asked") { $0.metrics.permissionGranted },
             ],
             ResultColumn.rate(Measure.optOutRate) { $0.metrics.optOutRate },
             ResultColumn.interval(Measure.deliveredPerUser) { $0.metrics.deliveredPerUser },
@@ -231,14 +245,26 @@ public enum ResultTables {
         })
 
     /// One row per configuration and segment.
-    public static let segmentMetrics = ResultTable<ConfigurationRow<SegmentMetrics>>(
-        "segment_metrics",
+    public static let segmentMetrics = groupMetrics(
+        "segment_metrics", group: "segment", place: "the segment's place in the population, from 0",
+        name: "the segment's name", rows: \.segments)
+
+    /// One row per configuration and platform, when the population names platforms.
+    public static let platformMetrics = groupMetrics(
+        "platform_metrics", group: "platform", place: "the platform's place in population.platforms, from 0",
+        name: "the platform's name", rows: \.platforms)
+
+    /// The headline measures per group of users (segment or platform).
+    static func groupMetrics(_ table: String, group: String, place: String, name: String,
+                             rows: KeyPath<RunResults, [SegmentMetrics]> & Sendable) -> ResultTable<ConfigurationRow<SegmentMetrics>> {
+        ResultTable<ConfigurationRow<SegmentMetrics>>(
+        table,
         columns: [
             configurationKey(\.configuration),
             [
-                .index("segment_index", unit: "segment", "the segment's place in the population, from 0") { $0.item.segment },
-                .text("segment", "the segment's name") { $0.item.segmentName },
-                .count("users", unit: "users", "the segment's users") { $0.item.users },
+                .index("\(group)_index", unit: group, place) { $0.item.segment },
+                .text(group, name) { $0.item.segmentName },
+                .count("users", unit: "users", "the \(group)'s users") { $0.item.users },
                 .count("opens", unit: "opens", "their opens") { $0.item.opens },
                 .count("delivered", unit: "notifications", "notifications delivered to them") { $0.item.delivered },
             ],
@@ -258,9 +284,10 @@ public enum ResultTables {
         ],
         rows: { run in
             let all = run.results.all
-            return run.results.segments.filter { all.indices.contains($0.configuration) }
+            return run.results[keyPath: rows].filter { all.indices.contains($0.configuration) }
                 .map { ConfigurationRow(configuration: all[$0.configuration], item: $0) }
         })
+    }
 
     // MARK: message_stats, period_stats
 
@@ -278,7 +305,10 @@ public enum ResultTables {
         ResultColumn.rate(Measure.triggerRate) { $0.item.triggerRate },
         [.count("responded", unit: "notifications", "returns a notification caused") { $0.item.responded }],
         ResultColumn.rate(Measure.responseRate) { $0.item.responseRate },
-        [.count("capped", unit: "notifications", "not shown because of the frequency cap") { $0.item.capped }],
+        [
+            .count("capped", unit: "notifications", "not shown because of the frequency cap") { $0.item.capped },
+            .count("dropped", unit: "notifications", "discarded by the system past its limit of pending notifications") { $0.item.dropped },
+        ],
     ]
 
     public static let messageStats = ResultTable<ConfigurationRow<SlotMetrics>>(

@@ -55,6 +55,8 @@ public struct RunResults: Sendable {
     private let pairwiseStart: [Int: Int]
     /// Every configuration's headline measures per segment, in the order (configuration, segment).
     public let segments: [SegmentMetrics]
+    /// The same per platform, when the population names platforms (`segment` is then the platform's index).
+    public let platforms: [SegmentMetrics]
     /// The index of the configuration others are compared with first (0: the holdout).
     public let baselineIndex: Int
     /// The recommendation the scenario's decision rule makes.
@@ -97,10 +99,19 @@ public struct RunResults: Sendable {
                     SegmentMetrics(configuration: c, segment: s, name: segment.name, sums: sums, isHoldout: c == 0)
                 }
             }
+            // The platforms' rows follow the segments' in the sums; numbered from 0 among themselves.
+            let first = scenario.population.segments.count
+            platforms = all.indices.flatMap { c in
+                (scenario.population.platforms ?? []).enumerated().map { p, platform in
+                    SegmentMetrics(configuration: c, segment: first + p, name: platform.name, sums: sums, isHoldout: c == 0,
+                                   number: p)
+                }
+            }
         } else {
             pairwise = []
             pairwiseStart = [:]
             segments = []
+            platforms = []
         }
         baselineIndex = scenario.baselineIndex
         decision = Self.decide(rule: scenario.effectiveDecision, baseline: baselineIndex, all: all, sums: sums, replay: replay)

@@ -98,6 +98,9 @@ public struct ConfigurationPair: Equatable, Sendable {
 public struct UserSumsLayout: CountsLayout {
     public let configurations: Int
     public let segments: Int
+    /// Platforms, whose rows follow the segments' (0 without platforms); `groups` counts both.
+    public let platforms: Int
+    public var groups: Int { segments + platforms }
     public let messageSlots: [Int]
     public let periodSlots: [Int]
     /// Days of the run (UTC), for the daily-active differences.
@@ -129,11 +132,12 @@ public struct UserSumsLayout: CountsLayout {
     /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
     ///   `pairs`: `.against` indices must be distinct, ascending and below the configuration count.
     ///   `keepsArmSums`: false for sums stored before the arm block was kept.
-    public init(segments: Int, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all,
+    public init(segments: Int, platforms: Int = 0, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all,
                 keepsArmSums: Bool = true) {
         precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
         configurations = messageSlots.count
         self.segments = segments
+        self.platforms = platforms
         self.messageSlots = messageSlots
         self.periodSlots = periodSlots
         self.days = days
@@ -147,7 +151,7 @@ public struct UserSumsLayout: CountsLayout {
         }
         configOffsets = offsets
         segmentOffset = at
-        armOffset = segmentOffset + configurations * segments * Self.segmentWidth
+        armOffset = segmentOffset + configurations * (segments + platforms) * Self.segmentWidth
         pairOffset = armOffset + configurations * Self.armWidth
         let k = configurations
         var list: [ConfigurationPair] = []
@@ -183,14 +187,14 @@ public struct UserSumsLayout: CountsLayout {
 
     /// The same layout holding other pairs.
     public func holding(_ pairs: PairSet) -> UserSumsLayout {
-        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs,
-                       keepsArmSums: keepsArmSums)
+        UserSumsLayout(segments: segments, platforms: platforms, messageSlots: messageSlots, periodSlots: periodSlots, days: days,
+                       pairs: pairs, keepsArmSums: keepsArmSums)
     }
 
     /// The same layout marked as stored before the arm block was kept.
     public var withoutArmSums: UserSumsLayout {
-        UserSumsLayout(segments: segments, messageSlots: messageSlots, periodSlots: periodSlots, days: days, pairs: pairs,
-                       keepsArmSums: false)
+        UserSumsLayout(segments: segments, platforms: platforms, messageSlots: messageSlots, periodSlots: periodSlots, days: days,
+                       pairs: pairs, keepsArmSums: false)
     }
 
     /// Counts of sums stored before the arm block was kept.
@@ -217,7 +221,7 @@ public struct UserSumsLayout: CountsLayout {
         curve(c, day: 1, gained: true) + 2 * retentionCurveDays + 2 * d + (gained ? 0 : 1)
     }
     func arm(_ c: Int, _ a: ArmCounter) -> Int { armOffset + c * Self.armWidth + a.rawValue }
-    func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * segments + s) * Self.segmentWidth }
+    func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * (segments + platforms) + s) * Self.segmentWidth }
     func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
         segment(c, s) + SegmentCounter.allCases.count + (response ? Self.ratioWidth : 0)
     }

@@ -63,6 +63,9 @@ public struct Population: Encodable, Equatable, Sendable {
 
     public static let defaultInstallSpreadDays = 30.0
 
+    /// The groups results are broken down by: the segments, then the platforms (when named).
+    public var breakdownGroups: Int { segments.count + (platforms?.count ?? 0) }
+
     public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
                 installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment],
                 platforms: [PlatformSpec]? = nil) {
