@@ -75,7 +75,7 @@ final class PlatformDecodingTests: XCTestCase {
             """#))
         for e in [
             "population.platforms: weights must add up to a positive number",
-            #"population.platforms[0].segmentWeights.Casual: no segment is called "Casual" (did you mean "casual"?)"#,
+            #"population.platforms[0].segmentWeights["Casual"]: no segment is called "Casual" (did you mean "casual"?)"#,
             #"population.platforms[1].name: "ios" is already the name of population.platforms[0]"#,
             "population.platforms[1].segmentWeights: must give a positive weight to at least one segment",
         ] {

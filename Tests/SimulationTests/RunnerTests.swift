@@ -208,13 +208,29 @@ final class RunnerTests: XCTestCase {
         }
     }
 
-    func testAtMostSixtyFourRemindersPerConfiguration() {
+    func testAtMost128RemindersPerConfiguration() {
         var s = smallDefault(users: 10)
-        s.configurations = [ConfigurationSpec(label: "many", reminders: (0..<65).map {
+        s.configurations = [ConfigurationSpec(label: "many", reminders: (0..<129).map {
             ReminderSpec(messages: ["m"], timePeriods: [1], appDomain: "d\($0)")
         })]
         XCTAssertTrue(s.semanticIssues().contains(ScenarioIssue(
-            path: "configurations[0].reminders", reason: "at most 64 reminders per configuration, got 65")))
+            path: "configurations[0].reminders", reason: "at most 128 reminders per configuration, got 129")))
+    }
+
+    /// Reminders past the 64th fire as the first ones do: 100 identical reminders that change nothing
+    /// deliver exactly 100 times what one delivers.
+    func testRemindersBeyondSixtyFourFire() throws {
+        let one = Fixtures.reminder([1], label: "one")
+        let hundred = ConfigurationSpec(label: "hundred", reminders: (0..<100).map {
+            ReminderSpec(messages: ["m"], timePeriods: [1], appDomain: "d\($0)")
+        })
+        let s = Fixtures.scenario(users: 200, days: 30, population: Fixtures.population(.exponential(mean: 2, unit: .days)),
+                                  configurations: [one, hundred])
+        let t = try CompiledModel(s).run().tallies
+        XCTAssertGreaterThan(t[1][.delivered], 100)
+        for c: Counter in [.scheduled, .delivered, .cancelled, .censored, .foreground] {
+            XCTAssertEqual(t[2][c], 100 * t[1][c], "\(c)")
+        }
     }
 
     func testAtMostSixtyFourCronRulesPerConfiguration() {

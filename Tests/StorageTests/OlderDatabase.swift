@@ -23,6 +23,8 @@ enum OlderDatabase {
         for table in Schema.exportedTables.map(\.name) + ["tallies", "user_sums"] {
             let columns = try db.rows("SELECT name FROM pragma_table_info(?, 'main') ORDER BY cid", [.text(table)])
                 .compactMap { $0.text(0) }.joined(separator: ", ")
+            // A table of a later version than the database's is not there.
+            guard !columns.isEmpty else { continue }
             try db.execute("INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM current.\(table)")
         }
         try db.execute("DETACH DATABASE current")

@@ -162,6 +162,20 @@ public enum ResultTables {
                 .count("shifted", unit: "notifications", "scheduled notifications a delivery policy moved into the send window") {
                     $0.metrics.shifted
                 },
+            ],
+            ResultColumn.rate(Measure.optOutRate) { $0.metrics.optOutRate },
+            ResultColumn.interval(Measure.deliveredPerUser) { $0.metrics.deliveredPerUser },
+            ResultColumn.rate("opt_outs_per_delivered", unit: "opt-outs per notification", "opt-outs / delivered (clustered)") {
+                $0.metrics.optOutsPerDelivered
+            },
+            ResultColumn.rate("attributed_per_delivered", unit: "opens per notification", "attributed opens / delivered (clustered)") {
+                $0.metrics.attributedPerDelivered
+            },
+            [
+                .text("rate_interval", "clustered when the notification rates' intervals are clustered by user, wilson otherwise") {
+                    $0.metrics.triggerRate.clustered != nil ? "clustered" : "wilson"
+                },
+                // Platform rules (schema version 7, so last).
                 .count("dropped", unit: "notifications", "notifications the system discarded past its limit of pending ones (iOS)") {
                     $0.metrics.dropped
                 },
@@ -176,19 +190,6 @@ public enum ResultTables {
                 },
                 .count("permission_asked", unit: "users", "users shown the notification permission prompt") { $0.metrics.permissionAsked },
                 .count("permission_granted", unit: "users", "users who allowed notifications when asked") { $0.metrics.permissionGranted },
-            ],
-            ResultColumn.rate(Measure.optOutRate) { $0.metrics.optOutRate },
-            ResultColumn.interval(Measure.deliveredPerUser) { $0.metrics.deliveredPerUser },
-            ResultColumn.rate("opt_outs_per_delivered", unit: "opt-outs per notification", "opt-outs / delivered (clustered)") {
-                $0.metrics.optOutsPerDelivered
-            },
-            ResultColumn.rate("attributed_per_delivered", unit: "opens per notification", "attributed opens / delivered (clustered)") {
-                $0.metrics.attributedPerDelivered
-            },
-            [
-                .text("rate_interval", "clustered when the notification rates' intervals are clustered by user, wilson otherwise") {
-                    $0.metrics.triggerRate.clustered != nil ? "clustered" : "wilson"
-                },
             ],
         ],
         rows: { $0.results.all })

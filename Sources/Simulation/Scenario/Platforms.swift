@@ -105,13 +105,10 @@ extension JSONFieldReader {
         let name = optionalField(o, "name", Self.name)
         let weight = field(o, "weight", default: 1, Self.number(.within(0...1e6)))
         let permission = optionalField(o, "permission") { r, j, p in r.permission(j, at: p, platform: kind) }
-        let segmentWeights = optionalField(o, "segmentWeights") { r, j, p -> [String: Double]? in
-            guard let w = r.object(j, at: p) else { return nil }
-            var out: [String: Double] = [:], ok = true
-            for (key, value) in w.members {
-                if let x = r.number(value, at: w.path(Excerpt.shortened(key)), .within(0...1e6)) { out[key] = x } else { ok = false }
+        let segmentWeights = optionalField(o, "segmentWeights") { r, j, p in
+            r.dictionary(j, at: p, mapping: "segment name to weight") { r, k, v in
+                r.number(v, at: "\(p)[\(JSONFieldReader.quote(k))]", .within(0...1e6)).map { (k, $0) }
             }
-            return ok ? out : nil
         }
         let pendingLimit = optionalField(o, "pendingLimit", Self.integer(.within(1...1_000)))
         let alarms = optionalField(o, "alarms") { r, j, p in r.alarms(j, at: p) }
@@ -189,7 +186,7 @@ extension ScenarioParts {
             for name in weights.keys.sorted() where !known.contains(name) {
                 let hint = known.first { $0.lowercased() == name.lowercased() }.map { " (did you mean \(ScenarioIssue.quote($0))?)" }
                     ?? "; the segments are " + known.map(ScenarioIssue.quote).joined(separator: ", ")
-                fail("\(at).segmentWeights.\(name)", "no segment is called \(ScenarioIssue.quote(name))\(hint)")
+                fail("\(at).segmentWeights[\(JSONFieldReader.quote(name))]", "no segment is called \(ScenarioIssue.quote(name))\(hint)")
             }
             if !(known.map { weights[$0] ?? 0 }.reduce(0, +) > 0) {
                 fail("\(at).segmentWeights", "must give a positive weight to at least one segment")
