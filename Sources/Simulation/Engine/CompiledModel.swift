@@ -305,6 +305,10 @@ public struct CompiledModel: Sendable {
     @usableFromInline let platforms: [CompiledPlatform]
     let frozenPlatforms: FrozenBuffer<CompiledPlatform>
     @usableFromInline let platformChoice: WeightedChoice?
+    /// Whether users draw a platform (the population names platforms), and whether a platform sets
+    /// its own segment shares.
+    let drawsPlatformTraits: Bool
+    let platformSegments: Bool
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
     @usableFromInline let installSpreadSeconds: Double
@@ -376,6 +380,8 @@ public struct CompiledModel: Sendable {
         platforms = named.isEmpty ? [.unrestricted] : named.map { CompiledPlatform($0, segments: scenario.population.segments) }
         frozenPlatforms = FrozenBuffer(platforms)
         platformChoice = named.isEmpty ? nil : WeightedChoice(weights: named.map(\.weight))
+        drawsPlatformTraits = !named.isEmpty
+        platformSegments = named.contains { $0.segmentWeights != nil }
         offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))
         installSpreadSeconds = scenario.population.installSpreadDays * 86_400

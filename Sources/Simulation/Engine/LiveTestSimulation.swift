@@ -144,6 +144,8 @@ extension CompiledModel {
         if before.platform.pointee.asksPermission { before.awaitPermission(&observer) }
         before.live(from: t.install, cause: .install, coldLaunch: true, &observer)
         buffers.organic = before.organic
+        // Android's alarm delays drawn so far belong to the device: each arm goes on from them.
+        let alarmsAtSwitch = buffers.pendingScratch.alarms.pointee
         if before.result.exceededSessionLimit { return SessionLimitBreach(user: user, configuration: baseline) }
         let x = before.result.opens
         var ys = Array(repeating: Int64(0), count: arms.count)
@@ -156,6 +158,7 @@ extension CompiledModel {
                     during.takeOver(from: before)
                 }
                 during.organic = buffers.organic
+                buffers.pendingScratch.alarms.pointee = alarmsAtSwitch
                 (during.switchTime, during.handOver) = (.infinity, nil)
                 let delivered = counts.base(c)[Counter.delivered.rawValue]
                 during.live(from: h.open, cause: h.cause, coldLaunch: h.coldLaunch, &observer)
@@ -185,6 +188,6 @@ extension UserTimeline {
         (responseStream, responseSeeded, nextRecorded) = (other.responseStream, other.responseSeeded, other.nextRecorded)
         // The permission and the device's alarms belong to the user too.
         (permittedFrom, askPending) = (other.permittedFrom, other.askPending)
-        (alarmStream, alarmSeeded) = (other.alarmStream, other.alarmSeeded)
+        // The alarms' stream lives in the worker's buffers, shared by both timelines: it goes on as it is.
     }
 }

@@ -85,7 +85,6 @@ extension CompiledModel {
 
     /// The user's platform and answers, from the platform stream; nil draws nothing without platforms.
     func platformTraits(user: Int) -> PlatformTraits {
-        guard platformChoice != nil || platforms[0].asksPermission || platforms[0].idleShare > 0 else { return PlatformTraits() }
         var g = Xoshiro256(seed: seed, user: UInt64(user), purpose: PlatformStream.traits)
         let p = platformChoice?.sample(&g) ?? 0
         // Drawn whatever the platform's rules, so that changing one rule shifts no other draw: with
@@ -95,5 +94,32 @@ extension CompiledModel {
         let phase = g.nextUnit()
         return PlatformTraits(platform: p, grants: answer < platforms[p].granted,
                               maintenancePhase: phase * platforms[p].maintenanceSeconds)
+    }
+}
+
+/// Android's alarm delays for one user under one configuration: their stream, seeded at the first.
+struct AlarmDraws {
+    let seed: UInt64
+    let user: UInt64
+    var stream = Xoshiro256(state: (1, 0, 0, 0))
+    var seeded = false
+
+    init(seed: UInt64, user: UInt64) { (self.seed, self.user) = (seed, user) }
+
+    /// When the system fires an alarm set for `t`: within the window after it, and for an idle device
+    /// at its next maintenance window after that (`phase` + k · spacing); whether it was idle. Two draws
+    /// per alarm whatever they decide, so that one alarm's rule shifts no other's draws.
+    mutating func delayed(_ t: Double, _ platform: UnsafePointer<CompiledPlatform>, phase: Double) -> (Double, dozed: Bool) {
+        if !seeded {
+            stream = Xoshiro256(seed: seed, user: user, purpose: PlatformStream.alarms)
+            seeded = true
+        }
+        let p = platform.pointee
+        var fire = t + stream.nextUnit() * p.alarmWindowSeconds
+        let idle = stream.nextUnit() < p.idleShare
+        if idle {
+            fire = max(fire, phase + ((fire - phase) / p.maintenanceSeconds).rounded(.up) * p.maintenanceSeconds)
+        }
+        return (fire, idle)
     }
 }

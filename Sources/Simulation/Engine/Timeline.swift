@@ -172,8 +172,9 @@ extension CompiledModel {
 
     public func traits(user: Int) -> UserTraits {
         var g = Xoshiro256(seed: seed, user: UInt64(user), purpose: .traits)
-        let platform = platformTraits(user: user)
-        let segment = (platforms[platform.platform].segmentChoice ?? segmentChoice).sample(&g)
+        let platform = drawsPlatformTraits ? platformTraits(user: user) : PlatformTraits()
+        let segment = platformSegments ? (platforms[platform.platform].segmentChoice ?? segmentChoice).sample(&g)
+            : segmentChoice.sample(&g)
         let offset = offsetSeconds[offsetChoice.sample(&g)]
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
@@ -320,7 +321,8 @@ final class TimelineBuffers {
         blockRuns.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
         pendingScratch = PendingScratch(
             dropped: .allocate(capacity: ConfigurationSpec.maximumReminders),
-            order: .allocate(capacity: ConfigurationSpec.maximumReminders))
+            order: .allocate(capacity: ConfigurationSpec.maximumReminders), alarms: .allocate(capacity: 1))
+        pendingScratch.alarms.initialize(to: AlarmDraws(seed: 0, user: 0))
         pendingScratch.dropped.initialize(repeating: false, count: ConfigurationSpec.maximumReminders)
         pendingScratch.order.initialize(repeating: 0, count: ConfigurationSpec.maximumReminders)
     }
@@ -331,6 +333,7 @@ final class TimelineBuffers {
         blockRuns.deallocate()
         pendingScratch.dropped.deallocate()
         pendingScratch.order.deallocate()
+        pendingScratch.alarms.deallocate()
     }
 
     /// The first `n` reminder states, each as a new reminder's.
@@ -355,6 +358,19 @@ final class TimelineBuffers {
 struct PendingScratch {
     let dropped: UnsafeMutablePointer<Bool>
     let order: UnsafeMutablePointer<Int>
+    let alarms: UnsafeMutablePointer<AlarmDraws>
+}
+
+/// What the platform's rules act on after a close, apart from the timeline.
+struct PlatformStep {
+    let states: UnsafeMutableBufferPointer<ReminderState>
+    let count: Int
+    let delaysAlarms, mayDrop: Bool
+    let alarms: UnsafeMutablePointer<AlarmDraws>
+    let platform: UnsafePointer<CompiledPlatform>
+    let phase: Double
+    let counts: UnsafeMutablePointer<Int64>
+    let scratch: PendingScratch
 }
 
 /// A session just closed: when, when the user would come back on their own, and whether the user
@@ -458,14 +474,16 @@ struct UserTimeline<Count: ReminderCount> {
     /// Whether the platform moves alarms (Android's inexact alarms), and the stream of their delays,
     /// seeded at the first one.
     let delaysAlarms: Bool
-    var alarmStream = Xoshiro256(state: (1, 0, 0, 0))
-    var alarmSeeded = false
+    /// The stream of the alarms' delays, in the worker's buffers, so that the rare steps that use
+    /// it never need the whole timeline in memory.
+    let alarms: UnsafeMutablePointer<AlarmDraws>
 
     init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
          holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch) {
+        alarms = pendingScratch.alarms
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
@@ -491,6 +509,7 @@ struct UserTimeline<Count: ReminderCount> {
         delaysAlarms = platform.pointee.delaysAlarms
         self.pendingScratch = pendingScratch
         if mayDrop { pendingScratch.dropped.update(repeating: false, count: c.reminders.count) }
+        if delaysAlarms { alarms.pointee = AlarmDraws(seed: model.seed, user: UInt64(user)) }
         seed = model.seed
         self.user = UInt64(user)
         if c.randomMessages {
@@ -652,12 +671,12 @@ struct UserTimeline<Count: ReminderCount> {
         }
         if coldLaunch {
             result.launches &+= 1
-            if !config.rules.isEmpty {
-                launchRules(onDay: today, sinceInstall: sinceInstall, &observer)
-            } else if askPending {
+            // The launch counters: for the cron rules, and for a permission prompt asked by a rule.
+            if !config.rules.isEmpty || askPending {
                 counters.recordLaunch(onDay: today)
+                if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+                if askPending, let rule = platform.pointee.askRule, rule.matches(counters) { ask(at: openTime, &observer) }
             }
-            if askPending, let rule = platform.pointee.askRule, rule.matches(counters) { ask(at: openTime, &observer) }
         }
         for r in 0..<reminderCount {
             // A notification that fired while the user was away was counted when it fired.
@@ -673,7 +692,6 @@ struct UserTimeline<Count: ReminderCount> {
     /// evaluations, in `run()`.
     @inline(__always)
     mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
-        counters.recordLaunch(onDay: today)
         let matched = config.cronTable.matches(config.rules, counters)
         var ran = matched
         while ran != 0 {
@@ -835,14 +853,18 @@ struct UserTimeline<Count: ReminderCount> {
             }
             guard var n = states[r].pending else { continue }
             if movesFireTimes { n = move(r, n, &observer) }
-            if delaysAlarms { n = delayAlarm(r, n, &observer) }
             add(.scheduled)
             add(layout.message(config.messageBase[r] + n.messageIndex, .scheduled))
             add(layout.period(config.periodBase[r] + n.periodIndex, .scheduled))
             let state = states[r]
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
-        if mayDrop { limitPending(&observer) }
+        // The platform's rules on what was just scheduled: Android's alarm delays, iOS's pending limit.
+        if delaysAlarms || mayDrop {
+            Self.applyPlatformRules(PlatformStep(states: states, count: reminderCount, delaysAlarms: delaysAlarms, mayDrop: mayDrop,
+                                                 alarms: alarms, platform: platform, phase: traits.platform.maintenancePhase,
+                                                 counts: counts, scratch: pendingScratch), &observer)
+        }
         // Dropping out is as good as random: no branch on it when nobody watches.
         if session.dropsOut && !dormant { observer.record(.droppedOut(time: session.close)) }
         dormant = dormant || session.dropsOut
@@ -992,7 +1014,6 @@ struct UserTimeline<Count: ReminderCount> {
 
     /// The platform asks the user for permission: at the install, or at the first cold launch its
     /// rule matches. Until then no notification finds permission.
-    @inline(never)
     mutating func awaitPermission<O: TimelineObserver>(_ observer: inout O) {
         permittedFrom = .infinity
         if platform.pointee.askRule == nil {
@@ -1004,7 +1025,7 @@ struct UserTimeline<Count: ReminderCount> {
 
     /// The permission prompt is shown: notifications firing from now on find permission if the
     /// user allows them, and none ever does otherwise.
-    @inline(never)
+    @inline(__always)
     mutating func ask<O: TimelineObserver>(at time: Double, _ observer: inout O) {
         askPending = false
         add(.permissionAsked)
@@ -1015,39 +1036,33 @@ struct UserTimeline<Count: ReminderCount> {
         observer.record(.permissionAsked(time: time, granted: traits.platform.grants))
     }
 
-    /// Android fires an inexact alarm within its window after the time the app set, and an idle
-    /// device at its next maintenance window after that. The engine's state holds the time the
-    /// system fires it, as it does a time a delivery policy moved.
+    /// Android fires each alarm just scheduled later than set (`AlarmDraws`); then iOS keeps the
+    /// soonest-firing ones up to its limit. Out of line, as most runs have neither.
     @inline(never)
-    mutating func delayAlarm<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
-        if !alarmSeeded {
-            alarmStream = Xoshiro256(seed: seed, user: user, purpose: PlatformStream.alarms)
-            alarmSeeded = true
+    static func applyPlatformRules<O: TimelineObserver>(_ p: PlatformStep, _ observer: inout O) {
+        if p.delaysAlarms {
+            for r in 0..<p.count {
+                guard var n = p.states[r].pending else { continue }
+                let (t, dozed) = p.alarms.pointee.delayed(n.fireTime, p.platform, phase: p.phase)
+                if dozed { p.counts[Counter.dozed.rawValue] &+= 1 }
+                observer.record(.alarmDelayed(reminder: r, from: n.fireTime, to: t, dozed: dozed))
+                n.fireTime = t
+                p.states[r].pending = n
+            }
         }
-        let p = platform.pointee
-        // Two draws per alarm whatever they decide, so that one alarm's rule shifts no other's draws.
-        var t = n.fireTime + alarmStream.nextUnit() * p.alarmWindowSeconds
-        let idle = alarmStream.nextUnit() < p.idleShare
-        if idle {
-            let phase = traits.platform.maintenancePhase, spacing = p.maintenanceSeconds
-            t = max(t, phase + ((t - phase) / spacing).rounded(.up) * spacing)
-            add(.dozed)
-        }
-        observer.record(.alarmDelayed(reminder: r, from: n.fireTime, to: t, dozed: idle))
-        var m = n
-        m.fireTime = t
-        states[r].pending = m
-        return m
+        if p.mayDrop { limitPending(p.states, p.count, p.platform.pointee.pendingLimit, p.scratch, &observer) }
     }
 
-    /// The system keeps the `pendingLimit` soonest-firing notifications (earlier reminders first
-    /// among equal times) and discards the rest; one discarded stays discarded until it ends.
+    /// The system keeps the `limit` soonest-firing notifications (earlier reminders first among
+    /// equal times) and discards the rest; one discarded stays discarded until it ends.
     @inline(never)
-    mutating func limitPending<O: TimelineObserver>(_ observer: inout O) {
-        let limit = platform.pointee.pendingLimit
-        let order = pendingScratch.order, dropped = pendingScratch.dropped
+    static func limitPending<O: TimelineObserver>(
+        _ states: UnsafeMutableBufferPointer<ReminderState>, _ count: Int, _ limit: Int, _ scratch: PendingScratch,
+        _ observer: inout O
+    ) {
+        let order = scratch.order, dropped = scratch.dropped
         var held = 0
-        for r in 0..<reminderCount where !dropped[r] {
+        for r in 0..<count where !dropped[r] {
             guard let t = states[r].pending?.fireTime else { continue }
             // Insertion by fire time: a sequence's steps come in order, so this is one pass.
             var k = held
