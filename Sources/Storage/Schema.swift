@@ -354,6 +354,13 @@ enum Schema {
         ALTER TABLE user_sums ADD COLUMN recorded_users INTEGER;
         ALTER TABLE user_sums ADD COLUMN recorded_user_sums BLOB;
         """,
+        // 7: cron rules whose block asks for the App Store review prompt: the prompt, the prompts shown
+        // under the system's cap and the users shown one; NULL for other rules and for runs stored before.
+        """
+        ALTER TABLE cron_rule_stats ADD COLUMN prompt TEXT;
+        ALTER TABLE cron_rule_stats ADD COLUMN shown INTEGER;
+        ALTER TABLE cron_rule_stats ADD COLUMN users_shown INTEGER;
+        """,
     ]
 
     /// The version this build writes.

@@ -12,13 +12,17 @@ extension Tally {
         return bytes
     }
 
-    /// A tally read back from `encodedCounts()`, or from the shorter counts of builds before delivery
-    /// policies (which lack their counters, which are then 0); nil when the bytes fit neither.
+    /// A tally read back from `encodedCounts()`, or from the shorter counts of builds before review
+    /// prompts or before delivery policies (which lack their counters, which are then 0); nil when the
+    /// bytes fit none of them.
     public init?(layout: TallyLayout, encodedCounts bytes: [UInt8]) {
         let values = Self.decode(bytes)
         self.init(layout: layout)
         if bytes.count == layout.count * 8 {
             counts = values
+        } else if bytes.count == layout.promptOffset * 8 {
+            // Before review prompts: the same counts, without the last section.
+            counts.replaceSubrange(0..<layout.promptOffset, with: values)
         } else if bytes.count == Self.countBeforePolicies(layout) * 8 {
             fillFromBeforePolicies(values)
         } else {
