@@ -9,7 +9,7 @@ public enum CronPrompt: String, CaseIterable, Codable, Sendable {
 /// One of a configuration's cron rules: its Crontab-IOS text and, when its block asks for a system
 /// prompt, which one. A scenario writes an unmarked rule as its text, a marked one as
 /// `{"rule": "1 */7", "prompt": "storeReview"}`.
-public struct CronRuleSpec: Encodable, Equatable, Sendable, ExpressibleByStringLiteral {
+public struct CronRuleSpec: Encodable, Hashable, Sendable, ExpressibleByStringLiteral {
     public var rule: String
     public var prompt: CronPrompt?
 
