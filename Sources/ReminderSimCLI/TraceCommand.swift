@@ -118,8 +118,12 @@ struct TraceText {
                 coldOpen = cold
                 line(at, "open (\(cause.rawValue)), \(cold ? "cold launch" : "resume")")
             case let .cronRule(index, matched):
-                let rule = "\"\(TerminalText.printable(c.spec.cronRules[index]))\""
+                let rule = "\"\(TerminalText.printable(c.spec.cronRules[index].rule))\""
                 if matched { ran.append(rule) } else { skipped.append(rule) }
+            case let .reviewPrompt(index, shown):
+                let rule = "\"\(TerminalText.printable(c.spec.cronRules[index].rule))\""
+                line(nil, "cron \(rule) asks for the App Store review prompt: "
+                    + (shown ? "shown" : "capped: not shown, already shown 3 times in the last 365 days (an extension)"))
             case let .reminderChecked(r, state):
                 let how = coldOpen && unconfiguredAtColdLaunch ? " unconfigured (README wiring)" : ""
                 line(nil, "reminder \(r) checked\(how): \(describe(state, r, c))")
@@ -170,8 +174,18 @@ struct TraceText {
             + "\(tally[.foreground]) foreground, \(tally[.suppressed]) suppressed, \(tally[.cancelled]) cancelled, "
             + "\(tally[.censored]) censored" + (tally[.capped] > 0 ? ", \(tally[.capped]) capped" : "")
             + (tally[.dropped] > 0 ? ", \(tally[.dropped]) dropped" : "")
-            + (tally[.noPermission] > 0 ? " (\(tally[.noPermission]) of the suppressed for want of permission)" : "") + "\n"
+            + (tally[.noPermission] > 0 ? " (\(tally[.noPermission]) of the suppressed for want of permission)" : "")
+            + reviewPrompts(c, tally) + "\n"
         return out
+    }
+
+    /// The review prompts the user's marked rules asked for and those shown, when the configuration marks any.
+    func reviewPrompts(_ c: CompiledConfiguration, _ tally: Tally) -> String {
+        let marked = c.spec.cronRules.indices.filter { c.spec.cronRules[$0].prompt == .storeReview }
+        guard !marked.isEmpty else { return "" }
+        let asked = marked.reduce(Int64(0)) { $0 + tally.rule($1, .blockRuns) }
+        let shown = marked.reduce(Int64(0)) { $0 + tally.prompt($1, .shown) }
+        return ", \(asked) review prompts asked (\(shown) shown)"
     }
 
     func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {

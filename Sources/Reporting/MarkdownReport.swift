@@ -141,22 +141,34 @@ public enum MarkdownReport {
     static func cronSection(_ results: RunResults) -> String {
         var out = "## Cron rules\n\n"
         var ruleRows: [[String]] = []
+        // The review prompt's columns appear only when some rule asks for it.
+        let prompts = results.shown.contains { c in c.cronRules.contains { $0.prompt != nil } }
         for c in results.shown {
             for r in c.cronRules {
-                ruleRows.append([
-                    c.spec.label, c.spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
-                    Text.group(r.elseRuns), Text.percent(Proportion(r.usersRan, of: c.metrics.users)),
-                    r.firstRunDayMedian.map(String.init) ?? "n/a", r.firstRunDayP90.map(String.init) ?? "n/a",
-                ])
+                var row = [c.spec.label, c.spec.mode.rawValue, r.rule, Text.group(r.launchesEvaluated), Text.group(r.blockRuns)]
+                if prompts {
+                    row += [r.shown.map(Text.group) ?? "n/a",
+                            r.usersShown.map { Text.percent(Proportion($0, of: c.metrics.users)) } ?? "n/a"]
+                }
+                row += [Text.group(r.elseRuns), Text.percent(Proportion(r.usersRan, of: c.metrics.users)),
+                        r.firstRunDayMedian.map(String.init) ?? "n/a", r.firstRunDayP90.map(String.init) ?? "n/a"]
+                ruleRows.append(row)
             }
         }
         if ruleRows.isEmpty { return out + "No configuration has cron rules.\n\n" }
+        let promptColumns = prompts ? ["review prompts shown", "users shown one"] : []
         out += Markdown.table(
-            header: ["configuration", "mode", "rule", "launches evaluated", "block runs", "else runs",
-                     "users it ran for", "first run: median day", "first run: day p90"],
-            alignments: [.left, .left, .left, .right, .right, .right, .right, .right, .right], rows: ruleRows)
-        out += "\nDays are counted from install, in the user's local days; a rule's first run is counted once per user.\n\n"
-        return out
+            header: ["configuration", "mode", "rule", "launches evaluated", "block runs"] + promptColumns
+                + ["else runs", "users it ran for", "first run: median day", "first run: day p90"],
+            alignments: [.left, .left, .left] + Array(repeating: .right, count: 6 + promptColumns.count), rows: ruleRows)
+        out += "\nDays are counted from install, in the user's local days; a rule's first run is counted once per user.\n"
+        if prompts {
+            out += "\nEach block run of a rule marked `storeReview` asks for the App Store review prompt; the system shows it "
+                + "at most \(ReviewPromptLog.limit) times per user in any 365 days, shared by the configuration's marked rules "
+                + "(Apple's documented cap, applied around the cron engine). *Review prompts shown* counts the asks it showed; "
+                + "n/a for rules that ask for no prompt.\n"
+        }
+        return out + "\n"
     }
 
     static func slotTable(_ results: RunResults, title: String, rows: KeyPath<ConfigurationResult, [SlotMetrics]>) -> String {

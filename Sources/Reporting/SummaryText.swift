@@ -115,13 +115,17 @@ public enum SummaryText {
         }
         let rules = c.cronRules
         if !rules.isEmpty {
-            var table: [[String]] = [["", "cron rule", "launches", "block runs", "else runs", "users ran", "first run day (median, p90)"]]
+            // The review prompts shown appear only when some rule asks for one.
+            let prompts = rules.contains { $0.prompt != nil }
+            var table: [[String]] = [["", "cron rule", "launches", "block runs"] + (prompts ? ["prompts shown"] : [])
+                + ["else runs", "users ran", "first run day (median, p90)"]]
             for r in rules {
                 let days = r.firstRunDayMedian.map { "\($0), \(r.firstRunDayP90!)" } ?? "n/a"
-                table.append(["", "\"\(TerminalText.printable(r.rule))\"", Text.group(r.launchesEvaluated), Text.group(r.blockRuns),
-                              Text.group(r.elseRuns), Text.group(r.usersRan), days])
+                table.append(["", "\"\(TerminalText.printable(r.rule))\"", Text.group(r.launchesEvaluated), Text.group(r.blockRuns)]
+                    + (prompts ? [r.shown.map(Text.group) ?? "n/a"] : [])
+                    + [Text.group(r.elseRuns), Text.group(r.usersRan), days])
             }
-            out += TerminalText.table(table, rightAligned: [2, 3, 4, 5, 6], indented: true)
+            out += TerminalText.table(table, rightAligned: Set(2..<(prompts ? 8 : 7)), indented: true)
         }
         return out
     }

@@ -356,7 +356,9 @@ enum Schema {
         """,
         // 7: platform rules: notifications dropped past a pending limit, not shown for want of permission,
         // delivered quietly, alarms deferred by an idle device, users asked for permission and allowing it;
-        // the headline measures per platform.
+        // the headline measures per platform. Cron rules whose block asks for the App Store review prompt:
+        // the prompt, the prompts shown under the system's cap and the users shown one; NULL for other
+        // rules and for runs stored before.
         """
         ALTER TABLE config_metrics ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE config_metrics ADD COLUMN no_permission INTEGER NOT NULL DEFAULT 0;
@@ -386,6 +388,9 @@ enum Schema {
             delivered_per_incremental_open REAL,
             PRIMARY KEY (run_id, config_index, platform_index)
         );
+        ALTER TABLE cron_rule_stats ADD COLUMN prompt TEXT;
+        ALTER TABLE cron_rule_stats ADD COLUMN shown INTEGER;
+        ALTER TABLE cron_rule_stats ADD COLUMN users_shown INTEGER;
         """,
     ]
 

@@ -29,7 +29,7 @@ enum Fixtures {
 
     static func reminder(_ periods: [Int], unit: PeriodUnit = .days, label: String = "r",
                          mode: EngineMode = .documented, wiring: ReminderWiring? = nil,
-                         rules: [String] = []) -> ConfigurationSpec {
+                         rules: [CronRuleSpec] = []) -> ConfigurationSpec {
         ConfigurationSpec(label: label, mode: mode, wiring: wiring,
                           reminders: [ReminderSpec(messages: messages, timePeriods: periods, unit: unit)],
                           cronRules: rules)

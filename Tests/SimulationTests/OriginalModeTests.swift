@@ -15,7 +15,7 @@ final class OriginalModeTests: XCTestCase {
     }
 
     func spec(_ label: String, _ periods: [Int], mode: EngineMode, wiring: ReminderWiring? = nil,
-              domain: String = "com.mydomain.appName", rules: [String] = []) -> ConfigurationSpec {
+              domain: String = "com.mydomain.appName", rules: [CronRuleSpec] = []) -> ConfigurationSpec {
         ConfigurationSpec(
             label: label, mode: mode, wiring: wiring,
             reminders: [ReminderSpec(messages: Scenario.builtInDefault.configurations[0].reminders[0].messages,
@@ -27,7 +27,7 @@ final class OriginalModeTests: XCTestCase {
     /// and the index stays on the last period, so every notification waits 10 days — exactly what
     /// documented mode does with `[10]`. Every count must agree, with cron rules both modes read alike.
     func testOriginalSevenTenIsDocumentedTenThroughTheWholeSimulator() throws {
-        let rules = ["1 1", "2 1", "1 *", "2 *", "3 2"]
+        let rules: [CronRuleSpec] = ["1 1", "2 1", "1 *", "2 *", "3 2"]
         let s = scenario([
             spec("documented 10", [10], mode: .documented, rules: rules),
             spec("original 7/10", [7, 10], mode: .original, wiring: .early, rules: rules),
@@ -81,7 +81,7 @@ final class OriginalModeTests: XCTestCase {
     /// In the original modes one-field cron rules never run (the pod has no one-field branch);
     /// documented mode runs them as before.
     func testOneFieldCronRulesRunOnlyInDocumentedMode() throws {
-        let rules = ["3", "*"]
+        let rules: [CronRuleSpec] = ["3", "*"]
         let s = scenario(EngineMode.allCases.map { spec($0.rawValue, [2], mode: $0, rules: rules) }, users: 1_000)
         let result = try CompiledModel(s).run()
         let documented = result.tallies[1]

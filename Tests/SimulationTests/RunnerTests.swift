@@ -111,7 +111,7 @@ final class RunnerTests: XCTestCase {
     }
 
     func testCronRulesRunAsTheirEngineModeSays() throws {
-        let rules = ["1 1", "1 */7"]
+        let rules: [CronRuleSpec] = ["1 1", "1 */7"]
         let s = Fixtures.scenario(
             users: 1_000, days: 60, population: Fixtures.population(.exponential(mean: 1, unit: .days)),
             configurations: [

@@ -206,12 +206,15 @@ public struct CompiledConfiguration: Sendable {
     public let periodSlots: Int
     /// When notifications may be shown (extensions around the engines); empty for the holdout.
     @usableFromInline let delivery: DeliveryPolicy
+    /// The cron rules whose block asks for the App Store review prompt, as bits.
+    let reviewPrompts: UInt64
 
     init(_ spec: ConfigurationSpec, weights: [String: Double], days: Int) throws {
         self.spec = spec
         delivery = spec.delivery
         reminders = try spec.reminders.indices.map { Reminder(try spec.reminderConfiguration($0)) }
-        cron = try CronTable(rules: spec.cronRules, mode: spec.cronMode)
+        cron = try CronTable(rules: spec.cronRules.texts, mode: spec.cronMode)
+        reviewPrompts = spec.cronRules.mask(of: .storeReview)
         var mb: [Int] = [], pb: [Int] = [], w: [Double] = []
         var m = 0, p = 0
         for r in spec.reminders {
@@ -239,6 +242,7 @@ public struct CompiledConfiguration: Sendable {
     init(holdout: Void, days: Int) {
         spec = ConfigurationSpec(label: "holdout", reminders: [])
         delivery = DeliveryPolicy()
+        reviewPrompts = 0
         reminders = []
         cron = try! CronTable(rules: [], mode: .documented)
         messageWeights = []
@@ -267,6 +271,8 @@ struct ConfigurationView {
     let messageWeights: UnsafeBufferPointer<Double>
     let randomMessages: Bool
     let delivery: DeliveryPolicy
+    /// The cron rules whose block asks for the App Store review prompt, as bits.
+    let reviewPrompts: UInt64
 }
 
 extension CompiledConfiguration {
@@ -274,7 +280,7 @@ extension CompiledConfiguration {
         ConfigurationView(
             reminders: frozenReminders.buffer, rules: frozenRules.buffer, cronTable: cronTable.view, messageBase: frozenMessageBase.buffer,
             periodBase: frozenPeriodBase.buffer, messageWeights: frozenMessageWeights.buffer,
-            randomMessages: randomMessages, delivery: delivery)
+            randomMessages: randomMessages, delivery: delivery, reviewPrompts: reviewPrompts)
     }
 }
 

@@ -179,10 +179,11 @@ extension CompiledModel {
 extension UserTimeline {
     /// Takes over the user as `other` left them at a switch of configuration: what belongs to the
     /// person and the device (opens and sessions so far, the organic and response draws used, whether
-    /// the user dropped out or turned notifications off, the fatigue, the launch counters) goes on;
-    /// this configuration's reminders and cron rules start afresh.
+    /// the user dropped out or turned notifications off, the fatigue, the launch counters, the review
+    /// prompts the system showed the app) goes on; this configuration's reminders and cron rules start afresh.
     mutating func takeOver<C>(from other: UserTimeline<C>) {
         (result, drawn, sessionIndex) = (other.result, other.drawn, other.sessionIndex)
+        reviewPromptLog = other.reviewPromptLog
         (dormant, optedOut, fatigueFactor) = (other.dormant, other.optedOut, other.fatigueFactor)
         (unclaimedDelivery, usualMinute, counters) = (other.unclaimedDelivery, other.usualMinute, other.counters)
         (responseStream, responseSeeded, nextRecorded) = (other.responseStream, other.responseSeeded, other.nextRecorded)

@@ -37,6 +37,12 @@ public enum RuleCounter: Int, CaseIterable, Sendable {
     case evaluated, blockRuns, elseRuns, usersRan
 }
 
+/// Per cron rule whose block asks for the App Store review prompt: prompts the system showed (the
+/// asks are the rule's block runs), and users shown one at least once. Zero for unmarked rules.
+public enum PromptCounter: Int, CaseIterable, Sendable {
+    case shown, usersShown
+}
+
 /// Where each count lives in a `Tally`'s flat storage. The index functions use wrapping
 /// arithmetic: their operands are bounded by the layout's small sizes, and the loop calls them at
 /// every event.
@@ -58,6 +64,9 @@ public struct TallyLayout: CountsLayout {
     public let curveEligibleOffset: Int
     /// Deliveries and responses by the user's local hour, 0...23.
     public let hourOffset: Int
+    /// Per cron rule, the review prompts it asked for that were shown (`PromptCounter`); last, so that
+    /// the counts stored before it are this layout's first `promptOffset`.
+    public let promptOffset: Int
     public let count: Int
 
     public init(messageSlots: Int, periodSlots: Int, cronRules: Int, days: Int) {
@@ -73,7 +82,8 @@ public struct TallyLayout: CountsLayout {
         curveRetainedOffset = firstRunOffset + cronRules * (days + 1)
         curveEligibleOffset = curveRetainedOffset + retentionCurveDays
         hourOffset = curveEligibleOffset + retentionCurveDays + 1
-        count = hourOffset + 24 * HourCounter.allCases.count
+        promptOffset = hourOffset + 24 * HourCounter.allCases.count
+        count = promptOffset + cronRules * PromptCounter.allCases.count
     }
 
     @inlinable public func hour(_ h: Int, _ c: HourCounter) -> Int { hourOffset &+ h &* HourCounter.allCases.count &+ c.rawValue }
@@ -98,6 +108,10 @@ public struct TallyLayout: CountsLayout {
     }
 
     @inlinable public func firstRun(_ r: Int, day: Int) -> Int { firstRunOffset &+ r &* (days &+ 1) &+ day }
+
+    @inlinable public func prompt(_ r: Int, _ c: PromptCounter) -> Int {
+        promptOffset &+ r &* PromptCounter.allCases.count &+ c.rawValue
+    }
 }
 
 /// Integer counts for one configuration.
@@ -111,6 +125,7 @@ extension Tally {
     public func daily(_ day: Int) -> Int64 { counts[layout.daily(day)] }
     public func rule(_ r: Int, _ c: RuleCounter) -> Int64 { counts[layout.rule(r, c)] }
     public func firstRun(_ r: Int, day: Int) -> Int64 { counts[layout.firstRun(r, day: day)] }
+    public func prompt(_ r: Int, _ c: PromptCounter) -> Int64 { counts[layout.prompt(r, c)] }
     public func hour(_ h: Int, _ c: HourCounter) -> Int64 { counts[layout.hour(h, c)] }
 
     /// Retention on day k after install (1...30), among users whose day k ends inside the horizon.

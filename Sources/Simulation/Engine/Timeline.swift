@@ -23,6 +23,9 @@ public struct UserTraits: Equatable, Sendable {
 public enum TimelineEvent: Sendable {
     case open(time: Double, cause: OpenCause, coldLaunch: Bool)
     case cronRule(index: Int, matched: Bool)
+    /// Rule `index`'s block asked for the App Store review prompt: shown, or not because the user was
+    /// shown three in the last 365 days.
+    case reviewPrompt(index: Int, shown: Bool)
     case reminderChecked(reminder: Int, state: ReminderState)
     case close(time: Double)
     case scheduled(reminder: Int, notification: PendingNotification, state: ReminderState)
@@ -452,6 +455,9 @@ struct UserTimeline<Count: ReminderCount> {
     var counters = LaunchCounters()
     /// The cron rules whose block has run for the user, as bits.
     var rulesRan: UInt64 = 0
+    /// The App Store review prompts the user was shown, and the rules that had one shown, as bits.
+    var reviewPromptLog = ReviewPromptLog()
+    var rulesShown: UInt64 = 0
     /// A replayed user's recorded visits, as times since install; the first is the install.
     var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
@@ -674,7 +680,7 @@ struct UserTimeline<Count: ReminderCount> {
             // The launch counters: for the cron rules, and for a permission prompt asked by a rule.
             if !config.rules.isEmpty || askPending {
                 counters.recordLaunch(onDay: today)
-                if !config.rules.isEmpty { launchRules(onDay: today, sinceInstall: sinceInstall, &observer) }
+                if !config.rules.isEmpty { launchRules(at: openTime, onDay: today, sinceInstall: sinceInstall, &observer) }
                 if askPending, let rule = platform.pointee.askRule, rule.matches(counters) { ask(at: openTime, &observer) }
             }
         }
@@ -686,12 +692,12 @@ struct UserTimeline<Count: ReminderCount> {
         }
     }
 
-    /// A cold launch through the cron engine, as `CronTable.launch` does it: the launch is counted,
-    /// then each rule's block or else-block runs (`CronLaunchTable` gives which, as the engine
+    /// A cold launch through the cron engine, as `CronTable.launch` does it: the launch is counted
+    /// (by the caller), then each rule's block or else-block runs (`CronLaunchTable` gives which, as the engine
     /// answers). The block runs are kept per user and counted, with the else-block runs and the
-    /// evaluations, in `run()`.
+    /// evaluations, in `run()`. Rules marked for the review prompt whose block ran ask for it.
     @inline(__always)
-    mutating func launchRules<O: TimelineObserver>(onDay today: Int, sinceInstall: Int, _ observer: inout O) {
+    mutating func launchRules<O: TimelineObserver>(at time: Double, onDay today: Int, sinceInstall: Int, _ observer: inout O) {
         let matched = config.cronTable.matches(config.rules, counters)
         var ran = matched
         while ran != 0 {
@@ -701,6 +707,8 @@ struct UserTimeline<Count: ReminderCount> {
         for rule in 0..<config.rules.count {
             observer.record(.cronRule(index: rule, matched: matched & 1 << UInt64(rule) != 0))
         }
+        let asked = matched & config.reviewPrompts
+        if asked != 0 { askForReview(asked, at: time, &observer) }
         // The rules whose block runs for the user's first time.
         var first = matched & ~rulesRan
         if first != 0 {
@@ -711,6 +719,27 @@ struct UserTimeline<Count: ReminderCount> {
                 add(layout.rule(rule, .usersRan))
                 add(layout.firstRun(rule, day: day))
                 first &= first &- 1
+            }
+        }
+    }
+
+    /// The rules in `asked` ask for the App Store review prompt at `time`, in rule order: each is shown
+    /// while the user was shown fewer than three in the last 365 days (`ReviewPromptLog`), else not.
+    /// The engine ran their blocks either way.
+    @inline(never)
+    mutating func askForReview<O: TimelineObserver>(_ asked: UInt64, at time: Double, _ observer: inout O) {
+        var asked = asked
+        while asked != 0 {
+            let rule = asked.trailingZeroBitCount
+            asked &= asked &- 1
+            let shown = reviewPromptLog.ask(at: time)
+            observer.record(.reviewPrompt(index: rule, shown: shown))
+            guard shown else { continue }
+            add(layout.prompt(rule, .shown))
+            let bit: UInt64 = 1 << UInt64(rule)
+            if rulesShown & bit == 0 {
+                rulesShown |= bit
+                add(layout.prompt(rule, .usersShown))
             }
         }
     }

@@ -98,14 +98,23 @@ public struct CronRuleMetrics: Sendable {
     /// Day since install (local days) of each user's first run: median and 90th percentile.
     public let firstRunDayMedian: Int?
     public let firstRunDayP90: Int?
+    /// The system prompt the rule's block asks for, if any: each block run is one ask.
+    public let prompt: CronPrompt?
+    /// Prompts the system showed of those asked, and users shown one at least once; nil for a rule
+    /// that asks for none.
+    public let shown: Int64?
+    public let usersShown: Int64?
 
     public static func rules(_ spec: ConfigurationSpec, _ tally: Tally) -> [CronRuleMetrics] {
-        spec.cronRules.enumerated().map { r, text in
+        spec.cronRules.enumerated().map { r, rule in
             let histogram = (0...tally.layout.days).map { tally.firstRun(r, day: $0) }
+            let marked = rule.prompt != nil
             return CronRuleMetrics(
-                index: r, rule: text, launchesEvaluated: tally.rule(r, .evaluated), blockRuns: tally.rule(r, .blockRuns),
+                index: r, rule: rule.rule, launchesEvaluated: tally.rule(r, .evaluated), blockRuns: tally.rule(r, .blockRuns),
                 elseRuns: tally.rule(r, .elseRuns), usersRan: tally.rule(r, .usersRan),
-                firstRunDayMedian: quantile(histogram, 0.5), firstRunDayP90: quantile(histogram, 0.9))
+                firstRunDayMedian: quantile(histogram, 0.5), firstRunDayP90: quantile(histogram, 0.9),
+                prompt: rule.prompt, shown: marked ? tally.prompt(r, .shown) : nil,
+                usersShown: marked ? tally.prompt(r, .usersShown) : nil)
         }
     }
 

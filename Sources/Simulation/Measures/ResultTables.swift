@@ -78,7 +78,7 @@ public enum ResultTables {
                 .count("is_holdout", unit: "flag", "1 for the holdout, else 0") { $0.isHoldout ? 1 : 0 },
                 .text("mode", "engine mode: documented, original or original-1.0.0") { $0.spec.mode.rawValue },
                 .text("reminders_json", unit: "JSON", "the configuration's reminders") { json($0.spec.reminders) },
-                .text("cron_rules_json", unit: "JSON", "its cron rules, an array of strings") { json($0.spec.cronRules) },
+                .text("cron_rules_json", unit: "JSON", "its cron rules, an array of strings (objects for rules that ask for a prompt)") { json($0.spec.cronRules) },
             ],
         ],
         rows: { $0.results.all })
@@ -402,6 +402,15 @@ public enum ResultTables {
                 },
                 .optionalCount("first_run_day_p90", unit: "day", "90th percentile of that day") {
                     $0.item.firstRunDayP90.map(Int64.init)
+                },
+                ResultColumn("prompt", .text, unit: "text", "the system prompt its block asks for (storeReview), NULL for none") {
+                    $0.item.prompt.map { .text($0.rawValue) } ?? .null
+                },
+                .optionalCount("shown", unit: "prompts", "prompts the system showed of the block runs that asked; NULL for none") {
+                    $0.item.shown
+                },
+                .optionalCount("users_shown", unit: "users", "users shown the prompt at least once; NULL when it asks for none") {
+                    $0.item.usersShown
                 },
             ],
         ],

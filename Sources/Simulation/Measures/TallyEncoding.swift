@@ -30,15 +30,15 @@ extension Tally {
     struct EarlierForm {
         let counters: Int
         let slotCounters: Int
-        /// Whether it had the deliveries by local hour, the last section.
+        /// Whether it had the deliveries by local hour (it never had the review prompts, the last section).
         let hours: Bool
 
         /// The sections after the messages and periods, as this form stored them.
-        func rest(_ l: TallyLayout) -> Int { (hours ? l.count : l.hourOffset) - l.dailyOffset }
+        func rest(_ l: TallyLayout) -> Int { (hours ? l.promptOffset : l.hourOffset) - l.dailyOffset }
         func count(_ l: TallyLayout) -> Int { counters + (l.messageSlots + l.periodSlots) * slotCounters + rest(l) }
     }
 
-    /// Before delivery policies, and before platforms.
+    /// Before delivery policies, and before platforms and review prompts.
     static let earlierForms = [
         EarlierForm(counters: Counter.deferred.rawValue, slotCounters: SlotCounter.capped.rawValue, hours: false),
         EarlierForm(counters: Counter.dropped.rawValue, slotCounters: SlotCounter.dropped.rawValue, hours: true),
@@ -53,7 +53,8 @@ extension Tally {
                 counts[l.messageOffset + slot * SlotCounter.allCases.count + c] = old[form.counters + slot * oldStride + c]
             }
         }
-        // Days, rules, first runs, the retention curve and the hours kept their order and size.
+        // Days, rules, first runs, the retention curve and the hours kept their order and size; the
+        // review prompts' section, last, stays 0.
         let oldRest = form.counters + (l.messageSlots + l.periodSlots) * oldStride
         for i in 0..<form.rest(l) { counts[l.dailyOffset + i] = old[oldRest + i] }
     }

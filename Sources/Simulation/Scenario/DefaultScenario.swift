@@ -10,7 +10,7 @@ extension Scenario {
             "Did you know our new features?",
         ]
         // The Crontab-IOS README rules, plus its "rate the app every 7 days" rule.
-        let rules = ["1 1", "2 1", "1 *", "2 *", "3", "1 */7"]
+        let rules: [CronRuleSpec] = ["1 1", "2 1", "1 *", "2 *", "3", "1 */7"]
         return Scenario(
             name: "default",
             description: """

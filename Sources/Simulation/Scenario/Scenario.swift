@@ -319,18 +319,20 @@ public struct ConfigurationSpec: Encodable, Equatable, Sendable {
     public var reminders: [ReminderSpec]
     /// Set when the reminders are an inactivity sequence's steps, one reminder per step.
     public private(set) var sequence: SequenceSpec?
-    public var cronRules: [String]
+    /// Crontab-IOS rules evaluated at every cold launch, in order, each marked with the system prompt
+    /// its block asks for, if any.
+    public var cronRules: [CronRuleSpec]
     /// When notifications may be shown, layered around the engines; empty: as the engines schedule them.
     public var delivery = DeliveryPolicy()
 
     public init(label: String, mode: EngineMode = .documented, wiring: ReminderWiring? = nil, reminders: [ReminderSpec],
-                cronRules: [String] = []) {
+                cronRules: [CronRuleSpec] = []) {
         (self.label, self.mode, self.wiring, self.reminders) = (label, mode, wiring, reminders)
         self.cronRules = cronRules
     }
 
     /// A configuration whose reminders are `sequence`'s steps (documented mode).
-    public init(label: String, sequence: SequenceSpec, cronRules: [String] = []) {
+    public init(label: String, sequence: SequenceSpec, cronRules: [CronRuleSpec] = []) {
         self.init(label: label, reminders: sequence.reminders, cronRules: cronRules)
         self.sequence = sequence
     }
@@ -436,12 +438,12 @@ public struct GridSpec: Encodable, Equatable, Sendable {
     public var randomMessage: [Bool]
     public var circularTimePeriod: [Bool]
     public var mode: [EngineMode]
-    public var cronRules: [String]
+    public var cronRules: [CronRuleSpec]
 
     public init(
         labelPrefix: String = "", messages: [String], timePeriods: [[Int]], unit: PeriodUnit = .days,
         randomMessage: [Bool] = [false], circularTimePeriod: [Bool] = [false], mode: [EngineMode] = [.documented],
-        cronRules: [String] = []
+        cronRules: [CronRuleSpec] = []
     ) {
         (self.labelPrefix, self.messages, self.timePeriods) = (labelPrefix, messages, timePeriods)
         (self.unit, self.randomMessage, self.circularTimePeriod) = (unit, randomMessage, circularTimePeriod)

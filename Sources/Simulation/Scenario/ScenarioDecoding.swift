@@ -134,11 +134,13 @@ extension ConfigurationSpec {
                     path: "\(rp).appDomain", reason: "\(ScenarioIssue.quote(r.appDomain)) is used by another reminder of this configuration"))
             }
         }
-        for (j, rule) in cronRules.enumerated() {
+        for (j, spec) in cronRules.enumerated() {
             do {
-                _ = try CronRule(parsing: rule, mode: cronMode)
+                _ = try CronRule(parsing: spec.rule, mode: cronMode)
             } catch {
-                issues.append(ScenarioIssue(path: "\(p).cronRules[\(j)]", reason: "\(error.reason) (rule \(ScenarioIssue.quote(rule)))"))
+                // A marked rule's text is its object's `rule`.
+                let path = "\(p).cronRules[\(j)]" + (spec.prompt == nil ? "" : ".rule")
+                issues.append(ScenarioIssue(path: path, reason: "\(error.reason) (rule \(ScenarioIssue.quote(spec.rule)))"))
             }
         }
         return issues
@@ -464,7 +466,7 @@ extension JSONFieldReader {
             r.list(j, at: p) { r, j, p in r.reminder(j, at: p) }
         }
         let sequence = optionalField(o, "sequence") { r, j, p in r.sequence(j, at: p) }
-        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.name) }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.cronRule) }
         let delivery = field(o, "delivery", default: DeliveryPolicy()) { r, j, p in r.delivery(j, at: p) }
         var conflict = false
         if case .some(.some) = sequence, let reminders, !reminders.isEmpty {
@@ -496,6 +498,25 @@ extension JSONFieldReader {
             ?? ConfigurationSpec(label: label, mode: mode, wiring: wiring, reminders: reminders, cronRules: rules)
         spec.delivery = delivery
         return (label, spec)
+    }
+
+    /// One cron rule: its text, or `{"rule": TEXT, "prompt": NAME}` for a rule whose block asks for a
+    /// system prompt (`CronPrompt`).
+    static func cronRule(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> CronRuleSpec? {
+        switch j {
+        case .string: return name(&r, j, p).map { CronRuleSpec($0) }
+        case .object: break
+        default:
+            r.fail(p, "expected a rule's text, or an object such as {\"rule\": \"1 */7\", \"prompt\": \"storeReview\"} "
+                   + "for a rule that asks for a system prompt, got \(j.typeName)")
+            return nil
+        }
+        guard let o = r.object(j, at: p) else { return nil }
+        defer { r.finish(o) }
+        let rule = r.field(o, "rule", Self.name)
+        let prompt = r.field(o, "prompt") { r, j, p in r.enumeration(j, at: p, as: CronPrompt.self) }
+        guard let rule, let prompt else { return nil }
+        return CronRuleSpec(rule, prompt: prompt)
     }
 
     mutating func delivery(_ json: JSON, at path: String) -> DeliveryPolicy? {
@@ -587,7 +608,7 @@ extension JSONFieldReader {
         let modes = field(o, "mode", default: [EngineMode.documented]) { r, j, p in
             r.list(j, at: p, nonEmpty: true) { r, j, p in r.enumeration(j, at: p, as: EngineMode.self) }
         }
-        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.name) }
+        let rules = field(o, "cronRules", default: []) { r, j, p in r.list(j, at: p, Self.cronRule) }
         guard let prefix, let messages, let periods, let unit, let random, let circular, let modes, let rules else {
             return nil
         }
