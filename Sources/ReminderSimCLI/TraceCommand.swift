@@ -78,7 +78,7 @@ struct TraceText {
             + "installs \(time(t.traits.install, t.traits))"
         if let platforms = model.scenario.population.platforms {
             let p = platforms[t.traits.platform.platform]
-            out += ", platform \"\(TerminalText.printable(p.name))\" (\(p.platform.rawValue))"
+            out += ", platform \"\(TerminalText.printable(p.name))\"" + (p.name == p.platform.rawValue ? "" : " (\(p.platform.rawValue))")
             if let permission = p.permission {
                 out += t.traits.platform.grants ? ", allows notifications when asked" : ", refuses notifications when asked"
                 out += " (asked at \(permission.ask == .install ? "the install" : "the first launch matching \"\(TerminalText.printable(permission.ask.text))\""))"

@@ -13,8 +13,9 @@ final class PlatformCommandTests: ReminderSimTestCase {
             ["platform": "ios", "name": "iPhone", "permission": ["granted": 0.0, "ask": "1 2"], "pendingLimit": 2],
             ["platform": "android", "alarms": ["windowMinutes": 10, "idleShare": 0.5, "maintenanceMinutes": 60]],
         ] as [Any], at: "population.platforms", in: json)
-        json = try JSONEdit.setting([["label": "steps", "sequence": ["afterDays": [1, 2, 3, 4], "messages": ["m"]]]] as [Any],
+        json = try JSONEdit.setting([["label": "steps", "sequence": ["afterDays": [1, 2, 3, 4], "messages": ["Your Village miss you"]]]] as [Any],
                                     at: "configurations", in: json)
+        json = try JSONEdit.setting(["Your Village miss you": 1.0], at: "response.messageWeights", in: json)
         _ = try writeFile("platforms.json", try JSONEdit.text(json))
     }
 
@@ -29,7 +30,7 @@ final class PlatformCommandTests: ReminderSimTestCase {
         assertContains(report, "| steps | iPhone |")
         assertContains(report, "2 soonest kept")
         let csv = try String(contentsOf: workDirectory.appendingPathComponent("Reports/default-1/platform_metrics.csv"), encoding: .utf8)
-        XCTAssertEqual(csv.split(separator: "\n").count, 1 + 2 * 2, "a row per configuration and platform, after the header")
+        XCTAssertEqual(csv.split(whereSeparator: \.isNewline).count, 1 + 2 * 2, "a row per configuration and platform, after the header")
 
         var seen: Set<String> = []
         for user in 0..<40 where seen.count < 4 {

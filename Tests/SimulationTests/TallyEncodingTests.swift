@@ -6,7 +6,7 @@ final class TallyEncodingTests: XCTestCase {
     /// A tally of a small run with every count non-zero where it can be, and the same counts laid out
     /// as a build before platforms stored them: the counters and slot counters they lacked left out.
     func testATallyStoredBeforePlatformsReadsBackWithTheirCountsZero() throws {
-        let s = Fixtures.scenario(users: 300, days: 20, population: Fixtures.population(.exponential(mean: 2, unit: .days)),
+        let s = Fixtures.scenario(users: 300, days: 40, population: Fixtures.population(.exponential(mean: 2, unit: .days)),
                                   configurations: [Fixtures.reminder([1, 2], label: "r", rules: ["1 *"])])
         let tally = try CompiledModel(s).run().tallies[1]
         let l = tally.layout

@@ -681,7 +681,8 @@ struct UserTimeline<Count: ReminderCount> {
             if !config.rules.isEmpty || askPending {
                 counters.recordLaunch(onDay: today)
                 if !config.rules.isEmpty { launchRules(at: openTime, onDay: today, sinceInstall: sinceInstall, &observer) }
-                if askPending, let rule = platform.pointee.askRule, rule.matches(counters) { ask(at: openTime, &observer) }
+                // Asked at the install: at the first launch, whatever the counters.
+                if askPending, platform.pointee.askRule?.matches(counters) ?? true { ask(at: openTime, &observer) }
             }
         }
         for r in 0..<reminderCount {
@@ -1041,15 +1042,11 @@ struct UserTimeline<Count: ReminderCount> {
         observer.record(.capped(reminder: r, notification: n))
     }
 
-    /// The platform asks the user for permission: at the install, or at the first cold launch its
-    /// rule matches. Until then no notification finds permission.
+    /// The platform asks the user for permission: at the install (the first launch), or at the first
+    /// cold launch its rule matches (`open`). Until then no notification finds permission.
     mutating func awaitPermission<O: TimelineObserver>(_ observer: inout O) {
         permittedFrom = .infinity
-        if platform.pointee.askRule == nil {
-            ask(at: traits.install, &observer)
-        } else {
-            askPending = true
-        }
+        askPending = true
     }
 
     /// The permission prompt is shown: notifications firing from now on find permission if the

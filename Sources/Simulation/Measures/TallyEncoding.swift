@@ -38,10 +38,11 @@ extension Tally {
         func count(_ l: TallyLayout) -> Int { counters + (l.messageSlots + l.periodSlots) * slotCounters + rest(l) }
     }
 
-    /// Before delivery policies, and before platforms and review prompts.
+    /// Before delivery policies; before platforms and review prompts; with platforms, before review prompts.
     static let earlierForms = [
         EarlierForm(counters: Counter.deferred.rawValue, slotCounters: SlotCounter.capped.rawValue, hours: false),
         EarlierForm(counters: Counter.dropped.rawValue, slotCounters: SlotCounter.dropped.rawValue, hours: true),
+        EarlierForm(counters: Counter.allCases.count, slotCounters: SlotCounter.allCases.count, hours: true),
     ]
 
     private mutating func fill(from old: [Int64], _ form: EarlierForm) {
