@@ -317,6 +317,11 @@ public struct CompiledModel: Sendable {
     let platformSegments: Bool
     @usableFromInline let offsetSeconds: [Double]
     @usableFromInline let offsetChoice: WeightedChoice
+    /// Per `population.utcOffsets` entry, the index of its named zone in `zones`, or −1 for a fixed offset.
+    let offsetZone: [Int]
+    let zones: [CompiledZone]
+    /// The return pattern, nil when returns are flat.
+    let returnPattern: CompiledReturnPattern?
     @usableFromInline let installSpreadSeconds: Double
     public let horizonSeconds: Double
     public let horizonDays: Int
@@ -388,7 +393,25 @@ public struct CompiledModel: Sendable {
         platformChoice = named.isEmpty ? nil : WeightedChoice(weights: named.map(\.weight))
         drawsPlatformTraits = !named.isEmpty
         platformSegments = named.contains { $0.segmentWeights != nil }
-        offsetSeconds = scenario.population.utcOffsets.map { $0.hours * 3_600 }
+        let startDay = CalendarDate(iso: scenario.startDate)?.daysSinceEpoch ?? 0
+        var zones: [CompiledZone] = [], offsetZone: [Int] = []
+        for share in scenario.population.utcOffsets {
+            guard let name = share.zone else { offsetZone.append(-1); continue }
+            if let known = zones.firstIndex(where: { $0.name == name }) {
+                offsetZone.append(known)
+            } else {
+                offsetZone.append(zones.count)
+                zones.append(CompiledZone(name: name, startDay: startDay, days: scenario.horizonDays))
+            }
+        }
+        self.zones = zones
+        self.offsetZone = offsetZone
+        offsetSeconds = scenario.population.utcOffsets.enumerated().map { i, share in
+            offsetZone[i] < 0 ? share.hours * 3_600 : zones[offsetZone[i]].offsets[0]
+        }
+        returnPattern = scenario.population.returnPattern.flatMap {
+            $0.isFlat ? nil : CompiledReturnPattern($0, startDay: startDay)
+        }
         offsetChoice = WeightedChoice(weights: scenario.population.utcOffsets.map(\.weight))
         installSpreadSeconds = scenario.population.installSpreadDays * 86_400
         horizonDays = scenario.horizonDays

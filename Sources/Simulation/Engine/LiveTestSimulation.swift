@@ -129,10 +129,10 @@ extension CompiledModel {
         let buffers = scratch.buffers
         var observer = NoTimelineObserver()
         counts.activeDays.update(repeating: 0, count: activeDayWords)
-        func timeline(_ c: Int, log: UnsafeMutablePointer<DeliveryLog>) -> UserTimeline<AnyReminderCount> {
+        func timeline(_ c: Int, log: UnsafeMutablePointer<DeliveryLog>) -> UserTimeline<AnyReminderCount, GeneralRules> {
             let view = configurations[c].view
             log.pointee.reset()
-            return UserTimeline<AnyReminderCount>(
+            return UserTimeline<AnyReminderCount, GeneralRules>(
                 model: self, user: user, traits: t, configuration: view, organic: buffers.organic,
                 states: buffers.states(view.reminders.count), ruleBlockRuns: buffers.ruleBlockRuns(view.rules.count),
                 deliveryLog: view.delivery.frequencyCap == nil ? nil : log, layout: counts.layouts[c], counts: counts.base(c),
@@ -181,7 +181,7 @@ extension UserTimeline {
     /// person and the device (opens and sessions so far, the organic and response draws used, whether
     /// the user dropped out or turned notifications off, the fatigue, the launch counters, the review
     /// prompts the system showed the app) goes on; this configuration's reminders and cron rules start afresh.
-    mutating func takeOver<C>(from other: UserTimeline<C>) {
+    mutating func takeOver<C, R>(from other: UserTimeline<C, R>) {
         (result, drawn, sessionIndex) = (other.result, other.drawn, other.sessionIndex)
         reviewPromptLog = other.reviewPromptLog
         (dormant, optedOut, fatigueFactor) = (other.dormant, other.optedOut, other.fatigueFactor)

@@ -35,6 +35,10 @@ struct CompiledPlatform: Sendable {
     /// Whether the platform moves any notification's fire time.
     var delaysAlarms: Bool { alarmWindowSeconds > 0 || idleShare > 0 }
 
+    /// Whether any rule of the platform can act: permission, alarm delays, a pending limit a
+    /// configuration can reach.
+    var hasRules: Bool { asksPermission || delaysAlarms || pendingLimit < ConfigurationSpec.maximumReminders }
+
     /// The platform of a population without platforms: no rule.
     static let unrestricted = CompiledPlatform(
         asksPermission: false, granted: 1, askRule: nil, provisionalFactor: 0, pendingLimit: .max,

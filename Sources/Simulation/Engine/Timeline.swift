@@ -6,7 +6,10 @@ import ReminderEngine
 /// What one virtual user is, drawn once and shared by every configuration and the holdout.
 public struct UserTraits: Equatable, Sendable {
     public var segment: Int
+    /// The user's UTC offset; for a user in a named zone, the offset at the run's start.
     public var utcOffsetSeconds: Double
+    /// The user's named time zone (an index into the model's zones), or −1 at a fixed offset.
+    public var zone: Int = -1
     /// Install time, seconds from the run's start; the install is the first open.
     public var install: Double
     /// BG/NBD and Pareto/NBD users: their own exponential gap mean (seconds) and dropout chance; 0 otherwise.
@@ -164,6 +167,23 @@ enum AnyReminderCount: ReminderCount {
     @inline(__always) static func of(_ c: ConfigurationView) -> Int { c.reminders.count }
 }
 
+/// Which rules a user's run may meet, as the timeline's steps read it: most users live at a fixed
+/// offset, return with no weekly pattern and are on a platform without rules, and their runs are
+/// compiled with none of the checks the others need.
+protocol TimelineRules {
+    static var general: Bool { get }
+}
+
+/// A fixed offset, flat returns, a platform without rules.
+enum PlainRules: TimelineRules {
+    @inline(__always) static var general: Bool { false }
+}
+
+/// Any user: named zones, the return pattern and the platform's rules are checked as the run goes.
+enum GeneralRules: TimelineRules {
+    @inline(__always) static var general: Bool { true }
+}
+
 /// Organic draws are made this many sessions at a time.
 let organicBlock = 8
 
@@ -178,7 +198,8 @@ extension CompiledModel {
         let platform = drawsPlatformTraits ? platformTraits(user: user) : PlatformTraits()
         let segment = platformSegments ? (platforms[platform.platform].segmentChoice ?? segmentChoice).sample(&g)
             : segmentChoice.sample(&g)
-        let offset = offsetSeconds[offsetChoice.sample(&g)]
+        let place = offsetChoice.sample(&g)
+        let offset = offsetSeconds[place]
         let install = g.nextUnit() * installSpreadSeconds
         var gapMean = 0.0, dropout = 0.0
         if let mixing = segments[segment].mixing {
@@ -188,9 +209,29 @@ extension CompiledModel {
         if case let .replay(table) = segments[segment].gaps {
             replayUser = g.nextIndex(below: replayTables[table].starts.count)
         }
-        return UserTraits(segment: segment, utcOffsetSeconds: offset, install: install,
+        return UserTraits(segment: segment, utcOffsetSeconds: offset, zone: offsetZone[place], install: install,
                           gapMeanSeconds: gapMean, repeatDropout: dropout, replayUser: replayUser, platform: platform)
     }
+
+    /// The UTC offset in seconds of a user with `traits` at time `t`, as the run reckons local time.
+    public func utcOffset(of traits: UserTraits, at t: Double) -> Double {
+        traits.zone < 0 ? traits.utcOffsetSeconds : zones[traits.zone].offset(at: t)
+    }
+
+    /// The zone a user's local time follows: its name, or nil at a fixed offset.
+    public func zoneName(of traits: UserTraits) -> String? {
+        traits.zone < 0 ? nil : zones[traits.zone].name
+    }
+
+    /// Whether a user's run needs the general timeline: a named zone, a return pattern, or a
+    /// platform with rules.
+    func needsGeneralRules(_ traits: UserTraits) -> Bool {
+        traits.zone >= 0 || returnPattern != nil || platforms[traits.platform.platform].hasRules
+            || Self.forcesGeneralRules
+    }
+
+    /// Tests set it to check that the plain timeline and the general one agree.
+    nonisolated(unsafe) static var forcesGeneralRules = false
 
 
 
@@ -258,18 +299,25 @@ extension CompiledModel {
     ) -> UserOutcome {
         // Most configurations have one reminder, the holdout none: with the count known to the
         // compiler, the loops over reminders disappear from the loop over sessions.
-        func run<Count: ReminderCount>(_: Count.Type) -> UserOutcome {
-            var timeline = UserTimeline<Count>(
+        func run<Count: ReminderCount, Rules: TimelineRules>(_: Count.Type, _: Rules.Type) -> UserOutcome {
+            var timeline = UserTimeline<Count, Rules>(
                 model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
                 ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
                 holdoutStart: keep, pendingScratch: pendingScratch)
             defer { organic = timeline.organic }
             return timeline.run(&observer, from: start)
         }
+        if needsGeneralRules(traits) {
+            switch c.reminders.count {
+            case 0: return run(NoReminder.self, GeneralRules.self)
+            case 1: return run(OneReminder.self, GeneralRules.self)
+            default: return run(AnyReminderCount.self, GeneralRules.self)
+            }
+        }
         switch c.reminders.count {
-        case 0: return run(NoReminder.self)
-        case 1: return run(OneReminder.self)
-        default: return run(AnyReminderCount.self)
+        case 0: return run(NoReminder.self, PlainRules.self)
+        case 1: return run(OneReminder.self, PlainRules.self)
+        default: return run(AnyReminderCount.self, PlainRules.self)
         }
     }
 }
@@ -392,7 +440,7 @@ struct ClosedSession {
 /// check), `session` (its length and the organic draws), `close` (the reminder engine schedules),
 /// `fire` (notifications fire in time order while the user is away) with `respond` (whether a
 /// delivered one brings the user back), then the next open or the end of the horizon.
-struct UserTimeline<Count: ReminderCount> {
+struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     // Constants of the run.
     /// The user's segment: return process, session lengths, dropout, cold-launch threshold.
     let segment: UnsafePointer<CompiledSegment>
@@ -408,7 +456,12 @@ struct UserTimeline<Count: ReminderCount> {
     /// The UTC offset plus one day: `t + dayOrigin` is positive for every time of the run (offsets
     /// lie within −12...14 hours), so whole seconds are found by truncation and days by integer
     /// division, ⌊⌊y⌋ / 86,400⌋ = ⌊y / 86,400⌋, with no call to `floor` and no floating division.
+    /// For a user in a named zone, the offset at the run's start: `localSeconds` reads the zone.
     let dayOrigin: Double
+    /// The user's named zone, whose offset changes with daylight saving time; nil at a fixed offset.
+    let zone: ZoneView?
+    /// The return pattern, nil when returns are flat.
+    let pattern: PatternView?
     /// The user's install time, BG/NBD gap mean and repeat dropout.
     let traits: UserTraits
     let installDay: Int
@@ -498,8 +551,10 @@ struct UserTimeline<Count: ReminderCount> {
         horizon = model.horizonSeconds
         sessionLimit = model.sessionLimit
         dayOrigin = traits.utcOffsetSeconds + 86_400
+        zone = Rules.general && traits.zone >= 0 ? model.zones[traits.zone].view : nil
+        pattern = Rules.general ? model.returnPattern?.view : nil
         self.traits = traits
-        installDay = Int(traits.install + dayOrigin) / 86_400 - 1
+        installDay = Int(traits.install + (zone.map { $0.offset(at: traits.install) + 86_400 } ?? dayOrigin)) / 86_400 - 1
         self.states = states
         self.ruleBlockRuns = ruleBlockRuns
         config = c
@@ -532,10 +587,20 @@ struct UserTimeline<Count: ReminderCount> {
     @inline(__always) var reminderCount: Int { Count.of(config) }
     @inline(__always) func add(_ index: Int) { counts[index] &+= 1 }
     @inline(__always) func add(_ counter: Counter) { counts[counter.rawValue] &+= 1 }
+    /// The user's UTC offset at time `t`.
+    @inline(__always) func offset(at t: Double) -> Double {
+        if Rules.general, let zone { return zone.offset(at: t) }
+        return dayOrigin - 86_400
+    }
+    /// The local clock at time `t` (≥ 0) in seconds from the run's start day's local midnight, plus one day.
+    @inline(__always) func localSeconds(_ t: Double) -> Double {
+        if Rules.general, let zone { return t + (zone.offset(at: t) + 86_400) }
+        return t + dayOrigin
+    }
     /// The local calendar day of time `t` (≥ 0), counted from the run's start.
-    @inline(__always) func localDay(_ t: Double) -> Int { Int(t + dayOrigin) / 86_400 - 1 }
+    @inline(__always) func localDay(_ t: Double) -> Int { Int(localSeconds(t)) / 86_400 - 1 }
     /// The local clock hour (0...23) of time `t` (≥ 0).
-    @inline(__always) func localHour(_ t: Double) -> Int { Int(t + dayOrigin) % 86_400 / 3_600 }
+    @inline(__always) func localHour(_ t: Double) -> Int { Int(localSeconds(t)) % 86_400 / 3_600 }
 
     /// Counts how a notification of reminder `r` ended.
     @inline(__always)
@@ -543,7 +608,7 @@ struct UserTimeline<Count: ReminderCount> {
         _ r: Int, _ n: PendingNotification, _ o: NotificationOutcome, _ observer: inout O
     ) {
         let slot: SlotCounter
-        if mayDrop && pendingScratch.dropped[r] {
+        if Rules.general && mayDrop && pendingScratch.dropped[r] {
             // The system discarded it when it was scheduled: whatever the engine thinks became of it,
             // it was never shown.
             pendingScratch.dropped[r] = false
@@ -582,7 +647,7 @@ struct UserTimeline<Count: ReminderCount> {
                 endAtHorizon(&observer)
             }
         } else {
-            if reminderCount > 0 && platform.pointee.asksPermission { awaitPermission(&observer) }
+            if Rules.general && reminderCount > 0 && platform.pointee.asksPermission { awaitPermission(&observer) }
             live(from: traits.install, cause: .install, coldLaunch: true, &observer)
         }
         addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
@@ -661,7 +726,7 @@ struct UserTimeline<Count: ReminderCount> {
             result.responseOpens &+= 1
         } else {
             fatigueFactor = 1
-            if movesFireTimes { usualMinute = Int(openTime + dayOrigin) % 86_400 / 60 }
+            if movesFireTimes { usualMinute = Int(localSeconds(openTime)) % 86_400 / 60 }
         }
         // Whether an open falls on days 1...30 is as good as random, so it is recorded without a
         // branch the processor would mispredict.
@@ -678,11 +743,11 @@ struct UserTimeline<Count: ReminderCount> {
         if coldLaunch {
             result.launches &+= 1
             // The launch counters: for the cron rules, and for a permission prompt asked by a rule.
-            if !config.rules.isEmpty || askPending {
+            if !config.rules.isEmpty || (Rules.general && askPending) {
                 counters.recordLaunch(onDay: today)
                 if !config.rules.isEmpty { launchRules(at: openTime, onDay: today, sinceInstall: sinceInstall, &observer) }
                 // Asked at the install: at the first launch, whatever the counters.
-                if askPending, platform.pointee.askRule?.matches(counters) ?? true { ask(at: openTime, &observer) }
+                if Rules.general && askPending, platform.pointee.askRule?.matches(counters) ?? true { ask(at: openTime, &observer) }
             }
         }
         for r in 0..<reminderCount {
@@ -754,6 +819,9 @@ struct UserTimeline<Count: ReminderCount> {
         let length = draws.length, gap = draws.gap
         let close = openTime + length
         var organicNext = close + gap
+        if Rules.general, let pattern {
+            organicNext = patterned(close: close, gap: gap, pattern)
+        }
         if !recorded.isEmpty {
             // Recorded visits that fell inside the session just closed are part of it; a visit a
             // notification brought in between recorded ones is an extra one.
@@ -890,7 +958,7 @@ struct UserTimeline<Count: ReminderCount> {
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
         // The platform's rules on what was just scheduled: Android's alarm delays, iOS's pending limit.
-        if delaysAlarms || mayDrop {
+        if Rules.general && (delaysAlarms || mayDrop) {
             Self.applyPlatformRules(PlatformStep(states: states, count: reminderCount, delaysAlarms: delaysAlarms, mayDrop: mayDrop,
                                                  alarms: alarms, platform: platform, phase: traits.platform.maintenancePhase,
                                                  counts: counts, scratch: pendingScratch), &observer)
@@ -936,7 +1004,7 @@ struct UserTimeline<Count: ReminderCount> {
             // open sees no time left, so it is counted here.
             guard earliest >= 0, notification.fireTime <= nextOpen, notification.fireTime < horizon else { break }
             if earliest < 64 { fired |= 1 << UInt64(earliest) } else { firedHigh |= 1 << UInt64(earliest &- 64) }
-            if mayDrop && pendingScratch.dropped[earliest] {
+            if Rules.general && mayDrop && pendingScratch.dropped[earliest] {
                 // Discarded by the system: counted as dropped by `outcome`.
                 outcome(earliest, notification, .delivered, &observer)
                 continue
@@ -947,7 +1015,7 @@ struct UserTimeline<Count: ReminderCount> {
             }
             // Without permission a notification is not shown, or shown quietly (iOS provisional
             // authorisation), answered less often.
-            let quiet = notification.fireTime < permittedFrom
+            let quiet = Rules.general && notification.fireTime < permittedFrom
             if quiet && !(platform.pointee.provisionalFactor > 0) {
                 add(.noPermission)
                 observer.record(.unpermitted(reminder: earliest, notification: notification))
@@ -984,7 +1052,7 @@ struct UserTimeline<Count: ReminderCount> {
         // 1 unless delivered quietly: multiplying by it changes nothing then.
         p *= factor
         if let quiet = response.quiet {
-            if quiet.contains(hour: Int(n.fireTime + dayOrigin) % 86_400 / 3_600) { p *= response.quietFactor }
+            if quiet.contains(hour: localHour(n.fireTime)) { p *= response.quietFactor }
         }
         if dormant { p *= response.dormantFactor }
         fatigueFactor *= response.fatigue
@@ -1023,7 +1091,13 @@ struct UserTimeline<Count: ReminderCount> {
     /// send window, then out of quiet hours. The engine's state holds the moved time, so its checks
     /// see what the app scheduled.
     mutating func move<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
-        let moved = config.delivery.fireTime(for: n.fireTime, utcOffsetSeconds: dayOrigin - 86_400, usualMinute: usualMinute)
+        let before = offset(at: n.fireTime)
+        var moved = config.delivery.fireTime(for: n.fireTime, utcOffsetSeconds: before, usualMinute: usualMinute)
+        if Rules.general && zone != nil {
+            // Moved across a change of offset: the same local clock time at the offset it falls in.
+            let after = offset(at: moved.time)
+            if after != before { moved.time += before - after }
+        }
         guard moved.time != n.fireTime else { return n }
         if moved.shifted { add(.shifted) }
         if moved.deferred { add(.deferred) }
@@ -1105,6 +1179,22 @@ struct UserTimeline<Count: ReminderCount> {
             dropped[r] = true
             if let n = states[r].pending { observer.record(.dropped(reminder: r, notification: n)) }
         }
+    }
+
+    /// The organic open after a session closed at `close`, `gap` seconds later in the pattern's
+    /// time (`CompiledReturnPattern`): the pattern runs on the user's local clock.
+    @inline(never)
+    func patterned(close: Double, gap: Double, _ pattern: PatternView) -> Double {
+        let off = offset(at: close)
+        let local = pattern.advance(local: close + off, by: gap)
+        guard local.isFinite else { return .infinity }
+        var t = local - off
+        if let zone {
+            // At the offset the open falls in; a local time the clock skips keeps the earlier offset.
+            let other = zone.offset(at: t)
+            if other != off, zone.offset(at: local - other) == other { t = local - other }
+        }
+        return max(t, close)
     }
 
     /// Nobody opens again before the horizon: notifications due after it are censored.

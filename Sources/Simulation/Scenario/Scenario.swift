@@ -60,6 +60,8 @@ public struct Population: Encodable, Equatable, Sendable {
     public var segments: [Segment]
     /// The platforms users are on, with their notification rules; nil: one platform without rules.
     public var platforms: [PlatformSpec]?
+    /// Factors on the organic return intensity by local weekday and hour; nil: flat.
+    public var returnPattern: ReturnPattern?
 
     public static let defaultInstallSpreadDays = 30.0
 
@@ -68,19 +70,36 @@ public struct Population: Encodable, Equatable, Sendable {
 
     public init(utcOffsets: [UTCOffsetShare] = [UTCOffsetShare(hours: 0, weight: 1)],
                 installSpreadDays: Double = Population.defaultInstallSpreadDays, segments: [Segment],
-                platforms: [PlatformSpec]? = nil) {
+                platforms: [PlatformSpec]? = nil, returnPattern: ReturnPattern? = nil) {
         (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
-        self.platforms = platforms
+        (self.platforms, self.returnPattern) = (platforms, returnPattern)
     }
 }
 
-/// A UTC offset in hours and the share of users living at it.
+/// Where a share of users lives: at a fixed UTC offset in hours, or in a named time zone of the
+/// system's time zone database (`America/New_York`), whose offset follows daylight saving time.
 public struct UTCOffsetShare: Encodable, Equatable, Sendable {
+    /// The fixed offset; 0 and unused for a named zone.
     public var hours: Double
     public var weight: Double
+    /// The zone's identifier, or nil for a fixed offset.
+    public var zone: String?
 
     public init(hours: Double, weight: Double) {
-        (self.hours, self.weight) = (hours, weight)
+        (self.hours, self.weight, self.zone) = (hours, weight, nil)
+    }
+
+    public init(zone: String, weight: Double) {
+        (self.hours, self.weight, self.zone) = (0, weight, zone)
+    }
+
+    private enum CodingKeys: String, CodingKey { case hours, zone, weight }
+
+    /// `{"hours", "weight"}` or `{"zone", "weight"}`, as a scenario gives them.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if let zone { try c.encode(zone, forKey: .zone) } else { try c.encode(hours, forKey: .hours) }
+        try c.encode(weight, forKey: .weight)
     }
 }
 

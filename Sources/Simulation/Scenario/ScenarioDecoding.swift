@@ -225,21 +225,16 @@ extension JSONFieldReader {
         guard let o = object(json, at: path) else { return nil }
         defer { self.finish(o) }
         let offsets = field(o, "utcOffsets", default: [UTCOffsetShare(hours: 0, weight: 1)]) { r, j, p in
-            r.list(j, at: p, nonEmpty: true) { r, j, p -> UTCOffsetShare? in
-                guard let e = r.object(j, at: p) else { return nil }
-                defer { r.finish(e) }
-                let hours = r.field(e, "hours", Self.number(.within(-12...14)))
-                let weight = r.field(e, "weight", default: 1, Self.number(.within(0...1e6)))
-                guard let hours, let weight else { return nil }
-                return UTCOffsetShare(hours: hours, weight: weight)
-            }
+            r.list(j, at: p, nonEmpty: true) { r, j, p in r.offsetShare(j, at: p) }
         }
         let spread = field(o, "installSpreadDays", default: Population.defaultInstallSpreadDays, Self.number(.within(0...3650)))
         let segments = field(o, "segments") { r, j, p in
             r.elements(j, at: p, nonEmpty: true) { r, j, p in r.segment(j, at: p) }
         }
         let platforms = optionalField(o, "platforms") { r, j, p in r.platforms(j, at: p) }
-        return PopulationParts(utcOffsets: offsets, installSpreadDays: spread, segments: segments, platforms: platforms)
+        let pattern = optionalField(o, "returnPattern") { r, j, p in r.returnPattern(j, at: p) }
+        return PopulationParts(utcOffsets: offsets, installSpreadDays: spread, segments: segments, platforms: platforms,
+                               returnPattern: pattern)
     }
 
     mutating func segment(_ json: JSON, at path: String) -> Segment? {

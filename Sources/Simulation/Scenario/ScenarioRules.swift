@@ -156,6 +156,12 @@ struct ScenarioParts {
         if let offsets = population.utcOffsets, !(offsets.map(\.weight).reduce(0, +) > 0) {
             fail("population.utcOffsets", "weights must add up to a positive number")
         }
+        for (i, share) in (population.utcOffsets ?? []).enumerated() {
+            if let zone = share.zone, let reason = TimeZoneDatabase.refusal(zone) { fail("population.utcOffsets[\(i)].zone", reason) }
+        }
+        if case let .some(.some(pattern)) = population.returnPattern {
+            issues += returnPatternIssues(pattern)
+        }
         if let segments = JSONFieldReader.whole(population.segments), !(segments.map(\.weight).reduce(0, +) > 0) {
             fail("population.segments", "weights must add up to a positive number")
         }
@@ -231,6 +237,24 @@ struct LabelCheck {
     }
 }
 
+extension ScenarioParts {
+    /// A pattern built in code, held to what a scenario file may give.
+    static func returnPatternIssues(_ pattern: ReturnPattern) -> [ScenarioIssue] {
+        var issues: [ScenarioIssue] = []
+        for (key, values, count, unit) in [("weekdays", pattern.weekdays, 7, "weekday"), ("hours", pattern.hours, 24, "hour")] {
+            let p = "population.returnPattern.\(key)"
+            if values.count != count {
+                issues.append(ScenarioIssue(path: p, reason: "expected \(count) factors, got \(values.count)"))
+            } else if !values.allSatisfy({ $0 >= 0 && $0 <= 1e6 }) {
+                issues.append(ScenarioIssue(path: p, reason: "factors must lie within 0...1e6"))
+            } else if !values.contains(where: { $0 > 0 }) {
+                issues.append(ScenarioIssue(path: p, reason: "at least one \(unit) must have a positive factor"))
+            }
+        }
+        return issues
+    }
+}
+
 /// The parts of a population that could be read; `segments` holds nil for each that could not.
 struct PopulationParts {
     var utcOffsets: [UTCOffsetShare]?
@@ -238,24 +262,26 @@ struct PopulationParts {
     var segments: [Segment?]?
     /// `.some(nil)`: read, and there are no platforms.
     var platforms: [PlatformSpec]??
+    /// `.some(nil)`: read, and returns follow no pattern.
+    var returnPattern: ReturnPattern??
 
     init(utcOffsets: [UTCOffsetShare]?, installSpreadDays: Double?, segments: [Segment?]?,
-         platforms: [PlatformSpec]?? = .some(nil)) {
+         platforms: [PlatformSpec]?? = .some(nil), returnPattern: ReturnPattern?? = .some(nil)) {
         (self.utcOffsets, self.installSpreadDays, self.segments) = (utcOffsets, installSpreadDays, segments)
-        self.platforms = platforms
+        (self.platforms, self.returnPattern) = (platforms, returnPattern)
     }
 
     init(_ p: Population) {
         self.init(utcOffsets: p.utcOffsets, installSpreadDays: p.installSpreadDays, segments: p.segments,
-                  platforms: .some(p.platforms))
+                  platforms: .some(p.platforms), returnPattern: .some(p.returnPattern))
     }
 
     /// The population, when every part of it could be read.
     var whole: Population? {
         guard let utcOffsets, let installSpreadDays, let segments = JSONFieldReader.whole(segments),
-              case let .some(platforms) = platforms else { return nil }
+              case let .some(platforms) = platforms, case let .some(returnPattern) = returnPattern else { return nil }
         return Population(utcOffsets: utcOffsets, installSpreadDays: installSpreadDays, segments: segments,
-                          platforms: platforms)
+                          platforms: platforms, returnPattern: returnPattern)
     }
 }
 
