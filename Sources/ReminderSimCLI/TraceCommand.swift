@@ -74,7 +74,9 @@ struct TraceText {
     func header(_ t: UserTrace) -> String {
         let segment = model.scenario.population.segments[t.traits.segment]
         var out = "User \(t.user) of scenario \"\(TerminalText.printable(model.scenario.name))\" (seed \(model.scenario.seed))\n"
-        out += "  segment \"\(TerminalText.printable(segment.name))\", UTC\(offset(t.traits.utcOffsetSeconds)), "
+        let place = model.zoneName(of: t.traits).map { "\($0) (UTC\(offset(t.traits.utcOffsetSeconds)) at the start)" }
+            ?? "UTC\(offset(t.traits.utcOffsetSeconds))"
+        out += "  segment \"\(TerminalText.printable(segment.name))\", \(place), "
             + "installs \(time(t.traits.install, t.traits))"
         if let platforms = model.scenario.population.platforms {
             let p = platforms[t.traits.platform.platform]
@@ -207,7 +209,7 @@ struct TraceText {
 
     /// Local date and time of a run time, as `YYYY-MM-DD HH:MM`.
     func time(_ t: Double, _ traits: UserTraits) -> String {
-        let local = t + traits.utcOffsetSeconds
+        let local = t + model.utcOffset(of: traits, at: t)
         let day = Int((local / 86_400).rounded(.down))
         let seconds = Int((local - Double(day) * 86_400).rounded(.down))
         return String(format: "%@ %02d:%02d", start.adding(days: day).description, seconds / 3_600, (seconds % 3_600) / 60)

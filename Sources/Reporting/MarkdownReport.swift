@@ -255,12 +255,17 @@ public enum MarkdownReport {
                  String(format: "%g", seg.dropoutPerSession), String(format: "%g min", seg.sessionLength.medianMinutes),
                  String(format: "%g min", seg.coldLaunchAfterMinutes)]
             }) + "\n"
-        let offsets = s.population.utcOffsets.map { String(format: "UTC%+g (weight %g)", $0.hours, $0.weight) }
+        let offsets = s.population.utcOffsets.map { share in
+            share.zone.map { String(format: "%@ (weight %g)", $0, share.weight) }
+                ?? String(format: "UTC%+g (weight %g)", share.hours, share.weight)
+        }
         let r = s.response
         let quiet = r.quietHours.map { "\($0.start):00–\($0.end):00 local, factor \(String(format: "%g", r.quietFactor))" } ?? "none"
         out += Markdown.table(header: ["", ""], alignments: [.left, .left], rows: [
             ["Time zones", offsets.joined(separator: ", ")],
             ["Installs", String(format: "spread uniformly over %g days", s.population.installSpreadDays)],
+        ] + returnPatternRows(s.population.returnPattern) + [
+
             ["Base response", String(format: "%g", r.baseResponse)],
             ["Fatigue", String(format: "×%g per notification delivered since the last organic open", r.fatigue)],
             ["Quiet hours", quiet],
@@ -272,6 +277,21 @@ public enum MarkdownReport {
                 : r.messageWeights.keys.sorted().map { "\($0): \(String(format: "%g", r.messageWeights[$0]!))" }.joined(separator: "; ")],
         ]) + "\n"
         return out + platformAssumptions(s.population)
+    }
+
+    /// The return pattern's row, when returns follow one: the factors that differ from the most common
+    /// one, as given (the run scales them to a weekly mean of 1).
+    static func returnPatternRows(_ pattern: ReturnPattern?) -> [[String]] {
+        guard let pattern, !pattern.isFlat else { return [] }
+        func listed(_ values: [Double], _ names: [String]) -> String {
+            let common = values.max { a, b in values.filter { $0 == a }.count < values.filter { $0 == b }.count }!
+            let differing = values.indices.filter { values[$0] != common }.map { "\(names[$0]) ×\(String(format: "%g", values[$0]))" }
+            return differing.isEmpty ? "flat" : differing.joined(separator: ", ") + String(format: " (others ×%g)", common)
+        }
+        let days = ReturnPattern.dayNames.map { $0.prefix(1).uppercased() + $0.dropFirst(1).prefix(2) }
+        let hours = (0..<24).map { String(format: "%02d h", $0) }
+        return [["Return pattern", "organic return intensity by local weekday: \(listed(pattern.weekdays, days)); by local hour: "
+                 + "\(listed(pattern.hours, hours)); scaled to a weekly mean of 1"]]
     }
 
     /// The platform rules in force, when the population names platforms (docs/scenario.md, "Platforms").

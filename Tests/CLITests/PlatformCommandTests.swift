@@ -44,6 +44,34 @@ final class PlatformCommandTests: ReminderSimTestCase {
         XCTAssertEqual(seen.count, 4, "trace shows every rule acting; saw \(seen)")
     }
 
+    /// Named zones and a return pattern: the report states them, `trace` names the zone and shows the
+    /// local clock of each zone's offset, and a zone the database does not know is refused with its path.
+    func testZonesAndTheReturnPatternAreStatedAndCheckedByPath() throws {
+        var json: Any = try defaultScenario()
+        json = try JSONEdit.setting([["zone": "America/New_York", "weight": 1], ["hours": 2, "weight": 1]] as [Any],
+                                    at: "population.utcOffsets", in: json)
+        json = try JSONEdit.setting(["weekdays": ["saturday": 2]] as [String: Any], at: "population.returnPattern", in: json)
+        _ = try writeFile("zones.json", try JSONEdit.text(json))
+        let run = try remindersim("run", "zones.json", "--users", "300", "--days", "120", timeout: 120)
+        assertExit(run, 0)
+        let report = try String(contentsOf: workDirectory.appendingPathComponent("Reports/default-1/report.md"), encoding: .utf8)
+        assertContains(report, "| Time zones | America/New\\_York (weight 1), UTC+2 (weight 1) |")
+        assertContains(report, "| Return pattern | organic return intensity by local weekday: Sat ×2 (others ×1); by local hour: flat;")
+        var named = 0
+        for user in 0..<10 {
+            let trace = try remindersim("trace", "zones.json", "--user", String(user), "--days", "120", timeout: 60)
+            assertExit(trace, 0)
+            if trace.stdout.contains("America/New_York (UTC-5 at the start)") { named += 1 }
+        }
+        XCTAssertGreaterThan(named, 0, "a user in New York among the first ten")
+
+        json = try JSONEdit.setting([["zone": "America/NewYork"]] as [Any], at: "population.utcOffsets", in: json)
+        _ = try writeFile("bad-zone.json", try JSONEdit.text(json))
+        let bad = try remindersim("validate", "bad-zone.json")
+        assertExit(bad, 65)
+        assertContains(bad.stderr, "bad-zone.json: population.utcOffsets[0].zone: unknown time zone \"America/NewYork\"")
+    }
+
     func testAMistakeIsRefusedWithItsPath() throws {
         var json: Any = try defaultScenario()
         json = try JSONEdit.setting([["platform": "android", "permission": ["granted": 0.5, "provisional": 0.3]]] as [Any],

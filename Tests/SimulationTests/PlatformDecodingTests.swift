@@ -68,6 +68,27 @@ final class PlatformDecodingTests: XCTestCase {
         }
     }
 
+    /// Alarm spacing too small to mean anything (and large enough a divisor to overflow), inexact
+    /// settings beside exact alarms, and an `ask` rule longer than any rule may be.
+    func testAlarmsAndAskRulesHeldToTheirBounds() {
+        let long = String(repeating: "0", count: 300) + "1 1"
+        let found = issues(scenario(platforms: """
+            [{"platform": "android", "alarms": {"idleShare": 1, "maintenanceMinutes": 1e-305}},
+             {"platform": "android", "name": "exact", "alarms": {"exact": true, "idleShare": 0.9, "windowMinutes": 500}},
+             {"platform": "ios", "permission": {"granted": 0.5, "ask": "\(long)"}}]
+            """))
+        let expected = [
+            "population.platforms[0].alarms.maintenanceMinutes: must be between 1 and 1440",
+            "population.platforms[1].alarms.windowMinutes: exact alarms fire on time: windowMinutes describes inexact ones",
+            "population.platforms[1].alarms.idleShare: exact alarms fire on time",
+            "population.platforms[2].permission.ask: 303 characters; at most 200",
+        ]
+        for e in expected {
+            XCTAssertTrue(found.contains { $0.hasPrefix(e) }, "missing \(e) in\n\(found.joined(separator: "\n"))")
+        }
+        XCTAssertEqual(found.count, 4, found.joined(separator: "\n"))
+    }
+
     func testRulesOverPlatformsAndSegments() {
         let found = issues(scenario(platforms: #"""
             [{"platform": "ios", "weight": 0, "segmentWeights": {"Casual": 1}},

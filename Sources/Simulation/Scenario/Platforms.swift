@@ -128,7 +128,8 @@ extension JSONFieldReader {
         defer { self.finish(o) }
         let granted = field(o, "granted", Self.number(.probability))
         let ask = field(o, "ask", default: PermissionAsk.install) { r, j, p -> PermissionAsk? in
-            guard let text = r.string(j, at: p) else { return nil }
+            // A rule, and so a name's length at most (not in a database read back, as other rules).
+            guard let text = r.relaxed ? r.string(j, at: p) : r.string(j, at: p, limit: .name) else { return nil }
             if text == "install" { return .install }
             do throws(CronRuleError) {
                 _ = try CronRule(parsing: text, mode: .documented)
@@ -153,8 +154,15 @@ extension JSONFieldReader {
         let exact = field(o, "exact", default: false, Self.bool)
         let window = field(o, "windowMinutes", default: AlarmSpec.defaultWindowMinutes, Self.number(.within(0...1_440)))
         let idle = field(o, "idleShare", default: 0, Self.number(.probability))
+        // Android spaces an idle device's maintenance windows by many minutes; under a minute the
+        // delays it gives would say nothing, and a spacing near 0 makes them overflow.
         let maintenance = field(o, "maintenanceMinutes", default: AlarmSpec.defaultMaintenanceMinutes,
-                                Self.number(.positiveUpTo(1_440)))
+                                Self.number(.within(1...1_440)))
+        if exact == true {
+            for key in ["windowMinutes", "idleShare", "maintenanceMinutes"] where o[key] != nil {
+                fail(o.path(key), "exact alarms fire on time: \(key) describes inexact ones; remove it or set \"exact\": false")
+            }
+        }
         guard let exact, let window, let idle, let maintenance else { return nil }
         return AlarmSpec(exact: exact, windowMinutes: window, idleShare: idle, maintenanceMinutes: maintenance)
     }
@@ -181,6 +189,9 @@ extension ScenarioParts {
                      + "give each platform entry its own name")
             } else {
                 names[p.name] = i
+            }
+            if let a = p.alarms, !(1...1_440).contains(a.maintenanceMinutes) {
+                fail("\(at).alarms.maintenanceMinutes", "must be between 1 and 1440, got \(a.maintenanceMinutes)")
             }
             guard let weights = p.segmentWeights, segments.map({ !$0.contains(nil) }) ?? false else { continue }
             for name in weights.keys.sorted() where !known.contains(name) {
