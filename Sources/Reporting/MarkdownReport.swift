@@ -289,9 +289,14 @@ public enum MarkdownReport {
             return differing.isEmpty ? "flat" : differing.joined(separator: ", ") + String(format: " (others ×%g)", common)
         }
         let days = ReturnPattern.dayNames.map { $0.prefix(1).uppercased() + $0.dropFirst(1).prefix(2) }
-        let hours = (0..<24).map { String(format: "%02d h", $0) }
-        return [["Return pattern", "organic return intensity by local weekday: \(listed(pattern.weekdays, days)); by local hour: "
-                 + "\(listed(pattern.hours, hours)); scaled to a weekly mean of 1"]]
+        let hourNames = (0..<24).map { String(format: "%02d h", $0) }
+        let differing = pattern.hours.filter { $0 != pattern.hours[0] }.count
+        // Many hours apart from the rest: all 24 in order reads better than a list of exceptions.
+        let hours = differing > 6 && Set(pattern.hours).count > 2
+            ? "0–23 h: " + pattern.hours.map { String(format: "%g", $0) }.joined(separator: " ")
+            : listed(pattern.hours, hourNames)
+        return [["Return pattern", "organic return intensity by local weekday: \(listed(pattern.weekdays, days)); by local hour, "
+                 + "\(hours); scaled to a weekly mean of 1"]]
     }
 
     /// The platform rules in force, when the population names platforms (docs/scenario.md, "Platforms").

@@ -56,7 +56,7 @@ final class PlatformCommandTests: ReminderSimTestCase {
         assertExit(run, 0)
         let report = try String(contentsOf: workDirectory.appendingPathComponent("Reports/default-1/report.md"), encoding: .utf8)
         assertContains(report, "| Time zones | America/New\\_York (weight 1), UTC+2 (weight 1) |")
-        assertContains(report, "| Return pattern | organic return intensity by local weekday: Sat ×2 (others ×1); by local hour: flat;")
+        assertContains(report, "| Return pattern | organic return intensity by local weekday: Sat ×2 (others ×1); by local hour, flat;")
         var named = 0
         for user in 0..<10 {
             let trace = try remindersim("trace", "zones.json", "--user", String(user), "--days", "120", timeout: 60)

@@ -157,7 +157,7 @@ struct ScenarioParts {
             fail("population.utcOffsets", "weights must add up to a positive number")
         }
         for (i, share) in (population.utcOffsets ?? []).enumerated() {
-            if let zone = share.zone, let reason = TimeZoneDatabase.refusal(zone) { fail("population.utcOffsets[\(i)].zone", reason) }
+            if !relaxed, let zone = share.zone, let reason = TimeZoneDatabase.refusal(zone) { fail("population.utcOffsets[\(i)].zone", reason) }
         }
         if case let .some(.some(pattern)) = population.returnPattern {
             issues += returnPatternIssues(pattern)
