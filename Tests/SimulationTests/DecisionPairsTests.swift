@@ -51,6 +51,21 @@ final class DecisionPairsTests: XCTestCase {
         XCTAssertEqual(every.keepingDecisionPairs(scenario: s), some)
     }
 
+    /// Pairs named by the caller (a tune's racing batch): one pass, the same counts, and each kept pair
+    /// exactly as a run keeping every pair has it, whatever the threads.
+    func testNamedReferencesKeepTheirPairsExactlyInOnePass() throws {
+        let s = scenario()
+        let model = try CompiledModel(s)
+        let every = model.run(options: RunOptions(threads: 2, chunkSize: 64, pairs: .all))
+        let named = model.run(options: RunOptions(threads: 1, chunkSize: 100, pairs: .references([5, 1, 99])))
+        XCTAssertEqual(named.tallies, every.tallies)
+        let sums = try XCTUnwrap(named.sums)
+        XCTAssertEqual(sums.layout.pairs, .against([0, 1, 5]), "the holdout always, an index past the run never")
+        XCTAssertEqual(sums, try XCTUnwrap(every.sums).gathering(.against([0, 1, 5])))
+        let again = model.run(options: RunOptions(threads: 3, chunkSize: 7, pairs: .references([1, 5])))
+        XCTAssertEqual(again, named)
+    }
+
     func testAFewConfigurationsKeepEveryPair() throws {
         let s = scenario(configurations: PairSet.everyPairUpTo)
         let run = try CompiledModel(s).run(options: RunOptions(threads: 2, pairs: .decision))

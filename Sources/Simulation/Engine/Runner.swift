@@ -33,6 +33,10 @@ public enum PairChoice: Sendable {
     /// configuration against the holdout, the baseline, the recommendation and the runner-up, found
     /// in two passes over the users (see `CompiledModel.run`).
     case decision
+    /// Every configuration against the holdout and each of these configurations, in one pass: for a
+    /// caller that knows the comparisons it will read (a tune's racing batch reads each candidate
+    /// against the baseline and the leader), so that the work grows with the configurations.
+    case references([Int])
 }
 
 /// The first user (and configuration) of a run that reached the session limit.
@@ -260,6 +264,10 @@ extension CompiledModel {
     /// the same, keeping every configuration against the recommendation and the runner-up. The second
     /// pass is skipped when those are already references, and its tallies equal the first's.
     public func run(options: RunOptions = RunOptions()) -> RunTallies {
+        if case let .references(references) = options.pairs {
+            let kept = Set([0] + references.filter { configurations.indices.contains($0) }).sorted()
+            return run(options: options, sums: userSumsLayout(pairs: .against(kept)))
+        }
         guard case .decision = options.pairs, configurations.count - 1 > PairSet.everyPairUpTo else {
             return run(options: options, sums: userSumsLayout(pairs: .all))
         }

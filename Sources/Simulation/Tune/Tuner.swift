@@ -372,8 +372,11 @@ public struct Tuner: Sendable {
         let baselineIndex = 1
     }
 
+    /// A run of `specs` beside the baseline. `references`: the run's configurations (as `Batch.index`
+    /// numbers them, the baseline 1) every configuration is compared with, besides the holdout; nil
+    /// for every pair.
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
-                  progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
+                  references: [Int]? = nil, progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
         base.label = "baseline"
@@ -401,7 +404,8 @@ public struct Tuner: Sendable {
             throw TuneError(path: "", reason: "cannot be simulated")
         }
         let chunk = max(16, min(2_048, users / (threads * 4)))
-        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress))
+        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress,
+                                                    pairs: references.map { .references($0) } ?? .all))
         if let breach = tallies.sessionLimitBreach {
             throw TuneError(path: "", reason: model.explain(breach))
         }
@@ -616,8 +620,10 @@ public struct Tuner: Sendable {
             meter.progress?(TuneProgress(stage: k + 1, stages: stages, users: n, evaluated: soFar, entered: entered,
                                          left: left, simulated: total, planned: meter.planned, phase: "race"))
         }
+        // A racing batch reads each candidate against the baseline and the leader (the first member) only.
+        let references = [1] + (race.leader == nil ? [] : [2])
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                               response: scenario.response, progress: report)
+                               response: scenario.response, references: references, progress: report)
         var here: [Int: Int] = [:]
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)
