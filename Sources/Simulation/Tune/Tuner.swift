@@ -645,8 +645,15 @@ public struct Tuner: Sendable {
         let contenders = members.filter { stage.remaining.contains($0) && clearlyAdmissible(race.outcomes[$0].figures!, z: plan.dropZ) }
         race.leader = ranked(contenders.map { ($0, race.outcomes[$0].figures!) }).first?.0
         guard let l = race.leader, let li = here[l] else { return }
+        // A new leader from this batch: the same users again, keeping each candidate against it (the
+        // draws are the same, so is every count; only the pairs kept differ).
+        var paired = run
+        if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
+            paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
+                                  response: scenario.response, references: [1, li]) { _ in }
+        }
         for c in batch where stage.remaining.contains(c) && c != l {
-            let d = pairedMeasure.flatMap { run.results.comparison(here[c]!, against: li, $0)?.difference }
+            let d = pairedMeasure.flatMap { paired.results.comparison(here[c]!, against: li, $0)?.difference }
             if let drop = worseDrop(c, than: l, stage: k, difference: d.map { (Self.widened($0, z: plan.dropZ), .paired) },
                                     race.outcomes) {
                 stage.dropWorse(c, drop, &race)
