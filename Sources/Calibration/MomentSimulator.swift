@@ -92,7 +92,7 @@ struct MomentSimulator {
     /// The moments of all the simulated users.
     func moments(_ response: ResponseModel) throws -> [Double] {
         let m = try model(response)
-        return reduce(m.run(options: RunOptions(threads: options.threads)).tallies)
+        return reduce(m.run(options: RunOptions(threads: options.threads, keepsSums: false)).tallies)
     }
 
     /// The moments of each of `options.batches` consecutive batches of the users, with the batch sizes.
@@ -102,7 +102,7 @@ struct MomentSimulator {
         let count = min(options.batches, n)
         return (0..<count).map { b in
             let range = (b * n / count)..<((b + 1) * n / count)
-            return (range.count, reduce(m.run(options: RunOptions(threads: options.threads, users: range)).tallies))
+            return (range.count, reduce(m.run(options: RunOptions(threads: options.threads, users: range, keepsSums: false)).tallies))
         }
     }
 

@@ -66,6 +66,17 @@ final class DecisionPairsTests: XCTestCase {
         XCTAssertEqual(again, named)
     }
 
+    /// A run that keeps no sums (`calibrate` reads the counts alone) counts the same.
+    func testARunWithoutSumsCountsTheSame() throws {
+        let s = scenario()
+        let model = try CompiledModel(s)
+        let every = model.run(options: RunOptions(threads: 2, chunkSize: 64))
+        let counts = model.run(options: RunOptions(threads: 3, chunkSize: 50, keepsSums: false))
+        XCTAssertEqual(counts.tallies, every.tallies)
+        XCTAssertNil(counts.sums)
+        XCTAssertNil(counts.recordedUserSums)
+    }
+
     func testAFewConfigurationsKeepEveryPair() throws {
         let s = scenario(configurations: PairSet.everyPairUpTo)
         let run = try CompiledModel(s).run(options: RunOptions(threads: 2, pairs: .decision))

@@ -14,14 +14,19 @@ public struct RunOptions: Sendable {
     public var progress: (@Sendable (Int) -> Void)?
     /// Which pairs of configurations the sums over users keep.
     public var pairs: PairChoice
+    /// Whether the run keeps the sums over users behind the intervals; a caller that reads only the
+    /// counts (`calibrate`'s moments) saves their work.
+    public var keepsSums: Bool
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
-                chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all) {
+                chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all,
+                keepsSums: Bool = true) {
         self.threads = max(1, threads)
         self.users = users
         self.chunkSize = max(1, chunkSize)
         self.progress = progress
         self.pairs = pairs
+        self.keepsSums = keepsSums
     }
 }
 
@@ -144,7 +149,7 @@ extension CompiledModel {
 
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
     /// the first user who reaches the session limit, and returns who.
-    func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder,
+    func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder?,
                   replay: RecordedUserRecorder?, scratch: inout TimelineScratch) -> SessionLimitBreach? {
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
@@ -156,9 +161,9 @@ extension CompiledModel {
             return outcomes.withUnsafeMutableBufferPointer { outcomes in
                 // Configuration i's outcome for the user, with the user's sums recorded around it.
                 func arm(_ i: Int, _ body: () -> UserOutcome) {
-                    recorder.begin(i, counts.base(i))
+                    recorder?.begin(i, counts.base(i))
                     outcomes[i] = body()
-                    recorder.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
+                    recorder?.end(i, counts.base(i), activeDays: counts.activeDays, into: s, sumsLayout)
                 }
                 for user in range {
                     let t = traits(user: user)
@@ -200,6 +205,7 @@ extension CompiledModel {
                     for i in configurations.indices {
                         addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                     }
+                    guard let recorder else { continue }
                     recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
                     if platformChoice != nil {
                         // The platforms' rows follow the segments' in the same sums.
@@ -300,11 +306,11 @@ extension CompiledModel {
             defer { counts.deallocate() }
             var scratch = TimelineScratch()
             var sums = UserSums(layout: sumsLayout)
-            let recorder = UserSumsRecorder(layouts: counts.layouts)
-            defer { recorder.deallocate() }
-            let replay = recordedUserSumsLayout(sumsLayout).map {
+            let recorder = options.keepsSums ? UserSumsRecorder(layouts: counts.layouts) : nil
+            defer { recorder?.deallocate() }
+            let replay = options.keepsSums ? recordedUserSumsLayout(sumsLayout).map {
                 RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))
-            }
+            } : nil
             defer { replay?.deallocate() }
             var breach: SessionLimitBreach?
             while true {
@@ -327,6 +333,7 @@ extension CompiledModel {
         }
         var total = emptyTallies(users: range, sums: sumsLayout)
         for r in results.withLock({ $0 }) { total.merge(r) }
+        if !options.keepsSums { (total.sums, total.recordedUserSums) = (nil, nil) }
         return total
     }
 }
