@@ -14,6 +14,12 @@
 # N of the 1,000 of Datasets/thousand-periods.json (2,000 users, 30 days) for each N of CONFIG_COUNTS
 # (default "100 200 400 1000"), with the command's wall time, the report's time, peak memory and the
 # database's size, and their log-log slopes against N (1.0 = linear).
+# With AGAINST=<commit>, last: that commit built in a temporary worktree, and the jobs teams repeat
+# run alternately with both builds AGAINST_RUNS times (default 3), medians and ratios quoted: the
+# default scenario at AGAINST_USERS users (default 1000000), tune Datasets/tune-periods.json, and
+# calibrate of the worked example (Datasets/calibration-example.json on its past test) fitting
+# CALIBRATE_FIT (default baseResponse,optOutPerDelivery) at CALIBRATE_USERS users per arm
+# (default 200000); whether both builds recommend and fit the same is printed beside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product remindersim >&2
@@ -143,5 +149,70 @@ if [ "$peer_users" -gt 0 ] && [ -f "$peer_dir/ref_numpy.py" ] && [ -f "$peer_dir
         done
         f=$(median "${floor[@]}")
         awk -v ns="$ns" -v f="$f" 'BEGIN { printf "floor.swift: %s ns CPU per session; ours / floor: %.2f\n", f, ns / f }'
+    fi
+fi
+
+against=${AGAINST:-}
+if [ -n "$against" ]; then
+    against_runs=${AGAINST_RUNS:-3}
+    against_users=${AGAINST_USERS:-1000000}
+    calibrate_fit=${CALIBRATE_FIT:-baseResponse,optOutPerDelivery}
+    calibrate_users=${CALIBRATE_USERS:-200000}
+    rev=$(git rev-parse --short "$against^{commit}")
+    tree="$work/against"
+    git worktree add --detach "$tree" "$rev" >/dev/null 2>&1
+    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+    echo
+    echo "building $rev for the comparison..." >&2
+    (cd "$tree" && swift build -c release --product remindersim >&2)
+    old_bin="$tree/.build/release/remindersim"
+    echo "against $rev ($(git log -1 --format=%s "$rev" | cut -c1-70)), $(nproc) threads, alternating $against_runs times, medians:"
+    printf "%-44s %10s %10s %8s\n" job "$rev s" "this s" ratio
+    TIMEFORMAT='%R'
+    # Runs one job with a build; prints its wall time. Outputs go to $work/<label>-<build>.
+    job() {
+        local label=$1 build=$2 bin=$3
+        shift 3
+        rm -rf "$work/$label-$build" "$work/$label-$build.sqlite"*
+        mkdir -p "$work/$label-$build"
+        { time "$bin" "$@" --db "$work/$label-$build.sqlite" --out "$work/$label-$build" >"$work/$label-$build.txt" 2>/dev/null; } 2>&1
+    }
+    calibrate_job() {
+        local build=$1 bin=$2
+        rm -f "$work/calibrated-$build.json"
+        { time "$bin" calibrate Datasets/calibration-example.json Datasets/calibration-past-test.csv --fit "$calibrate_fit" \
+            --users "$calibrate_users" --threads "$(nproc)" --out "$work/calibrated-$build.json" >"$work/calibrate-$build.txt" 2>/dev/null; } 2>&1
+    }
+    median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    compare() {
+        local name=$1 a b
+        shift
+        local olds=() news=()
+        for _ in $(seq "$against_runs"); do
+            olds+=("$("$@" old "$old_bin")")
+            news+=("$("$@" new "$bin")")
+        done
+        a=$(median "${olds[@]}") b=$(median "${news[@]}")
+        printf "%-44s %10s %10s %8s\n" "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+    }
+    run_default() { job default "$1" "$2" run --users "$against_users" --threads "$(nproc)"; }
+    run_tune() { job tune "$1" "$2" tune Datasets/tune-periods.json --threads "$(nproc)"; }
+    compare "run (default scenario, $against_users users)" run_default
+    compare "tune Datasets/tune-periods.json" run_tune
+    compare "calibrate --fit $calibrate_fit ($calibrate_users users)" calibrate_job
+    recommended() { sed -n 's/^Recommendation: //p' "$1"; }
+    if [ "$(recommended "$work/tune-old.txt")" = "$(recommended "$work/tune-new.txt")" ]; then
+        echo "tune: both recommend $(recommended "$work/tune-new.txt")"
+    else
+        echo "tune: $rev recommends $(recommended "$work/tune-old.txt"), this build $(recommended "$work/tune-new.txt")"
+    fi
+    fitted() { grep -E '^ *(baseResponse|fatigue|optOutPerDelivery|quietFactor|dormantFactor|responseDelayMinutes)' "$1" | head -6; }
+    if cmp -s "$work/calibrated-old.json" "$work/calibrated-new.json"; then
+        echo "calibrate: the same calibrated scenario, byte for byte"
+    else
+        echo "calibrate: the fits differ; $rev:"
+        fitted "$work/calibrate-old.txt"
+        echo "this build:"
+        fitted "$work/calibrate-new.txt"
     fi
 fi

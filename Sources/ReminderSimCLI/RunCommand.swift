@@ -17,7 +17,7 @@ struct RunCommand: RunnableCommand {
             """,
         arguments: SimulationArguments.specs + [CSVSafeFlag.spec, stats, json, shard, allPairs, ModelDrawsArgument.spec, liveUsers])
 
-    static let stats = StatsFlag.spec.described("Print wall time, throughput and peak memory to stderr.")
+    static let stats = StatsFlag.spec.described("Print wall time, throughput, peak memory and the share of the configurations' sessions walked before they part from the holdout to stderr.")
     static let json = JSONFlag.spec.described("""
         Print the run's summary as JSON on stdout instead of text: configurations, headline \
         measures with their intervals, paired comparisons with the baseline and the recommendation.
@@ -84,8 +84,10 @@ struct RunCommand: RunnableCommand {
         // A shard cannot know the recommendation, which needs every user: it keeps every pair, and
         // merging the shards keeps the pairs the whole run would.
         let pairs: PairChoice = allPairs || shard != nil ? .all : .decision
-        let result = model.run(options: RunOptions(threads: simulation.threads, users: users,
-                                                   progress: { progress.advance(by: $0) }, pairs: pairs))
+        var options = RunOptions(threads: simulation.threads, users: users, progress: { progress.advance(by: $0) }, pairs: pairs)
+        let meter = RunWorkMeter()
+        if stats { options.meter = meter }
+        let result = model.run(options: options)
         progress.finish()
         if let breach = result.sessionLimitBreach {
             throw ScenarioLoading.sessionLimitError(breach, in: model, path: simulation.path)
@@ -134,9 +136,11 @@ struct RunCommand: RunnableCommand {
             let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))
             context.stderr.writeLine(String(
-                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s, decision checks %.3f s",
+                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s, decision checks %.3f s, "
+                    + "configuration sessions %lld, before divergence %.1f%%",
                 scenario.users, wall, sessions, perCore, simulation.threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
-                renderSeconds, lookSeconds))
+                renderSeconds, lookSeconds, meter.configurationSessions,
+                100 * Double(meter.sessionsBeforeDivergence) / Double(max(meter.configurationSessions, 1))))
         }
     }
 

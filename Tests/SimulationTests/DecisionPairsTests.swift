@@ -106,3 +106,42 @@ final class DecisionPairsTests: XCTestCase {
         XCTAssertNil(layout.pairIndex(-1, 7))
     }
 }
+
+/// The meter of a run's work: the sessions walked under the configurations, and those before each
+/// configuration first parts from the holdout, counted from the traces apart from the run.
+final class RunWorkMeterTests: XCTestCase {
+    func testTheSessionsBeforeDivergenceAreTheTracesOpensBeforeTheFirstAnswer() throws {
+        var s = Scenario.builtInDefault
+        s.users = 300
+        s.horizonDays = 45
+        s.response.baseResponse = 0.3
+        let model = try CompiledModel(s)
+        let meter = RunWorkMeter()
+        var options = RunOptions(threads: 2, chunkSize: 37)
+        options.meter = meter
+        let run = model.run(options: options)
+        var total: Int64 = 0, before: Int64 = 0
+        for user in 0..<s.users {
+            for c in 1..<model.configurations.count {
+                var opens: Int64 = 0, parted = false
+                for case let .open(_, cause, _) in model.trace(user: user, configuration: c).events {
+                    if cause == .notification { parted = true }
+                    if !parted { before += 1 }
+                    opens += 1
+                }
+                total += opens
+            }
+        }
+        XCTAssertEqual(meter.configurationSessions, total)
+        XCTAssertEqual(meter.configurationSessions, run.tallies.dropFirst().reduce(0) { $0 + $1[.opens] })
+        XCTAssertEqual(meter.sessionsBeforeDivergence, before)
+        XCTAssertLessThan(before, total, "some configurations part from the holdout")
+        // Without answers nothing parts.
+        s.response.baseResponse = 0
+        let quiet = RunWorkMeter()
+        options.meter = quiet
+        _ = try CompiledModel(s).run(options: options)
+        XCTAssertEqual(quiet.sessionsBeforeDivergence, quiet.configurationSessions)
+        XCTAssertGreaterThan(quiet.configurationSessions, 0)
+    }
+}

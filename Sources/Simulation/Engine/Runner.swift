@@ -17,6 +17,8 @@ public struct RunOptions: Sendable {
     /// Whether the run keeps the sums over users behind the intervals; a caller that reads only the
     /// counts (`calibrate`'s moments) saves their work.
     public var keepsSums: Bool
+    /// Where the run adds up its work, if anyone asks (`run --stats`).
+    public var meter: RunWorkMeter?
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
                 chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all,
@@ -205,6 +207,10 @@ extension CompiledModel {
                     for i in configurations.indices {
                         addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                     }
+                    for i in configurations.indices.dropFirst() {
+                        counts.configurationOpens &+= outcomes[i].opens
+                        counts.opensBeforeResponse &+= Int64(outcomes[i].opensBeforeResponse)
+                    }
                     guard let recorder else { continue }
                     recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
                     if platformChoice != nil {
@@ -326,6 +332,7 @@ extension CompiledModel {
                 }
                 options.progress?(upper - lower)
             }
+            options.meter?.add(configurationOpens: counts.configurationOpens, beforeResponse: counts.opensBeforeResponse)
             var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range, sums: sums,
                                   recordedUserSums: replay?.sums())
             mine.sessionLimitBreach = breach
@@ -346,6 +353,10 @@ final class WorkerCounts {
     private let starts: [Int]
     private let storage: UnsafeMutablePointer<Int64>
     let activeDays: UnsafeMutablePointer<UInt64>
+    /// The configurations' opens (the holdout's aside) and those before each one's first open a
+    /// notification brought, for `RunWorkMeter`.
+    var configurationOpens: Int64 = 0
+    var opensBeforeResponse: Int64 = 0
     /// Where the holdout's run of the current user can take over from a configuration's.
     let holdoutStart: UnsafeMutablePointer<HoldoutStart>
 
@@ -383,4 +394,22 @@ final class WorkerCounts {
         holdoutStart.pointee.activeDays.deallocate()
         holdoutStart.deallocate()
     }
+}
+
+/// What a run did, for `run --stats`: the sessions walked under the configurations (the holdout's
+/// aside), and how many of them came before the configuration's first open a notification brought,
+/// while its timeline was still the holdout's, open for open. That share is the part of the work a
+/// configuration repeats of the holdout's.
+public final class RunWorkMeter: Sendable {
+    private let counts = Mutex<(opens: Int64, beforeResponse: Int64)>((0, 0))
+
+    public init() {}
+
+    func add(configurationOpens: Int64, beforeResponse: Int64) {
+        counts.withLock { $0 = ($0.opens &+ configurationOpens, $0.beforeResponse &+ beforeResponse) }
+    }
+
+    /// Sessions walked under the configurations, and those before each one's first divergence from the holdout.
+    public var configurationSessions: Int64 { counts.withLock { $0.opens } }
+    public var sessionsBeforeDivergence: Int64 { counts.withLock { $0.beforeResponse } }
 }

@@ -71,6 +71,9 @@ public struct UserOutcome: Equatable, Sendable {
     public var opens: Int64 = 0
     /// Bit k − 1 set when the user opened on local day k after install, for k in 1...30.
     public var retainedDays: UInt32 = 0
+    /// The opens before the first one a notification brought (all of them if none did): the part of
+    /// the run that is the holdout's, open for open. Measures a run's work (`RunWorkMeter`).
+    public var opensBeforeResponse: Int32 = 0
     /// The last day k ≤ 30 that ends inside the horizon (0 if none): days 1...k can be measured.
     public var eligibleThrough: Int = 0
     /// Set when the user reached `Scenario.sessionLimit` and was stopped there: the run is refused.
@@ -650,6 +653,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             if Rules.general && reminderCount > 0 && platform.pointee.asksPermission { awaitPermission(&observer) }
             live(from: traits.install, cause: .install, coldLaunch: true, &observer)
         }
+        if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
         addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
         // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
         // those where its block did not run ran its else-block.
@@ -1076,6 +1080,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     mutating func brought<O: TimelineObserver>(
         back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O
     ) {
+        if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
         add(.responded)
         add(layout.hour(localHour(n.fireTime), .responded))
         add(layout.message(config.messageBase[r] + n.messageIndex, .responded))
