@@ -167,7 +167,7 @@ if [ -n "$against" ]; then
     (cd "$tree" && swift build -c release --product remindersim >&2)
     old_bin="$tree/.build/release/remindersim"
     echo "against $rev ($(git log -1 --format=%s "$rev" | cut -c1-70)), $(nproc) threads, alternating $against_runs times, medians:"
-    printf "%-44s %10s %10s %8s\n" job "$rev s" "this s" ratio
+    printf "%-56s %10s %10s %8s\n" job "$rev s" "this s" ratio
     TIMEFORMAT='%R'
     # Runs one job with a build; prints its wall time. Outputs go to $work/<label>-<build>.
     job() {
@@ -193,7 +193,7 @@ if [ -n "$against" ]; then
             news+=("$("$@" new "$bin")")
         done
         a=$(median "${olds[@]}") b=$(median "${news[@]}")
-        printf "%-44s %10s %10s %8s\n" "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+        printf "%-56s %10s %10s %8s\n" "$name" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
     }
     run_default() { job default "$1" "$2" run --users "$against_users" --threads "$(nproc)"; }
     run_tune() { job tune "$1" "$2" tune Datasets/tune-periods.json --threads "$(nproc)"; }
