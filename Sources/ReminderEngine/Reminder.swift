@@ -195,6 +195,15 @@ public struct Reminder: Sendable {
         return .firedInBackground(pending)
     }
 
+    /// Whether an open before the pending notification's fire time, and the close after it, change
+    /// nothing but the fire time: `becameActive` finds the notification still pending, and
+    /// `enteredBackground` replaces it with the same message at the same period, `nextDelay` after the
+    /// close. True unless messages are picked at random (each close draws one) or the README wiring
+    /// holds (a cold launch's check runs unconfigured and moves the message on). A caller may then
+    /// count such sessions without calling the engine; the engine's tests hold it to this.
+    @inlinable
+    public var reschedulesUnchangedWhilePending: Bool { !random && !unconfiguredAtColdLaunch }
+
     /// The delay, in seconds, the next schedule would use from `state`.
     @inlinable
     public func nextDelay(for state: ReminderState) -> Double {

@@ -405,3 +405,55 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(resumed, reference)
     }
 }
+
+/// `reschedulesUnchangedWhilePending`: when the engine says so, an open before the fire time and the
+/// close after it leave every field but the fire time as they were, whatever the state, mode and
+/// launch; and the property is false exactly where they would not.
+final class ReschedulingTests: XCTestCase {
+    func testAnOpenBeforeTheFireTimeAndTheCloseAfterItChangeOnlyTheFireTime() throws {
+        var g = SystemRandomNumberGenerator()
+        var checked = 0
+        for mode in EngineMode.allCases {
+            for wiring in [nil, ReminderWiring.early, .readme] {
+                for circular in [false, true] {
+                    for random in [false, true] {
+                        for domain in [ReminderConfiguration.defaultAppDomain, "com.example.app"] {
+                            // The README wiring exists in the original modes only.
+                            guard let configuration = try? ReminderConfiguration(
+                                messages: ["a", "b", "c"], timePeriods: [1, 3, 7], unit: .hours, randomMessage: random,
+                                circularTimePeriod: circular, appDomain: domain, mode: mode, wiring: wiring) else { continue }
+                            let r = Reminder(configuration)
+                            XCTAssertEqual(r.reschedulesUnchangedWhilePending, !random && configuration.wiring != .readme)
+                            guard r.reschedulesUnchangedWhilePending else { continue }
+                            for _ in 0..<200 {
+                                // A state the engine reached: scheduled at some close, maybe after fires.
+                                var state = ReminderState()
+                                var now = 0.0
+                                for _ in 0..<Int.random(in: 1...6, using: &g) {
+                                    now += Double.random(in: 0...40_000, using: &g)
+                                    r.becameActive(at: now, state: &state, coldLaunch: Bool.random(using: &g))
+                                    now += Double.random(in: 1...600, using: &g)
+                                    r.enteredBackground(at: now, state: &state, random: &g)
+                                }
+                                let before = state
+                                let fire = try XCTUnwrap(state.pending).fireTime
+                                // Back before the fire time, away again after it.
+                                let open = Double.random(in: now...(fire - 1e-3), using: &g)
+                                let close = open + Double.random(in: 1...7_200, using: &g)
+                                XCTAssertNil(r.becameActive(at: open, state: &state, coldLaunch: Bool.random(using: &g)))
+                                let end = r.enteredBackground(at: close, state: &state, random: &g)
+                                XCTAssertEqual(end, fire > close ? .cancelled(before.pending!) : .firedInForeground(before.pending!))
+                                var expected = before
+                                expected.lastCheckSawFire = false
+                                expected.pending!.fireTime = close + r.nextDelay(for: before)
+                                XCTAssertEqual(state, expected)
+                                checked += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 3_000)
+    }
+}

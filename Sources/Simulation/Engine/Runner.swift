@@ -158,6 +158,10 @@ extension CompiledModel {
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
         let views = configurations.map(\.view)
         let sumsLayout = sums.layout
+        // The configurations that can ride on the holdout's sessions (worth it from two on), and the others.
+        let riders = Self.ridesAlong ? configurations.indices.dropFirst().filter { Self.ridesOnHoldout(views[$0]) } : []
+        let alone = configurations.indices.dropFirst().filter { !riders.contains($0) }
+        let everyOne = Array(configurations.indices.dropFirst())
         return sums.counts.withUnsafeMutableBufferPointer { sumsBuffer in
             let s = sumsBuffer.baseAddress!
             return outcomes.withUnsafeMutableBufferPointer { outcomes in
@@ -179,7 +183,31 @@ extension CompiledModel {
                     // the holdout's opens.
                     var holdoutDone = false
                     counts.holdoutStart.pointee.sessions = 0
-                    for i in configurations.indices.dropFirst() {
+                    let riding = riders.count >= 2 && t.replayUser < 0 && !needsGeneralRules(t)
+                    if riding {
+                        // The holdout first, its sessions recorded; the riders on them, then the others alone.
+                        let sessions = scratch.buffers.sessions
+                        sessions.pointee.reset()
+                        var log = SessionLog(sessions: sessions)
+                        arm(0) {
+                            simulateSharingDraws(
+                                user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
+                                counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &log)
+                        }
+                        holdoutDone = true
+                        counts.holdoutDays.update(from: counts.activeDays, count: activeDayWords)
+                        let holdout = outcomes[0]
+                        if !holdout.exceededSessionLimit {
+                            for i in riders {
+                                arm(i) {
+                                    rideAlong(user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                                              counts: counts.base(i), activeDays: counts.activeDays, holdout: holdout,
+                                              holdoutDays: counts.holdoutDays, scratch: &scratch)
+                                }
+                            }
+                        }
+                    }
+                    for i in riding ? (outcomes[0].exceededSessionLimit ? everyOne : alone) : everyOne {
                         arm(i) {
                             simulateSharingDraws(
                                 user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
@@ -353,6 +381,8 @@ final class WorkerCounts {
     private let starts: [Int]
     private let storage: UnsafeMutablePointer<Int64>
     let activeDays: UnsafeMutablePointer<UInt64>
+    /// The holdout's run days of the current user, for the configurations that ride on its sessions.
+    let holdoutDays: UnsafeMutablePointer<UInt64>
     /// The configurations' opens (the holdout's aside) and those before each one's first open a
     /// notification brought, for `RunWorkMeter`.
     var configurationOpens: Int64 = 0
@@ -363,6 +393,8 @@ final class WorkerCounts {
     init(layouts: [TallyLayout], activeDayWords: Int) {
         activeDays = .allocate(capacity: activeDayWords)
         activeDays.initialize(repeating: 0, count: activeDayWords)
+        holdoutDays = .allocate(capacity: activeDayWords)
+        holdoutDays.initialize(repeating: 0, count: activeDayWords)
         let startDays = UnsafeMutablePointer<UInt64>.allocate(capacity: activeDayWords)
         startDays.initialize(repeating: 0, count: activeDayWords)
         holdoutStart = .allocate(capacity: 1)
@@ -391,6 +423,7 @@ final class WorkerCounts {
     func deallocate() {
         storage.deallocate()
         activeDays.deallocate()
+        holdoutDays.deallocate()
         holdoutStart.pointee.activeDays.deallocate()
         holdoutStart.deallocate()
     }

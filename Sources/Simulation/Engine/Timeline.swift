@@ -365,6 +365,8 @@ final class TimelineBuffers {
     private let blockRuns: UnsafeMutablePointer<Int64>
     /// Room for the platform's pending limit: which notifications the system discarded, and an order.
     let pendingScratch: PendingScratch
+    /// The holdout's sessions of the current user, for the configurations that ride on them.
+    let sessions: UnsafeMutablePointer<HoldoutSessions>
 
     init() {
         let capacity = 256
@@ -379,9 +381,13 @@ final class TimelineBuffers {
         pendingScratch.alarms.initialize(to: AlarmDraws(seed: 0, user: 0))
         pendingScratch.dropped.initialize(repeating: false, count: ConfigurationSpec.maximumReminders)
         pendingScratch.order.initialize(repeating: 0, count: ConfigurationSpec.maximumReminders)
+        sessions = .allocate(capacity: 1)
+        sessions.initialize(to: HoldoutSessions(capacity: 256))
     }
 
     deinit {
+        sessions.pointee.deallocate()
+        sessions.deallocate()
         organic.draws.deallocate()
         states.deallocate()
         blockRuns.deallocate()
@@ -636,9 +642,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     /// run, `start`) to the horizon.
     @inline(__always)
     mutating func run<O: TimelineObserver>(_ observer: inout O, from start: UnsafePointer<HoldoutStart>?) -> UserOutcome {
-        // Day k counts only if it ends inside the horizon.
-        let lastWholeDay = localDay(horizon) - 1 - installDay
-        result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
+        startOutcome()
         if let start {
             let s = start.pointee
             precondition(config.reminders.isEmpty && config.rules.isEmpty, "UserTimeline: only the holdout takes over")
@@ -653,6 +657,21 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             if Rules.general && reminderCount > 0 && platform.pointee.asksPermission { awaitPermission(&observer) }
             live(from: traits.install, cause: .install, coldLaunch: true, &observer)
         }
+        return finish()
+    }
+
+    /// The outcome before the first open: the days of the retention curve the horizon lets it show.
+    @inline(__always)
+    mutating func startOutcome() {
+        // Day k counts only if it ends inside the horizon.
+        let lastWholeDay = localDay(horizon) - 1 - installDay
+        result.eligibleThrough = max(0, min(retentionCurveDays, lastWholeDay))
+    }
+
+    /// The run is over: counts what is counted once per user (opens, daily active users, the cron
+    /// rules' evaluations), and returns the outcome.
+    @inline(__always)
+    mutating func finish() -> UserOutcome {
         if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
         addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
         // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
@@ -723,23 +742,12 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         at openTime: Double, cause: OpenCause, coldLaunch: Bool, _ observer: inout O
     ) {
         observer.record(.open(time: openTime, cause: cause, coldLaunch: coldLaunch))
-        // The opens, launches and daily active users are counted once the user's run is over, by
-        // `addOpens`.
-        result.opens &+= 1
-        if cause == .notification {
-            result.responseOpens &+= 1
-        } else {
+        let today = openUser(at: openTime, cause: cause)
+        let sinceInstall = today - installDay
+        if cause != .notification {
             fatigueFactor = 1
             if movesFireTimes { usualMinute = Int(localSeconds(openTime)) % 86_400 / 60 }
         }
-        // Whether an open falls on days 1...30 is as good as random, so it is recorded without a
-        // branch the processor would mispredict.
-        let utcDay = Int(openTime) / 86_400
-        activeDays[utcDay &>> 6] |= 1 &<< UInt64(utcDay & 63)
-        let today = localDay(openTime)
-        let sinceInstall = today - installDay
-        let bit = UInt32(truncatingIfNeeded: sinceInstall &- 1)
-        result.retainedDays |= bit < UInt32(retentionCurveDays) ? 1 << bit : 0
         if openTime - unclaimedDelivery <= response.attributionSeconds {
             add(.attributed)
             unclaimedDelivery = -.infinity
@@ -760,6 +768,23 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             let state = states[r]
             observer.record(.reminderChecked(reminder: r, state: state))
         }
+    }
+
+    /// What an open changes of the user whatever the configuration (but a cold launch's count):
+    /// opens, run days and retention days, counted once the user's run is over by `addOpens`.
+    /// Returns the open's local day.
+    @inline(__always)
+    mutating func openUser(at openTime: Double, cause: OpenCause) -> Int {
+        result.opens &+= 1
+        if cause == .notification { result.responseOpens &+= 1 }
+        // Whether an open falls on days 1...30 is as good as random, so it is recorded without a
+        // branch the processor would mispredict.
+        let utcDay = Int(openTime) / 86_400
+        activeDays[utcDay &>> 6] |= 1 &<< UInt64(utcDay & 63)
+        let today = localDay(openTime)
+        let bit = UInt32(truncatingIfNeeded: today - installDay &- 1)
+        result.retainedDays |= bit < UInt32(retentionCurveDays) ? 1 << bit : 0
+        return today
     }
 
     /// A cold launch through the cron engine, as `CronTable.launch` does it: the launch is counted
@@ -836,16 +861,23 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
                 ? traits.install + recorded[nextRecorded] : .infinity
         }
         if close >= horizon {
-            for r in 0..<reminderCount {
-                if let n = states[r].pending {
-                    outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
-                }
-            }
+            endInSession(&observer)
             let end = horizon
             observer.record(.horizon(time: end))
             return nil
         }
         return ClosedSession(close: close, organicNext: organicNext, dropsOut: draws.dropsOut)
+    }
+
+    /// The session is still open at the horizon: what is pending fires in it (while the app is in
+    /// use) or after the horizon.
+    @inline(__always)
+    mutating func endInSession<O: TimelineObserver>(_ observer: inout O) {
+        for r in 0..<reminderCount {
+            if let n = states[r].pending {
+                outcome(r, n, n.fireTime >= horizon ? .censored : .foreground, &observer)
+            }
+        }
     }
 
     /// One session's organic draws: its length, whether the user drops out, the gap to the next
@@ -944,8 +976,19 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     @inline(__always)
     mutating func close<O: TimelineObserver>(_ session: ClosedSession, _ observer: inout O) {
         observer.record(.close(time: session.close))
+        closeApp(at: session.close, &observer)
+        // Dropping out is as good as random: no branch on it when nobody watches.
+        if session.dropsOut && !dormant { observer.record(.droppedOut(time: session.close)) }
+        dormant = dormant || session.dropsOut
+        sessionIndex += 1
+    }
+
+    /// The app goes to the background at `close` under the configuration: the reminder engine
+    /// schedules, and the platform's rules act on what it scheduled.
+    @inline(__always)
+    mutating func closeApp<O: TimelineObserver>(at close: Double, _ observer: inout O) {
         for r in 0..<reminderCount {
-            if let end = config.reminders[r].enteredBackground(at: session.close, state: &states[r], random: &messageStream) {
+            if let end = config.reminders[r].enteredBackground(at: close, state: &states[r], random: &messageStream) {
                 let n = end.notification
                 switch end {
                 case .cancelled: outcome(r, n, n.fireTime >= horizon ? .censored : .cancelled, &observer)
@@ -967,10 +1010,6 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
                                                  alarms: alarms, platform: platform, phase: traits.platform.maintenancePhase,
                                                  counts: counts, scratch: pendingScratch), &observer)
         }
-        // Dropping out is as good as random: no branch on it when nobody watches.
-        if session.dropsOut && !dormant { observer.record(.droppedOut(time: session.close)) }
-        dormant = dormant || session.dropsOut
-        sessionIndex += 1
     }
 
     /// Whether a pending notification fires before `nextOpen`, when the user would be back on
@@ -1202,12 +1241,18 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         return max(t, close)
     }
 
-    /// Nobody opens again before the horizon: notifications due after it are censored.
+    /// Notifications still pending at the end, due after the horizon: censored.
     @inline(__always)
-    mutating func endAtHorizon<O: TimelineObserver>(_ observer: inout O) {
+    mutating func censorAfterHorizon<O: TimelineObserver>(_ observer: inout O) {
         for r in 0..<reminderCount {
             if let n = states[r].pending, n.fireTime >= horizon { outcome(r, n, .censored, &observer) }
         }
+    }
+
+    /// Nobody opens again before the horizon: notifications due after it are censored.
+    @inline(__always)
+    mutating func endAtHorizon<O: TimelineObserver>(_ observer: inout O) {
+        censorAfterHorizon(&observer)
         let end = horizon
         observer.record(.horizon(time: end))
     }

@@ -1,0 +1,228 @@
+import ReminderEngine
+
+// Configurations that ride on the holdout's sessions.
+//
+// Under every configuration a user's opens are the holdout's until a notification first brings the
+// user back (`RunWorkMeter` measures how much of a run that is: most of it). So the holdout's run
+// of a user records its sessions, and a configuration of one reminder walks them instead of its
+// own: at a session whose notification fires while the user is away it does what its own run does
+// (the engine's check and schedule, the notification's end, the answer drawn), and over the
+// sessions in between, where the user comes back before the fire time, the engine changes nothing
+// but the fire time (`Reminder.reschedulesUnchangedWhilePending`), so those sessions are counted
+// without calling it. At the first answer that brings the user back, the configuration takes the
+// user as the holdout's run left them and goes on alone. The counts are those of its own run, one
+// for one (tests hold the two equal on every kind of scenario).
+//
+// A configuration rides when it has one reminder, no cron rule, no delivery policy, and messages in
+// order under the early wiring; users ride when they live at a fixed offset, return with no pattern,
+// are on a platform without rules and do not replay a recorded user.
+
+/// The holdout's sessions of the current user, as its run recorded them: each open's time and
+/// whether it was a cold launch; each close's time and whether the user had dropped out by then.
+/// The last session has no close when it is still open at the horizon; no open follows the last
+/// close when the user dropped out or the next open falls after the horizon.
+struct HoldoutSessions {
+    var opens: UnsafeMutablePointer<Double>
+    var cold: UnsafeMutablePointer<Bool>
+    var closes: UnsafeMutablePointer<Double>
+    var dormant: UnsafeMutablePointer<Bool>
+    var count = 0
+    var closed = 0
+    var capacity: Int
+    var droppedOut = false
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        opens = .allocate(capacity: capacity)
+        cold = .allocate(capacity: capacity)
+        closes = .allocate(capacity: capacity)
+        dormant = .allocate(capacity: capacity)
+    }
+
+    func deallocate() {
+        opens.deallocate()
+        cold.deallocate()
+        closes.deallocate()
+        dormant.deallocate()
+    }
+
+    mutating func reset() {
+        (count, closed, droppedOut) = (0, 0, false)
+    }
+
+    private mutating func grow() {
+        let larger = 2 * capacity
+        func moved<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) -> UnsafeMutablePointer<T> {
+            let q = UnsafeMutablePointer<T>.allocate(capacity: larger)
+            q.moveInitialize(from: p, count: n)
+            p.deallocate()
+            return q
+        }
+        (opens, cold) = (moved(opens, count), moved(cold, count))
+        (closes, dormant) = (moved(closes, closed), moved(dormant, closed))
+        capacity = larger
+    }
+
+    mutating func open(at t: Double, coldLaunch: Bool) {
+        if count == capacity { grow() }
+        (opens + count).initialize(to: t)
+        (cold + count).initialize(to: coldLaunch)
+        count += 1
+    }
+
+    mutating func close(at t: Double) {
+        if closed == capacity { grow() }
+        (closes + closed).initialize(to: t)
+        (dormant + closed).initialize(to: droppedOut)
+        closed += 1
+    }
+
+    /// The user dropped out at the last close.
+    mutating func dropOut() {
+        droppedOut = true
+        if closed > 0 { dormant[closed - 1] = true }
+    }
+}
+
+/// Records the holdout's run of a user into `HoldoutSessions`.
+struct SessionLog: TimelineObserver {
+    let sessions: UnsafeMutablePointer<HoldoutSessions>
+
+    mutating func record(_ event: @autoclosure () -> TimelineEvent) {
+        switch event() {
+        case let .open(time, _, coldLaunch): sessions.pointee.open(at: time, coldLaunch: coldLaunch)
+        case let .close(time): sessions.pointee.close(at: time)
+        case .droppedOut: sessions.pointee.dropOut()
+        default: break
+        }
+    }
+}
+
+extension CompiledModel {
+    /// Whether configuration `c` can ride on the holdout's sessions.
+    static func ridesOnHoldout(_ c: ConfigurationView) -> Bool {
+        c.reminders.count == 1 && c.rules.isEmpty && c.delivery.isEmpty && c.reminders[0].reschedulesUnchangedWhilePending
+    }
+
+    /// Set by tests to run every configuration on its own, to check that riding changes nothing.
+    nonisolated(unsafe) static var ridesAlong = true
+
+    /// Configuration `c`'s run of the user whose holdout's sessions `scratch` holds (the holdout's
+    /// outcome `holdout`, its run days `holdoutDays`), counted into `counts`.
+    func rideAlong(user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
+                   counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, holdout: UserOutcome,
+                   holdoutDays: UnsafePointer<UInt64>, scratch: inout TimelineScratch) -> UserOutcome {
+        let buffers = scratch.buffers
+        var observer = NoTimelineObserver()
+        var timeline = UserTimeline<OneReminder, PlainRules>(
+            model: self, user: user, traits: traits, configuration: c, organic: buffers.organic, states: buffers.states(1),
+            ruleBlockRuns: buffers.ruleBlockRuns(0), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
+            holdoutStart: nil, pendingScratch: buffers.pendingScratch)
+        defer { buffers.organic = timeline.organic }
+        return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays, &observer)
+    }
+}
+
+extension UserTimeline where Count == OneReminder, Rules == PlainRules {
+    /// The run on the holdout's sessions `h` (see above); `holdout` and `holdoutDays` are the holdout's
+    /// outcome and run days, the configuration's own while no notification brings the user back.
+    mutating func ride<O: TimelineObserver>(on h: UnsafePointer<HoldoutSessions>, holdout: UserOutcome,
+                                            holdoutDays: UnsafePointer<UInt64>, _ observer: inout O) -> UserOutcome {
+        let s = h.pointee
+        var k = 0
+        openRiding(at: s.opens[0], coldLaunch: s.cold[0])
+        while true {
+            guard k < s.closed else {
+                endInSession(&observer)
+                break
+            }
+            closeApp(at: s.closes[k], &observer)
+            k = quietSessions(after: k, s)
+            let next = k + 1 < s.count ? s.opens[k + 1] : Double.infinity
+            if dueBefore(next) {
+                dormant = s.dormant[k]
+                let (at, responder) = fire(until: next, &observer)
+                if let (r, n) = responder { return leave(after: k, s, brought: r, by: n, at: at, &observer) }
+            }
+            guard k + 1 < s.count else {
+                censorAfterHorizon(&observer)
+                break
+            }
+            k += 1
+            openRiding(at: s.opens[k], coldLaunch: s.cold[k])
+        }
+        result = holdout
+        activeDays.update(from: holdoutDays, count: layout.activeDayWords)
+        return finish()
+    }
+
+    /// An organic open: what `open` does under the configuration (fatigue, attribution, the engine's check).
+    @inline(__always)
+    mutating func openRiding(at t: Double, coldLaunch: Bool) {
+        fatigueFactor = 1
+        if t - unclaimedDelivery <= response.attributionSeconds {
+            add(.attributed)
+            unclaimedDelivery = -.infinity
+        }
+        config.reminders[0].becameActive(at: t, state: &states[0], coldLaunch: coldLaunch)
+    }
+
+    /// The sessions after session k whose open comes before the pending notification's fire time and
+    /// that close before the horizon: each ends the notification (cancelled, censored past the horizon,
+    /// or fired while the app was open) and schedules the same message at the same period again, the
+    /// period's delay after its close. Counts them together and returns the last one (k when none).
+    @inline(__always)
+    mutating func quietSessions(after k: Int, _ s: HoldoutSessions) -> Int {
+        guard var n = states[0].pending else { return k }
+        let delay = config.reminders[0].nextDelay(for: states[0])
+        var j = k
+        var fire = n.fireTime
+        var cancelled: Int64 = 0, foreground: Int64 = 0, censored: Int64 = 0
+        while j + 1 < s.closed {
+            let open = s.opens[j + 1]
+            guard fire > open else { break }
+            // No attribution to check: no notification was delivered since open k, which checked it.
+            let close = s.closes[j + 1]
+            if fire > close {
+                if fire >= horizon { censored &+= 1 } else { cancelled &+= 1 }
+            } else {
+                foreground &+= 1
+            }
+            fire = close + delay
+            j += 1
+        }
+        guard j > k else { return k }
+        fatigueFactor = 1
+        states[0].lastCheckSawFire = false
+        n.fireTime = fire
+        states[0].pending = n
+        let message = config.messageBase[0] + n.messageIndex, period = config.periodBase[0] + n.periodIndex
+        func count(_ counter: Counter, _ slot: SlotCounter, _ x: Int64) {
+            counts[counter.rawValue] &+= x
+            counts[layout.message(message, slot)] &+= x
+            counts[layout.period(period, slot)] &+= x
+        }
+        count(.cancelled, .cancelled, cancelled)
+        count(.foreground, .foreground, foreground)
+        count(.censored, .censored, censored)
+        count(.scheduled, .scheduled, Int64(j - k))
+        return j
+    }
+
+    /// Reminder r's notification n brings the user back at `at`, while away after session k: the
+    /// user as the holdout's run left them there (its opens 0...k), then on alone to the horizon.
+    mutating func leave<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, brought r: Int, by n: PendingNotification,
+                                             at: Double, _ observer: inout O) -> UserOutcome {
+        result = UserOutcome()
+        startOutcome()
+        activeDays.update(repeating: 0, count: layout.activeDayWords)
+        for j in 0...k {
+            _ = openUser(at: s.opens[j], cause: j == 0 ? .install : .organic)
+            if s.cold[j] { result.launches &+= 1 }
+        }
+        (drawn, sessionIndex, dormant) = (k + 1, k + 1, s.dormant[k])
+        brought(back: r, by: n, at: at, &observer)
+        live(from: at, cause: .notification, coldLaunch: at - s.closes[k] >= segment.pointee.coldLaunchSeconds, &observer)
+        return finish()
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ReminderEngine
+@testable import Simulation
+import XCTest
+
+/// Configurations that ride on the holdout's sessions count exactly what each counts on its own:
+/// every tally and every sum over users, whatever the configurations, engine modes and populations.
+final class RideAlongTests: XCTestCase {
+    /// Runs `s` with and without riding; returns how many configurations ride.
+    @discardableResult
+    func bothWays(_ s: Scenario, threads: Int = 2, pairs: PairChoice = .all, ride: Bool = true,
+                  file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let model = try CompiledModel(s)
+        let riding = model.configurations.map(\.view).filter(CompiledModel.ridesOnHoldout).count
+        if ride { XCTAssertGreaterThanOrEqual(riding, 2, "configurations ride", file: file, line: line) }
+        let together = model.run(options: RunOptions(threads: threads, chunkSize: 97, pairs: pairs))
+        CompiledModel.ridesAlong = false
+        defer { CompiledModel.ridesAlong = true }
+        let alone = model.run(options: RunOptions(threads: 1, chunkSize: 500, pairs: pairs))
+        XCTAssertEqual(together.tallies, alone.tallies, file: file, line: line)
+        XCTAssertEqual(together.sums, alone.sums, file: file, line: line)
+        XCTAssertEqual(together, alone, file: file, line: line)
+        XCTAssertGreaterThan(together.tallies[1][.delivered], 0, file: file, line: line)
+        return riding
+    }
+
+    /// The built-in scenario: cron rules, random messages, both engine modes, the seed README examples.
+    func testTheDefaultScenario() throws {
+        var s = Scenario.builtInDefault
+        s.users = 3_000
+        s.configurations += [Fixtures.reminder([2, 5], label: "2/5d"), Fixtures.reminder([4], label: "4d", mode: .original100, wiring: .early)]
+        try bothWays(s)
+    }
+
+    /// Many one-reminder configurations, as a tune's batch has them: every engine mode, circular and
+    /// not, periods in hours and days, a strong response (many configurations part from the holdout),
+    /// opt-outs, dormant users and quiet hours; beside them configurations that cannot ride.
+    func testManyConfigurationsWithAStrongResponse() throws {
+        var s = Scenario.builtInDefault
+        s.users = 2_000
+        s.horizonDays = 60
+        s.response.baseResponse = 0.4
+        s.response.optOutPerDelivery = 0.03
+        s.response.messageWeights = [:]
+        s.configurations = (1...12).map { k in
+            ConfigurationSpec(label: "\(k)", mode: EngineMode.allCases[k % 3],
+                              reminders: [ReminderSpec(messages: ["A", "B"], timePeriods: [k, k + 2, 1], unit: k % 4 == 0 ? .hours : .days,
+                                                       circularTimePeriod: k % 2 == 0)])
+        }
+        var moved = Fixtures.reminder([6], unit: .hours, label: "moved")
+        moved.delivery = DeliveryPolicy(quietHours: LocalTimeSpan(startMinute: 22 * 60, endMinute: 7 * 60))
+        var capped = Fixtures.reminder([5], unit: .hours, label: "capped")
+        capped.delivery = DeliveryPolicy(frequencyCap: DeliveryPolicy.FrequencyCap(max: 2, perDays: 7))
+        s.configurations += [moved, capped, Fixtures.reminder([1], label: "ruled", rules: ["1 *", "2 */3"]),
+                             Fixtures.reminder([2], label: "readme", mode: .original, wiring: .readme)]
+        s.baseline = "3"
+        try bothWays(s)
+        try bothWays(s, threads: 3, pairs: .decision)
+    }
+
+    /// Short periods and short gaps: notifications that fire while the app is open, sessions still
+    /// open at the horizon, and fire times past it.
+    func testShortPeriodsFireInTheForegroundAndPastTheHorizon() throws {
+        var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
+        population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)
+        population.segments[0].dropoutPerSession = 0.02
+        let configurations = [1, 2, 5, 30].map { Fixtures.reminder([$0], unit: .minutes, label: "\($0)m") }
+            + [Fixtures.reminder([20], label: "20d")]
+        let s = Fixtures.scenario(users: 400, days: 21, population: population,
+                                  response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
+                                  configurations: configurations)
+        try bothWays(s)
+        let run = try CompiledModel(s).run(options: RunOptions(threads: 2))
+        XCTAssertGreaterThan(run.tallies[1][.foreground], 0, "fired while the app was open")
+        XCTAssertGreaterThan(run.tallies[5][.censored], 0, "due after the horizon")
+    }
+
+    /// Users who reach the session limit stop the run the same way.
+    func testASessionLimitBreachIsTheSame() throws {
+        var population = Fixtures.population(.exponential(mean: 1, unit: .minutes))
+        population.segments[0].coldLaunchAfterMinutes = 1
+        let s = Fixtures.scenario(users: 50, days: 30, population: population,
+                                  configurations: [Fixtures.reminder([1]), Fixtures.reminder([2], label: "two")])
+        let model = try CompiledModel(s)
+        let riding = model.run(options: RunOptions(threads: 2))
+        XCTAssertNotNil(riding.sessionLimitBreach)
+        CompiledModel.ridesAlong = false
+        defer { CompiledModel.ridesAlong = true }
+        XCTAssertEqual(model.run(options: RunOptions(threads: 2)), riding)
+    }
+
+    /// Every scenario of the examples folder that runs on its own data.
+    func testTheExampleScenarios() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets")
+        var riding: [String] = []
+        for name in ["daily-habit", "which-period", "listed-sequences", "weekly-rate-app", "platforms", "tune-periods",
+                     "calibration-example"] {
+            let text = try String(contentsOf: folder.appendingPathComponent("\(name).json"), encoding: .utf8)
+            var s = try Scenario.decode(text)
+            s.users = 1_500
+            s.tune = nil
+            if try bothWays(s, ride: false) >= 2 { riding.append(name) }
+        }
+        XCTAssertGreaterThanOrEqual(riding.count, 2, "scenarios with configurations riding: \(riding)")
+    }
+}
