@@ -52,6 +52,7 @@ final class RideAlongTests: XCTestCase {
         var capped = Fixtures.reminder([5], unit: .hours, label: "capped")
         capped.delivery = DeliveryPolicy(frequencyCap: DeliveryPolicy.FrequencyCap(max: 2, perDays: 7))
         s.configurations += [moved, capped, Fixtures.reminder([1], label: "ruled", rules: ["1 *", "2 */3"]),
+                             Fixtures.reminder([3], label: "prompted", rules: [CronRuleSpec("1 *", prompt: .storeReview), "3"]),
                              Fixtures.reminder([2], label: "readme", mode: .original, wiring: .readme)]
         s.baseline = "3"
         try bothWays(s)

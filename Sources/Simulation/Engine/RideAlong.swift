@@ -13,8 +13,8 @@ import ReminderEngine
 // user as the holdout's run left them and goes on alone. The counts are those of its own run, one
 // for one (tests hold the two equal on every kind of scenario).
 //
-// A configuration rides when it has one reminder, no cron rule, no delivery policy, and messages in
-// order under the early wiring; users ride when they live at a fixed offset, return with no pattern,
+// A configuration rides when it has one reminder, no delivery policy, and messages in order under the
+// early wiring (its cron rules run at each cold launch as in its own run); users ride when they live at a fixed offset, return with no pattern,
 // are on a platform without rules and do not replay a recorded user.
 
 /// The holdout's sessions of the current user, as its run recorded them: each open's time and
@@ -101,7 +101,7 @@ struct SessionLog: TimelineObserver {
 extension CompiledModel {
     /// Whether configuration `c` can ride on the holdout's sessions.
     static func ridesOnHoldout(_ c: ConfigurationView) -> Bool {
-        c.reminders.count == 1 && c.rules.isEmpty && c.delivery.isEmpty && c.reminders[0].reschedulesUnchangedWhilePending
+        c.reminders.count == 1 && c.delivery.isEmpty && c.reminders[0].reschedulesUnchangedWhilePending
     }
 
     /// Set by tests to run every configuration on its own, to check that riding changes nothing.
@@ -116,7 +116,7 @@ extension CompiledModel {
         var observer = NoTimelineObserver()
         var timeline = UserTimeline<OneReminder, PlainRules>(
             model: self, user: user, traits: traits, configuration: c, organic: buffers.organic, states: buffers.states(1),
-            ruleBlockRuns: buffers.ruleBlockRuns(0), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
+            ruleBlockRuns: buffers.ruleBlockRuns(c.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
             holdoutStart: nil, pendingScratch: buffers.pendingScratch)
         defer { buffers.organic = timeline.organic }
         return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays, &observer)
@@ -130,14 +130,14 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
                                             holdoutDays: UnsafePointer<UInt64>, _ observer: inout O) -> UserOutcome {
         let s = h.pointee
         var k = 0
-        openRiding(at: s.opens[0], coldLaunch: s.cold[0])
+        openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer)
         while true {
             guard k < s.closed else {
                 endInSession(&observer)
                 break
             }
             closeApp(at: s.closes[k], &observer)
-            k = quietSessions(after: k, s)
+            k = quietSessions(after: k, s, &observer)
             let next = k + 1 < s.count ? s.opens[k + 1] : Double.infinity
             if dueBefore(next) {
                 dormant = s.dormant[k]
@@ -149,22 +149,32 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
                 break
             }
             k += 1
-            openRiding(at: s.opens[k], coldLaunch: s.cold[k])
+            openRiding(at: s.opens[k], coldLaunch: s.cold[k], &observer)
         }
         result = holdout
         activeDays.update(from: holdoutDays, count: layout.activeDayWords)
         return finish()
     }
 
-    /// An organic open: what `open` does under the configuration (fatigue, attribution, the engine's check).
+    /// An organic open: what `open` does under the configuration (fatigue, attribution, the cron rules
+    /// on a cold launch, the engine's check).
     @inline(__always)
-    mutating func openRiding(at t: Double, coldLaunch: Bool) {
+    mutating func openRiding<O: TimelineObserver>(at t: Double, coldLaunch: Bool, _ observer: inout O) {
         fatigueFactor = 1
         if t - unclaimedDelivery <= response.attributionSeconds {
             add(.attributed)
             unclaimedDelivery = -.infinity
         }
+        if coldLaunch && !config.rules.isEmpty { launch(at: t, &observer) }
         config.reminders[0].becameActive(at: t, state: &states[0], coldLaunch: coldLaunch)
+    }
+
+    /// A cold launch through the launch counters and the cron rules, as `open` runs it.
+    @inline(__always)
+    mutating func launch<O: TimelineObserver>(at t: Double, _ observer: inout O) {
+        let today = localDay(t)
+        counters.recordLaunch(onDay: today)
+        launchRules(at: t, onDay: today, sinceInstall: today - installDay, &observer)
     }
 
     /// The sessions after session k whose open comes before the pending notification's fire time and
@@ -172,7 +182,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     /// or fired while the app was open) and schedules the same message at the same period again, the
     /// period's delay after its close. Counts them together and returns the last one (k when none).
     @inline(__always)
-    mutating func quietSessions(after k: Int, _ s: HoldoutSessions) -> Int {
+    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         guard var n = states[0].pending else { return k }
         let delay = config.reminders[0].nextDelay(for: states[0])
         var j = k
@@ -182,6 +192,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             let open = s.opens[j + 1]
             guard fire > open else { break }
             // No attribution to check: no notification was delivered since open k, which checked it.
+            if s.cold[j + 1] && !config.rules.isEmpty { launch(at: open, &observer) }
             let close = s.closes[j + 1]
             if fire > close {
                 if fire >= horizon { censored &+= 1 } else { cancelled &+= 1 }
