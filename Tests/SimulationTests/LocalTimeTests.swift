@@ -235,5 +235,10 @@ final class LocalTimeTests: XCTestCase {
         XCTAssertTrue(found.contains("population.returnPattern.weekdays: expected 7 factors, got 2"), "\(found)")
         XCTAssertTrue(found.contains("population.returnPattern.hours: at least one hour must have a positive factor"), "\(found)")
         XCTAssertThrowsError(try CompiledModel(s))
+        // Factors whose products underflow cannot be scaled to a weekly mean of 1.
+        s.population.utcOffsets = [UTCOffsetShare(hours: 0, weight: 1)]
+        s.population.returnPattern = ReturnPattern(weekdays: [1e-200, 0, 0, 0, 0, 0, 0], hours: [1e-200] + [Double](repeating: 0, count: 23))
+        XCTAssertEqual(s.semanticIssues().map(\.description),
+                       ["population.returnPattern: the weekday and hour factors multiply to numbers too small to scale; use factors near 1"])
     }
 }

@@ -251,6 +251,10 @@ extension ScenarioParts {
                 issues.append(ScenarioIssue(path: p, reason: "at least one \(unit) must have a positive factor"))
             }
         }
+        if issues.isEmpty, !pattern.weeklyHourFactors.allSatisfy({ $0.isFinite }) {
+            issues.append(ScenarioIssue(path: "population.returnPattern",
+                                        reason: "the weekday and hour factors multiply to numbers too small to scale; use factors near 1"))
+        }
         return issues
     }
 }
