@@ -252,7 +252,9 @@ enum DecisionReport {
         guard results.scenario.population.platforms != nil, !results.platforms.isEmpty else { return "" }
         return "## Per platform\n\n"
             + "Every configuration's headline measures among the users of each platform (95% intervals), under the "
-            + "platform rules listed with the assumptions.\n\n" + groupTable(results, results.platforms, group: "platform")
+            + "platform rules listed with the assumptions. The trigger rate counts every notification that fired, those "
+            + "not shown for want of permission included; `platform_metrics.csv` gives each platform's deliveries.\n\n"
+            + groupTable(results, results.platforms, group: "platform")
     }
 
     static func groupTable(_ results: RunResults, _ rows: [SegmentMetrics], group: String) -> String {
