@@ -11,8 +11,9 @@ struct TraceCommand: RunnableCommand {
         abstract: "Show one virtual user's full timeline under a configuration and under the holdout.",
         discussion: """
             Opens, closes, launches, cron rules, notifications scheduled, cancelled, fired and answered, and \
-            the reminder engine's state after each step, in the user's local time. The trace comes from the \
-            same code as 'run': the user's counts in a run are exactly the events shown here.
+            the reminder engine's state after each step, in the user's local time. The trace walks the user's \
+            timeline step by step through the engines, as 'run' does (a run may count the sessions where nothing \
+            fires without calling the engine): the user's counts in a run are exactly the events shown here.
             """,
         arguments: ScenarioFileArgument.specs + [user, config] + ScenarioOverrides.specs)
 
