@@ -195,6 +195,12 @@ public struct Reminder: Sendable {
         return .firedInBackground(pending)
     }
 
+    /// Whether an open before the pending notification's fire time only records that it has not fired
+    /// (`lastCheckSawFire` false) and changes nothing else: true unless the README wiring holds (a
+    /// cold launch's check then runs unconfigured). A caller may then set that field itself.
+    @inlinable
+    public var keepsPendingUntilItsFireTime: Bool { !unconfiguredAtColdLaunch }
+
     /// Whether an open before the pending notification's fire time, and the close after it, change
     /// nothing but the fire time: `becameActive` finds the notification still pending, and
     /// `enteredBackground` replaces it with the same message at the same period, `nextDelay` after the

@@ -424,7 +424,8 @@ final class ReschedulingTests: XCTestCase {
                                 circularTimePeriod: circular, appDomain: domain, mode: mode, wiring: wiring) else { continue }
                             let r = Reminder(configuration)
                             XCTAssertEqual(r.reschedulesUnchangedWhilePending, !random && configuration.wiring != .readme)
-                            guard r.reschedulesUnchangedWhilePending else { continue }
+                            XCTAssertEqual(r.keepsPendingUntilItsFireTime, configuration.wiring != .readme)
+                            guard r.keepsPendingUntilItsFireTime else { continue }
                             for _ in 0..<200 {
                                 // A state the engine reached: scheduled at some close, maybe after fires.
                                 var state = ReminderState()
@@ -441,6 +442,10 @@ final class ReschedulingTests: XCTestCase {
                                 let open = Double.random(in: now...(fire - 1e-3), using: &g)
                                 let close = open + Double.random(in: 1...7_200, using: &g)
                                 XCTAssertNil(r.becameActive(at: open, state: &state, coldLaunch: Bool.random(using: &g)))
+                                var afterCheck = before
+                                afterCheck.lastCheckSawFire = false
+                                XCTAssertEqual(state, afterCheck, "the check only records that nothing fired")
+                                guard r.reschedulesUnchangedWhilePending else { continue }
                                 let end = r.enteredBackground(at: close, state: &state, random: &g)
                                 XCTAssertEqual(end, fire > close ? .cancelled(before.pending!) : .firedInForeground(before.pending!))
                                 var expected = before

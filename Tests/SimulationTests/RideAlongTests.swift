@@ -44,8 +44,8 @@ final class RideAlongTests: XCTestCase {
         s.response.messageWeights = [:]
         s.configurations = (1...12).map { k in
             ConfigurationSpec(label: "\(k)", mode: EngineMode.allCases[k % 3],
-                              reminders: [ReminderSpec(messages: ["A", "B"], timePeriods: [k, k + 2, 1], unit: k % 4 == 0 ? .hours : .days,
-                                                       circularTimePeriod: k % 2 == 0)])
+                              reminders: [ReminderSpec(messages: ["A", "B", "C"], timePeriods: [k, k + 2, 1], unit: k % 4 == 0 ? .hours : .days,
+                                                       randomMessage: k % 5 == 0, circularTimePeriod: k % 2 == 0)])
         }
         var moved = Fixtures.reminder([6], unit: .hours, label: "moved")
         moved.delivery = DeliveryPolicy(quietHours: LocalTimeSpan(startMinute: 22 * 60, endMinute: 7 * 60))
