@@ -13,9 +13,9 @@ import ReminderEngine
 // user as the holdout's run left them and goes on alone. The counts are those of its own run, one
 // for one (tests hold the two equal on every kind of scenario).
 //
-// A configuration rides when it has one reminder and no delivery policy under the early wiring (its
-// cron rules run at each cold launch as in its own run; with messages picked at random, each quiet
-// session's close goes through the engine, which draws the message); users ride when they live at a fixed offset, return with no pattern,
+// A configuration rides when it has one reminder and no delivery policy (its cron rules run at each
+// cold launch as in its own run; with messages picked at random each quiet session's close goes
+// through the engine, which draws the message, and under the README wiring its open too); users ride when they live at a fixed offset, return with no pattern,
 // are on a platform without rules and do not replay a recorded user.
 
 /// The holdout's sessions of the current user, as its run recorded them: each open's time and
@@ -102,7 +102,7 @@ struct SessionLog: TimelineObserver {
 extension CompiledModel {
     /// Whether configuration `c` can ride on the holdout's sessions.
     static func ridesOnHoldout(_ c: ConfigurationView) -> Bool {
-        c.reminders.count == 1 && c.delivery.isEmpty && c.reminders[0].keepsPendingUntilItsFireTime
+        c.reminders.count == 1 && c.delivery.isEmpty
     }
 
     /// Set by tests to run every configuration on its own, to check that riding changes nothing.
@@ -222,15 +222,24 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         return j
     }
 
-    /// The same sessions for a reminder that draws each message at random: the engine's check is
-    /// skipped (it would only record that nothing fired), each close goes through the engine.
+    /// The same sessions for a reminder that draws each message at random, or follows the README
+    /// wiring: each close goes through the engine; so does each open under the README wiring (a cold
+    /// launch's check runs unconfigured and moves the message on), while otherwise the check, which
+    /// would only record that nothing fired, is skipped.
     @inline(never)
     mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
+        let reminder = config.reminders[0]
+        let checks = !reminder.keepsPendingUntilItsFireTime
         var j = k
         while j + 1 < s.closed, let n = states[0].pending, n.fireTime > s.opens[j + 1] {
             // No attribution to check: no notification was delivered since open k, which checked it.
-            if s.cold[j + 1] && !config.rules.isEmpty { launch(at: s.opens[j + 1], &observer) }
-            states[0].lastCheckSawFire = false
+            let open = s.opens[j + 1]
+            if s.cold[j + 1] && !config.rules.isEmpty { launch(at: open, &observer) }
+            if checks {
+                reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
+            } else {
+                states[0].lastCheckSawFire = false
+            }
             closeApp(at: s.closes[j + 1], &observer)
             j += 1
         }
