@@ -407,7 +407,7 @@ public struct CompiledModel: Sendable {
         self.zones = zones
         self.offsetZone = offsetZone
         offsetSeconds = scenario.population.utcOffsets.enumerated().map { i, share in
-            offsetZone[i] < 0 ? share.hours * 3_600 : zones[offsetZone[i]].offsets[0]
+            offsetZone[i] < 0 ? share.hours * 3_600 : zones[offsetZone[i]].startOffset
         }
         returnPattern = scenario.population.returnPattern.flatMap {
             $0.isFlat ? nil : CompiledReturnPattern($0, startDay: startDay)

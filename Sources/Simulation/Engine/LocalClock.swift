@@ -3,12 +3,12 @@
 /// database when the model is built.
 struct CompiledZone: Sendable {
     let name: String
-    /// The instants the offset changes, in order.
-    let changes: [Double]
-    /// The offset before the first change, then after each: one more than `changes`.
-    let offsets: [Double]
+    /// The instants the offset changes, in order; the offset before the first change, then after
+    /// each (one more than the changes).
     private let frozenChanges: FrozenBuffer<Double>
     private let frozenOffsets: FrozenBuffer<Double>
+    var changes: [Double] { Array(frozenChanges.buffer) }
+    var offsets: [Double] { Array(frozenOffsets.buffer) }
 
     /// The zone over a run starting at `startDay` (days since 1970) for `days` days; the table reaches
     /// a week past the horizon, for the fire times just after it.
@@ -16,14 +16,15 @@ struct CompiledZone: Sendable {
         let start = Double(startDay) * 86_400
         let (first, later) = TimeZoneDatabase.offsets(of: name, from: start, to: start + Double(days + 7) * 86_400)
         self.name = name
-        changes = later.map { $0.0 - start }
-        offsets = [first] + later.map(\.1)
-        frozenChanges = FrozenBuffer(changes)
-        frozenOffsets = FrozenBuffer(offsets)
+        frozenChanges = FrozenBuffer(later.map { $0.0 - start })
+        frozenOffsets = FrozenBuffer([first] + later.map(\.1))
     }
 
     /// The table as the loop reads it; valid while the zone lives.
     var view: ZoneView { ZoneView(changes: frozenChanges.buffer, offsets: frozenOffsets.buffer.baseAddress!) }
+
+    /// The offset at the run's start.
+    var startOffset: Double { frozenOffsets.buffer[0] }
 
     /// The offset in seconds at time `t` (seconds from the run's start).
     func offset(at t: Double) -> Double { withExtendedLifetime(self) { view.offset(at: t) } }

@@ -207,7 +207,8 @@ extension CompiledModel {
                             }
                         }
                     }
-                    for i in riding ? (outcomes[0].exceededSessionLimit ? everyOne : alone) : everyOne {
+                    // A holdout past the session limit leaves the riders to run alone, and to stop there too.
+                    for i in riding && !outcomes[0].exceededSessionLimit ? alone : everyOne {
                         arm(i) {
                             simulateSharingDraws(
                                 user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
@@ -235,9 +236,11 @@ extension CompiledModel {
                     for i in configurations.indices {
                         addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
                     }
-                    for i in configurations.indices.dropFirst() {
-                        counts.configurationOpens &+= outcomes[i].opens
-                        counts.opensBeforeResponse &+= Int64(outcomes[i].opensBeforeResponse)
+                    if counts.meters {
+                        for i in configurations.indices.dropFirst() {
+                            counts.configurationOpens &+= outcomes[i].opens
+                            counts.opensBeforeResponse &+= Int64(outcomes[i].opensBeforeResponse)
+                        }
                     }
                     guard let recorder else { continue }
                     recorder.finish(segment: t.segment, outcomes: UnsafeBufferPointer(outcomes), into: s, sumsLayout)
@@ -338,6 +341,7 @@ extension CompiledModel {
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) }, activeDayWords: activeDayWords)
             defer { counts.deallocate() }
+            counts.meters = options.meter != nil
             var scratch = TimelineScratch()
             var sums = UserSums(layout: sumsLayout)
             let recorder = options.keepsSums ? UserSumsRecorder(layouts: counts.layouts) : nil
@@ -385,6 +389,7 @@ final class WorkerCounts {
     let holdoutDays: UnsafeMutablePointer<UInt64>
     /// The configurations' opens (the holdout's aside) and those before each one's first open a
     /// notification brought, for `RunWorkMeter`.
+    var meters = false
     var configurationOpens: Int64 = 0
     var opensBeforeResponse: Int64 = 0
     /// Where the holdout's run of the current user can take over from a configuration's.
