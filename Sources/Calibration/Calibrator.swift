@@ -58,6 +58,9 @@ public struct Calibration: Sendable {
         public var maxIterations = 400
         /// Fresh simplices around a converged point, to make sure it is not a false stop.
         public var restarts = 2
+        /// Users per arm of the Nelder–Mead search, before the Gauss–Newton steps on all `users`; default:
+        /// `Calibration.searchUsers(users)`.
+        public var searchUsers: Int?
 
         public init() {}
     }
@@ -98,6 +101,16 @@ public struct Calibration: Sendable {
         }
     }
 
+    /// One stage of a fit: the users it simulated per arm, its method, its steps and simulations.
+    public struct Stage: Sendable, Equatable {
+        public enum Method: String, Sendable { case nelderMead = "Nelder–Mead", gaussNewton = "Gauss–Newton" }
+        public let users: Int
+        public let method: Method
+        /// Nelder–Mead iterations, or Gauss–Newton steps taken.
+        public let steps: Int
+        public let simulations: Int
+    }
+
     public let estimates: [Estimate]
     public let moments: [Moment]
     /// J = r' Σ⁻¹ r at the fit, approximately χ² with `degreesOfFreedom` when the model is right.
@@ -105,8 +118,10 @@ public struct Calibration: Sendable {
     public let degreesOfFreedom: Int
     /// P(χ²_df ≥ J); nil when there are no degrees of freedom left.
     public let pValue: Double?
-    /// Simulations run (each of all arms and `users` users).
+    /// Simulations run (each of all arms), on the search's users or on all of them.
     public let evaluations: Int
+    /// How the fit went: the search on fewer users, then the steps on all of them.
+    public let stages: [Stage]
     public let converged: Bool
     /// The scenario with the fitted values in its `response` block.
     public let scenario: Scenario
@@ -131,29 +146,40 @@ public struct Calibration: Sendable {
             return r
         }
 
+        // The search runs on fewer users than the fit (`searchUsers`), then Gauss–Newton steps on all of them
+        // finish it: the search's point is within the few users' simulation noise of the optimum, and the
+        // distance near it is close to quadratic, so one or two steps reach it to a tenth of its standard error.
+        let n = options.users
+        let searchUsers = min(max(options.searchUsers ?? Self.searchUsers(n), 1), n)
+
         // Weights: each moment's sampling variance (observed and simulated), estimated once at the start
-        // so that the distance being minimised does not change with the point.
-        let (kept, weights, batchCount) = try momentWeights(
-            simulator, at: response(start), parameters: parameters.count, users: options.users)
+        // so that the distance being minimised does not change with the point. The per-user variances come
+        // from batches of the search's users (their precision depends on the number of batches, not on
+        // the users).
+        let (kept, variances, batchCount) = try momentVariances(
+            simulator, at: response(start), parameters: parameters.count, users: searchUsers)
+        let searchWeights = Self.weights(kept: kept, variances: variances, simulator: simulator, users: searchUsers)
+        let weights = Self.weights(kept: kept, variances: variances, simulator: simulator, users: n)
         let observed = simulator.observed
 
         var evaluations = batchCount > 0 ? 1 : 0
         var failure: Error?
-        func simulated(_ z: [Double]) -> [Double]? {
+        func simulated(_ z: [Double], users: Int) -> [Double]? {
             evaluations += 1
             do {
-                return try simulator.moments(response(z))
+                return try simulator.moments(response(z), users: users)
             } catch {
                 failure = error
                 return nil
             }
         }
-        func distance(_ m: [Double]) -> Double {
-            zip(kept, weights).reduce(0) { $0 + $1.1 * pow(observed[$1.0] - m[$1.0], 2) }
+        func distance(_ m: [Double], _ w: [Double]) -> Double {
+            zip(kept, w).reduce(0) { $0 + $1.1 * pow(observed[$1.0] - m[$1.0], 2) }
         }
 
-        // Identification at the start: the distance must respond to every parameter, and to each differently.
-        let startJacobian = try jacobian(at: start, simulate: simulated)
+        // Identification at the start: the distance on all the users must respond to every parameter, and to
+        // each differently (the slopes are measured on the search's users).
+        let startJacobian = try jacobian(at: start) { simulated($0, users: searchUsers) }
         try checkIdentified(parameters, jacobian: startJacobian, kept: kept, weights: weights)
 
         // The distance is a sum of squared z-scores: a change of 0.01 in it, or of 0.001 in a log-odds, is far
@@ -161,24 +187,37 @@ public struct Calibration: Sendable {
         let optimizer = NelderMead(functionTolerance: 1e-2, parameterTolerance: 1e-3, maxIterations: options.maxIterations,
                                    maxRestarts: options.restarts, initialStep: 0.5)
         let search = optimizer.minimize({ z in
-            guard z.allSatisfy({ abs($0) < 20 }), let m = simulated(z) else { return .infinity }
-            return distance(m)
+            guard z.allSatisfy({ abs($0) < 20 }), let m = simulated(z, users: searchUsers) else { return .infinity }
+            return distance(m, searchWeights)
         }, from: start)
         if let failure { throw failure }
-        let best = search.point
+        let searchEvaluations = evaluations
+
+        // A search on all the users needs no steps after it: its point and the slopes there are the fit's.
+        let polish = try gaussNewton(from: search.point, observed: observed, kept: kept, weights: weights,
+                                     maxSteps: searchUsers < n ? 5 : 0) { z in
+            guard z.allSatisfy({ abs($0) < 20 }) else { return nil }
+            return simulated(z, users: n)
+        }
+        if let failure { throw failure }
+        let best = polish.point
+        let atFit = polish.moments
+        let g = polish.jacobian
 
         // Sandwich covariance of the estimate: (G'WG)⁻¹ G'W Σ W G (G'WG)⁻¹, Σ = observed + simulation noise.
-        let fitted = response(best)
-        let batches = try simulator.batchMoments(fitted)
+        let batches = try simulator.batchMoments(response(best))
+        evaluations += 1
         let perUser = perUserCovariance(batches)
-        guard let atFit = simulated(best) else { throw failure ?? CalibrationError(.mismatch, "the simulation failed") }
-        let g = try jacobian(at: best, simulate: simulated)
         let sigma = kept.map { i in
             kept.map { j in
-                perUser[i][j] / Double(options.users)
+                perUser[i][j] / Double(n)
                     + (simulator.arm[i] == simulator.arm[j] ? perUser[i][j] / simulator.observedUsers[i] : 0)
             }
         }
+        let stages = [
+            Stage(users: searchUsers, method: .nelderMead, steps: search.iterations, simulations: searchEvaluations),
+            Stage(users: n, method: .gaussNewton, steps: polish.steps, simulations: evaluations - searchEvaluations),
+        ]
         let p = parameters.count
         let v = try sandwich(jacobian: kept.map { g[$0] }, weights: weights, sigma: sigma, parameters: p)
         let estimates = parameters.indices.map { i in Estimate(parameters[i], logOdds: best[i], variance: v[i][i]) }
@@ -186,7 +225,7 @@ public struct Calibration: Sendable {
         let statistic = quadraticForm(kept.map { observed[$0] - atFit[$0] }, covariance: sigma)
         let df = kept.count - p
         let moments = kept.map { k in
-            Moment(simulator, k, perUser: perUser, simulated: atFit[k], users: options.users)
+            Moment(simulator, k, perUser: perUser, simulated: atFit[k], users: n)
         }
         var calibrated = scenario
         for e in estimates { e.parameter.set(significant(e.value), in: &calibrated.response) }
@@ -194,7 +233,7 @@ public struct Calibration: Sendable {
         return Calibration(
             estimates: estimates, moments: moments, statistic: statistic, degreesOfFreedom: df,
             pValue: df > 0 ? regularizedGammaQ(a: Double(df) / 2, x: statistic / 2) : nil,
-            evaluations: evaluations, converged: search.converged, scenario: calibrated)
+            evaluations: evaluations, stages: stages, converged: search.converged && polish.converged, scenario: calibrated)
     }
 
     /// The scenario's uncertainty with the fitted parameters' joint normal in place of what it said of
@@ -218,21 +257,88 @@ public struct Calibration: Sendable {
         return out
     }
 
-    /// The moments the fit uses (those whose spread can be estimated) and their weights, the inverse of
-    /// each one's sampling variance (observed and simulated), estimated once at `response` so that the
-    /// distance being minimised does not change with the point; and how many batches that took.
-    static func momentWeights(
+    /// The moments the fit uses (those whose spread can be estimated) and their per-user variances, estimated
+    /// once at `response` from batches of the first `users` users; and how many batches that took.
+    static func momentVariances(
         _ simulator: MomentSimulator, at response: ResponseModel, parameters: Int, users: Int
-    ) throws -> (kept: [Int], weights: [Double], batches: Int) {
-        let batches = try simulator.batchMoments(response)
+    ) throws -> (kept: [Int], variances: [Double], batches: Int) {
+        let batches = try simulator.batchMoments(response, users: users)
         let covariance = perUserCovariance(batches)
         let kept = simulator.usable(perUserVariance: covariance.indices.map { covariance[$0][$0] })
         guard kept.count >= parameters else {
             throw CalibrationError(.notIdentified, "the results give \(kept.count) usable moment\(kept.count == 1 ? "" : "s") "
                 + "for \(parameters) parameters: add arms or columns, or fit fewer parameters")
         }
-        let weights = kept.map { k in 1 / (covariance[k][k] * (1 / simulator.observedUsers[k] + 1 / Double(users))) }
-        return (kept, weights, batches.count)
+        return (kept, kept.map { covariance[$0][$0] }, batches.count)
+    }
+
+    /// Each kept moment's weight in the distance when `users` users are simulated: the inverse of its sampling
+    /// variance, the observed arm's and the simulation's, so that the distance is a sum of squared z-scores.
+    static func weights(kept: [Int], variances: [Double], simulator: MomentSimulator, users: Int) -> [Double] {
+        zip(kept, variances).map { k, v in 1 / (v * (1 / simulator.observedUsers[k] + 1 / Double(users))) }
+    }
+
+    /// The users the Nelder–Mead search simulates per arm, for a fit on `users`: a sixteenth of them, but no
+    /// fewer than 10,000 (below that the simulation's noise would move the search's optimum by more than
+    /// the observed arms' own noise); all of them for fits on fewer than 40,000 users, where a search on a
+    /// quarter of them or more would save too little to be worth a stage.
+    public static func searchUsers(_ users: Int) -> Int {
+        let few = max(users / 16, 10_000)
+        return few * 4 <= users ? few : users
+    }
+
+    /// The end of a fit on all the users: Gauss–Newton steps for the weighted least squares from the search's
+    /// point, each with the slopes at the current point (central differences, as the covariance needs them
+    /// anyway) and halved up to eight times until the distance falls. It stops when a step would move every
+    /// parameter by less than a tenth of its standard error (with these weights, (G'WG)⁻¹ on the diagonal),
+    /// when no step lowers the distance, or after `maxSteps` steps (not converged, unless none were asked
+    /// for). The point, its moments and its slopes are those of the last accepted point.
+    static func gaussNewton(
+        from start: [Double], observed: [Double], kept: [Int], weights: [Double], maxSteps: Int = 5,
+        simulate: ([Double]) -> [Double]?
+    ) throws -> (point: [Double], moments: [Double], jacobian: [[Double]], steps: Int, converged: Bool) {
+        guard let first = simulate(start) else { throw CalibrationError(.mismatch, "the simulation failed") }
+        var (z, m) = (start, first)
+        var g = try jacobian(at: z, simulate: simulate)
+        func distance(_ m: [Double]) -> Double { zip(kept, weights).reduce(0) { $0 + $1.1 * pow(observed[$1.0] - m[$1.0], 2) } }
+        var steps = 0
+        let p = z.count
+        while true {
+            // Normal equations over the kept moments: (G'WG) Δ = G'W r.
+            var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
+            var b = [Double](repeating: 0, count: p)
+            for (k, w) in zip(kept, weights) {
+                for i in 0..<p {
+                    b[i] += g[k][i] * w * (observed[k] - m[k])
+                    for j in 0..<p { a[i][j] += g[k][i] * w * g[k][j] }
+                }
+            }
+            guard let aInverse = invert(a) else { return (z, m, g, steps, false) }
+            let delta = (0..<p).map { i in (0..<p).reduce(0) { $0 + aInverse[i][$1] * b[$1] } }
+            let small = (0..<p).allSatisfy { abs(delta[$0]) <= 0.1 * max(aInverse[$0][$0], 0).squareRoot() }
+            if small { return (z, m, g, steps, true) }
+            if steps == maxSteps { return (z, m, g, steps, maxSteps == 0) }
+            let before = distance(m)
+            var accepted: ([Double], [Double])?
+            var t = 1.0
+            for _ in 0...8 {
+                let next = (0..<p).map { z[$0] + t * delta[$0] }
+                if let mn = simulate(next), distance(mn) < before {
+                    accepted = (next, mn)
+                    break
+                }
+                t /= 2
+            }
+            // No step lowers the distance: if the shortest step tried was below a tenth of a standard error, the
+            // point is the minimum as far as the simulation resolves it; otherwise the steps failed.
+            guard let (next, mn) = accepted else {
+                let resolved = (0..<p).allSatisfy { abs(2 * t * delta[$0]) <= 0.1 * max(aInverse[$0][$0], 0).squareRoot() }
+                return (z, m, g, steps, resolved)
+            }
+            (z, m) = (next, mn)
+            g = try jacobian(at: z, simulate: simulate)
+            steps += 1
+        }
     }
 
     /// (G'WG)⁻¹ G'W Σ W G (G'WG)⁻¹ for the moments' Jacobian G (rows: moments), diagonal weights W and

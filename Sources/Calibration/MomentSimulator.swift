@@ -89,16 +89,19 @@ struct MomentSimulator {
         return try CompiledModel(s, recorded: recorded)
     }
 
-    /// The moments of all the simulated users.
-    func moments(_ response: ResponseModel) throws -> [Double] {
+    /// The moments of the first `users` simulated users (all of them by default): the same users, with the
+    /// same random streams, at every trial point and whatever the count.
+    func moments(_ response: ResponseModel, users: Int? = nil) throws -> [Double] {
         let m = try model(response)
-        return reduce(m.run(options: RunOptions(threads: options.threads, keepsSums: false)).tallies)
+        let n = min(users ?? options.users, options.users)
+        return reduce(m.run(options: RunOptions(threads: options.threads, users: 0..<n, keepsSums: false)).tallies)
     }
 
-    /// The moments of each of `options.batches` consecutive batches of the users, with the batch sizes.
-    func batchMoments(_ response: ResponseModel) throws -> [(users: Int, moments: [Double])] {
+    /// The moments of each of `options.batches` consecutive batches of the first `users` users (all of them
+    /// by default), with the batch sizes.
+    func batchMoments(_ response: ResponseModel, users: Int? = nil) throws -> [(users: Int, moments: [Double])] {
         let m = try model(response)
-        let n = options.users
+        let n = min(users ?? options.users, options.users)
         let count = min(options.batches, n)
         return (0..<count).map { b in
             let range = (b * n / count)..<((b + 1) * n / count)

@@ -196,6 +196,7 @@ struct CalibrateCommand: RunnableCommand {
         }
         out += TerminalText.table(rows, rightAligned: [1, 2, 3])
         out += c.converged ? "" : "(the optimiser stopped before converging: treat the values as rough)\n"
+        out += schedule(c.stages)
 
         out += "\nPer-user rates, observed in the test and simulated at the fit, with 95% intervals; z is their difference\n"
             + "over its standard error:\n"
@@ -219,4 +220,22 @@ struct CalibrateCommand: RunnableCommand {
     }
 
     static func number(_ x: Double) -> String { String(format: "%.4g", x) }
+
+    /// The fit's schedule in a sentence: how many users each stage simulated, and what it did.
+    static func schedule(_ stages: [Calibration.Stage]) -> String {
+        let parts = stages.map { s -> String in
+            let users = "\(Text.group(Int64(s.users))) users per arm"
+            let sims = "\(s.simulations) simulation\(s.simulations == 1 ? "" : "s")"
+            switch s.method {
+            case .nelderMead:
+                return "Nelder–Mead on \(users) (\(s.steps) iterations, \(sims) with the weights and the slopes at the start)"
+            case .gaussNewton where s.steps == 0:
+                return "the slopes and the covariance at the fit on \(users) (\(sims))"
+            case .gaussNewton:
+                return "\(s.steps) Gauss–Newton step\(s.steps == 1 ? "" : "s") on \(users) (\(sims) with the slopes and "
+                    + "the covariance at the fit)"
+            }
+        }
+        return "Schedule: " + parts.joined(separator: ", then ") + ".\n"
+    }
 }

@@ -21,6 +21,9 @@ final class CalibrateCommandTests: ReminderSimTestCase {
         assertExit(result, 0)
         assertContains(result.stdout, "Calibrating the response of \"default\" on 3 arms of past-test.csv")
         assertContains(result.stdout, "Goodness of fit: J = ")
+        // Under 40,000 users the search runs on all of them: no Gauss–Newton steps, the schedule says so.
+        assertContains(result.stdout, "Schedule: Nelder–Mead on 2,000 users per arm (")
+        assertContains(result.stdout, "then the slopes and the covariance at the fit on 2,000 users per arm (")
         assertContains(result.stdout, "Calibrated scenario: app-calibrated.json")
         assertContains(result.stderr, "simulations in")
         let line = try XCTUnwrap(result.stdoutLines.first { $0.hasPrefix("baseResponse") })
