@@ -288,11 +288,14 @@ public struct Calibration: Sendable {
     }
 
     /// The end of a fit on all the users: Gauss–Newton steps for the weighted least squares from the search's
-    /// point, each with the slopes at the current point (central differences, as the covariance needs them
-    /// anyway) and halved up to eight times until the distance falls. It stops when a step would move every
-    /// parameter by less than a tenth of its standard error (with these weights, (G'WG)⁻¹ on the diagonal),
-    /// when no step lowers the distance, or after `maxSteps` steps (not converged, unless none were asked
-    /// for). The point, its moments and its slopes are those of the last accepted point.
+    /// point, halved up to eight times until the distance falls. The slopes (central differences, as the
+    /// covariance needs them anyway) are measured at the search's point and kept while they serve: after a
+    /// step, the next step is first worked out with them, and only if it is not negligible are they measured
+    /// again where the fit now is (any slopes measured near the estimate serve the covariance as well, and the
+    /// search's point is within a few standard errors of it). It stops when a step would move every parameter
+    /// by less than a tenth of its standard error (with these weights, (G'WG)⁻¹ on the diagonal), when no
+    /// step lowers the distance, or after `maxSteps` steps (not converged, unless none were asked for). The
+    /// point and its moments are those of the last accepted point, with the slopes last measured.
     static func gaussNewton(
         from start: [Double], observed: [Double], kept: [Int], weights: [Double], maxSteps: Int = 5,
         simulate: ([Double]) -> [Double]?
@@ -300,6 +303,8 @@ public struct Calibration: Sendable {
         guard let first = simulate(start) else { throw CalibrationError(.mismatch, "the simulation failed") }
         var (z, m) = (start, first)
         var g = try jacobian(at: z, simulate: simulate)
+        // Whether `g` was measured at `z`.
+        var fresh = true
         func distance(_ m: [Double]) -> Double { zip(kept, weights).reduce(0) { $0 + $1.1 * pow(observed[$1.0] - m[$1.0], 2) } }
         var steps = 0
         let p = z.count
@@ -313,10 +318,19 @@ public struct Calibration: Sendable {
                     for j in 0..<p { a[i][j] += g[k][i] * w * g[k][j] }
                 }
             }
-            guard let aInverse = invert(a) else { return (z, m, g, steps, false) }
-            let delta = (0..<p).map { i in (0..<p).reduce(0) { $0 + aInverse[i][$1] * b[$1] } }
-            let small = (0..<p).allSatisfy { abs(delta[$0]) <= 0.1 * max(aInverse[$0][$0], 0).squareRoot() }
-            if small { return (z, m, g, steps, true) }
+            let solved = invert(a)
+            let delta = solved.map { inverse in (0..<p).map { i in (0..<p).reduce(0) { $0 + inverse[i][$1] * b[$1] } } }
+            func negligible(_ scale: Double) -> Bool {
+                guard let inverse = solved, let delta else { return false }
+                return (0..<p).allSatisfy { abs(scale * delta[$0]) <= 0.1 * max(inverse[$0][$0], 0).squareRoot() }
+            }
+            if negligible(1) { return (z, m, g, steps, true) }
+            if !fresh {
+                g = try jacobian(at: z, simulate: simulate)
+                fresh = true
+                continue
+            }
+            guard let delta else { return (z, m, g, steps, false) }
             if steps == maxSteps { return (z, m, g, steps, maxSteps == 0) }
             let before = distance(m)
             var accepted: ([Double], [Double])?
@@ -331,12 +345,9 @@ public struct Calibration: Sendable {
             }
             // No step lowers the distance: if the shortest step tried was below a tenth of a standard error, the
             // point is the minimum as far as the simulation resolves it; otherwise the steps failed.
-            guard let (next, mn) = accepted else {
-                let resolved = (0..<p).allSatisfy { abs(2 * t * delta[$0]) <= 0.1 * max(aInverse[$0][$0], 0).squareRoot() }
-                return (z, m, g, steps, resolved)
-            }
+            guard let (next, mn) = accepted else { return (z, m, g, steps, negligible(2 * t)) }
             (z, m) = (next, mn)
-            g = try jacobian(at: z, simulate: simulate)
+            fresh = false
             steps += 1
         }
     }
