@@ -16,6 +16,8 @@ struct CalibrateCommand: RunnableCommand {
             arm). The chosen response parameters are fitted by simulated minimum distance: the arms are \
             simulated with the same users at every trial point (common random numbers) and Nelder–Mead \
             minimises the squared differences of the per-user rates, each weighted by its sampling variance. \
+            From 40,000 users per arm the fit goes in stages: the Nelder–Mead search on a sixteenth of the \
+            users (at least 10,000), then Gauss–Newton steps on all of them; the schedule is printed. \
             Prints the fitted values with 95% intervals, every moment observed and simulated, and a \
             goodness-of-fit statistic; writes the scenario with the fitted response block, ready for run. \
             Parameters the arms cannot identify are refused with the reason (exit 65). Example: \
@@ -35,7 +37,9 @@ struct CalibrateCommand: RunnableCommand {
         trusted for a configuration it was not fitted on.
         """)
     /// The shared `--users` and `--seed`, here for the simulated arms rather than over a scenario.
-    static let users = ScenarioOverrides.users.described("Virtual users simulated per arm at each trial point.", default: "20000")
+    static let users = ScenarioOverrides.users.described(
+        "Virtual users simulated per arm for the fit (the search runs on a sixteenth of them, at least 10,000, when that is "
+            + "a quarter or less).", default: "20000")
     static let seed = ScenarioOverrides.seed.described("Seed of the simulated users (default: the scenario's).")
     /// The shared `--out`, here a file rather than a folder of reports.
     static let output = ReportFolderOption.spec.described(
