@@ -194,10 +194,12 @@ public struct Calibration: Sendable {
         let searchEvaluations = evaluations
 
         // A search on all the users needs no steps after it: its point and the slopes there are the fit's.
-        let polish = try gaussNewton(from: search.point, observed: observed, kept: kept, weights: weights,
-                                     maxSteps: searchUsers < n ? 5 : 0) { z in
-            guard z.allSatisfy({ abs($0) < 20 }) else { return nil }
-            return simulated(z, users: n)
+        let polish: (point: [Double], moments: [Double], jacobian: [[Double]], steps: Int, converged: Bool)
+        do {
+            polish = try gaussNewton(from: search.point, observed: observed, kept: kept, weights: weights,
+                                     maxSteps: searchUsers < n ? 5 : 0, bound: 20) { simulated($0, users: n) }
+        } catch {
+            throw failure ?? error
         }
         if let failure { throw failure }
         let best = polish.point
@@ -294,11 +296,12 @@ public struct Calibration: Sendable {
     /// again where the fit now is (any slopes measured near the estimate serve the covariance as well, and the
     /// search's point is within a few standard errors of it). It stops when a step would move every parameter
     /// by less than a tenth of its standard error (with these weights, (G'WG)⁻¹ on the diagonal), when no
-    /// step lowers the distance, or after `maxSteps` steps (not converged, unless none were asked for). The
-    /// point and its moments are those of the last accepted point, with the slopes last measured.
+    /// step lowers the distance, or after `maxSteps` steps (not converged, unless none were asked for). Steps
+    /// to a point with a coordinate of `bound` or more are not taken. The point and its moments are those of
+    /// the last accepted point, with the slopes last measured.
     static func gaussNewton(
         from start: [Double], observed: [Double], kept: [Int], weights: [Double], maxSteps: Int = 5,
-        simulate: ([Double]) -> [Double]?
+        bound: Double = .infinity, simulate: ([Double]) -> [Double]?
     ) throws -> (point: [Double], moments: [Double], jacobian: [[Double]], steps: Int, converged: Bool) {
         guard let first = simulate(start) else { throw CalibrationError(.mismatch, "the simulation failed") }
         var (z, m) = (start, first)
@@ -337,7 +340,7 @@ public struct Calibration: Sendable {
             var t = 1.0
             for _ in 0...8 {
                 let next = (0..<p).map { z[$0] + t * delta[$0] }
-                if let mn = simulate(next), distance(mn) < before {
+                if next.allSatisfy({ abs($0) < bound }), let mn = simulate(next), distance(mn) < before {
                     accepted = (next, mn)
                     break
                 }

@@ -118,4 +118,19 @@ final class StagedFitTests: XCTestCase {
             XCTAssertEqual(a.statistic, b.statistic, accuracy: 1)
         }
     }
+
+    /// A staged fit is the same whatever the threads: every simulation's counts are whole numbers added in any order.
+    func testAStagedFitIsTheSameWhateverTheThreads() throws {
+        let results = try simulatedResults(smallScenario(baseResponse: 0.12), users: 3_000, seed: 8_100)
+        var one = options(users: 2_000, seed: 9_100)
+        one.searchUsers = 500
+        one.threads = 1
+        var three = one
+        three.threads = 3
+        let a = try Calibration.fit(scenario: smallScenario(baseResponse: 0.06), results: results, parameters: [.baseResponse], options: one)
+        let b = try Calibration.fit(scenario: smallScenario(baseResponse: 0.06), results: results, parameters: [.baseResponse], options: three)
+        XCTAssertEqual(a.estimates, b.estimates)
+        XCTAssertEqual(a.stages, b.stages)
+        XCTAssertEqual(a.moments, b.moments)
+    }
 }
