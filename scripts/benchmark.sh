@@ -122,7 +122,7 @@ if [ "$peer_users" -gt 0 ] && [ -f "$peer_dir/ref_numpy.py" ] && [ -f "$peer_dir
         read -r w u s <<<"$t"
         ours+=("$w")
         cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')")
-        sessions=$(sed -nE 's/.*sessions ([0-9]+),.*/\1/p' "$work/stats")
+        sessions=$(sed -nE 's/.*, wall [0-9.]+ s, sessions ([0-9]+),.*/\1/p' "$work/stats")
         t=$( { time sh -c "python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 >/dev/null &&
             python3 '$peer_dir/ref_numpy.py' --users $peer_users --days 90 --seed 1 --no-reminder >/dev/null"; } 2>&1)
         read -r w u s <<<"$t"
