@@ -313,15 +313,8 @@ public struct Calibration: Sendable {
         let p = z.count
         while true {
             // Normal equations over the kept moments: (G'WG) Δ = G'W r.
-            var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
-            var b = [Double](repeating: 0, count: p)
-            for (k, w) in zip(kept, weights) {
-                for i in 0..<p {
-                    b[i] += g[k][i] * w * (observed[k] - m[k])
-                    for j in 0..<p { a[i][j] += g[k][i] * w * g[k][j] }
-                }
-            }
-            let solved = invert(a)
+            let b = (0..<p).map { i in zip(kept, weights).reduce(0) { $0 + g[$1.0][i] * $1.1 * (observed[$1.0] - m[$1.0]) } }
+            let solved = invert(information(kept.map { g[$0] }, weights: weights, parameters: p))
             let delta = solved.map { inverse in (0..<p).map { i in (0..<p).reduce(0) { $0 + inverse[i][$1] * b[$1] } } }
             func negligible(_ scale: Double) -> Bool {
                 guard let inverse = solved, let delta else { return false }
@@ -355,14 +348,19 @@ public struct Calibration: Sendable {
         }
     }
 
+    /// G'WG for the Jacobian rows `gk` (one per moment) and diagonal weights W: the curvature of the distance
+    /// in the parameters, which the identification check, the Gauss–Newton steps and the covariance all read.
+    static func information(_ gk: [[Double]], weights: [Double], parameters p: Int) -> [[Double]] {
+        (0..<p).map { i in (0..<p).map { j in gk.indices.reduce(0) { $0 + gk[$1][i] * weights[$1] * gk[$1][j] } } }
+    }
+
     /// (G'WG)⁻¹ G'W Σ W G (G'WG)⁻¹ for the moments' Jacobian G (rows: moments), diagonal weights W and
     /// the moments' covariance Σ: the covariance of a minimum-distance estimate.
     static func sandwich(jacobian gk: [[Double]], weights: [Double], sigma: [[Double]], parameters p: Int) throws -> [[Double]] {
-        var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
-        var b = a
+        let a = information(gk, weights: weights, parameters: p)
+        var b = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
         for i in 0..<p {
             for j in 0..<p {
-                a[i][j] = gk.indices.reduce(0) { $0 + gk[$1][i] * weights[$1] * gk[$1][j] }
                 var s = 0.0
                 for k in gk.indices { for l in gk.indices { s += gk[k][i] * weights[k] * sigma[k][l] * weights[l] * gk[l][j] } }
                 b[i][j] = s
@@ -414,8 +412,7 @@ public struct Calibration: Sendable {
 
     static func checkIdentified(_ parameters: [ResponseParameter], jacobian g: [[Double]], kept: [Int], weights: [Double]) throws {
         let p = parameters.count
-        var a = [[Double]](repeating: [Double](repeating: 0, count: p), count: p)
-        for i in 0..<p { for j in 0..<p { a[i][j] = kept.indices.reduce(0) { $0 + g[kept[$1]][i] * weights[$1] * g[kept[$1]][j] } } }
+        let a = information(kept.map { g[$0] }, weights: weights, parameters: p)
         // Doubling the odds of a parameter should move the distance by at least one unit of noise.
         let doubling = log(2.0) * log(2.0)
         for i in 0..<p where a[i][i] * doubling < 1 {

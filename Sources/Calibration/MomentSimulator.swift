@@ -89,11 +89,14 @@ struct MomentSimulator {
         return try CompiledModel(s, recorded: recorded)
     }
 
+    /// The first `users` of the calibration's users, or all of them.
+    private func count(_ users: Int?) -> Int { min(users ?? options.users, options.users) }
+
     /// The moments of the first `users` simulated users (all of them by default): the same users, with the
     /// same random streams, at every trial point and whatever the count.
     func moments(_ response: ResponseModel, users: Int? = nil) throws -> [Double] {
         let m = try model(response)
-        let n = min(users ?? options.users, options.users)
+        let n = count(users)
         return reduce(m.run(options: RunOptions(threads: options.threads, users: 0..<n, keepsSums: false)).tallies)
     }
 
@@ -101,7 +104,7 @@ struct MomentSimulator {
     /// by default), with the batch sizes.
     func batchMoments(_ response: ResponseModel, users: Int? = nil) throws -> [(users: Int, moments: [Double])] {
         let m = try model(response)
-        let n = min(users ?? options.users, options.users)
+        let n = count(users)
         let count = min(options.batches, n)
         return (0..<count).map { b in
             let range = (b * n / count)..<((b + 1) * n / count)
