@@ -59,6 +59,38 @@ final class RideAlongTests: XCTestCase {
         try bothWays(s, threads: 3, pairs: .decision)
     }
 
+    /// Riders with the same cron rules take the rules' answers from one trace per user: a group of
+    /// documented-mode riders, a group of original-mode ones with the same rule texts (the released
+    /// parser reads the one-field rule "3" as never matching, so their rules differ), riders alone
+    /// with their rules, and rules asking for the review prompt, which never share.
+    /// With a strong response many leave the holdout, at every session of the trace.
+    func testRidersSharingCronRules() throws {
+        var s = Scenario.builtInDefault
+        s.users = 2_500
+        s.horizonDays = 45
+        s.response.baseResponse = 0.35
+        s.response.optOutPerDelivery = 0.02
+        s.response.messageWeights = [:]
+        let daily: [CronRuleSpec] = ["1 *", "2 */3", "1 */7", "3"]
+        let weekly: [CronRuleSpec] = ["1 */7", "4 *"]
+        s.configurations = [1, 2, 4, 8].map { Fixtures.reminder([$0, $0 + 3], label: "daily \($0)d", rules: daily) }
+            + [3, 6].map { Fixtures.reminder([$0], unit: .hours, label: "original \($0)h", mode: .original, rules: daily) }
+            + [5, 9].map { Fixtures.reminder([$0], label: "weekly \($0)d", rules: weekly) }
+            + [Fixtures.reminder([2], label: "alone", rules: ["1 */2"]),
+               Fixtures.reminder([3], label: "prompted a", rules: [CronRuleSpec("1 *", prompt: .storeReview), "2 *"]),
+               Fixtures.reminder([6], label: "prompted b", rules: [CronRuleSpec("1 *", prompt: .storeReview), "2 *"])]
+        let model = try CompiledModel(s)
+        let views = model.configurations.map(\.view)
+        let riders = views.indices.dropFirst().filter { CompiledModel.ridesOnHoldout(views[$0]) }
+        XCTAssertEqual(riders.count, s.configurations.count, "every configuration rides")
+        // Configuration 0 is the holdout; the groups: documented daily 1...4, original daily 5...6, weekly 7...8.
+        XCTAssertEqual(CompiledModel.launchGroups(views, riders: riders), [-1, 0, 0, 0, 0, 1, 1, 2, 2, -1, -1, -1])
+        try bothWays(s)
+        try bothWays(s, threads: 3, pairs: .decision)
+        let run = model.run(options: RunOptions(threads: 2))
+        XCTAssertGreaterThan(run.tallies[1][.responded], 0, "users brought back")
+    }
+
     /// Short periods and short gaps: notifications that fire while the app is open, sessions still
     /// open at the horizon, and fire times past it.
     func testShortPeriodsFireInTheForegroundAndPastTheHorizon() throws {

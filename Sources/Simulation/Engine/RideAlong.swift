@@ -1,3 +1,4 @@
+import CronEngine
 import ReminderEngine
 
 // Configurations that ride on the holdout's sessions.
@@ -99,7 +100,123 @@ struct SessionLog: TimelineObserver {
     }
 }
 
+/// The cron rules' answers at the holdout's opens of the current user, worked out once for all the
+/// riders whose rules are the same (`CompiledModel.launchGroups`).
+///
+/// While a configuration rides, its opens are the holdout's, so are its cold launches, its launch
+/// counters and which rules match at each: nothing a reminder does changes them. So instead of
+/// running the rules at every cold launch, each rider takes from here where they stand after the
+/// last open it rides: the counters, the block runs per rule, the rules whose block has run and
+/// the day each first ran, as its own launches would have left them. The riders' rules may not ask
+/// for the review prompt, whose log depends on when it was shown.
+struct LaunchTrace {
+    /// After open j: the launch counters, the rules that matched at it (none at a warm open), and
+    /// the rules whose block has run by then.
+    private(set) var counters: UnsafeMutablePointer<LaunchCounters>
+    private(set) var matched: UnsafeMutablePointer<UInt64>
+    private(set) var ran: UnsafeMutablePointer<UInt64>
+    private var capacity: Int
+    /// The opens traced.
+    private(set) var count = 0
+    /// Per rule: the day since the install its block first ran (clamped as `launchRules` clamps it),
+    /// and its block runs over all the opens.
+    let firstDay: UnsafeMutablePointer<Int>
+    let totals: UnsafeMutablePointer<Int64>
+
+    init() {
+        capacity = 256
+        counters = .allocate(capacity: capacity)
+        matched = .allocate(capacity: capacity)
+        ran = .allocate(capacity: capacity)
+        firstDay = .allocate(capacity: ConfigurationSpec.maximumCronRules)
+        firstDay.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
+        totals = .allocate(capacity: ConfigurationSpec.maximumCronRules)
+        totals.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
+    }
+
+    func deallocate() {
+        counters.deallocate()
+        matched.deallocate()
+        ran.deallocate()
+        firstDay.deallocate()
+        totals.deallocate()
+    }
+
+    /// Starts a trace of `opens` opens and `rules` rules.
+    mutating func reset(opens: Int, rules: Int) {
+        if opens > capacity {
+            deallocate()
+            capacity = max(2 * capacity, opens)
+            counters = .allocate(capacity: capacity)
+            matched = .allocate(capacity: capacity)
+            ran = .allocate(capacity: capacity)
+        }
+        count = opens
+        totals.update(repeating: 0, count: rules)
+    }
+
+    /// Open j's entries.
+    mutating func set(_ j: Int, counters c: LaunchCounters, matched m: UInt64, ran r: UInt64) {
+        (counters + j).initialize(to: c)
+        (matched + j).initialize(to: m)
+        (ran + j).initialize(to: r)
+    }
+}
+
+/// A worker's launch traces, one per group of riders sharing rules, traced afresh for each user.
+struct LaunchTraces {
+    private var traces: [LaunchTrace] = []
+    /// Per group: whether its trace is for the current user.
+    private var current: [Bool] = []
+
+    /// Makes room for `groups` groups and marks every trace stale (a new user).
+    mutating func beginUser(groups: Int) {
+        while traces.count < groups {
+            traces.append(LaunchTrace())
+            current.append(false)
+        }
+        for g in 0..<groups { current[g] = false }
+    }
+
+    /// Group g's trace, and whether it still has to be traced for the current user (it is then
+    /// marked done: the caller traces it).
+    mutating func trace(_ g: Int) -> (UnsafeMutablePointer<LaunchTrace>, fresh: Bool) {
+        let fresh = !current[g]
+        current[g] = true
+        return traces.withUnsafeMutableBufferPointer { ($0.baseAddress! + g, fresh) }
+    }
+
+    func deallocate() {
+        for t in traces { t.deallocate() }
+    }
+}
+
 extension CompiledModel {
+    /// Per configuration, the group of riders among `riders` whose cron rules it shares, or −1: the
+    /// riders with rules, none of them asking for the review prompt, grouped by equal rules; only
+    /// groups of two or more, numbered from 0 in order.
+    static func launchGroups(_ views: [ConfigurationView], riders: [Int]) -> [Int] {
+        var group = Array(repeating: -1, count: views.count)
+        var owners: [Int] = [], members: [Int] = []
+        for i in riders where !views[i].rules.isEmpty && views[i].reviewPrompts == 0 {
+            if let g = owners.firstIndex(where: { views[$0].rules.elementsEqual(views[i].rules) }) {
+                group[i] = g
+                members[g] += 1
+            } else {
+                group[i] = owners.count
+                owners.append(i)
+                members.append(1)
+            }
+        }
+        // Renumber the groups of two or more.
+        var number = Array(repeating: -1, count: owners.count), next = 0
+        for g in owners.indices where members[g] >= 2 {
+            number[g] = next
+            next += 1
+        }
+        return group.map { $0 < 0 ? -1 : number[$0] }
+    }
+
     /// Whether configuration `c` can ride on the holdout's sessions.
     static func ridesOnHoldout(_ c: ConfigurationView) -> Bool {
         c.reminders.count == 1 && c.delivery.isEmpty
@@ -112,7 +229,8 @@ extension CompiledModel {
     /// outcome `holdout`, its run days `holdoutDays`), counted into `counts`.
     func rideAlong(user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
                    counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, holdout: UserOutcome,
-                   holdoutDays: UnsafePointer<UInt64>, scratch: inout TimelineScratch) -> UserOutcome {
+                   holdoutDays: UnsafePointer<UInt64>, launches: (UnsafeMutablePointer<LaunchTrace>, fresh: Bool)? = nil,
+                   scratch: inout TimelineScratch) -> UserOutcome {
         let buffers = scratch.buffers
         var observer = NoTimelineObserver()
         var timeline = UserTimeline<OneReminder, PlainRules>(
@@ -120,16 +238,23 @@ extension CompiledModel {
             ruleBlockRuns: buffers.ruleBlockRuns(c.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
             holdoutStart: nil, pendingScratch: buffers.pendingScratch)
         defer { buffers.organic = timeline.organic }
-        return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays, &observer)
+        if let (trace, fresh) = launches, fresh { timeline.traceLaunches(buffers.sessions.pointee, into: trace) }
+        return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays,
+                             launches: launches.map { UnsafePointer($0.0) }, &observer)
     }
 }
 
 extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     /// The run on the holdout's sessions `h` (see above); `holdout` and `holdoutDays` are the holdout's
     /// outcome and run days, the configuration's own while no notification brings the user back.
+    ///
+    /// With `launches`, the cron rules' answers at the holdout's launches are taken from there (see
+    /// `LaunchTrace`) instead of worked out at each cold launch.
     mutating func ride<O: TimelineObserver>(on h: UnsafePointer<HoldoutSessions>, holdout: UserOutcome,
-                                            holdoutDays: UnsafePointer<UInt64>, _ observer: inout O) -> UserOutcome {
+                                            holdoutDays: UnsafePointer<UInt64>, launches: UnsafePointer<LaunchTrace>? = nil,
+                                            _ observer: inout O) -> UserOutcome {
         let s = h.pointee
+        launchesAlone = !config.rules.isEmpty && launches == nil
         var k = 0
         openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer)
         while true {
@@ -143,7 +268,9 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             if dueBefore(next) {
                 dormant = s.dormant[k]
                 let (at, responder) = fire(until: next, &observer)
-                if let (r, n) = responder { return leave(after: k, s, brought: r, by: n, at: at, &observer) }
+                if let (r, n) = responder {
+                    return leave(after: k, s, brought: r, by: n, at: at, launches: launches, &observer)
+                }
             }
             guard k + 1 < s.count else {
                 censorAfterHorizon(&observer)
@@ -154,7 +281,61 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         }
         result = holdout
         activeDays.update(from: holdoutDays, count: layout.activeDayWords)
+        if let launches { takeLaunches(through: s.count - 1, launches) }
         return finish()
+    }
+
+    /// The cron rules at the holdout's opens `s` under this configuration's rules, into `t` (see
+    /// `LaunchTrace`): what `launch` does at each cold launch, from a new user's counters.
+    mutating func traceLaunches(_ s: HoldoutSessions, into t: UnsafeMutablePointer<LaunchTrace>) {
+        t.pointee.reset(opens: s.count, rules: config.rules.count)
+        var c = LaunchCounters(), ran: UInt64 = 0
+        for j in 0..<s.count {
+            var matched: UInt64 = 0
+            if s.cold[j] {
+                let today = localDay(s.opens[j])
+                c.recordLaunch(onDay: today)
+                matched = config.cronTable.matches(config.rules, c)
+                var bits = matched
+                while bits != 0 {
+                    t.pointee.totals[bits.trailingZeroBitCount] &+= 1
+                    bits &= bits &- 1
+                }
+                var first = matched & ~ran
+                ran |= matched
+                while first != 0 {
+                    t.pointee.firstDay[first.trailingZeroBitCount] = min(max(today - installDay, 0), layout.days)
+                    first &= first &- 1
+                }
+            }
+            t.pointee.set(j, counters: c, matched: matched, ran: ran)
+        }
+    }
+
+    /// The cron rules as the holdout's opens 0...k left them, from the trace `t`: the launch counters,
+    /// the block runs, the rules whose block has run and their first runs' counts.
+    mutating func takeLaunches(through k: Int, _ t: UnsafePointer<LaunchTrace>) {
+        let trace = t.pointee
+        counters = trace.counters[k]
+        if k == trace.count - 1 {
+            ruleBlockRuns.baseAddress!.update(from: trace.totals, count: config.rules.count)
+        } else {
+            for j in 0...k {
+                var bits = trace.matched[j]
+                while bits != 0 {
+                    ruleBlockRuns[bits.trailingZeroBitCount] &+= 1
+                    bits &= bits &- 1
+                }
+            }
+        }
+        rulesRan = trace.ran[k]
+        var first = rulesRan
+        while first != 0 {
+            let rule = first.trailingZeroBitCount
+            add(layout.rule(rule, .usersRan))
+            add(layout.firstRun(rule, day: trace.firstDay[rule]))
+            first &= first &- 1
+        }
     }
 
     /// An organic open: what `open` does under the configuration (fatigue, attribution, the cron rules
@@ -166,7 +347,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             add(.attributed)
             unclaimedDelivery = -.infinity
         }
-        if coldLaunch && !config.rules.isEmpty { launch(at: t, &observer) }
+        if coldLaunch && launchesAlone { launch(at: t, &observer) }
         config.reminders[0].becameActive(at: t, state: &states[0], coldLaunch: coldLaunch)
     }
 
@@ -194,7 +375,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             let open = s.opens[j + 1]
             guard fire > open else { break }
             // No attribution to check: no notification was delivered since open k, which checked it.
-            if s.cold[j + 1] && !config.rules.isEmpty { launch(at: open, &observer) }
+            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
             let close = s.closes[j + 1]
             if fire > close {
                 if fire >= horizon { censored &+= 1 } else { cancelled &+= 1 }
@@ -234,7 +415,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         while j + 1 < s.closed, let n = states[0].pending, n.fireTime > s.opens[j + 1] {
             // No attribution to check: no notification was delivered since open k, which checked it.
             let open = s.opens[j + 1]
-            if s.cold[j + 1] && !config.rules.isEmpty { launch(at: open, &observer) }
+            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
             if checks {
                 reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
             } else {
@@ -250,7 +431,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     /// Reminder r's notification n brings the user back at `at`, while away after session k: the
     /// user as the holdout's run left them there (its opens 0...k), then on alone to the horizon.
     mutating func leave<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, brought r: Int, by n: PendingNotification,
-                                             at: Double, _ observer: inout O) -> UserOutcome {
+                                             at: Double, launches: UnsafePointer<LaunchTrace>?, _ observer: inout O) -> UserOutcome {
         result = UserOutcome()
         startOutcome()
         activeDays.update(repeating: 0, count: layout.activeDayWords)
@@ -258,6 +439,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             _ = openUser(at: s.opens[j], cause: j == 0 ? .install : .organic)
             if s.cold[j] { result.launches &+= 1 }
         }
+        if let launches { takeLaunches(through: k, launches) }
         (drawn, sessionIndex, dormant) = (k + 1, k + 1, s.dormant[k])
         brought(back: r, by: n, at: at, &observer)
         live(from: at, cause: .notification, coldLaunch: at - s.closes[k] >= segment.pointee.coldLaunchSeconds, &observer)

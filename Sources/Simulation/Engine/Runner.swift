@@ -162,6 +162,11 @@ extension CompiledModel {
         let riders = Self.ridesAlong ? configurations.indices.dropFirst().filter { Self.ridesOnHoldout(views[$0]) } : []
         let alone = configurations.indices.dropFirst().filter { !riders.contains($0) }
         let everyOne = Array(configurations.indices.dropFirst())
+        // Riders with the same cron rules take their answers from one trace per user.
+        let launchGroups = Self.launchGroups(views, riders: riders)
+        let groups = (launchGroups.max() ?? -1) + 1
+        var traces = LaunchTraces()
+        defer { traces.deallocate() }
         return sums.counts.withUnsafeMutableBufferPointer { sumsBuffer in
             let s = sumsBuffer.baseAddress!
             return outcomes.withUnsafeMutableBufferPointer { outcomes in
@@ -198,11 +203,13 @@ extension CompiledModel {
                         counts.holdoutDays.update(from: counts.activeDays, count: activeDayWords)
                         let holdout = outcomes[0]
                         if !holdout.exceededSessionLimit {
+                            traces.beginUser(groups: groups)
                             for i in riders {
+                                let launches = launchGroups[i] >= 0 ? traces.trace(launchGroups[i]) : nil
                                 arm(i) {
                                     rideAlong(user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
                                               counts: counts.base(i), activeDays: counts.activeDays, holdout: holdout,
-                                              holdoutDays: counts.holdoutDays, scratch: &scratch)
+                                              holdoutDays: counts.holdoutDays, launches: launches, scratch: &scratch)
                                 }
                             }
                         }

@@ -520,6 +520,9 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     /// The App Store review prompts the user was shown, and the rules that had one shown, as bits.
     var reviewPromptLog = ReviewPromptLog()
     var rulesShown: UInt64 = 0
+    /// Whether a configuration riding on the holdout's sessions runs its cron rules at their cold
+    /// launches itself, rather than taking their answers from a `LaunchTrace`.
+    var launchesAlone = true
     /// A replayed user's recorded visits, as times since install; the first is the install.
     var recorded = UnsafeBufferPointer<Double>(start: nil, count: 0)
     var nextRecorded = 1
