@@ -1,5 +1,6 @@
 import Foundation
 import Reporting
+import Rendering
 import Simulation
 
 /// A tune's findings as text: the terminal summary, report.md, recommendation.json and candidates.csv.
@@ -177,17 +178,12 @@ struct TuneReport {
             guard let f = result.candidates[c].figures, f.value(o) != nil, f.value(m) != nil else { return nil }
             return (c, f)
         }
-        func atLeast(_ x: Double, _ y: Double, _ up: Bool) -> Bool { up ? x >= y : x <= y }
-        func strictly(_ x: Double, _ y: Double, _ up: Bool) -> Bool { up ? x > y : x < y }
-        let front = points.filter { p in
-            let (a, b) = (p.1.value(o)!, p.1.value(m)!)
-            return !points.contains { q in
-                let (x, y) = (q.1.value(o)!, q.1.value(m)!)
-                return atLeast(x, a, o.higherIsBetter) && atLeast(y, b, m.higherIsBetter)
-                    && (strictly(x, a, o.higherIsBetter) || strictly(y, b, m.higherIsBetter))
-            }
-        }
-        return front.sorted { ($0.1.value(m)!, $0.0) < ($1.1.value(m)!, $1.0) }
+        // Higher is better on both once the measures where lower is better are negated.
+        let front = ParetoFront.nonDominated(points.map { p in
+            (a: o.higherIsBetter ? p.1.value(o)! : -p.1.value(o)!, b: m.higherIsBetter ? p.1.value(m)! : -p.1.value(m)!)
+        })
+        let onFront = points.indices.filter { front[$0] }.map { points[$0] }
+        return onFront.sorted { ($0.1.value(m)!, $0.0) < ($1.1.value(m)!, $1.0) }
     }
 
     func markdown() -> String {

@@ -13,6 +13,30 @@ final class DecisionChartTests: XCTestCase {
         XCTAssertEqual(ScatterChart.paretoFront([(1, 1), (1, 1)]), [0, 1], "ties do not dominate each other")
     }
 
+    /// The sweep against the definition, pair by pair, on sets with many ties, infinities and NaNs.
+    func testParetoSweepMatchesEveryPairCompared() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ n: UInt64) -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return (state >> 33) % n
+        }
+        let specials: [Double] = [.nan, .infinity, -.infinity, 0, -0.0]
+        for _ in 0..<300 {
+            let n = Int(next(40))
+            let points: [(a: Double, b: Double)] = (0..<n).map { _ in
+                func value() -> Double { next(10) == 0 ? specials[Int(next(5))] : Double(next(6)) }
+                return (a: value(), b: value())
+            }
+            let expected = points.indices.map { i in
+                !points.indices.contains { j in
+                    let (p, q) = (points[i], points[j])
+                    return j != i && q.a >= p.a && q.b >= p.b && (q.a > p.a || q.b > p.b)
+                }
+            }
+            XCTAssertEqual(ParetoFront.nonDominated(points), expected, "\(points)")
+        }
+    }
+
     func testTradeOffChartShowsEveryPointLimitAndFullLabels() {
         let long = "A configuration label that is far longer than any legend used to allow, kept in full"
         let chart = ScatterChart(

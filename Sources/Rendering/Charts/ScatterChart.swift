@@ -211,13 +211,8 @@ public struct ScatterChart: Sendable {
 
     /// The points no other point beats on both counts (lower x and higher y), in order of x.
     public static func paretoFront(_ points: [(x: Double, y: Double)]) -> [Int] {
-        points.indices.filter { i in
-            let p = points[i]
-            guard p.x.isFinite, p.y.isFinite else { return false }
-            return !points.indices.contains { j in
-                let q = points[j]
-                return j != i && q.x.isFinite && q.y.isFinite && q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y)
-            }
-        }.sorted { points[$0].x < points[$1].x }
+        let finite = points.indices.filter { points[$0].x.isFinite && points[$0].y.isFinite }
+        let front = ParetoFront.nonDominated(finite.map { (a: -points[$0].x, b: points[$0].y) })
+        return finite.indices.filter { front[$0] }.map { finite[$0] }.sorted { points[$0].x < points[$1].x }
     }
 }
