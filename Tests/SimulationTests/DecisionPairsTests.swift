@@ -1,6 +1,6 @@
 import Foundation
 import ReminderEngine
-import Simulation
+@testable import Simulation
 import XCTest
 
 /// A run of many configurations keeps every configuration paired with the holdout, the baseline, the
@@ -75,6 +75,46 @@ final class DecisionPairsTests: XCTestCase {
         XCTAssertEqual(counts.tallies, every.tallies)
         XCTAssertNil(counts.sums)
         XCTAssertNil(counts.recordedUserSums)
+    }
+
+    /// A run without the detail sums (a tune's racing batch) counts the same and estimates every
+    /// configuration-level measure and kept comparison exactly as a full run; the per-slot intervals,
+    /// the retention curve's and the daily differences read as absent rather than as zeros.
+    func testARunWithoutTheDetailEstimatesTheSame() throws {
+        var s = scenario()
+        s.configurations[4].reminders[0].messages = ["A", "B"]
+        s.configurations[4].reminders[0].timePeriods = [2, 6]
+        let model = try CompiledModel(s)
+        let full = model.run(options: RunOptions(threads: 2, chunkSize: 64, pairs: .references([3, 5])))
+        var options = RunOptions(threads: 3, chunkSize: 41, pairs: .references([3, 5]))
+        options.keepsDetail = false
+        let lean = model.run(options: options)
+        XCTAssertEqual(lean.tallies, full.tallies)
+        XCTAssertEqual(try XCTUnwrap(lean.sums).layout.keepsDetail, false)
+        let (a, b) = (RunResults(scenario: s, tallies: full), RunResults(scenario: s, tallies: lean))
+        var compared = 0
+        for c in 0...s.configurations.count {
+            for m in DecisionMeasure.allCases {
+                XCTAssertEqual(b.all[c].estimate(m), a.all[c].estimate(m), "\(c) \(m)")
+                if a.all[c].estimate(m) != nil { compared += 1 }
+            }
+            for r in [0, 3, 5] where r != c {
+                for m in PairMeasure.allCases {
+                    XCTAssertEqual(b.comparison(c, against: r, m)?.difference, a.comparison(c, against: r, m)?.difference)
+                }
+            }
+            guard c > 0 else { continue }
+            XCTAssertNotNil(a.retentionDifference(c, day: 3))
+            XCTAssertNil(b.retentionDifference(c, day: 3))
+            XCTAssertNotNil(a.dailyActiveDifference(c, day: 10))
+            XCTAssertNil(b.dailyActiveDifference(c, day: 10))
+        }
+        XCTAssertGreaterThan(compared, 5 * s.configurations.count)
+        let slots = SlotMetrics.messages(s.configurations[4], full.tallies[5], sums: full.sums, index: 5)
+        let leanSlots = SlotMetrics.messages(s.configurations[4], lean.tallies[5], sums: lean.sums, index: 5)
+        XCTAssertEqual(slots.count, 2)
+        XCTAssertTrue(slots.allSatisfy { $0.triggerSums != nil && $0.responseSums != nil })
+        XCTAssertTrue(leanSlots.allSatisfy { $0.triggerSums == nil && $0.responseSums == nil })
     }
 
     func testAFewConfigurationsKeepEveryPair() throws {

@@ -17,6 +17,9 @@ public struct RunOptions: Sendable {
     /// Whether the run keeps the sums over users behind the intervals; a caller that reads only the
     /// counts (`calibrate`'s moments) saves their work.
     public var keepsSums: Bool
+    /// Whether those sums include the detail (`UserSumsLayout.keepsDetail`): a caller that reads
+    /// configuration-level estimates only (a tune's racing batch) saves their work.
+    public var keepsDetail = true
     /// Where the run adds up its work, if anyone asks (`run --stats`).
     public var meter: RunWorkMeter?
 
@@ -130,10 +133,10 @@ extension CompiledModel {
     public var userSumsLayout: UserSumsLayout { userSumsLayout(pairs: .all) }
 
     /// The layout of the run's sums over users holding `pairs`.
-    public func userSumsLayout(pairs: PairSet) -> UserSumsLayout {
+    public func userSumsLayout(pairs: PairSet, keepsDetail: Bool = true) -> UserSumsLayout {
         let layouts = configurations.indices.map { layout($0) }
         return UserSumsLayout(segments: segments.count, platforms: scenario.population.platforms?.count ?? 0, messageSlots: layouts.map(\.messageSlots),
-                              periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs)
+                              periodSlots: layouts.map(\.periodSlots), days: horizonDays, pairs: pairs, keepsDetail: keepsDetail)
     }
 
     func emptyTallies(users: Range<Int>, sums: UserSumsLayout) -> RunTallies {
@@ -316,19 +319,19 @@ extension CompiledModel {
     public func run(options: RunOptions = RunOptions()) -> RunTallies {
         if case let .references(references) = options.pairs {
             let kept = Set([0] + references.filter { configurations.indices.contains($0) }).sorted()
-            return run(options: options, sums: userSumsLayout(pairs: .against(kept)))
+            return run(options: options, sums: userSumsLayout(pairs: .against(kept), keepsDetail: options.keepsDetail))
         }
         guard case .decision = options.pairs, configurations.count - 1 > PairSet.everyPairUpTo else {
-            return run(options: options, sums: userSumsLayout(pairs: .all))
+            return run(options: options, sums: userSumsLayout(pairs: .all, keepsDetail: options.keepsDetail))
         }
         let first = RunTallies.firstReferences(scenario)
-        let pass = run(options: options, sums: userSumsLayout(pairs: .against(first)))
+        let pass = run(options: options, sums: userSumsLayout(pairs: .against(first), keepsDetail: options.keepsDetail))
         guard pass.sessionLimitBreach == nil, let sums = pass.sums else { return pass }
         let more = pass.laterReferences(scenario: scenario, first: first)
         guard !more.isEmpty else { return pass }
         var again = options
         again.progress = nil
-        let second = run(options: again, sums: userSumsLayout(pairs: .against(more)))
+        let second = run(options: again, sums: userSumsLayout(pairs: .against(more), keepsDetail: options.keepsDetail))
         var out = pass
         out.sums = second.sums.flatMap { sums.gathering(.against((first + more).sorted()), from: [$0]) }
         out.recordedUserSums = out.sums.flatMap { all in
@@ -351,7 +354,7 @@ extension CompiledModel {
             counts.meters = options.meter != nil
             var scratch = TimelineScratch()
             var sums = UserSums(layout: sumsLayout)
-            let recorder = options.keepsSums ? UserSumsRecorder(layouts: counts.layouts) : nil
+            let recorder = options.keepsSums ? UserSumsRecorder(layouts: counts.layouts, detail: sumsLayout.keepsDetail) : nil
             defer { recorder?.deallocate() }
             let replay = options.keepsSums ? recordedUserSumsLayout(sumsLayout).map {
                 RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))

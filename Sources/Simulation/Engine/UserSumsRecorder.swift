@@ -21,19 +21,23 @@ final class UserSumsRecorder {
     /// Per configuration: whether it has no message or period slot, that is no reminder (the
     /// holdout): its notification counters stay zero, and there is nothing to read.
     private let silent: [Bool]
+    /// Whether to add the detail terms (`UserSumsLayout.keepsDetail`); without them only the
+    /// notification counters before the slots are read.
+    private let detail: Bool
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
         case delivered, optedOut, scheduled, censored, triggered, responded
     }
 
-    init(layouts: [TallyLayout]) {
+    init(layouts: [TallyLayout], detail: Bool = true) {
         self.layouts = layouts
+        self.detail = detail
         silent = layouts.map { $0.messageSlots + $0.periodSlots == 0 }
         var starts: [Int] = [], at = 0
         for layout in layouts {
             starts.append(at)
-            at += layout.dailyOffset
+            at += detail ? layout.dailyOffset : layout.messageOffset
         }
         prefixStart = starts
         before = .allocate(capacity: max(at, 1))
@@ -58,7 +62,7 @@ final class UserSumsRecorder {
     /// Call before configuration `i` simulates the user, with its tally's counts.
     func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
         if silent[i] { return }
-        (before + prefixStart[i]).update(from: c, count: layouts[i].dailyOffset)
+        (before + prefixStart[i]).update(from: c, count: detail ? layouts[i].dailyOffset : layouts[i].messageOffset)
     }
 
     @inline(__always) private static func add(_ s: UnsafeMutablePointer<Int64>, _ x: Int64, _ y: Int64) {
@@ -73,7 +77,7 @@ final class UserSumsRecorder {
     /// and the sums' storage: adds the user's ratio terms.
     func end(_ i: Int, _ c: UnsafeMutablePointer<Int64>, activeDays days: UnsafePointer<UInt64>,
              into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
-        (activeDays + i &* words).update(from: days, count: words)
+        if detail { (activeDays + i &* words).update(from: days, count: words) }
         if silent[i] {
             // Every term would be zero.
             (totals + i &* Total.allCases.count).update(repeating: 0, count: Total.allCases.count)
@@ -98,7 +102,7 @@ final class UserSumsRecorder {
         Self.add(sums + l.ratio(i, .response), resp, del)
         Self.add(sums + l.ratio(i, .attributed), d(.attributed), del)
         Self.add(sums + l.ratio(i, .optOut), opt, del)
-        let slots = layout.messageSlots + layout.periodSlots
+        let slots = detail ? layout.messageSlots + layout.periodSlots : 0
         for slot in 0..<slots {
             let o = layout.messageOffset + slot * SlotCounter.allCases.count
             let sDel = d(o + SlotCounter.delivered.rawValue)
@@ -129,7 +133,9 @@ final class UserSumsRecorder {
             let opens = outcomes[i].opens
             sums[l.arm(i, .opensSquares)] &+= opens &* opens
         }
-        for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
+        if detail {
+            for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
+        }
         // The pairs the layout holds, in storage order.
         var p = sums + l.pair(at: 0)
         l.pairList.withUnsafeBufferPointer { pairs in

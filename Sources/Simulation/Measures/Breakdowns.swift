@@ -46,7 +46,7 @@ public struct SlotMetrics: Sendable {
             for (i, text) in reminder.messages.enumerated() {
                 let s = slot
                 let users = tally[.users]
-                let clustered = sums.map {
+                let clustered = sums.flatMap { $0.layout.keepsDetail ? $0 : nil }.map {
                     ($0.message(c, s, response: false, users: users), $0.message(c, s, response: true, users: users))
                 }
                 rows.append(SlotMetrics(reminder: r, index: i, name: text, sums: clustered) { tally.message(s, $0) })
@@ -68,7 +68,7 @@ public struct SlotMetrics: Sendable {
                 if used != configured { name += " (timePeriods says \(periodText(configured, reminder.unit)))" }
                 if spec.sequence != nil { name = "step \(r + 1): \(name) after the last session" }
                 let users = tally[.users]
-                let clustered = sums.map {
+                let clustered = sums.flatMap { $0.layout.keepsDetail ? $0 : nil }.map {
                     ($0.period(c, s, response: false, users: users), $0.period(c, s, response: true, users: users))
                 }
                 rows.append(SlotMetrics(reminder: r, index: i, name: name, periodValue: used, sums: clustered) {

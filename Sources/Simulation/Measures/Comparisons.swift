@@ -210,7 +210,7 @@ extension ConfigurationSpec {
 extension RunResults {
     /// Retention on day k after install minus the holdout's, among the same users (paired), as a fraction.
     public func retentionDifference(_ c: Int, day k: Int) -> Estimate? {
-        guard let sums = tallies.sums, c > 0 else { return nil }
+        guard let sums = tallies.sums, sums.layout.keepsDetail, c > 0 else { return nil }
         let d = sums.curve(c, day: k)
         return Estimate.pairedDifference(gained: d.gained, lost: d.lost, count: all[c].tally.retention(day: k).eligible)
     }
@@ -218,7 +218,7 @@ extension RunResults {
     /// Users active on run day d minus the holdout's, with its paired interval: the users are the
     /// pairs, so the variance of the total difference is (g + l) − (g − l)²/n.
     public func dailyActiveDifference(_ c: Int, day d: Int) -> Estimate? {
-        guard let sums = tallies.sums, c > 0, users.count > 0 else { return nil }
+        guard let sums = tallies.sums, sums.layout.keepsDetail, c > 0, users.count > 0 else { return nil }
         let x = sums.daily(c, day: d)
         let n = Double(users.count), g = Double(x.gained), l = Double(x.lost)
         let value = g - l

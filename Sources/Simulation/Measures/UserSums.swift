@@ -121,6 +121,10 @@ public struct UserSumsLayout: CountsLayout {
     /// Whether the sums hold the `ArmCounter` block: false for sums stored before it was kept, read
     /// back with the block zero.
     public let keepsArmSums: Bool
+    /// Whether the run added the per-user terms of the message and period slots' ratios, the
+    /// retention curve's and the daily active users' differences: false for a tune's racing batch,
+    /// which reads configuration-level estimates only. Their sums are then zero, and read as absent.
+    public let keepsDetail: Bool
     public let count: Int
 
     static let ratioWidth = 5
@@ -131,9 +135,9 @@ public struct UserSumsLayout: CountsLayout {
 
     /// - Parameters: `messageSlots[i]`, `periodSlots[i]`: configuration i's slots (0 is the holdout).
     ///   `pairs`: `.against` indices must be distinct, ascending and below the configuration count.
-    ///   `keepsArmSums`: false for sums stored before the arm block was kept.
+    ///   `keepsArmSums`: false for sums stored before the arm block was kept. `keepsDetail`: see above.
     public init(segments: Int, platforms: Int = 0, messageSlots: [Int], periodSlots: [Int], days: Int, pairs: PairSet = .all,
-                keepsArmSums: Bool = true) {
+                keepsArmSums: Bool = true, keepsDetail: Bool = true) {
         precondition(messageSlots.count == periodSlots.count, "UserSumsLayout: one slot count per configuration")
         configurations = messageSlots.count
         self.segments = segments
@@ -143,6 +147,7 @@ public struct UserSumsLayout: CountsLayout {
         self.days = days
         self.pairs = pairs
         self.keepsArmSums = keepsArmSums
+        self.keepsDetail = keepsDetail
         var offsets: [Int] = [], at = 0
         for i in 0..<configurations {
             offsets.append(at)
@@ -188,13 +193,13 @@ public struct UserSumsLayout: CountsLayout {
     /// The same layout holding other pairs.
     public func holding(_ pairs: PairSet) -> UserSumsLayout {
         UserSumsLayout(segments: segments, platforms: platforms, messageSlots: messageSlots, periodSlots: periodSlots, days: days,
-                       pairs: pairs, keepsArmSums: keepsArmSums)
+                       pairs: pairs, keepsArmSums: keepsArmSums, keepsDetail: keepsDetail)
     }
 
     /// The same layout marked as stored before the arm block was kept.
     public var withoutArmSums: UserSumsLayout {
         UserSumsLayout(segments: segments, platforms: platforms, messageSlots: messageSlots, periodSlots: periodSlots, days: days,
-                       pairs: pairs, keepsArmSums: false)
+                       pairs: pairs, keepsArmSums: false, keepsDetail: keepsDetail)
     }
 
     /// Counts of sums stored before the arm block was kept.

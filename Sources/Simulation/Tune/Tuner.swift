@@ -376,7 +376,8 @@ public struct Tuner: Sendable {
     /// numbers them, the baseline 1) every configuration is compared with, besides the holdout; nil
     /// for every pair.
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
-                  references: [Int]? = nil, progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
+                  references: [Int]? = nil, keepsDetail: Bool = true,
+                  progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
         base.label = "baseline"
@@ -404,8 +405,10 @@ public struct Tuner: Sendable {
             throw TuneError(path: "", reason: "cannot be simulated")
         }
         let chunk = max(16, min(2_048, users / (threads * 4)))
-        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress,
-                                                    pairs: references.map { .references($0) } ?? .all))
+        var options = RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress,
+                                 pairs: references.map { .references($0) } ?? .all)
+        options.keepsDetail = keepsDetail
+        let tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
             throw TuneError(path: "", reason: model.explain(breach))
         }
@@ -620,10 +623,11 @@ public struct Tuner: Sendable {
             meter.progress?(TuneProgress(stage: k + 1, stages: stages, users: n, evaluated: soFar, entered: entered,
                                          left: left, simulated: total, planned: meter.planned, phase: "race"))
         }
-        // A racing batch reads each candidate against the baseline and the leader (the first member) only.
+        // A racing batch reads each candidate against the baseline and the leader (the first member)
+        // only, and configuration-level estimates only.
         let references = [1] + (race.leader == nil ? [] : [2])
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                               response: scenario.response, references: references, progress: report)
+                               response: scenario.response, references: references, keepsDetail: false, progress: report)
         var here: [Int: Int] = [:]
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)
@@ -650,7 +654,7 @@ public struct Tuner: Sendable {
         var paired = run
         if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
             paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                                  response: scenario.response, references: [1, li]) { _ in }
+                                  response: scenario.response, references: [1, li], keepsDetail: false) { _ in }
         }
         for c in batch where stage.remaining.contains(c) && c != l {
             let d = pairedMeasure.flatMap { paired.results.comparison(here[c]!, against: li, $0)?.difference }
