@@ -59,10 +59,18 @@ final class UserSumsRecorder {
         totals[i &* Total.allCases.count &+ t.rawValue]
     }
 
+    /// The notification counters `end` reads, one run of the tally: only they are saved before a
+    /// user (with the message and period slots after them when the detail is kept).
+    static let readCounters = Counter.scheduled.rawValue..<(Counter.optOuts.rawValue + 1)
+
     /// Call before configuration `i` simulates the user, with its tally's counts.
     func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
         if silent[i] { return }
-        (before + prefixStart[i]).update(from: c, count: detail ? layouts[i].dailyOffset : layouts[i].messageOffset)
+        let from = Self.readCounters.lowerBound
+        let count = (detail ? layouts[i].dailyOffset : Self.readCounters.upperBound) - from
+        // A few counters: a loop the compiler keeps inline rather than a call to copy memory.
+        let (b, s) = (before + prefixStart[i] + from, c + from)
+        for k in 0..<count { b[k] = s[k] }
     }
 
     @inline(__always) private static func add(_ s: UnsafeMutablePointer<Int64>, _ x: Int64, _ y: Int64) {
@@ -86,7 +94,10 @@ final class UserSumsRecorder {
         let layout = layouts[i]
         let b = before + prefixStart[i]
         func d(_ k: Int) -> Int64 { c[k] &- b[k] }
-        func d(_ counter: Counter) -> Int64 { d(counter.rawValue) }
+        func d(_ counter: Counter) -> Int64 {
+            assert(Self.readCounters.contains(counter.rawValue), "a counter `begin` does not save")
+            return d(counter.rawValue)
+        }
         let del = d(.delivered)
         let trig = del &+ d(.foreground) &+ d(.suppressed)
         let sch = d(.scheduled), cen = d(.censored), resp = d(.responded)
