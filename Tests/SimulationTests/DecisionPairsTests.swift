@@ -79,7 +79,8 @@ final class DecisionPairsTests: XCTestCase {
 
     /// A run without the detail sums (a tune's racing batch) counts the same and estimates every
     /// configuration-level measure and kept comparison exactly as a full run; the per-slot intervals,
-    /// the retention curve's and the daily differences read as absent rather than as zeros.
+    /// the retention curve's and the daily differences, the segments' rows and the arms' squares read
+    /// as absent rather than as zeros.
     func testARunWithoutTheDetailEstimatesTheSame() throws {
         var s = scenario()
         s.configurations[4].reminders[0].messages = ["A", "B"]
@@ -110,6 +111,10 @@ final class DecisionPairsTests: XCTestCase {
             XCTAssertNil(b.dailyActiveDifference(c, day: 10))
         }
         XCTAssertGreaterThan(compared, 5 * s.configurations.count)
+        XCTAssertFalse(a.segments.isEmpty)
+        XCTAssertTrue(b.segments.isEmpty)
+        XCTAssertNotNil(full.sums?.arm(2, .opensSquares))
+        XCTAssertNil(lean.sums?.arm(2, .opensSquares))
         let slots = SlotMetrics.messages(s.configurations[4], full.tallies[5], sums: full.sums, index: 5)
         let leanSlots = SlotMetrics.messages(s.configurations[4], lean.tallies[5], sums: lean.sums, index: 5)
         XCTAssertEqual(slots.count, 2)

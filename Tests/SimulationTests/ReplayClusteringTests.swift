@@ -115,6 +115,26 @@ final class ReplayClusteringTests: XCTestCase {
         XCTAssertEqual(a.pairwise.map(\.difference), b.pairwise.map(\.difference))
     }
 
+    /// Without the detail (a tune's racing batch) a replaying run keeps the same totals per recorded
+    /// user, read from the segments' terms, and so the same clustered intervals.
+    func testARunWithoutTheDetailKeepsTheTotals() throws {
+        var s = ReplayFixture.scenario(users: 500, seed: 61, extraSegment: 0.5)
+        s.configurations.append(ConfigurationSpec(label: "second", reminders: [ReminderSpec(messages: ["A"], timePeriods: [5])]))
+        let daily = ReplayFixture.draw(recordedUsers: 30, dailyShare: 0.4, seed: 62)
+        let full = try run(s, daily: daily)
+        var options = RunOptions(threads: 3, chunkSize: 29)
+        options.keepsDetail = false
+        let lean = try run(s, daily: daily, options: options)
+        XCTAssertNotNil(lean.recordedUserSums)
+        XCTAssertEqual(lean.recordedUserSums, full.recordedUserSums)
+        let (a, b) = (RunResults(scenario: s, tallies: full), RunResults(scenario: s, tallies: lean))
+        XCTAssertNotNil(a.replay)
+        for c in a.all.indices {
+            for m in DecisionMeasure.allCases { XCTAssertEqual(b.all[c].estimate(m), a.all[c].estimate(m), "\(c) \(m)") }
+        }
+        XCTAssertEqual(b.pairwise.map(\.difference), a.pairwise.map(\.difference))
+    }
+
     /// A run without replay keeps no totals, and its intervals are as before.
     func testARunWithoutReplayKeepsNoTotals() throws {
         var s = ReplayFixture.scenario(users: 300, seed: 41, extraSegment: 1)

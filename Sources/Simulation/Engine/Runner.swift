@@ -17,8 +17,9 @@ public struct RunOptions: Sendable {
     /// Whether the run keeps the sums over users behind the intervals; a caller that reads only the
     /// counts (`calibrate`'s moments) saves their work.
     public var keepsSums: Bool
-    /// Whether those sums include the detail (`UserSumsLayout.keepsDetail`): a caller that reads
-    /// configuration-level estimates only (a tune's racing batch) saves their work.
+    /// Whether those sums include the detail (`UserSumsLayout.keepsDetail`: per message and period,
+    /// per day, per segment and platform): a caller that reads configuration-level estimates and
+    /// pairs only (a tune's racing batch) saves their work.
     public var keepsDetail = true
     /// Where the run adds up its work, if anyone asks (`run --stats`).
     public var meter: RunWorkMeter?
@@ -354,7 +355,8 @@ extension CompiledModel {
             counts.meters = options.meter != nil
             var scratch = TimelineScratch()
             var sums = UserSums(layout: sumsLayout)
-            let recorder = options.keepsSums ? UserSumsRecorder(layouts: counts.layouts, detail: sumsLayout.keepsDetail) : nil
+            let recorder = options.keepsSums ? UserSumsRecorder(
+                layouts: counts.layouts, detail: sumsLayout.keepsDetail, segments: recordedUserSumsLayout(sumsLayout) != nil) : nil
             defer { recorder?.deallocate() }
             let replay = options.keepsSums ? recordedUserSumsLayout(sumsLayout).map {
                 RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))

@@ -22,17 +22,20 @@ final class UserSumsRecorder {
     /// holdout): its notification counters stay zero, and there is nothing to read.
     private let silent: [Bool]
     /// Whether to add the detail terms (`UserSumsLayout.keepsDetail`); without them only the
-    /// notification counters before the slots are read.
+    /// notification counters before the slots are read. The segments' terms are added when
+    /// `segments` says so, whatever the detail: the totals per recorded user are read from them.
     private let detail: Bool
+    private let segments: Bool
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
         case delivered, optedOut, scheduled, censored, triggered, responded
     }
 
-    init(layouts: [TallyLayout], detail: Bool = true) {
+    init(layouts: [TallyLayout], detail: Bool = true, segments: Bool = true) {
         self.layouts = layouts
         self.detail = detail
+        self.segments = detail || segments
         silent = layouts.map { $0.messageSlots + $0.periodSlots == 0 }
         var starts: [Int] = [], at = 0
         for layout in layouts {
@@ -133,18 +136,20 @@ final class UserSumsRecorder {
     /// `groupOnly`, adds only the terms of one more group the user belongs to (a platform).
     func finish(segment: Int, outcomes: UnsafeBufferPointer<UserOutcome>, into sums: UnsafeMutablePointer<Int64>,
                 _ l: UserSumsLayout, groupOnly: Bool = false) {
-        for i in 0..<layouts.count {
-            addSegmentTerms(i, segment: segment, outcomes: outcomes, sums + l.segment(i, segment))
-            Self.add(sums + l.segmentRatio(i, segment, response: false), total(i, .triggered),
-                     total(i, .scheduled) &- total(i, .censored))
-            Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
+        if segments {
+            for i in 0..<layouts.count {
+                addSegmentTerms(i, segment: segment, outcomes: outcomes, sums + l.segment(i, segment))
+                Self.add(sums + l.segmentRatio(i, segment, response: false), total(i, .triggered),
+                         total(i, .scheduled) &- total(i, .censored))
+                Self.add(sums + l.segmentRatio(i, segment, response: true), total(i, .responded), total(i, .delivered))
+            }
         }
         if groupOnly { return }
-        for i in 0..<layouts.count {
-            let opens = outcomes[i].opens
-            sums[l.arm(i, .opensSquares)] &+= opens &* opens
-        }
         if detail {
+            for i in 0..<layouts.count {
+                let opens = outcomes[i].opens
+                sums[l.arm(i, .opensSquares)] &+= opens &* opens
+            }
             for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
         }
         // The pairs the layout holds, in storage order.

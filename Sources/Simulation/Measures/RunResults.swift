@@ -94,14 +94,16 @@ public struct RunResults: Sendable {
             }
             pairwise = rows
             pairwiseStart = starts
-            segments = all.indices.flatMap { c in
+            // Without the detail the segments' and platforms' rows are not kept (`UserSumsLayout.keepsDetail`).
+            let groups = sums.layout.keepsDetail
+            segments = !groups ? [] : all.indices.flatMap { c in
                 scenario.population.segments.enumerated().map { s, segment in
                     SegmentMetrics(configuration: c, segment: s, name: segment.name, sums: sums, isHoldout: c == 0)
                 }
             }
             // The platforms' rows follow the segments' in the sums; numbered from 0 among themselves.
             let first = scenario.population.segments.count
-            platforms = all.indices.flatMap { c in
+            platforms = !groups ? [] : all.indices.flatMap { c in
                 (scenario.population.platforms ?? []).enumerated().map { p, platform in
                     SegmentMetrics(configuration: c, segment: first + p, name: platform.name, sums: sums, isHoldout: c == 0,
                                    number: p)

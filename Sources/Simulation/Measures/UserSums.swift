@@ -122,8 +122,10 @@ public struct UserSumsLayout: CountsLayout {
     /// back with the block zero.
     public let keepsArmSums: Bool
     /// Whether the run added the per-user terms of the message and period slots' ratios, the
-    /// retention curve's and the daily active users' differences: false for a tune's racing batch,
-    /// which reads configuration-level estimates only. Their sums are then zero, and read as absent.
+    /// retention curve's and the daily active users' differences, the segments' and platforms'
+    /// rows (kept anyway for a run that replays recorded users, whose totals are read from them)
+    /// and the arms' squares: false for a tune's racing batch, which reads configuration-level
+    /// estimates and pairs only. Those sums are then zero, and read as absent.
     public let keepsDetail: Bool
     public let count: Int
 
@@ -284,7 +286,7 @@ extension UserSums {
 
     /// Configuration `c`'s arm sum; nil for sums stored before the arm block was kept.
     public func arm(_ c: Int, _ a: ArmCounter) -> Int64? {
-        layout.keepsArmSums ? counts[layout.arm(c, a)] : nil
+        layout.keepsArmSums && layout.keepsDetail ? counts[layout.arm(c, a)] : nil
     }
 
     /// Sums stored before the arm block was kept (`layout.countWithoutArmSums` counts), read into
