@@ -108,6 +108,26 @@ final class RideAlongTests: XCTestCase {
         XCTAssertGreaterThan(run.tallies[5][.censored], 0, "due after the horizon")
     }
 
+    /// The same with messages drawn at random, whose quiet sessions draw a message at each close.
+    func testRandomMessagesFireInTheForegroundAndPastTheHorizon() throws {
+        var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
+        population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)
+        population.segments[0].dropoutPerSession = 0.02
+        let configurations = [[1], [2, 5], [30], [20 * 24 * 60]].map { periods in
+            ConfigurationSpec(label: periods.map(String.init).joined(separator: "/") + "m random", mode: .documented,
+                              reminders: [ReminderSpec(messages: ["a", "b", "c"], timePeriods: periods, unit: .minutes,
+                                                       randomMessage: true)])
+        }
+        let s = Fixtures.scenario(users: 400, days: 21, population: population,
+                                  response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
+                                  configurations: configurations)
+        try bothWays(s)
+        let run = try CompiledModel(s).run(options: RunOptions(threads: 2))
+        XCTAssertGreaterThan(run.tallies[1][.foreground], 0, "fired while the app was open")
+        XCTAssertGreaterThan(run.tallies[4][.censored], 0, "due after the horizon")
+        XCTAssertGreaterThan(run.tallies[3][.cancelled], 0, "cancelled by an open")
+    }
+
     /// Users who reach the session limit stop the run the same way.
     func testASessionLimitBreachIsTheSame() throws {
         var population = Fixtures.population(.exponential(mean: 1, unit: .minutes))
