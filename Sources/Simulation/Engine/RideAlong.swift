@@ -15,9 +15,10 @@ import ReminderEngine
 // for one (tests hold the two equal on every kind of scenario).
 //
 // A configuration rides when it has one reminder and no delivery policy (its cron rules run at each
-// cold launch as in its own run; with messages picked at random each quiet session's close goes
-// through the engine, which draws the message, and under the README wiring its open too); users ride when they live at a fixed offset, return with no pattern,
-// are on a platform without rules and do not replay a recorded user.
+// cold launch as in its own run; with messages picked at random each quiet session's close draws
+// the message as the engine does, and under the README wiring each quiet session's open and close
+// go through the engine); users ride when they live at a fixed offset, return with no pattern, are
+// on a platform without rules and do not replay a recorded user.
 
 /// The holdout's sessions of the current user, as its run recorded them: each open's time and
 /// whether it was a cold launch; each close's time and whether the user had dropped out by then.
@@ -404,9 +405,10 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     }
 
     /// The same sessions for a reminder that draws each message at random, or follows the README
-    /// wiring: each close goes through the engine; so does each open under the README wiring (a cold
-    /// launch's check runs unconfigured and moves the message on), while otherwise the check, which
-    /// would only record that nothing fired, is skipped.
+    /// wiring: each close goes through the engine (random messages without the README wiring take
+    /// `quietRandomCloses`); so does each open under the README wiring (a cold launch's check runs
+    /// unconfigured and moves the message on), while otherwise the check, which would only record
+    /// that nothing fired, is skipped.
     @inline(never)
     mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
