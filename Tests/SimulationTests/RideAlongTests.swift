@@ -94,14 +94,9 @@ final class RideAlongTests: XCTestCase {
     /// Short periods and short gaps: notifications that fire while the app is open, sessions still
     /// open at the horizon, and fire times past it.
     func testShortPeriodsFireInTheForegroundAndPastTheHorizon() throws {
-        var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
-        population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)
-        population.segments[0].dropoutPerSession = 0.02
         let configurations = [1, 2, 5, 30].map { Fixtures.reminder([$0], unit: .minutes, label: "\($0)m") }
             + [Fixtures.reminder([20], label: "20d")]
-        let s = Fixtures.scenario(users: 400, days: 21, population: population,
-                                  response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
-                                  configurations: configurations)
+        let s = Self.shortGaps(configurations)
         try bothWays(s)
         let run = try CompiledModel(s).run(options: RunOptions(threads: 2))
         XCTAssertGreaterThan(run.tallies[1][.foreground], 0, "fired while the app was open")
@@ -110,22 +105,28 @@ final class RideAlongTests: XCTestCase {
 
     /// The same with messages drawn at random, whose quiet sessions draw a message at each close.
     func testRandomMessagesFireInTheForegroundAndPastTheHorizon() throws {
-        var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
-        population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)
-        population.segments[0].dropoutPerSession = 0.02
         let configurations = [[1], [2, 5], [30], [20 * 24 * 60]].map { periods in
             ConfigurationSpec(label: periods.map(String.init).joined(separator: "/") + "m random", mode: .documented,
                               reminders: [ReminderSpec(messages: ["a", "b", "c"], timePeriods: periods, unit: .minutes,
                                                        randomMessage: true)])
         }
-        let s = Fixtures.scenario(users: 400, days: 21, population: population,
-                                  response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
-                                  configurations: configurations)
+        let s = Self.shortGaps(configurations)
         try bothWays(s)
         let run = try CompiledModel(s).run(options: RunOptions(threads: 2))
         XCTAssertGreaterThan(run.tallies[1][.foreground], 0, "fired while the app was open")
         XCTAssertGreaterThan(run.tallies[4][.censored], 0, "due after the horizon")
         XCTAssertGreaterThan(run.tallies[3][.cancelled], 0, "cancelled by an open")
+    }
+
+    /// 400 users over 21 days who come back every 3 hours on average, for sessions of 20 minutes
+    /// (median), and drop out after 2% of them; a strong response.
+    static func shortGaps(_ configurations: [ConfigurationSpec]) -> Scenario {
+        var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
+        population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)
+        population.segments[0].dropoutPerSession = 0.02
+        return Fixtures.scenario(users: 400, days: 21, population: population,
+                                 response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
+                                 configurations: configurations)
     }
 
     /// Users who reach the session limit stop the run the same way.

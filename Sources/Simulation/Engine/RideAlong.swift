@@ -364,83 +364,21 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     /// that close before the horizon: each ends the notification (cancelled, censored past the horizon,
     /// or fired while the app was open) and schedules the same message at the same period again, the
     /// period's delay after its close. Counts them together and returns the last one (k when none).
+    ///
+    /// With `drawsMessages` (a reminder that draws each message at random and keeps its notification
+    /// until the fire time), each close draws the next message from the same stream, in the same way,
+    /// as `enteredBackground` does, and the message slots are counted session by session: counted as
+    /// the engine would leave them, without calling it.
     @inline(__always)
-    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
-        guard config.reminders[0].reschedulesUnchangedWhilePending else { return quietCloses(after: k, s, &observer) }
-        guard var n = states[0].pending else { return k }
-        let delay = config.reminders[0].nextDelay(for: states[0])
-        var j = k
-        var fire = n.fireTime
-        var cancelled: Int64 = 0, foreground: Int64 = 0, censored: Int64 = 0
-        while j + 1 < s.closed {
-            let open = s.opens[j + 1]
-            guard fire > open else { break }
-            // No attribution to check: no notification was delivered since open k, which checked it.
-            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
-            let close = s.closes[j + 1]
-            if fire > close {
-                if fire >= horizon { censored &+= 1 } else { cancelled &+= 1 }
-            } else {
-                foreground &+= 1
-            }
-            fire = close + delay
-            j += 1
-        }
-        guard j > k else { return k }
-        fatigueFactor = 1
-        states[0].lastCheckSawFire = false
-        n.fireTime = fire
-        states[0].pending = n
-        let message = config.messageBase[0] + n.messageIndex, period = config.periodBase[0] + n.periodIndex
-        func count(_ counter: Counter, _ slot: SlotCounter, _ x: Int64) {
-            counts[counter.rawValue] &+= x
-            counts[layout.message(message, slot)] &+= x
-            counts[layout.period(period, slot)] &+= x
-        }
-        count(.cancelled, .cancelled, cancelled)
-        count(.foreground, .foreground, foreground)
-        count(.censored, .censored, censored)
-        count(.scheduled, .scheduled, Int64(j - k))
-        return j
-    }
-
-    /// The same sessions for a reminder that draws each message at random, or follows the README
-    /// wiring: each close goes through the engine (random messages without the README wiring take
-    /// `quietRandomCloses`); so does each open under the README wiring (a cold launch's check runs
-    /// unconfigured and moves the message on), while otherwise the check, which would only record
-    /// that nothing fired, is skipped.
-    @inline(never)
-    mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
+    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, drawsMessages: Bool = false,
+                                                     _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
-        let checks = !reminder.keepsPendingUntilItsFireTime
-        if !checks && reminder.configuration.randomMessage && !movesFireTimes && !reminder.configuration.messages.isEmpty {
-            return quietRandomCloses(after: k, s, &observer)
+        guard drawsMessages || reminder.reschedulesUnchangedWhilePending else {
+            return quietCloses(after: k, s, &observer)
         }
-        var j = k
-        while j + 1 < s.closed, let n = states[0].pending, n.fireTime > s.opens[j + 1] {
-            // No attribution to check: no notification was delivered since open k, which checked it.
-            let open = s.opens[j + 1]
-            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
-            if checks {
-                reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
-            } else {
-                states[0].lastCheckSawFire = false
-            }
-            closeApp(at: s.closes[j + 1], &observer)
-            j += 1
-        }
-        if j > k { fatigueFactor = 1 }
-        return j
-    }
-
-    /// The same sessions for a reminder that draws each message at random and keeps its notification
-    /// until the fire time: each close draws the next message from the same stream, in the same way,
-    /// as `enteredBackground` does, and replaces the notification with one at the same period, the
-    /// period's delay after the close. Counted as the engine would leave them, without calling it.
-    mutating func quietRandomCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         guard var n = states[0].pending else { return k }
-        let delay = config.reminders[0].nextDelay(for: states[0])
-        let messages = UInt64(config.reminders[0].configuration.messages.count)
+        let delay = reminder.nextDelay(for: states[0])
+        let messages = UInt64(drawsMessages ? reminder.configuration.messages.count : 0)
         let base = config.messageBase[0]
         var j = k
         var fire = n.fireTime, message = n.messageIndex
@@ -464,27 +402,59 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
                 foreground &+= 1
                 slot = .foreground
             }
-            counts[layout.message(base + message, slot)] &+= 1
-            message = Int(messageStream.next(upperBound: messages))
-            counts[layout.message(base + message, .scheduled)] &+= 1
+            if drawsMessages {
+                counts[layout.message(base + message, slot)] &+= 1
+                message = Int(messageStream.next(upperBound: messages))
+                counts[layout.message(base + message, .scheduled)] &+= 1
+            }
             fire = close + delay
             j += 1
         }
         guard j > k else { return k }
         fatigueFactor = 1
         states[0].lastCheckSawFire = false
-        states[0].nextMessageIndex = message + 1
+        if drawsMessages { states[0].nextMessageIndex = message + 1 }
         (n.fireTime, n.messageIndex) = (fire, message)
         states[0].pending = n
         let period = config.periodBase[0] + n.periodIndex
         func count(_ counter: Counter, _ slot: SlotCounter, _ x: Int64) {
             counts[counter.rawValue] &+= x
+            if !drawsMessages { counts[layout.message(base + message, slot)] &+= x }
             counts[layout.period(period, slot)] &+= x
         }
         count(.cancelled, .cancelled, cancelled)
         count(.foreground, .foreground, foreground)
         count(.censored, .censored, censored)
         count(.scheduled, .scheduled, Int64(j - k))
+        return j
+    }
+
+    /// The same sessions for a reminder that draws each message at random, or follows the README
+    /// wiring: each close goes through the engine (random messages without the README wiring are
+    /// counted by `quietSessions`); so does each open under the README wiring (a cold launch's check runs
+    /// unconfigured and moves the message on), while otherwise the check, which would only record
+    /// that nothing fired, is skipped.
+    @inline(never)
+    mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
+        let reminder = config.reminders[0]
+        let checks = !reminder.keepsPendingUntilItsFireTime
+        if !checks && reminder.configuration.randomMessage && !movesFireTimes && !reminder.configuration.messages.isEmpty {
+            return quietSessions(after: k, s, drawsMessages: true, &observer)
+        }
+        var j = k
+        while j + 1 < s.closed, let n = states[0].pending, n.fireTime > s.opens[j + 1] {
+            // No attribution to check: no notification was delivered since open k, which checked it.
+            let open = s.opens[j + 1]
+            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
+            if checks {
+                reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
+            } else {
+                states[0].lastCheckSawFire = false
+            }
+            closeApp(at: s.closes[j + 1], &observer)
+            j += 1
+        }
+        if j > k { fatigueFactor = 1 }
         return j
     }
 
