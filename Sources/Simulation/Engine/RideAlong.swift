@@ -362,23 +362,34 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
 
     /// The sessions after session k whose open comes before the pending notification's fire time and
     /// that close before the horizon: each ends the notification (cancelled, censored past the horizon,
-    /// or fired while the app was open) and schedules the same message at the same period again, the
-    /// period's delay after its close. Counts them together and returns the last one (k when none).
-    ///
-    /// With `drawsMessages` (a reminder that draws each message at random and keeps its notification
-    /// until the fire time), each close draws the next message from the same stream, in the same way,
-    /// as `enteredBackground` does, and the message slots are counted session by session: counted as
-    /// the engine would leave them, without calling it.
+    /// or fired while the app was open) and schedules a notification at the same period again, the
+    /// period's delay after its close. Counts them and returns the last one (k when none).
     @inline(__always)
-    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, drawsMessages: Bool = false,
-                                                     _ observer: inout O) -> Int {
+    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
-        guard drawsMessages || reminder.reschedulesUnchangedWhilePending else {
-            return quietCloses(after: k, s, &observer)
-        }
+        if reminder.reschedulesUnchangedWhilePending { return quietSessions(after: k, s, drawsMessages: false, &observer) }
+        // Not under the README wiring: the messages are drawn at random.
+        if reminder.keepsPendingUntilItsFireTime { return quietRandomSessions(after: k, s, &observer) }
+        return quietCloses(after: k, s, &observer)
+    }
+
+    /// `quietSessions` for a reminder that draws each message at random, kept out of line.
+    @inline(never)
+    mutating func quietRandomSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
+        quietSessions(after: k, s, drawsMessages: true, &observer)
+    }
+
+    /// The quiet sessions (see above) counted without calling the engine, which would change nothing
+    /// but the fire time and, with `drawsMessages`, the message: each close then draws the next one
+    /// from the same stream, in the same way, as `enteredBackground` does, and the message slots are
+    /// counted session by session. Otherwise the same message is scheduled again.
+    @inline(__always)
+    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, drawsMessages: Bool,
+                                                     _ observer: inout O) -> Int {
         guard var n = states[0].pending else { return k }
-        let delay = reminder.nextDelay(for: states[0])
-        let messages = UInt64(drawsMessages ? reminder.configuration.messages.count : 0)
+        let delay = config.reminders[0].nextDelay(for: states[0])
+        // One reminder: its messages are the configuration's message slots.
+        let messages = UInt64(layout.messageSlots)
         let base = config.messageBase[0]
         var j = k
         var fire = n.fireTime, message = n.messageIndex
@@ -429,28 +440,17 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         return j
     }
 
-    /// The same sessions for a reminder that draws each message at random, or follows the README
-    /// wiring: each close goes through the engine (random messages without the README wiring are
-    /// counted by `quietSessions`); so does each open under the README wiring (a cold launch's check runs
-    /// unconfigured and moves the message on), while otherwise the check, which would only record
-    /// that nothing fired, is skipped.
+    /// The same sessions for a reminder that follows the README wiring: each open and each close go
+    /// through the engine (a cold launch's check runs unconfigured and moves the message on).
     @inline(never)
     mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
-        let checks = !reminder.keepsPendingUntilItsFireTime
-        if !checks && reminder.configuration.randomMessage && !movesFireTimes && !reminder.configuration.messages.isEmpty {
-            return quietSessions(after: k, s, drawsMessages: true, &observer)
-        }
         var j = k
         while j + 1 < s.closed, let n = states[0].pending, n.fireTime > s.opens[j + 1] {
             // No attribution to check: no notification was delivered since open k, which checked it.
             let open = s.opens[j + 1]
             if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
-            if checks {
-                reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
-            } else {
-                states[0].lastCheckSawFire = false
-            }
+            reminder.becameActive(at: open, state: &states[0], coldLaunch: s.cold[j + 1])
             closeApp(at: s.closes[j + 1], &observer)
             j += 1
         }
