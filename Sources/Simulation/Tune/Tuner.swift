@@ -53,7 +53,7 @@ public struct TunePlan: Sendable {
             if k == users.count - 1 { return kept }
             return max(kept, Int((first / Double(users[k])).rounded(.up)))
         }
-        batchSize = 30
+        batchSize = 60
         let racing = max(1, users.count - 1)
         dropZ = normalQuantile(1 - 0.05 / Double(racing))
     }
