@@ -117,6 +117,24 @@ final class TuneTests: XCTestCase {
         XCTAssertTrue(one.contains { $0.contains("clearly") }, "nothing was dropped, so the race was not exercised:\n\(one.joined(separator: "\n"))")
     }
 
+    /// A racing batch that finds a new leader pairs the others with it from its users' kept pair
+    /// inputs; running the users again instead gives the same race, drop for drop.
+    func testPairingANewLeaderFromKeptInputsRacesTheSame() throws {
+        let s = try Self.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 9}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
+        func summary(keeping: Bool) throws -> [String] {
+            var tuner = try Tuner(scenario: s, threads: 2, finalists: 4)
+            tuner.keepsPairInputs = keeping
+            let r = try tuner.run()
+            let outcomes = r.candidates.map { c in
+                "\(c.spec.label) \(c.stage) \(c.dropped ?? "-") \(String(describing: c.figures?.measures[.opensLiftPerUser]))"
+            }
+            return outcomes + r.stages.map { "\($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" } + [String(describing: r.winner)]
+        }
+        let kept = try summary(keeping: true)
+        XCTAssertEqual(kept, try summary(keeping: false))
+        XCTAssertTrue(kept.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader:\n\(kept.joined(separator: "\n"))")
+    }
+
     /// However few the users, more candidates than finalists are raced first: the final run holds
     /// only the finalists.
     func testFewUsersStillRace() throws {

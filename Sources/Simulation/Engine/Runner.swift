@@ -23,6 +23,9 @@ public struct RunOptions: Sendable {
     public var keepsDetail = true
     /// Where the run adds up its work, if anyone asks (`run --stats`).
     public var meter: RunWorkMeter?
+    /// Where the run keeps every user's pair inputs, to add pairs chosen after it (see
+    /// `PairInputStore`); filled only when the run keeps sums and replays no recorded users.
+    public var pairInputs: PairInputStore?
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
                 chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all,
@@ -156,7 +159,8 @@ extension CompiledModel {
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
     /// the first user who reaches the session limit, and returns who.
     func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder?,
-                  replay: RecordedUserRecorder?, scratch: inout TimelineScratch) -> SessionLimitBreach? {
+                  replay: RecordedUserRecorder?, pairInputs: PairInputStore? = nil, scratch: inout TimelineScratch) -> SessionLimitBreach? {
+        let pairInputs = recordedUsers == 0 ? pairInputs : nil
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
@@ -261,6 +265,7 @@ extension CompiledModel {
                                         into: s, sumsLayout, groupOnly: true)
                     }
                     if row >= 0 { replay?.end(segment: t.segment, row: row, sums: s) }
+                    pairInputs?.record(user: user, configurations: outcomes.count, recorder: recorder)
                 }
                 return nil
             }
@@ -332,6 +337,7 @@ extension CompiledModel {
         guard !more.isEmpty else { return pass }
         var again = options
         again.progress = nil
+        again.pairInputs = nil
         let second = run(options: again, sums: userSumsLayout(pairs: .against(more), keepsDetail: options.keepsDetail))
         var out = pass
         out.sums = second.sums.flatMap { sums.gathering(.against((first + more).sorted()), from: [$0]) }
@@ -369,7 +375,7 @@ extension CompiledModel {
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
                 breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, replay: replay,
-                                  scratch: &scratch)
+                                  pairInputs: options.pairInputs, scratch: &scratch)
                 if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break

@@ -26,6 +26,8 @@ final class UserSumsRecorder {
     /// `segments` says so, whatever the detail: the totals per recorded user are read from them.
     private let detail: Bool
     private let segments: Bool
+    /// Per configuration: the current user's pair inputs, worked out once by `finish` for all the pairs.
+    private let pairInputs: UnsafeMutablePointer<PairTermInputs>
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
@@ -50,12 +52,15 @@ final class UserSumsRecorder {
         words = ((layouts.first?.days ?? 0) + 63) / 64
         activeDays = .allocate(capacity: max(layouts.count * words, 1))
         activeDays.initialize(repeating: 0, count: max(layouts.count * words, 1))
+        pairInputs = .allocate(capacity: max(layouts.count, 1))
+        pairInputs.initialize(repeating: PairTermInputs(opens: 0, delivered: 0, optedOut: false, days: 0), count: max(layouts.count, 1))
     }
 
     func deallocate() {
         before.deallocate()
         totals.deallocate()
         activeDays.deallocate()
+        pairInputs.deallocate()
     }
 
     @inline(__always) private func total(_ i: Int, _ t: Total) -> Int64 {
@@ -152,15 +157,21 @@ final class UserSumsRecorder {
             }
             for i in 1..<layouts.count { addDayDifferences(i, outcomes: outcomes, sums, l) }
         }
+        for i in 0..<layouts.count {
+            pairInputs[i] = PairTermInputs(outcome: outcomes[i], delivered: total(i, .delivered), optedOut: total(i, .optedOut) != 0)
+        }
         // The pairs the layout holds, in storage order.
         var p = sums + l.pair(at: 0)
         l.pairList.withUnsafeBufferPointer { pairs in
             for pair in pairs {
-                addPairTerms(pair.a, pair.b, outcomes: outcomes, p)
+                PairTermInputs.add(pairInputs[pair.a], pairInputs[pair.b], into: p)
                 p += UserSumsLayout.pairWidth
             }
         }
     }
+
+    /// Configuration `i`'s pair inputs for the user `finish` last finished.
+    @inline(__always) func finishedPairInputs(_ i: Int) -> PairTermInputs { pairInputs[i] }
 
     /// Configuration `i`'s segment counters for one user.
     private func addSegmentTerms(_ i: Int, segment: Int, outcomes: UnsafeBufferPointer<UserOutcome>,
@@ -219,29 +230,52 @@ final class UserSumsRecorder {
             }
         }
     }
+}
 
-    /// The pair (a, b)'s counters for one user.
-    private func addPairTerms(_ a: Int, _ b: Int, outcomes: UnsafeBufferPointer<UserOutcome>,
-                              _ p: UnsafeMutablePointer<Int64>) {
-        let oa = outcomes[a], ob = outcomes[b]
+/// What one configuration's run of one user gives the terms of its pairs with others: the
+/// recorder adds them as the user is simulated, and `PairInputStore` keeps them to add pairs chosen
+/// after the run.
+struct PairTermInputs: Equatable {
+    var opens: Int64
+    var delivered: Int64
+    var optedOut: Bool
+    /// Bits 0 and 1: eligible on days 7 and 30; bits 2 and 3: retained on them.
+    var days: UInt8
+
+    @inline(__always) init(opens: Int64, delivered: Int64, optedOut: Bool, days: UInt8) {
+        (self.opens, self.delivered, self.optedOut, self.days) = (opens, delivered, optedOut, days)
+    }
+
+    @inline(__always) init(outcome o: UserOutcome, delivered: Int64, optedOut: Bool) {
+        var days: UInt8 = 0
+        if o.eligible(day: 7) { days |= 1 }
+        if o.eligible(day: 30) { days |= 2 }
+        if o.retained(day: 7) { days |= 4 }
+        if o.retained(day: 30) { days |= 8 }
+        self.init(opens: o.opens, delivered: delivered, optedOut: optedOut, days: days)
+    }
+
+    /// The pair (a, b)'s counters for one user, a before b.
+    @inline(__always) static func add(_ a: PairTermInputs, _ b: PairTermInputs, into p: UnsafeMutablePointer<Int64>) {
         func add(_ c: PairCounter, _ v: Int64) { p[c.rawValue] &+= v }
         add(.users, 1)
-        let dOpens = oa.opens &- ob.opens, dDelivered = total(a, .delivered) &- total(b, .delivered)
+        let dOpens = a.opens &- b.opens, dDelivered = a.delivered &- b.delivered
         add(.opensDiff, dOpens)
         add(.opensDiffSquares, dOpens &* dOpens)
         add(.deliveredDiff, dDelivered)
         add(.deliveredDiffSquares, dDelivered &* dDelivered)
-        let optA = total(a, .optedOut) != 0, optB = total(b, .optedOut) != 0
-        add(.optOutOnlyA, one(optA && !optB))
-        add(.optOutOnlyB, one(optB && !optA))
-        func retention(_ day: Int, _ eligible: PairCounter, _ onlyA: PairCounter, _ onlyB: PairCounter) {
-            guard oa.eligible(day: day) else { return }
+        add(.optOutOnlyA, one(a.optedOut && !b.optedOut))
+        add(.optOutOnlyB, one(b.optedOut && !a.optedOut))
+        // Eligibility is a's: the pair's users eligible on the day.
+        func retention(_ eligibleBit: UInt8, _ retainedBit: UInt8, _ eligible: PairCounter, _ onlyA: PairCounter,
+                       _ onlyB: PairCounter) {
+            guard a.days & eligibleBit != 0 else { return }
             add(eligible, 1)
-            let x = oa.retained(day: day), y = ob.retained(day: day)
+            let x = a.days & retainedBit != 0, y = b.days & retainedBit != 0
             add(onlyA, one(x && !y))
             add(onlyB, one(y && !x))
         }
-        retention(7, .eligibleD7, .retainedD7OnlyA, .retainedD7OnlyB)
-        retention(30, .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB)
+        retention(1, 4, .eligibleD7, .retainedD7OnlyA, .retainedD7OnlyB)
+        retention(2, 8, .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB)
     }
 }

@@ -276,6 +276,9 @@ public struct Tuner: Sendable {
     /// Draws of the response model the finalists are simulated under after the final stage, in place
     /// of the sensitivity runs; 0 for none.
     public var modelDraws = 0
+    /// Whether a racing batch keeps its users' pair inputs to pair a new leader (`PairInputStore`)
+    /// rather than run its users again; the outcome is the same either way.
+    public var keepsPairInputs = true
 
     /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
     public init(scenario: Scenario, threads: Int, recorded: RecordedLogs = RecordedLogs(),
@@ -376,7 +379,7 @@ public struct Tuner: Sendable {
     /// numbers them, the baseline 1) every configuration is compared with, besides the holdout; nil
     /// for every pair.
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
-                  references: [Int]? = nil, keepsDetail: Bool = true,
+                  references: [Int]? = nil, keepsDetail: Bool = true, pairInputs: PairInputStore? = nil,
                   progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
@@ -408,6 +411,7 @@ public struct Tuner: Sendable {
         var options = RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress,
                                  pairs: references.map { .references($0) } ?? .all)
         options.keepsDetail = keepsDetail
+        options.pairInputs = pairInputs
         let tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
             throw TuneError(path: "", reason: model.explain(breach))
@@ -626,8 +630,10 @@ public struct Tuner: Sendable {
         // A racing batch reads each candidate against the baseline and the leader (the first member)
         // only, and configuration-level estimates only.
         let references = [1] + (race.leader == nil ? [] : [2])
-        let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                               response: scenario.response, references: references, keepsDetail: false, progress: report)
+        // Each user's pair inputs, kept (where they fit in memory) to pair a new leader without running again.
+        let store = keepsPairInputs ? PairInputStore(users: 0..<n, configurations: members.count + 2) : nil
+        let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed, response: scenario.response,
+                               references: references, keepsDetail: false, pairInputs: store, progress: report)
         var here: [Int: Int] = [:]
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)
@@ -649,12 +655,19 @@ public struct Tuner: Sendable {
         let contenders = members.filter { stage.remaining.contains($0) && clearlyAdmissible(race.outcomes[$0].figures!, z: plan.dropZ) }
         race.leader = ranked(contenders.map { ($0, race.outcomes[$0].figures!) }).first?.0
         guard let l = race.leader, let li = here[l] else { return }
-        // A new leader from this batch: the same users again, keeping each candidate against it (the
-        // draws are the same, so is every count; only the pairs kept differ).
+        // A new leader from this batch: each candidate paired with it, from the users' pair inputs
+        // kept by the run or, where they were not kept, from the same users run again (the draws are
+        // the same, so is every count; only the pairs kept differ).
         var paired = run
         if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
-            paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                                  response: scenario.response, references: [1, li], keepsDetail: false) { _ in }
+            if let store, let sums = run.results.tallies.sums, let more = store.adding(reference: li, to: sums) {
+                var tallies = run.results.tallies
+                tallies.sums = more
+                paired = Batch(results: RunResults(scenario: run.results.scenario, tallies: tallies))
+            } else {
+                paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
+                                      response: scenario.response, references: [1, li], keepsDetail: false) { _ in }
+            }
         }
         for c in batch where stage.remaining.contains(c) && c != l {
             let d = pairedMeasure.flatMap { paired.results.comparison(here[c]!, against: li, $0)?.difference }

@@ -1,0 +1,93 @@
+import Synchronization
+
+/// Every user's pair inputs (`PairTermInputs`) under every configuration of one run, kept so that
+/// the sums of pairs with a configuration chosen after the run can be added up without simulating
+/// the users again: a tune's racing batch that finds a new leader pairs the others with it this way.
+///
+/// The pair terms are integers summed over users, so pairs added from the store are the ones a
+/// second run keeping them would give, count for count. A run fills the store only when it keeps
+/// sums over users and does not replay recorded users (whose clustered sums the store cannot
+/// rebuild); `adding` then refuses, and the caller runs again.
+///
+/// Memory grows with users × configurations, so a store is made only up to `maximumBytes`. Workers
+/// write disjoint users; read it once the run is over.
+public final class PairInputStore: @unchecked Sendable {
+    /// One user's inputs under one configuration, packed.
+    struct Packed {
+        var opens: Int32
+        var delivered: Int32
+        /// `PairTermInputs.days`, with bit 4 for opted out and bit 7 for recorded.
+        var flags: UInt8
+    }
+
+    public let users: Range<Int>
+    public let configurations: Int
+    private let storage: UnsafeMutablePointer<Packed>
+    /// Set when a value does not fit the packing: the store cannot be used then.
+    private let overflowed = Atomic<Bool>(false)
+
+    /// The most memory a store may take: 64 MiB, about 5.6 million configuration-users.
+    public static let maximumBytes = 64 << 20
+
+    /// A store for `users` under `configurations` configurations (the holdout's included), or nil
+    /// when it would take more than `maximumBytes`.
+    public init?(users: Range<Int>, configurations: Int) {
+        let (cells, overflow) = users.count.multipliedReportingOverflow(by: configurations)
+        guard !overflow, cells > 0, cells <= Self.maximumBytes / MemoryLayout<Packed>.stride else { return nil }
+        self.users = users
+        self.configurations = configurations
+        storage = .allocate(capacity: cells)
+        storage.initialize(repeating: Packed(opens: 0, delivered: 0, flags: 0), count: cells)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Keeps `user`'s inputs under every configuration, read from the recorder once it finished the user.
+    func record(user: Int, configurations count: Int, recorder: UserSumsRecorder) {
+        guard users.contains(user), count == configurations else {
+            overflowed.store(true, ordering: .relaxed)
+            return
+        }
+        let row = storage + (user - users.lowerBound) * configurations
+        for i in 0..<configurations {
+            let p = recorder.finishedPairInputs(i)
+            guard let opens = Int32(exactly: p.opens), let delivered = Int32(exactly: p.delivered) else {
+                overflowed.store(true, ordering: .relaxed)
+                return
+            }
+            row[i] = Packed(opens: opens, delivered: delivered, flags: p.days | (p.optedOut ? 16 : 0) | 128)
+        }
+    }
+
+    private func inputs(_ p: Packed) -> PairTermInputs {
+        PairTermInputs(opens: Int64(p.opens), delivered: Int64(p.delivered), optedOut: p.flags & 16 != 0, days: p.flags & 15)
+    }
+
+    /// `sums` (of this store's run) holding also every configuration's pair with `reference`: the
+    /// same sums a run keeping those pairs would give. Nil when the store misses a user, when a value
+    /// did not fit, or when the sums are not of this store's configurations.
+    public func adding(reference: Int, to sums: UserSums) -> UserSums? {
+        let layout = sums.layout
+        guard layout.configurations == configurations, (0..<configurations).contains(reference),
+              !overflowed.load(ordering: .relaxed) else { return nil }
+        guard case let .against(references) = layout.pairs else { return sums }  // every pair already
+        if references.contains(reference) { return sums }
+        let extraLayout = layout.holding(.against([reference]))
+        var extra = UserSums(layout: extraLayout)
+        let complete: Bool = extra.counts.withUnsafeMutableBufferPointer { counts in
+            let base = counts.baseAddress!
+            for u in 0..<users.count {
+                let row = storage + u * configurations
+                guard row[reference].flags & 128 != 0 else { return false }
+                for (q, pair) in extraLayout.pairList.enumerated() {
+                    let a = row[pair.a], b = row[pair.b]
+                    guard a.flags & 128 != 0, b.flags & 128 != 0 else { return false }
+                    PairTermInputs.add(inputs(a), inputs(b), into: base + extraLayout.pair(at: q))
+                }
+            }
+            return true
+        }
+        guard complete else { return nil }
+        return sums.gathering(.against((references + [reference]).sorted()), from: [extra])
+    }
+}
