@@ -208,6 +208,8 @@ public struct CompiledConfiguration: Sendable {
     @usableFromInline let delivery: DeliveryPolicy
     /// The cron rules whose block asks for the App Store review prompt, as bits.
     let reviewPrompts: UInt64
+    /// `view`, kept at one address for the loop (a timeline points at it rather than copy it).
+    let frozenView: FrozenBuffer<ConfigurationView>
 
     init(_ spec: ConfigurationSpec, weights: [String: Double], days: Int) throws {
         self.spec = spec
@@ -236,6 +238,8 @@ public struct CompiledConfiguration: Sendable {
         frozenMessageWeights = FrozenBuffer(w)
         messageSlots = m
         periodSlots = p
+        frozenView = FrozenBuffer([Self.view(frozenReminders, frozenRules, cronTable, frozenMessageBase, frozenPeriodBase,
+                                             frozenMessageWeights, randomMessages, delivery, reviewPrompts)])
     }
 
     /// An empty configuration: the holdout.
@@ -257,6 +261,18 @@ public struct CompiledConfiguration: Sendable {
         frozenMessageWeights = FrozenBuffer([])
         messageSlots = 0
         periodSlots = 0
+        frozenView = FrozenBuffer([Self.view(frozenReminders, frozenRules, cronTable, frozenMessageBase, frozenPeriodBase,
+                                             frozenMessageWeights, randomMessages, delivery, reviewPrompts)])
+    }
+
+    private static func view(_ reminders: FrozenBuffer<Reminder>, _ rules: FrozenBuffer<CronRule>, _ cronTable: CronLaunchTable,
+                             _ messageBase: FrozenBuffer<Int>, _ periodBase: FrozenBuffer<Int>,
+                             _ messageWeights: FrozenBuffer<Double>, _ randomMessages: Bool, _ delivery: DeliveryPolicy,
+                             _ reviewPrompts: UInt64) -> ConfigurationView {
+        ConfigurationView(
+            reminders: reminders.buffer, rules: rules.buffer, cronTable: cronTable.view, messageBase: messageBase.buffer,
+            periodBase: periodBase.buffer, messageWeights: messageWeights.buffer,
+            randomMessages: randomMessages, delivery: delivery, reviewPrompts: reviewPrompts)
     }
 }
 
@@ -276,12 +292,9 @@ struct ConfigurationView {
 }
 
 extension CompiledConfiguration {
-    var view: ConfigurationView {
-        ConfigurationView(
-            reminders: frozenReminders.buffer, rules: frozenRules.buffer, cronTable: cronTable.view, messageBase: frozenMessageBase.buffer,
-            periodBase: frozenPeriodBase.buffer, messageWeights: frozenMessageWeights.buffer,
-            randomMessages: randomMessages, delivery: delivery, reviewPrompts: reviewPrompts)
-    }
+    var view: ConfigurationView { frozenView.buffer[0] }
+    /// The view at its one address, valid as long as the configuration.
+    var viewPointer: UnsafePointer<ConfigurationView> { frozenView.buffer.baseAddress! }
 }
 
 /// A scenario turned into plain values the simulation loop can use without lookups.

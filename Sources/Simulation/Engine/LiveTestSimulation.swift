@@ -133,7 +133,7 @@ extension CompiledModel {
             let view = configurations[c].view
             log.pointee.reset()
             return UserTimeline<AnyReminderCount, GeneralRules>(
-                model: self, user: user, traits: t, configuration: view, organic: buffers.organic,
+                model: self, user: user, traits: t, configuration: configurations[c].viewPointer, organic: buffers.organic,
                 states: buffers.states(view.reminders.count), ruleBlockRuns: buffers.ruleBlockRuns(view.rules.count),
                 deliveryLog: view.delivery.frequencyCap == nil ? nil : log, layout: counts.layouts[c], counts: counts.base(c),
                 activeDays: counts.activeDays, holdoutStart: nil, pendingScratch: buffers.pendingScratch)

@@ -228,7 +228,7 @@ extension CompiledModel {
 
     /// Configuration `c`'s run of the user whose holdout's sessions `scratch` holds (the holdout's
     /// outcome `holdout`, its run days `holdoutDays`), counted into `counts`.
-    func rideAlong(user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
+    func rideAlong(user: Int, traits: UserTraits, configuration c: UnsafePointer<ConfigurationView>, layout: TallyLayout,
                    counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, holdout: UserOutcome,
                    holdoutDays: UnsafePointer<UInt64>, launches: (UnsafeMutablePointer<LaunchTrace>, fresh: Bool)? = nil,
                    scratch: inout TimelineScratch) -> UserOutcome {
@@ -236,7 +236,7 @@ extension CompiledModel {
         var observer = NoTimelineObserver()
         var timeline = UserTimeline<OneReminder, PlainRules>(
             model: self, user: user, traits: traits, configuration: c, organic: buffers.organic, states: buffers.states(1),
-            ruleBlockRuns: buffers.ruleBlockRuns(c.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
+            ruleBlockRuns: buffers.ruleBlockRuns(c.pointee.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
             holdoutStart: nil, pendingScratch: buffers.pendingScratch)
         defer { buffers.organic = timeline.organic }
         if let (trace, fresh) = launches, fresh { timeline.traceLaunches(buffers.sessions.pointee, into: trace) }

@@ -165,6 +165,7 @@ extension CompiledModel {
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
         let views = configurations.map(\.view)
+        let viewPointers = configurations.map(\.viewPointer)
         let sumsLayout = sums.layout
         // The configurations that can ride on the holdout's sessions (worth it from two on), and the others.
         let riders = Self.ridesAlong ? configurations.indices.dropFirst().filter { Self.ridesOnHoldout(views[$0]) } : []
@@ -204,7 +205,7 @@ extension CompiledModel {
                         var log = SessionLog(sessions: sessions)
                         arm(0) {
                             simulateSharingDraws(
-                                user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
+                                user: user, traits: t, configuration: viewPointers[0], layout: counts.layouts[0],
                                 counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &log)
                         }
                         holdoutDone = true
@@ -215,7 +216,7 @@ extension CompiledModel {
                             for i in riders {
                                 let launches = launchGroups[i] >= 0 ? traces.trace(launchGroups[i]) : nil
                                 arm(i) {
-                                    rideAlong(user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                                    rideAlong(user: user, traits: t, configuration: viewPointers[i], layout: counts.layouts[i],
                                               counts: counts.base(i), activeDays: counts.activeDays, holdout: holdout,
                                               holdoutDays: counts.holdoutDays, launches: launches, scratch: &scratch)
                                 }
@@ -226,7 +227,7 @@ extension CompiledModel {
                     for i in riding && !outcomes[0].exceededSessionLimit ? alone : everyOne {
                         arm(i) {
                             simulateSharingDraws(
-                                user: user, traits: t, configuration: views[i], layout: counts.layouts[i],
+                                user: user, traits: t, configuration: viewPointers[i], layout: counts.layouts[i],
                                 counts: counts.base(i), activeDays: counts.activeDays, scratch: &scratch,
                                 observer: &observer, keep: holdoutDone ? nil : counts.holdoutStart)
                         }
@@ -240,7 +241,7 @@ extension CompiledModel {
                         let start = counts.holdoutStart.pointee.sessions > 0 ? UnsafePointer(counts.holdoutStart) : nil
                         arm(0) {
                             simulateSharingDraws(
-                                user: user, traits: t, configuration: views[0], layout: counts.layouts[0],
+                                user: user, traits: t, configuration: viewPointers[0], layout: counts.layouts[0],
                                 counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch,
                                 observer: &observer, from: start)
                         }

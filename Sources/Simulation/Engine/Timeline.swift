@@ -250,7 +250,7 @@ extension CompiledModel {
         scratch.beginUser(seed: seed, user: user)
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: activeDayWords) { days in
             withExtendedLifetime(c) {
-                simulateSharingDraws(user: user, traits: traits, configuration: c.view, layout: layout, counts: counts,
+                simulateSharingDraws(user: user, traits: traits, configuration: c.viewPointer, layout: layout, counts: counts,
                                      activeDays: days.baseAddress!, scratch: &scratch, observer: &observer)
             }
         }
@@ -265,19 +265,20 @@ extension CompiledModel {
     /// A configuration's run keeps in `keep` where the holdout's run can start from (see
     /// `HoldoutStart`); the holdout's run starts `from` there, or at the install when it is nil.
     func simulateSharingDraws<O: TimelineObserver>(
-        user: Int, traits: UserTraits, configuration c: ConfigurationView, layout: TallyLayout,
+        user: Int, traits: UserTraits, configuration cp: UnsafePointer<ConfigurationView>, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
         scratch: inout TimelineScratch, observer: inout O,
         keep: UnsafeMutablePointer<HoldoutStart>? = nil, from start: UnsafePointer<HoldoutStart>? = nil
     ) -> UserOutcome {
         activeDays.update(repeating: 0, count: activeDayWords)
+        let c = cp
         let buffers = scratch.buffers
-        let states = buffers.states(c.reminders.count)
-        let ruleBlockRuns = buffers.ruleBlockRuns(c.rules.count)
+        let states = buffers.states(c.pointee.reminders.count)
+        let ruleBlockRuns = buffers.ruleBlockRuns(c.pointee.rules.count)
         var organic = buffers.organic
         // The buffer may have moved as it grew: its owner keeps the new one.
         defer { buffers.organic = organic }
-        guard c.delivery.frequencyCap != nil else {
+        guard c.pointee.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: nil, layout: layout,
                        counts: counts, activeDays: activeDays, keep: keep, from: start,
                        pendingScratch: buffers.pendingScratch, &observer)
@@ -294,7 +295,7 @@ extension CompiledModel {
     }
 
     private func run<O: TimelineObserver>(
-        user: Int, traits: UserTraits, _ c: ConfigurationView, _ states: UnsafeMutableBufferPointer<ReminderState>,
+        user: Int, traits: UserTraits, _ c: UnsafePointer<ConfigurationView>, _ states: UnsafeMutableBufferPointer<ReminderState>,
         _ ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, _ organic: inout OrganicDrawCache,
         log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
         activeDays: UnsafeMutablePointer<UInt64>, keep: UnsafeMutablePointer<HoldoutStart>?,
@@ -311,13 +312,13 @@ extension CompiledModel {
             return timeline.run(&observer, from: start)
         }
         if needsGeneralRules(traits) {
-            switch c.reminders.count {
+            switch c.pointee.reminders.count {
             case 0: return run(NoReminder.self, GeneralRules.self)
             case 1: return run(OneReminder.self, GeneralRules.self)
             default: return run(AnyReminderCount.self, GeneralRules.self)
             }
         }
-        switch c.reminders.count {
+        switch c.pointee.reminders.count {
         case 0: return run(NoReminder.self, PlainRules.self)
         case 1: return run(OneReminder.self, PlainRules.self)
         default: return run(AnyReminderCount.self, PlainRules.self)
@@ -476,7 +477,9 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     let installDay: Int
     /// The configuration: its reminders, cron rules (in registration order) and which of them match
     /// at a launch, message and period slots, and the delivery policies around the engines.
-    let config: ConfigurationView
+    /// The configuration, read where it lies (`CompiledConfiguration.viewPointer`) rather than copied.
+    let configPointer: UnsafePointer<ConfigurationView>
+    @inline(__always) var config: ConfigurationView { _read { yield configPointer.pointee } }
     let states: UnsafeMutableBufferPointer<ReminderState>
     /// Per cron rule, the user's block runs so far.
     let ruleBlockRuns: UnsafeMutableBufferPointer<Int64>
@@ -549,7 +552,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     /// it never need the whole timeline in memory.
     let alarms: UnsafeMutablePointer<AlarmDraws>
 
-    init(model: CompiledModel, user: Int, traits: UserTraits, configuration c: ConfigurationView,
+    init(model: CompiledModel, user: Int, traits: UserTraits, configuration cp: UnsafePointer<ConfigurationView>,
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
@@ -569,23 +572,23 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         installDay = Int(traits.install + (zone.map { $0.offset(at: traits.install) + 86_400 } ?? dayOrigin)) / 86_400 - 1
         self.states = states
         self.ruleBlockRuns = ruleBlockRuns
-        config = c
+        configPointer = cp
         self.layout = layout
         self.counts = counts
         self.activeDays = activeDays
         self.organic = organic
-        movesFireTimes = c.delivery.movesFireTimes
+        movesFireTimes = cp.pointee.delivery.movesFireTimes
         self.deliveryLog = deliveryLog
         self.holdoutStart = holdoutStart
         platform = model.frozenPlatforms.buffer.baseAddress! + traits.platform.platform
-        mayDrop = c.reminders.count > platform.pointee.pendingLimit
+        mayDrop = cp.pointee.reminders.count > platform.pointee.pendingLimit
         delaysAlarms = platform.pointee.delaysAlarms
         self.pendingScratch = pendingScratch
-        if mayDrop { pendingScratch.dropped.update(repeating: false, count: c.reminders.count) }
+        if mayDrop { pendingScratch.dropped.update(repeating: false, count: cp.pointee.reminders.count) }
         if delaysAlarms { alarms.pointee = AlarmDraws(seed: model.seed, user: UInt64(user)) }
         seed = model.seed
         self.user = UInt64(user)
-        if c.randomMessages {
+        if cp.pointee.randomMessages {
             messageStream = Xoshiro256(seed: model.seed, user: UInt64(user), purpose: .message)
         }
         if case let .replay(table) = segment.pointee.gaps {
