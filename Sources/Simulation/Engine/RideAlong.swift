@@ -237,7 +237,7 @@ extension CompiledModel {
         var timeline = UserTimeline<OneReminder, PlainRules>(
             model: self, user: user, traits: traits, configuration: c, organic: buffers.organic, states: buffers.states(1),
             ruleBlockRuns: buffers.ruleBlockRuns(c.pointee.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
-            holdoutStart: nil, pendingScratch: buffers.pendingScratch)
+            holdoutStart: nil, pendingScratch: buffers.pendingScratch, countsDetail: scratch.countsDetail)
         defer { buffers.organic = timeline.organic }
         if let (trace, fresh) = launches, fresh { timeline.traceLaunches(buffers.sessions.pointee, into: trace) }
         return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays,
@@ -414,9 +414,9 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
                 slot = .foreground
             }
             if drawsMessages {
-                counts[layout.message(base + message, slot)] &+= 1
+                if countsDetail { counts[layout.message(base + message, slot)] &+= 1 }
                 message = Int(messageStream.next(upperBound: messages))
-                counts[layout.message(base + message, .scheduled)] &+= 1
+                if countsDetail { counts[layout.message(base + message, .scheduled)] &+= 1 }
             }
             fire = close + delay
             j += 1
@@ -430,6 +430,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         let period = config.periodBase[0] + n.periodIndex
         func count(_ counter: Counter, _ slot: SlotCounter, _ x: Int64) {
             counts[counter.rawValue] &+= x
+            guard countsDetail else { return }
             if !drawsMessages { counts[layout.message(base + message, slot)] &+= x }
             counts[layout.period(period, slot)] &+= x
         }

@@ -18,8 +18,9 @@ public struct RunOptions: Sendable {
     /// counts (`calibrate`'s moments) saves their work.
     public var keepsSums: Bool
     /// Whether those sums include the detail (`UserSumsLayout.keepsDetail`: per message and period,
-    /// per day, per segment and platform): a caller that reads configuration-level estimates and
-    /// pairs only (a tune's racing batch) saves their work.
+    /// per day, per segment and platform), and the tallies theirs (per message and period slot, per
+    /// hour, per run day, the retention curve; zero without it): a caller that reads
+    /// configuration-level estimates and pairs only (a tune's racing batch) saves their work.
     public var keepsDetail = true
     /// Where the run adds up its work, if anyone asks (`run --stats`).
     public var meter: RunWorkMeter?
@@ -233,7 +234,7 @@ extension CompiledModel {
                         }
                         if !holdoutDone && outcomes[i].hasHoldoutSessions {
                             arm(0) { addHoldout(following: outcomes[i], activeDays: counts.activeDays,
-                                                layout: counts.layouts[0], counts: counts.base(0)) }
+                                                layout: counts.layouts[0], counts: counts.base(0), detail: scratch.countsDetail) }
                             holdoutDone = true
                         }
                     }
@@ -250,7 +251,8 @@ extension CompiledModel {
                         return SessionLimitBreach(user: user, configuration: i)
                     }
                     for i in configurations.indices {
-                        addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i))
+                        addPaired(outcomes[i], holdout: outcomes[0], layout: counts.layouts[i], counts: counts.base(i),
+                                  detail: scratch.countsDetail)
                     }
                     if counts.meters {
                         for i in configurations.indices.dropFirst() {
@@ -281,14 +283,16 @@ extension CompiledModel {
     /// dropout, and the holdout counts nothing but opens. So its counts are the configuration's
     /// opens, cold launches and daily active users.
     func addHoldout(following o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
-                    counts: UnsafeMutablePointer<Int64>) -> UserOutcome {
-        addOpens(of: o, activeDays: activeDays, layout: layout, counts: counts)
+                    counts: UnsafeMutablePointer<Int64>, detail: Bool = true) -> UserOutcome {
+        addOpens(of: o, activeDays: activeDays, layout: layout, counts: counts, detail: detail)
         return o
     }
 
-    /// The paired comparison of one user's outcome under a configuration with the holdout's.
+    /// The paired comparison of one user's outcome under a configuration with the holdout's; with
+    /// `detail`, the retention curve's counts too.
     @inline(__always)
-    func addPaired(_ o: UserOutcome, holdout: UserOutcome, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>) {
+    func addPaired(_ o: UserOutcome, holdout: UserOutcome, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
+                   detail: Bool = true) {
         let lift = o.opens - holdout.opens
         counts[Counter.opensLiftSum.rawValue] &+= lift
         counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
@@ -299,6 +303,7 @@ extension CompiledModel {
             counts[gained.rawValue] &+= one(here && !there)
             counts[lost.rawValue] &+= one(there && !here)
         }
+        guard detail else { return }
         // The curve: users retained on each day, and how many days each user can show.
         var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)
         while days != 0 {
@@ -361,6 +366,7 @@ extension CompiledModel {
             defer { counts.deallocate() }
             counts.meters = options.meter != nil
             var scratch = TimelineScratch()
+            scratch.countsDetail = options.keepsDetail
             var sums = UserSums(layout: sumsLayout)
             let recorder = options.keepsSums ? UserSumsRecorder(
                 layouts: counts.layouts, detail: sumsLayout.keepsDetail, segments: recordedUserSumsLayout(sumsLayout) != nil) : nil

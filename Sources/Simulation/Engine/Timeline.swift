@@ -98,6 +98,10 @@ public struct TimelineScratch {
     let buffers = TimelineBuffers()
     /// A frequency cap's recent deliveries, sized for the largest cap.
     @usableFromInline var deliveryLog = DeliveryLog(capacity: DeliveryPolicy.FrequencyCap.largestMax)
+    /// Whether timelines add the tally's detail counts (per message and period slot, per hour, per
+    /// run day, the retention curve): false for a run without the detail (`RunOptions.keepsDetail`),
+    /// which leaves them zero.
+    var countsDetail = true
 
     public init() {}
 
@@ -117,12 +121,13 @@ extension CompiledModel {
 /// active users (one on each run day with an open, from the bitset `activeDays`) under one
 /// configuration. The timeline counts them once the user's run is over, not open by open.
 func addOpens(of o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
-              counts: UnsafeMutablePointer<Int64>) {
+              counts: UnsafeMutablePointer<Int64>, detail: Bool = true) {
     counts[Counter.users.rawValue] &+= 1
     counts[Counter.opens.rawValue] &+= o.opens
     counts[Counter.organicOpens.rawValue] &+= o.opens &- o.responseOpens
     counts[Counter.responseOpens.rawValue] &+= o.responseOpens
     counts[Counter.launches.rawValue] &+= o.launches
+    guard detail else { return }
     for w in 0..<layout.activeDayWords {
         var days = activeDays[w]
         while days != 0 {
@@ -281,7 +286,7 @@ extension CompiledModel {
         guard c.pointee.delivery.frequencyCap != nil else {
             return run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: nil, layout: layout,
                        counts: counts, activeDays: activeDays, keep: keep, from: start,
-                       pendingScratch: buffers.pendingScratch, &observer)
+                       pendingScratch: buffers.pendingScratch, countsDetail: scratch.countsDetail, &observer)
         }
         // Only a frequency cap needs the log of recent deliveries: it leaves `scratch` like the buffers.
         var log = DeliveryLog.unused
@@ -290,7 +295,8 @@ extension CompiledModel {
         log.reset()
         return withUnsafeMutablePointer(to: &log) { log in
             run(user: user, traits: traits, c, states, ruleBlockRuns, &organic, log: log, layout: layout, counts: counts,
-                activeDays: activeDays, keep: keep, from: start, pendingScratch: buffers.pendingScratch, &observer)
+                activeDays: activeDays, keep: keep, from: start, pendingScratch: buffers.pendingScratch,
+                countsDetail: scratch.countsDetail, &observer)
         }
     }
 
@@ -299,7 +305,7 @@ extension CompiledModel {
         _ ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, _ organic: inout OrganicDrawCache,
         log: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
         activeDays: UnsafeMutablePointer<UInt64>, keep: UnsafeMutablePointer<HoldoutStart>?,
-        from start: UnsafePointer<HoldoutStart>?, pendingScratch: PendingScratch, _ observer: inout O
+        from start: UnsafePointer<HoldoutStart>?, pendingScratch: PendingScratch, countsDetail: Bool, _ observer: inout O
     ) -> UserOutcome {
         // Most configurations have one reminder, the holdout none: with the count known to the
         // compiler, the loops over reminders disappear from the loop over sessions.
@@ -307,7 +313,7 @@ extension CompiledModel {
             var timeline = UserTimeline<Count, Rules>(
                 model: self, user: user, traits: traits, configuration: c, organic: organic, states: states,
                 ruleBlockRuns: ruleBlockRuns, deliveryLog: log, layout: layout, counts: counts, activeDays: activeDays,
-                holdoutStart: keep, pendingScratch: pendingScratch)
+                holdoutStart: keep, pendingScratch: pendingScratch, countsDetail: countsDetail)
             defer { organic = timeline.organic }
             return timeline.run(&observer, from: start)
         }
@@ -476,8 +482,8 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     let traits: UserTraits
     let installDay: Int
     /// The configuration: its reminders, cron rules (in registration order) and which of them match
-    /// at a launch, message and period slots, and the delivery policies around the engines.
-    /// The configuration, read where it lies (`CompiledConfiguration.viewPointer`) rather than copied.
+    /// at a launch, message and period slots, and the delivery policies around the engines; read
+    /// where it lies (`CompiledConfiguration.viewPointer`) rather than copied.
     let configPointer: UnsafePointer<ConfigurationView>
     @inline(__always) var config: ConfigurationView { _read { yield configPointer.pointee } }
     let states: UnsafeMutableBufferPointer<ReminderState>
@@ -486,6 +492,8 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
+    /// Whether to add the tally's detail counts (`TimelineScratch.countsDetail`).
+    let countsDetail: Bool
     /// The run days (UTC) the user opened the app, as bits.
     let activeDays: UnsafeMutablePointer<UInt64>
     let movesFireTimes: Bool
@@ -556,7 +564,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
-         holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch) {
+         holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch, countsDetail: Bool = true) {
         alarms = pendingScratch.alarms
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
@@ -575,6 +583,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         configPointer = cp
         self.layout = layout
         self.counts = counts
+        self.countsDetail = countsDetail
         self.activeDays = activeDays
         self.organic = organic
         movesFireTimes = cp.pointee.delivery.movesFireTimes
@@ -640,8 +649,10 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             }
             observer.record(.ended(reminder: r, notification: n, outcome: o))
         }
-        add(layout.message(config.messageBase[r] + n.messageIndex, slot))
-        add(layout.period(config.periodBase[r] + n.periodIndex, slot))
+        if countsDetail {
+            add(layout.message(config.messageBase[r] + n.messageIndex, slot))
+            add(layout.period(config.periodBase[r] + n.periodIndex, slot))
+        }
     }
 
     /// The whole timeline, from the install (or from where the holdout takes over a configuration's
@@ -679,7 +690,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     @inline(__always)
     mutating func finish() -> UserOutcome {
         if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
-        addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts)
+        addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts, detail: countsDetail)
         // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
         // those where its block did not run ran its else-block.
         let launches = Int64(counters.totalLaunches)
@@ -1005,8 +1016,10 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             guard var n = states[r].pending else { continue }
             if movesFireTimes { n = move(r, n, &observer) }
             add(.scheduled)
-            add(layout.message(config.messageBase[r] + n.messageIndex, .scheduled))
-            add(layout.period(config.periodBase[r] + n.periodIndex, .scheduled))
+            if countsDetail {
+                add(layout.message(config.messageBase[r] + n.messageIndex, .scheduled))
+                add(layout.period(config.periodBase[r] + n.periodIndex, .scheduled))
+            }
             let state = states[r]
             observer.record(.scheduled(reminder: r, notification: n, state: state))
         }
@@ -1079,7 +1092,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
                 log.pointee.record(notification.fireTime)
             }
             outcome(earliest, notification, .delivered, &observer)
-            add(layout.hour(localHour(notification.fireTime), .delivered))
+            if countsDetail { add(layout.hour(localHour(notification.fireTime), .delivered)) }
             unclaimedDelivery = notification.fireTime
             if quiet { add(.quietDelivered) }
             let factor = quiet ? platform.pointee.provisionalFactor : 1
@@ -1127,9 +1140,11 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     ) {
         if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
         add(.responded)
-        add(layout.hour(localHour(n.fireTime), .responded))
-        add(layout.message(config.messageBase[r] + n.messageIndex, .responded))
-        add(layout.period(config.periodBase[r] + n.periodIndex, .responded))
+        if countsDetail {
+            add(layout.hour(localHour(n.fireTime), .responded))
+            add(layout.message(config.messageBase[r] + n.messageIndex, .responded))
+            add(layout.period(config.periodBase[r] + n.periodIndex, .responded))
+        }
         if dormant {
             dormant = false
             add(.revived)
@@ -1161,8 +1176,10 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     /// A notification past the frequency cap: not shown. The engine cannot tell it from one that fired.
     mutating func capped<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) {
         add(.capped)
-        add(layout.message(config.messageBase[r] + n.messageIndex, .capped))
-        add(layout.period(config.periodBase[r] + n.periodIndex, .capped))
+        if countsDetail {
+            add(layout.message(config.messageBase[r] + n.messageIndex, .capped))
+            add(layout.period(config.periodBase[r] + n.periodIndex, .capped))
+        }
         observer.record(.capped(reminder: r, notification: n))
     }
 
