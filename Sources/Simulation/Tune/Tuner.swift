@@ -788,7 +788,7 @@ public struct Tuner: Sendable {
                meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
-        let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response) { u in
+        let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false) { u in
             let total = meter.done.add(Double(u * (count + 2)))
             meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
                                          simulated: total, planned: meter.planned, phase: name))
