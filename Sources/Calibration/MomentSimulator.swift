@@ -97,7 +97,14 @@ struct MomentSimulator {
     func moments(_ response: ResponseModel, users: Int? = nil) throws -> [Double] {
         let m = try model(response)
         let n = count(users)
-        return reduce(m.run(options: RunOptions(threads: options.threads, users: 0..<n, keepsSums: false)).tallies)
+        return reduce(m.run(options: runOptions(0..<n)).tallies)
+    }
+
+    /// A run that keeps the tallies' configuration counters only: the moments read nothing else.
+    private func runOptions(_ users: Range<Int>) -> RunOptions {
+        var o = RunOptions(threads: options.threads, users: users, keepsSums: false)
+        o.keepsDetail = false
+        return o
     }
 
     /// The moments of each of `options.batches` consecutive batches of the first `users` users (all of them
@@ -108,7 +115,7 @@ struct MomentSimulator {
         let count = min(options.batches, n)
         return (0..<count).map { b in
             let range = (b * n / count)..<((b + 1) * n / count)
-            return (range.count, reduce(m.run(options: RunOptions(threads: options.threads, users: range, keepsSums: false)).tallies))
+            return (range.count, reduce(m.run(options: runOptions(range)).tallies))
         }
     }
 
