@@ -393,27 +393,21 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         let base = config.messageBase[0]
         var j = k
         var fire = n.fireTime, message = n.messageIndex
-        var cancelled: Int64 = 0, foreground: Int64 = 0, censored: Int64 = 0
-        while j + 1 < s.closed {
-            let open = s.opens[j + 1]
+        // Counted without branches (which session fires in the foreground is as good as random); the
+        // others are cancelled.
+        var foreground: Int64 = 0, censored: Int64 = 0
+        let (opens, closes, cold, last, end) = (s.opens, s.closes, s.cold, s.closed - 1, horizon)
+        while j < last {
+            let open = opens[j + 1]
             guard fire > open else { break }
             // No attribution to check: no notification was delivered since open k, which checked it.
-            if s.cold[j + 1] && launchesAlone { launch(at: open, &observer) }
-            let close = s.closes[j + 1]
-            let slot: SlotCounter
-            if fire > close {
-                if fire >= horizon {
-                    censored &+= 1
-                    slot = .censored
-                } else {
-                    cancelled &+= 1
-                    slot = .cancelled
-                }
-            } else {
-                foreground &+= 1
-                slot = .foreground
-            }
+            if launchesAlone && cold[j + 1] { launch(at: open, &observer) }
+            let close = closes[j + 1]
+            let inForeground = fire <= close, pastHorizon = fire >= end
+            foreground &+= inForeground ? 1 : 0
+            censored &+= !inForeground && pastHorizon ? 1 : 0
             if drawsMessages {
+                let slot: SlotCounter = inForeground ? .foreground : pastHorizon ? .censored : .cancelled
                 if countsDetail { counts[layout.message(base + message, slot)] &+= 1 }
                 message = Int(messageStream.next(upperBound: messages))
                 if countsDetail { counts[layout.message(base + message, .scheduled)] &+= 1 }
@@ -421,6 +415,7 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             fire = close + delay
             j += 1
         }
+        let cancelled = Int64(j - k) &- foreground &- censored
         guard j > k else { return k }
         fatigueFactor = 1
         states[0].lastCheckSawFire = false
