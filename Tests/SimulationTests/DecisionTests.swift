@@ -18,6 +18,18 @@ final class DecisionTests: XCTestCase {
         return RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
     }
 
+    /// Measures are told apart by their case, whatever their hash: equal exactly when their names are.
+    func testMeasuresAreEqualExactlyWhenTheirNamesAre() {
+        let all = DecisionMeasure.allCases
+        XCTAssertEqual(Set(all).count, all.count)
+        for a in all {
+            for b in all { XCTAssertEqual(a == b, a.rawValue == b.rawValue) }
+            XCTAssertEqual(DecisionMeasure(rawValue: a.rawValue), a)
+        }
+        let table = Dictionary(uniqueKeysWithValues: all.map { ($0, $0.rawValue) })
+        XCTAssertTrue(all.allSatisfy { table[$0] == $0.rawValue })
+    }
+
     func testTheBestAdmissibleConfigurationIsRecommended() throws {
         let r = try results(nil)
         XCTAssertEqual(r.decision.rule, DecisionRule.defaultRule)

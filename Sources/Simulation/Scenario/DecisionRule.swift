@@ -13,6 +13,27 @@ public enum DecisionMeasure: String, CaseIterable, Codable, Sendable {
     case deliveredPerExtraOpen
     case triggerRate, responseRate
 
+    /// The measure's position among the cases: hashing and comparing it is cheaper than its raw
+    /// value (the default for a `String` enum), which a tune's ranking of thousands of candidates
+    /// does at every comparison.
+    private var ordinal: Int {
+        switch self {
+        case .opensLiftPerUser: return 0
+        case .liftD7: return 1
+        case .liftD30: return 2
+        case .retentionD7: return 3
+        case .retentionD30: return 4
+        case .optOutRate: return 5
+        case .deliveredPerUser: return 6
+        case .deliveredPerExtraOpen: return 7
+        case .triggerRate: return 8
+        case .responseRate: return 9
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+    public static func == (a: DecisionMeasure, b: DecisionMeasure) -> Bool { a.ordinal == b.ordinal }
+
     /// Whether more is better when the measure is the objective.
     public var higherIsBetter: Bool {
         switch self {

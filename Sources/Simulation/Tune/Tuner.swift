@@ -429,7 +429,7 @@ public struct Tuner: Sendable {
 
     /// Meets every constraint on the estimates (the decision rule's test).
     func admissible(_ f: CandidateFigures) -> Bool {
-        spec.rule.orderedConstraints.allSatisfy { m, b in f.value(m).map(b.admits) ?? false }
+        spec.rule.constraints.allSatisfy { m, b in f.value(m).map(b.admits) ?? false }
     }
 
     /// Better on the objective; ties go to the earlier candidate.
@@ -441,12 +441,19 @@ public struct Tuner: Sendable {
         return a.0 < b.0
     }
 
-    /// Admissible first, each part best first.
+    /// Admissible first, each part best first (`better`). Each candidate's admissibility and objective
+    /// are read once, not at every comparison of the sort.
     func ranked(_ items: [(Int, CandidateFigures)]) -> [(Int, CandidateFigures)] {
-        items.sorted { a, b in
-            let x = admissible(a.1), y = admissible(b.1)
-            return x != y ? x : better(a, b)
+        let o = spec.rule.objective
+        let worst = o.higherIsBetter ? -Double.infinity : Double.infinity
+        let keys = items.map { (admissible: admissible($0.1), value: $0.1.value(o) ?? worst) }
+        let order = items.indices.sorted { i, j in
+            let (a, b) = (keys[i], keys[j])
+            if a.admissible != b.admissible { return a.admissible }
+            if a.value != b.value { return o.higherIsBetter ? a.value > b.value : a.value < b.value }
+            return items[i].0 < items[j].0
         }
+        return order.map { items[$0] }
     }
 
     static let shortlistRule = "half the best by estimate meeting the constraints, then the best whose 95% intervals "
