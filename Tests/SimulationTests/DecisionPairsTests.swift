@@ -1,6 +1,7 @@
 import Foundation
 import ReminderEngine
 @testable import Simulation
+import SimulationTestSupport
 import XCTest
 
 /// A run of many configurations keeps every configuration paired with the holdout, the baseline, the
@@ -8,13 +9,7 @@ import XCTest
 final class DecisionPairsTests: XCTestCase {
     /// Twelve one-period configurations, "3d" the baseline.
     func scenario(configurations: Int = 12) -> Scenario {
-        var s = Scenario.builtInDefault
-        s.users = 600
-        s.horizonDays = 30
-        s.response.messageWeights = [:]
-        s.configurations = (1...configurations).map {
-            ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
-        }
+        var s = Scenario.onePeriodEach(Array(1...configurations), users: 600, days: 30)
         s.baseline = "3d"
         return s
     }

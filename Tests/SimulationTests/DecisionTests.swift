@@ -1,18 +1,13 @@
 import Foundation
 import ReminderEngine
 import Simulation
+import SimulationTestSupport
 import XCTest
 
 /// The decision rule applied to a run's results.
 final class DecisionTests: XCTestCase {
     func results(_ rule: DecisionRule?, baseline: String? = nil) throws -> RunResults {
-        var s = Scenario.builtInDefault
-        s.users = 1_500
-        s.horizonDays = 40
-        s.response.messageWeights = [:]
-        s.configurations = [1, 2, 4, 8].map {
-            ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
-        }
+        var s = Scenario.onePeriodEach([1, 2, 4, 8], users: 1_500, days: 40)
         s.decision = rule
         s.baseline = baseline
         return RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))

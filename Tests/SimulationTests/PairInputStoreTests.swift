@@ -10,14 +10,8 @@ final class PairInputStoreTests: XCTestCase {
     /// Twelve one-period configurations over 45 days (so users reach days 7 and 30), answered often
     /// and turned off often, so that every pair counter moves.
     func scenario() -> Scenario {
-        var s = Scenario.builtInDefault
-        s.users = 900
-        s.horizonDays = 45
-        s.response.messageWeights = [:]
         // Periods out of order, so that either side of a pair can deliver more.
-        s.configurations = [5, 1, 9, 2, 12, 3, 7, 4, 11, 6, 10, 8].map {
-            ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
-        }
+        var s = Scenario.onePeriodEach([5, 1, 9, 2, 12, 3, 7, 4, 11, 6, 10, 8], users: 900, days: 45)
         s.baseline = "3d"
         s.response.baseResponse = 0.3
         s.response.optOutPerDelivery = 0.05

@@ -1,5 +1,6 @@
 import Foundation
 import Simulation
+import SimulationTestSupport
 @testable import Storage
 import ReminderSimTestSupport
 import XCTest
@@ -10,12 +11,7 @@ final class PairReferencesTests: FolderTestCase {
 
     /// `count` one-period configurations; fourteen are more than keep every pair.
     func scenario(_ count: Int = 14) -> Scenario {
-        var s = Scenario.builtInDefault
-        (s.users, s.horizonDays, s.response.messageWeights) = (300, 30, [:])
-        s.configurations = (1...count).map {
-            ConfigurationSpec(label: "\($0)d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [$0])])
-        }
-        return s
+        Scenario.onePeriodEach(Array(1...count), users: 300, days: 30)
     }
 
     func testARunOfTheDecisionsPairsReadsBackWithThem() throws {
