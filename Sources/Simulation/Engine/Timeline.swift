@@ -384,8 +384,10 @@ final class TimelineBuffers {
         blockRuns.initialize(repeating: 0, count: ConfigurationSpec.maximumCronRules)
         pendingScratch = PendingScratch(
             dropped: .allocate(capacity: ConfigurationSpec.maximumReminders),
-            order: .allocate(capacity: ConfigurationSpec.maximumReminders), alarms: .allocate(capacity: 1))
+            order: .allocate(capacity: ConfigurationSpec.maximumReminders), alarms: .allocate(capacity: 1),
+            responseStart: .allocate(capacity: 1))
         pendingScratch.alarms.initialize(to: AlarmDraws(seed: 0, user: 0))
+        pendingScratch.responseStart.initialize(to: StreamStart(seed: 0, user: 0))
         pendingScratch.dropped.initialize(repeating: false, count: ConfigurationSpec.maximumReminders)
         pendingScratch.order.initialize(repeating: 0, count: ConfigurationSpec.maximumReminders)
         sessions = .allocate(capacity: 1)
@@ -401,6 +403,7 @@ final class TimelineBuffers {
         pendingScratch.dropped.deallocate()
         pendingScratch.order.deallocate()
         pendingScratch.alarms.deallocate()
+        pendingScratch.responseStart.deallocate()
     }
 
     /// The first `n` reminder states, each as a new reminder's.
@@ -426,6 +429,17 @@ struct PendingScratch {
     let dropped: UnsafeMutablePointer<Bool>
     let order: UnsafeMutablePointer<Int>
     let alarms: UnsafeMutablePointer<AlarmDraws>
+    /// The response stream's start for the last (seed, user) that asked: the same under every
+    /// configuration of a user, so it is worked out once per user rather than once per configuration.
+    let responseStart: UnsafeMutablePointer<StreamStart>
+}
+
+/// A stream's state at its start, and the key it was made for.
+struct StreamStart {
+    var seed: UInt64
+    var user: UInt64
+    var made = false
+    var stream = Xoshiro256(state: (1, 0, 0, 0))
 }
 
 /// What the platform's rules act on after a close, apart from the timeline.
@@ -1119,7 +1133,12 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         if dormant { p *= response.dormantFactor }
         fatigueFactor *= response.fatigue
         if !responseSeeded {
-            responseStream = Xoshiro256(seed: seed, user: user, purpose: .response)
+            let start = pendingScratch.responseStart
+            if !start.pointee.made || start.pointee.user != user || start.pointee.seed != seed {
+                start.pointee = StreamStart(seed: seed, user: user, made: true,
+                                            stream: Xoshiro256(seed: seed, user: user, purpose: .response))
+            }
+            responseStream = start.pointee.stream
             responseSeeded = true
         }
         let responds = responseStream.nextUnit() < p
