@@ -130,12 +130,12 @@ extension CompiledModel {
         var observer = NoTimelineObserver()
         counts.activeDays.update(repeating: 0, count: activeDayWords)
         func timeline(_ c: Int, log: UnsafeMutablePointer<DeliveryLog>) -> UserTimeline<AnyReminderCount, GeneralRules> {
-            let view = configurations[c].view
+            let view = configurations[c].viewPointer
             log.pointee.reset()
             return UserTimeline<AnyReminderCount, GeneralRules>(
-                model: self, user: user, traits: t, configuration: configurations[c].viewPointer, organic: buffers.organic,
-                states: buffers.states(view.reminders.count), ruleBlockRuns: buffers.ruleBlockRuns(view.rules.count),
-                deliveryLog: view.delivery.frequencyCap == nil ? nil : log, layout: counts.layouts[c], counts: counts.base(c),
+                model: self, user: user, traits: t, configuration: view, organic: buffers.organic,
+                states: buffers.states(view.pointee.reminders.count), ruleBlockRuns: buffers.ruleBlockRuns(view.pointee.rules.count),
+                deliveryLog: view.pointee.delivery.frequencyCap == nil ? nil : log, layout: counts.layouts[c], counts: counts.base(c),
                 activeDays: counts.activeDays, holdoutStart: nil, pendingScratch: buffers.pendingScratch)
         }
         // Before the test: the baseline, to the first open at or after its start.

@@ -283,7 +283,7 @@ extension CompiledModel {
     /// dropout, and the holdout counts nothing but opens. So its counts are the configuration's
     /// opens, cold launches and daily active users.
     func addHoldout(following o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
-                    counts: UnsafeMutablePointer<Int64>, detail: Bool = true) -> UserOutcome {
+                    counts: UnsafeMutablePointer<Int64>, detail: Bool) -> UserOutcome {
         addOpens(of: o, activeDays: activeDays, layout: layout, counts: counts, detail: detail)
         return o
     }
@@ -292,7 +292,7 @@ extension CompiledModel {
     /// `detail`, the retention curve's counts too.
     @inline(__always)
     func addPaired(_ o: UserOutcome, holdout: UserOutcome, layout: TallyLayout, counts: UnsafeMutablePointer<Int64>,
-                   detail: Bool = true) {
+                   detail: Bool) {
         let lift = o.opens - holdout.opens
         counts[Counter.opensLiftSum.rawValue] &+= lift
         counts[Counter.opensLiftSquares.rawValue] &+= lift * lift

@@ -121,7 +121,7 @@ extension CompiledModel {
 /// active users (one on each run day with an open, from the bitset `activeDays`) under one
 /// configuration. The timeline counts them once the user's run is over, not open by open.
 func addOpens(of o: UserOutcome, activeDays: UnsafePointer<UInt64>, layout: TallyLayout,
-              counts: UnsafeMutablePointer<Int64>, detail: Bool = true) {
+              counts: UnsafeMutablePointer<Int64>, detail: Bool) {
     counts[Counter.users.rawValue] &+= 1
     counts[Counter.opens.rawValue] &+= o.opens
     counts[Counter.organicOpens.rawValue] &+= o.opens &- o.responseOpens
@@ -270,13 +270,12 @@ extension CompiledModel {
     /// A configuration's run keeps in `keep` where the holdout's run can start from (see
     /// `HoldoutStart`); the holdout's run starts `from` there, or at the install when it is nil.
     func simulateSharingDraws<O: TimelineObserver>(
-        user: Int, traits: UserTraits, configuration cp: UnsafePointer<ConfigurationView>, layout: TallyLayout,
+        user: Int, traits: UserTraits, configuration c: UnsafePointer<ConfigurationView>, layout: TallyLayout,
         counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
         scratch: inout TimelineScratch, observer: inout O,
         keep: UnsafeMutablePointer<HoldoutStart>? = nil, from start: UnsafePointer<HoldoutStart>? = nil
     ) -> UserOutcome {
         activeDays.update(repeating: 0, count: activeDayWords)
-        let c = cp
         let buffers = scratch.buffers
         let states = buffers.states(c.pointee.reminders.count)
         let ruleBlockRuns = buffers.ruleBlockRuns(c.pointee.rules.count)
@@ -423,8 +422,9 @@ final class TimelineBuffers {
     }
 }
 
-/// Where the pending limit keeps its marks: per reminder, whether the system discarded its
-/// notification, and room to order the pending ones.
+/// Per-worker memory a timeline writes besides its counts: where the pending limit keeps its marks
+/// (per reminder, whether the system discarded its notification, and room to order the pending
+/// ones), the platform's alarm draws, and the user's response stream at its start.
 struct PendingScratch {
     let dropped: UnsafeMutablePointer<Bool>
     let order: UnsafeMutablePointer<Int>

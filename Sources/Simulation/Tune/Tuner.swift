@@ -432,17 +432,9 @@ public struct Tuner: Sendable {
         spec.rule.constraints.allSatisfy { m, b in f.value(m).map(b.admits) ?? false }
     }
 
-    /// Better on the objective; ties go to the earlier candidate.
-    func better(_ a: (Int, CandidateFigures), _ b: (Int, CandidateFigures)) -> Bool {
-        let o = spec.rule.objective
-        let worst = o.higherIsBetter ? -Double.infinity : Double.infinity
-        let x = a.1.value(o) ?? worst, y = b.1.value(o) ?? worst
-        if x != y { return o.higherIsBetter ? x > y : x < y }
-        return a.0 < b.0
-    }
-
-    /// Admissible first, each part best first (`better`). Each candidate's admissibility and objective
-    /// are read once, not at every comparison of the sort.
+    /// Admissible first, each part best on the objective first (a candidate without it last), ties to
+    /// the earlier candidate. Each candidate's admissibility and objective are read once, not at every
+    /// comparison of the sort.
     func ranked(_ items: [(Int, CandidateFigures)]) -> [(Int, CandidateFigures)] {
         let o = spec.rule.objective
         let worst = o.higherIsBetter ? -Double.infinity : Double.infinity
