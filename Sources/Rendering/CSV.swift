@@ -83,22 +83,21 @@ public struct CSVTable: Sendable, Equatable {
     }
 
     private static func encodeText(_ text: String, neutralizeFormulas: Bool) -> String {
-        var scalars = String.UnicodeScalarView()
-        if neutralizeFormulas && readsAsFormula(text) {
-            scalars.append("'")
+        let neutralized = neutralizeFormulas && readsAsFormula(text)
+        // Bytes, not Characters: "\r\n" or a quote followed by a combining mark is one Character, and
+        // these four are ASCII, which UTF-8 never uses inside another character.
+        let (comma, quote, cr, lf) = (UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\r"), UInt8(ascii: "\n"))
+        let needsQuotes = text.utf8.contains { $0 == comma || $0 == quote || $0 == cr || $0 == lf }
+        guard needsQuotes else { return neutralized ? "'" + text : text }
+        var quoted: [UInt8] = [quote]
+        quoted.reserveCapacity(text.utf8.count + 4)
+        if neutralized { quoted.append(UInt8(ascii: "'")) }
+        for byte in text.utf8 {
+            quoted.append(byte)
+            if byte == quote { quoted.append(quote) }
         }
-        scalars.append(contentsOf: text.unicodeScalars)
-        // Scalars, not Characters: "\r\n" or a quote followed by a combining mark is one Character.
-        let needsQuotes = scalars.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" }
-        guard needsQuotes else { return String(scalars) }
-        var quoted = String.UnicodeScalarView()
-        quoted.append("\"")
-        for scalar in scalars {
-            quoted.append(scalar)
-            if scalar == "\"" { quoted.append("\"") }
-        }
-        quoted.append("\"")
-        return String(quoted)
+        quoted.append(quote)
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// Splits RFC 4180 text (CRLF, LF or CR line breaks) into records, header included; a final line break is optional.

@@ -4,39 +4,67 @@ public enum NumberText {
     public static func plain(_ value: Double) -> String? {
         guard value.isFinite else { return nil }
         if value == 0 { return "0" }
-        // Swift's description already holds the shortest round-tripping digits; only their layout changes here.
-        var text = Substring(value.description)
-        let negative = text.first == "-"
-        if negative { text = text.dropFirst() }
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            exponent = Int(text[text.index(after: e)...]) ?? 0
-            text = text[..<e]
+        // Swift's description already holds the shortest round-tripping digits; only their layout
+        // changes here. It is ASCII: an optional sign, digits with an optional point, an optional
+        // exponent. Worked on as bytes: exports write many thousands of numbers.
+        var description = value.description
+        return description.withUTF8 { text -> String in
+            var i = 0
+            let negative = text[0] == UInt8(ascii: "-")
+            if negative { i = 1 }
+            var digits: [UInt8] = []
+            digits.reserveCapacity(text.count + 8)
+            var integerCount = 0, sawPoint = false
+            while i < text.count, text[i] != UInt8(ascii: "e"), text[i] != UInt8(ascii: "E") {
+                if text[i] == UInt8(ascii: ".") {
+                    sawPoint = true
+                } else {
+                    digits.append(text[i])
+                    if !sawPoint { integerCount += 1 }
+                }
+                i += 1
+            }
+            var exponent = 0
+            if i < text.count {
+                i += 1
+                var sign = 1
+                if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+                    if text[i] == UInt8(ascii: "-") { sign = -1 }
+                    i += 1
+                }
+                while i < text.count {
+                    exponent = exponent * 10 + Int(text[i] &- UInt8(ascii: "0"))
+                    i += 1
+                }
+                exponent *= sign
+            }
+            var point = integerCount + exponent
+            if point <= 0 {
+                digits.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: 1 - point), at: 0)
+                point = 1
+            }
+            if point > digits.count { digits.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: point - digits.count)) }
+            var first = 0
+            while first < point - 1, digits[first] == UInt8(ascii: "0") { first += 1 }
+            var last = digits.count
+            while last > point, digits[last - 1] == UInt8(ascii: "0") { last -= 1 }
+            var out: [UInt8] = []
+            out.reserveCapacity(last - first + 2)
+            if negative { out.append(UInt8(ascii: "-")) }
+            out.append(contentsOf: digits[first..<point])
+            if last > point {
+                out.append(UInt8(ascii: "."))
+                out.append(contentsOf: digits[point..<last])
+            }
+            return String(decoding: out, as: UTF8.self)
         }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let integerPart = parts[0]
-        let fractionPart = parts.count > 1 ? parts[1] : ""
-        var digits = Array(integerPart + fractionPart)
-        var point = integerPart.count + exponent
-        if point <= 0 {
-            digits.insert(contentsOf: repeatElement("0", count: 1 - point), at: 0)
-            point = 1
-        }
-        if point > digits.count {
-            digits.append(contentsOf: repeatElement("0", count: point - digits.count))
-        }
-        var whole = Substring(String(digits[..<point]))
-        while whole.count > 1, whole.first == "0" { whole = whole.dropFirst() }
-        var fraction = Substring(String(digits[point...]))
-        while fraction.last == "0" { fraction = fraction.dropLast() }
-        return (negative ? "-" : "") + whole + (fraction.isEmpty ? "" : "." + fraction)
     }
 
     /// `plain`, with `.0` after a whole number: a REAL value reads back as a real number (`7.0`, as
     /// SQLite and Python print it), so a column has one type in the database and in a CSV file.
     public static func real(_ value: Double) -> String? {
         guard let text = plain(value) else { return nil }
-        return text.contains(".") ? text : text + ".0"
+        return text.utf8.contains(UInt8(ascii: ".")) ? text : text + ".0"
     }
 
     /// `value` rounded half away from zero to `decimals` places, optionally with comma thousands separators.
