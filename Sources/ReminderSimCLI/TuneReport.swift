@@ -275,27 +275,26 @@ struct TuneReport {
 
     func escape(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
 
-    /// Every candidate with its last figures; `safe` puts a `'` before a label a spreadsheet would
-    /// run as a formula.
+    /// Every candidate with its last figures, as RFC 4180 CSV written as every other CSV file is
+    /// (`CSVTable`); `safe` puts a `'` before a text a spreadsheet would run as a formula.
     func candidatesCSV(safe: Bool = false) -> String {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
-        var lines = ["label,stage,users,dropped," + measures.map { "\($0.rawValue),\($0.rawValue)_low,\($0.rawValue)_high" }.joined(separator: ",")]
-        func field(_ s: String) -> String {
-            let text = safe && s.first.map({ "=+-@".contains($0) }) == true ? "'" + s : s
-            return text.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
-        func number(_ x: Double?) -> String { x.map { $0.isFinite ? String($0) : "" } ?? "" }
+        var table = CSVTable(header: ["label", "stage", "users", "dropped"]
+            + measures.flatMap { ["\($0.rawValue)", "\($0.rawValue)_low", "\($0.rawValue)_high"] })
+        func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
+        table.rows.reserveCapacity(result.candidates.count)
         for c in result.candidates {
             let f = c.figures
-            var row = [field(c.spec.label), String(c.stage + 1), f.map { String($0.users) } ?? "", field(c.dropped ?? "")]
+            var row: [CSVField] = [.text(c.spec.label), .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
+                                   c.dropped.map { .text($0) } ?? .null]
             for m in measures {
                 let e = f?.measures[m]
                 row += [number(e?.value), number(e?.low), number(e?.high)]
             }
-            lines.append(row.joined(separator: ","))
+            table.rows.append(row)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return table.encoded(neutralizeFormulas: safe)
     }
 
     /// `recommendation.json`: the recommended configuration with its estimates, constraints, re-check

@@ -1,4 +1,5 @@
 import Foundation
+import Rendering
 import ReminderSimTestSupport
 import XCTest
 
@@ -54,13 +55,46 @@ final class TuneCommandTests: ReminderSimTestCase {
         assertContains(report, "| rank | configuration | opens per user vs holdout | opt-out rate | notifications delivered per extra open | admissible |",
                        "report.md")
         let csv = try String(contentsOf: folder.appendingPathComponent("candidates.csv"), encoding: .utf8)
-        XCTAssertEqual(csv.split(separator: "\n").count, 66, "one row per candidate and a header")
+        XCTAssertEqual(try CSVTable.parse(csv).count, 66, "one row per candidate and a header")
 
         // A second tune goes to the next folder; the same seed gives the same recommendation.
         let again = try remindersim("tune", file.path, "--users", "1200", "--threads", "1", "--out", "out")
         assertExit(again, 0)
         let second = try Data(contentsOf: workDirectory.appendingPathComponent("out/tune-periods-tune-2/recommendation.json"))
         XCTAssertEqual(second, try Data(contentsOf: folder.appendingPathComponent("recommendation.json")))
+    }
+
+    /// `candidates.csv` is RFC 4180 as every other CSV file: CRLF records, quotes doubled, and a label
+    /// whose quotes carry a combining mark (one Character, two scalars) still quoted; `--csv-safe`
+    /// neutralises a label a spreadsheet would run, and leaves a signed number alone.
+    func testCandidatesCSVReadsBackWhateverTheLabels() throws {
+        let file = try scenario(space: ["periods": ["min": 1, "max": 4], "sequenceLength": ["min": 1, "max": 1]])
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        var configurations = try XCTUnwrap(json["configurations"] as? [[String: Any]])
+        let odd = "=SUM(1;2) \"\u{301}once\"\u{301}"
+        // Listed configurations outside the space keep their labels.
+        configurations[3]["label"] = odd
+        configurations[4]["label"] = "-2"
+        configurations[5]["label"] = "-3 days, then more"
+        json["configurations"] = configurations
+        let renamed = try writeFile("renamed.json", JSONSerialization.data(withJSONObject: json))
+        for (safe, folder) in [(false, "plain"), (true, "safe")] {
+            let result = try remindersim(arguments: ["tune", renamed.path, "--users", "400", "--threads", "2", "--out", folder, "--db", "\(folder).sqlite"]
+                + (safe ? ["--csv-safe"] : []))
+            assertExit(result, 0)
+            let text = try String(contentsOf: workDirectory.appendingPathComponent("\(folder)/tune-periods-tune-1/candidates.csv"),
+                                  encoding: .utf8)
+            XCTAssertTrue(text.hasSuffix("\r\n"))
+            XCTAssertFalse(text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every record ends in CRLF")
+            let records = try CSVTable.parse(text)
+            XCTAssertEqual(records.first?.prefix(4), ["label", "stage", "users", "dropped"])
+            XCTAssertEqual(Set(records.map(\.count)).count, 1, "every record as wide as the header")
+            let labels = records.dropFirst().map { $0[0] }
+            XCTAssertTrue(labels.contains(safe ? "'" + odd : odd), "\(labels)")
+            XCTAssertTrue(labels.contains(safe ? "'-3 days, then more" : "-3 days, then more"), "\(labels)")
+            XCTAssertTrue(labels.contains("-2"), "a signed number is not a formula: \(labels)")
+            XCTAssertTrue(labels.contains("1d"), "a plain label stays as it is")
+        }
     }
 
     func testRefusals() throws {
