@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import Simulation
+import Synchronization
 
 /// A finished tune, as it is written to the store.
 public struct TuneRecord: Sendable {
@@ -41,7 +43,7 @@ extension RunStore {
                 r.winner.map { .text(r.candidates[$0].spec.label) } ?? .null, .integer(Int64(r.simulated)),
                 .text(tune.toolVersion), .text(tune.createdAt), .real(tune.wallSeconds), .integer(Int64(tune.threads)),
             ])
-        let writer = TuneWriter(database: database, tuneID: database.lastInsertedRowID, result: r)
+        let writer = TuneWriter(database: database, tuneID: database.lastInsertedRowID, result: r, threads: tune.threads)
         try writer.writeStages()
         try writer.writeCandidates()
         return writer.tuneID
@@ -53,6 +55,8 @@ struct TuneWriter {
     let database: Database
     let tuneID: Int64
     let result: TuneResult
+    /// Threads to write the candidates' configurations as JSON on.
+    var threads = 1
 
     private func insert(_ table: String, _ columns: [String], _ rows: [[SQLValue]]) throws(StoreError) {
         try database.insert(table, key: ("tune_id", .integer(tuneID)), columns, rows)
@@ -80,11 +84,9 @@ struct TuneWriter {
         let objective = result.rule.objective
         var rows: [[SQLValue]] = []
         var constraints: [[SQLValue]] = []
+        let jsons = Self.canonicalJSON(result.candidates.map(\.spec), threads: threads)
         for (c, candidate) in result.candidates.enumerated() {
-            let json: String
-            do {
-                json = try candidate.spec.canonicalJSON()
-            } catch {
+            guard let json = jsons[c] else {
                 throw StoreError(.invalid, "candidate \(candidate.spec.label) cannot be written as JSON")
             }
             precondition(candidate.stage >= 0, "every candidate is simulated at the first stage")
@@ -117,6 +119,20 @@ struct TuneWriter {
         try insert(
             "tune_constraint_values",
             ["candidate_index", "measure", "value", "value_low", "value_high", "limit_min", "limit_max", "met"], constraints)
+    }
+
+    /// Each configuration's `canonicalJSON()` (nil where it cannot be written), in order, worked
+    /// out on up to `threads` threads: thousands of candidates take a noticeable part of a tune.
+    static func canonicalJSON(_ specs: [ConfigurationSpec], threads: Int) -> [String?] {
+        let parts = max(1, min(threads, specs.count / 256))
+        let size = (specs.count + parts - 1) / parts
+        let done = Mutex<[Int: [String?]]>([:])
+        DispatchQueue.concurrentPerform(iterations: parts) { p in
+            let range = (p * size)..<min((p + 1) * size, specs.count)
+            let part = specs[range].map { try? $0.canonicalJSON() }
+            done.withLock { $0[p] = part }
+        }
+        return done.withLock { byPart in (0..<parts).flatMap { byPart[$0] ?? [] } }
     }
 }
 

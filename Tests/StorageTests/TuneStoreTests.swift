@@ -153,4 +153,24 @@ final class TuneStoreTests: FolderTestCase {
         }
         XCTAssertEqual(try store.save(record(result)), 1)
     }
+
+    /// The candidates' JSON is written on several threads, in the candidates' order, the same text
+    /// whatever the threads and however the candidates split among them.
+    func testCandidatesJSONIsTheSameOnAnyThreads() throws {
+        let specs = try Self.tinyTune().candidates.map(\.spec)
+        let many = Array(repeating: specs, count: 30).joined().enumerated().map { i, spec in
+            var s = spec
+            s.label = "\(i) \(spec.label)"
+            return s
+        }
+        XCTAssertGreaterThan(many.count, 1_000)
+        let one = many.map { try? $0.canonicalJSON() }
+        XCTAssertEqual(one.count, many.count)
+        XCTAssertFalse(one.contains(nil))
+        for threads in [1, 2, 3, 7] {
+            XCTAssertEqual(TuneWriter.canonicalJSON(many, threads: threads), one, "\(threads) threads")
+        }
+        XCTAssertEqual(TuneWriter.canonicalJSON(Array(many.prefix(5)), threads: 4), Array(one.prefix(5)))
+        XCTAssertEqual(TuneWriter.canonicalJSON([], threads: 4), [])
+    }
 }
