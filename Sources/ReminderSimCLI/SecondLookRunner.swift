@@ -29,7 +29,7 @@ struct SecondLookRunner {
         var recheck: DecisionRecheck?
         if let (s, r, u) = DecisionRecheck.scenario(for: scenario, decision: decision) {
             progress?("re-check")
-            recheck = DecisionRecheck(try simulate(s), recommended: r, runnerUp: u, in: scenario)
+            recheck = DecisionRecheck(try simulate(s, keepsDetail: false), recommended: r, runnerUp: u, in: scenario)
         }
         if draws > 0 {
             var runs: [[ConfigurationResult]] = []
@@ -37,7 +37,7 @@ struct SecondLookRunner {
                 progress?("model draw \(k + 1) of \(draws)")
                 var s = scenario
                 s.response = scenario.response.draw(k, seed: scenario.seed)
-                runs.append(try simulate(s).all)
+                runs.append(try simulate(s, keepsDetail: false).all)
             }
             let uncertain = UncertainDecision(rule: scenario.effectiveDecision, baseline: results.baselineIndex, draws: runs)
             return DecisionSecondLook(recheck: recheck, uncertain: uncertain, sensitivity: [], prePeriod: prePeriod)
@@ -55,26 +55,30 @@ struct SecondLookRunner {
             let weights = s.response.messageWeights
             s.response = response
             s.response.messageWeights = weights
-            let r = try simulate(s)
+            let r = try simulate(s, keepsDetail: false)
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }
         return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: sensitivity, prePeriod: prePeriod)
     }
 
-    /// The results of `scenario` simulated whole, on its own users.
-    func simulate(_ scenario: Scenario) throws -> RunResults {
-        try Self.simulate(scenario, recorded: recorded, threads: threads, path: path)
+    /// The results of `scenario` simulated whole, on its own users; without `keepsDetail`, only what
+    /// the decision reads (see `RunOptions.keepsDetail`): the second looks read nothing else.
+    func simulate(_ scenario: Scenario, keepsDetail: Bool) throws -> RunResults {
+        try Self.simulate(scenario, recorded: recorded, threads: threads, path: path, keepsDetail: keepsDetail)
     }
 
     /// The results of `scenario` simulated whole, on its own users; errors name `path`.
-    static func simulate(_ scenario: Scenario, recorded: RecordedLogs, threads: Int, path: String?) throws -> RunResults {
+    static func simulate(_ scenario: Scenario, recorded: RecordedLogs, threads: Int, path: String?,
+                         keepsDetail: Bool = true) throws -> RunResults {
         let model: CompiledModel
         do {
             model = try CompiledModel(scenario, recorded: recorded)
         } catch let error as ScenarioError {
             throw ScenarioLoading.invalid(ScenarioError(source: ScenarioLoading.displayName(path), issues: error.issues))
         }
-        let tallies = model.run(options: RunOptions(threads: threads, users: 0..<scenario.users, pairs: .decision))
+        var options = RunOptions(threads: threads, users: 0..<scenario.users, pairs: .decision)
+        options.keepsDetail = keepsDetail
+        let tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
             throw ScenarioLoading.sessionLimitError(breach, in: model, path: path)
         }

@@ -131,6 +131,31 @@ final class DecisionPairsTests: XCTestCase {
         XCTAssertTrue(leanSlots.allSatisfy { $0.triggerSums == nil && $0.responseSums == nil })
     }
 
+    /// The second looks at a run's decision (the re-check on other users, the sensitivity runs, the
+    /// model draws) simulate without the detail: the decision read from such a run, its ranking,
+    /// constraints and comparisons, is the one the full run gives.
+    func testTheDecisionWithoutTheDetailIsTheSame() throws {
+        var s = Scenario.builtInDefault
+        s.users = 4_000
+        let model = try CompiledModel(s)
+        let full = RunResults(scenario: s, tallies: model.run(options: RunOptions(threads: 2, pairs: .decision)))
+        var options = RunOptions(threads: 3, chunkSize: 97, pairs: .decision)
+        options.keepsDetail = false
+        let lean = RunResults(scenario: s, tallies: model.run(options: options))
+        let (a, b) = (full.decision, lean.decision)
+        XCTAssertNotNil(a.recommended)
+        XCTAssertEqual(b.ranked, a.ranked)
+        XCTAssertEqual(b.admissible, a.admissible)
+        XCTAssertEqual(b.comparedMeasure, a.comparedMeasure)
+        XCTAssertEqual(b.constraints.map(\.measure), a.constraints.map(\.measure))
+        XCTAssertEqual(b.constraints.map(\.excluded), a.constraints.map(\.excluded))
+        XCTAssertEqual(b.constraints.map(\.binds), a.constraints.map(\.binds))
+        XCTAssertEqual(b.versusBaseline.map(\.difference), a.versusBaseline.map(\.difference))
+        XCTAssertEqual(b.versusRunnerUp.map(\.difference), a.versusRunnerUp.map(\.difference))
+        XCTAssertFalse(a.versusBaseline.isEmpty)
+        XCTAssertEqual(lean.all.map { $0.estimate(.opensLiftPerUser) }, full.all.map { $0.estimate(.opensLiftPerUser) })
+    }
+
     func testAFewConfigurationsKeepEveryPair() throws {
         let s = scenario(configurations: PairSet.everyPairUpTo)
         let run = try CompiledModel(s).run(options: RunOptions(threads: 2, pairs: .decision))
