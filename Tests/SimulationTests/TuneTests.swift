@@ -135,6 +135,36 @@ final class TuneTests: XCTestCase {
         XCTAssertTrue(kept.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader:\n\(kept.joined(separator: "\n"))")
     }
 
+    /// Keeping the users' holdout runs from batch to batch and stage to stage changes nothing in the
+    /// race, the final stage or the checks, figure for figure.
+    func testKeepingTheHoldoutRunsRacesTheSame() throws {
+        let s = try Self.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 9}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
+        // Every figure, in one order (a dictionary's own order differs from one instance to another).
+        func show(_ f: CandidateFigures?) -> String {
+            guard let f else { return "-" }
+            return f.measures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+                + " vs baseline \(String(describing: f.versusBaseline))"
+        }
+        func summary(keeping: Bool) throws -> [String] {
+            var tuner = try Tuner(scenario: s, threads: 3, finalists: 4)
+            tuner.keepsHoldouts = keeping
+            let r = try tuner.run()
+            let outcomes = r.candidates.map { "\($0.spec.label) \($0.stage) \($0.dropped ?? "-") \(show($0.figures))" }
+            let checks = ([r.final] + [r.recheck].compactMap { $0 } + r.sensitivity).map { check in
+                check.ranking.map { "\($0.candidate) \(show($0.figures)) \($0.admissible)" }.joined(separator: "; ")
+                    + " \(String(describing: check.versusRunnerUp?.difference))"
+            }
+            return outcomes + checks + r.stages.map { "\($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
+                + [String(describing: r.winner), "\(r.simulated)"]
+        }
+        let kept = try summary(keeping: true)
+        let again = try summary(keeping: false)
+        XCTAssertEqual(kept.count, again.count)
+        for (a, b) in zip(kept, again) { XCTAssertEqual(a, b) }
+        XCTAssertTrue(kept.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader")
+        XCTAssertGreaterThan(kept.filter { $0.contains("vs baseline") }.count, kept.count * 9 / 10, "the lines hold figures")
+    }
+
     /// However few the users, more candidates than finalists are raced first: the final run holds
     /// only the finalists.
     func testFewUsersStillRace() throws {

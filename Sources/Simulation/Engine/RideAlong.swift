@@ -80,6 +80,18 @@ struct HoldoutSessions {
         closed += 1
     }
 
+    /// Another run's sessions of the same user (`HoldoutCache`), in place of these.
+    mutating func load(opens o: UnsafePointer<Double>, cold c: UnsafePointer<Bool>, count n: Int,
+                       closes e: UnsafePointer<Double>, dormant d: UnsafePointer<Bool>, closed m: Int, droppedOut: Bool) {
+        (count, closed) = (0, 0)
+        while capacity < max(n, m) { grow() }
+        opens.update(from: o, count: n)
+        cold.update(from: c, count: n)
+        closes.update(from: e, count: m)
+        dormant.update(from: d, count: m)
+        (count, closed, self.droppedOut) = (n, m, droppedOut)
+    }
+
     /// The user dropped out at the last close.
     mutating func dropOut() {
         droppedOut = true

@@ -27,6 +27,9 @@ public struct RunOptions: Sendable {
     /// Where the run keeps every user's pair inputs, to add pairs chosen after it (see
     /// `PairInputStore`); filled only when the run keeps sums and replays no recorded users.
     public var pairInputs: PairInputStore?
+    /// Where the holdout's run of each user is kept for the next run of the same users, and taken
+    /// from when an earlier run kept it (see `HoldoutCache`); used only on the seed it was made for.
+    public var holdoutCache: HoldoutCache?
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
                 chunkSize: Int = 2_048, progress: (@Sendable (Int) -> Void)? = nil, pairs: PairChoice = .all,
@@ -160,8 +163,10 @@ extension CompiledModel {
     /// Simulates users `range` under every configuration and the holdout, adding into `counts`; stops at
     /// the first user who reaches the session limit, and returns who.
     func simulate(users range: Range<Int>, into counts: WorkerCounts, sums: inout UserSums, recorder: UserSumsRecorder?,
-                  replay: RecordedUserRecorder?, pairInputs: PairInputStore? = nil, scratch: inout TimelineScratch) -> SessionLimitBreach? {
+                  replay: RecordedUserRecorder?, pairInputs: PairInputStore? = nil, holdoutCache: HoldoutCache? = nil,
+                  scratch: inout TimelineScratch) -> SessionLimitBreach? {
         let pairInputs = recordedUsers == 0 ? pairInputs : nil
+        let holdoutCache = holdoutCache?.seed == seed ? holdoutCache : nil
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
@@ -200,14 +205,24 @@ extension CompiledModel {
                     counts.holdoutStart.pointee.sessions = 0
                     let riding = riders.count >= 2 && t.replayUser < 0 && !needsGeneralRules(t)
                     if riding {
-                        // The holdout first, its sessions recorded; the riders on them, then the others alone.
-                        let sessions = scratch.buffers.sessions
-                        sessions.pointee.reset()
-                        var log = SessionLog(sessions: sessions)
-                        arm(0) {
-                            simulateSharingDraws(
-                                user: user, traits: t, configuration: viewPointers[0], layout: counts.layouts[0],
-                                counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &log)
+                        // The holdout first, its sessions recorded (or taken from an earlier run that
+                        // kept them); the riders on them, then the others alone.
+                        if let kept = holdoutCache?.restore(user, into: scratch.buffers, days: counts.activeDays) {
+                            arm(0) {
+                                addHoldout(following: kept, activeDays: counts.activeDays, layout: counts.layouts[0],
+                                           counts: counts.base(0), detail: scratch.countsDetail)
+                            }
+                        } else {
+                            let sessions = scratch.buffers.sessions
+                            sessions.pointee.reset()
+                            var log = SessionLog(sessions: sessions)
+                            arm(0) {
+                                simulateSharingDraws(
+                                    user: user, traits: t, configuration: viewPointers[0], layout: counts.layouts[0],
+                                    counts: counts.base(0), activeDays: counts.activeDays, scratch: &scratch, observer: &log)
+                            }
+                            holdoutCache?.keep(user, sessions: sessions.pointee, organic: scratch.buffers.organic,
+                                               outcome: outcomes[0], days: counts.activeDays, words: activeDayWords)
                         }
                         holdoutDone = true
                         counts.holdoutDays.update(from: counts.activeDays, count: activeDayWords)
@@ -382,7 +397,7 @@ extension CompiledModel {
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
                 breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, replay: replay,
-                                  pairInputs: options.pairInputs, scratch: &scratch)
+                                  pairInputs: options.pairInputs, holdoutCache: options.holdoutCache, scratch: &scratch)
                 if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break

@@ -279,6 +279,9 @@ public struct Tuner: Sendable {
     /// Whether a racing batch keeps its users' pair inputs to pair a new leader (`PairInputStore`)
     /// rather than run its users again; the outcome is the same either way.
     public var keepsPairInputs = true
+    /// Whether the runs on the race's seed keep each user's holdout run for the next (`HoldoutCache`)
+    /// rather than run it again in every batch; the outcome is the same either way.
+    public var keepsHoldouts = true
 
     /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
     public init(scenario: Scenario, threads: Int, recorded: RecordedLogs = RecordedLogs(),
@@ -380,7 +383,7 @@ public struct Tuner: Sendable {
     /// for every pair.
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
                   references: [Int]? = nil, keepsDetail: Bool = true, pairInputs: PairInputStore? = nil,
-                  progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
+                  holdouts: HoldoutCache? = nil, progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
         base.label = "baseline"
@@ -412,6 +415,7 @@ public struct Tuner: Sendable {
                                  pairs: references.map { .references($0) } ?? .all)
         options.keepsDetail = keepsDetail
         options.pairInputs = pairInputs
+        options.holdoutCache = holdouts
         let tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
             throw TuneError(path: "", reason: model.explain(breach))
@@ -545,11 +549,15 @@ public struct Tuner: Sendable {
         let done = SimulatedCounter()
         let planned: Double
         let progress: (@Sendable (TuneProgress) -> Void)?
+        /// The users' holdout runs kept from batch to batch and stage to stage (see `keepsHoldouts`).
+        var holdouts: HoldoutCache?
     }
 
     /// Runs the race, the re-check and the sensitivity runs.
     public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
-        let meter = Meter(planned: plan.simulations, progress: progress)
+        var meter = Meter(planned: plan.simulations, progress: progress)
+        if keepsHoldouts { meter.holdouts = HoldoutCache(seed: scenario.seed, users: plan.stageUsers.last ?? 0) }
+        defer { meter.holdouts?.deallocate() }
         var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, drop: nil, figures: nil, firstStage: nil) },
                         alive: Array(candidates.indices))
         for k in plan.stageUsers.indices.dropLast() {
@@ -632,7 +640,8 @@ public struct Tuner: Sendable {
         // Each user's pair inputs, kept (where they fit in memory) to pair a new leader without running again.
         let store = keepsPairInputs ? PairInputStore(users: 0..<n, configurations: members.count + 2) : nil
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed, response: scenario.response,
-                               references: references, keepsDetail: false, pairInputs: store, progress: report)
+                               references: references, keepsDetail: false, pairInputs: store, holdouts: meter.holdouts,
+                               progress: report)
         var here: [Int: Int] = [:]
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)
@@ -665,7 +674,8 @@ public struct Tuner: Sendable {
                 paired = Batch(results: RunResults(scenario: run.results.scenario, tallies: tallies))
             } else {
                 paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
-                                      response: scenario.response, references: [1, li], keepsDetail: false) { _ in }
+                                      response: scenario.response, references: [1, li], keepsDetail: false,
+                                      holdouts: meter.holdouts) { _ in }
             }
         }
         for c in batch where stage.remaining.contains(c) && c != l {
@@ -787,7 +797,9 @@ public struct Tuner: Sendable {
                meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
-        let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false) { u in
+        // The re-check's other seed leaves the kept holdout runs alone (`HoldoutCache` is for its own seed).
+        let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false,
+                               holdouts: meter.holdouts) { u in
             let total = meter.done.add(Double(u * (count + 2)))
             meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
                                          simulated: total, planned: meter.planned, phase: name))
