@@ -50,6 +50,13 @@ final class HoldoutCacheTests: XCTestCase {
                        try run(other, cache: nil, threads: 1, chunk: 500, detail: false, pairs: .references([1])))
         XCTAssertEqual(try run(other, cache: cache, threads: 2, chunk: 64), try run(other, cache: nil, threads: 2, chunk: 64))
 
+        // A stronger response: more configurations part from the holdout, and draw past the kept
+        // draws.
+        var stronger = s
+        stronger.response.baseResponse = 0.9
+        stronger.response.fatigue = 1
+        XCTAssertEqual(try run(stronger, cache: cache, threads: 2, chunk: 97), try run(stronger, cache: nil, threads: 2, chunk: 97))
+
         // More users than it was made for: those beyond run as ever.
         var more = s
         more.users = 3_500
