@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import Simulation
-import Synchronization
 
 /// A finished tune, as it is written to the store.
 public struct TuneRecord: Sendable {
@@ -84,7 +82,7 @@ struct TuneWriter {
         let objective = result.rule.objective
         var rows: [[SQLValue]] = []
         var constraints: [[SQLValue]] = []
-        let jsons = Self.canonicalJSON(result.candidates.map(\.spec), threads: threads)
+        let jsons = ConfigurationSpec.canonicalJSON(of: result.candidates.map(\.spec), threads: threads)
         for (c, candidate) in result.candidates.enumerated() {
             guard let json = jsons[c] else {
                 throw StoreError(.invalid, "candidate \(candidate.spec.label) cannot be written as JSON")
@@ -119,20 +117,6 @@ struct TuneWriter {
         try insert(
             "tune_constraint_values",
             ["candidate_index", "measure", "value", "value_low", "value_high", "limit_min", "limit_max", "met"], constraints)
-    }
-
-    /// Each configuration's `canonicalJSON()` (nil where it cannot be written), in order, worked
-    /// out on up to `threads` threads: thousands of candidates take a noticeable part of a tune.
-    static func canonicalJSON(_ specs: [ConfigurationSpec], threads: Int) -> [String?] {
-        let parts = max(1, min(threads, specs.count / 256))
-        let size = (specs.count + parts - 1) / parts
-        let done = Mutex<[Int: [String?]]>([:])
-        DispatchQueue.concurrentPerform(iterations: parts) { p in
-            let range = (p * size)..<min((p + 1) * size, specs.count)
-            let part = specs[range].map { try? $0.canonicalJSON() }
-            done.withLock { $0[p] = part }
-        }
-        return done.withLock { byPart in (0..<parts).flatMap { byPart[$0] ?? [] } }
     }
 }
 

@@ -168,9 +168,9 @@ final class TuneStoreTests: FolderTestCase {
         XCTAssertEqual(one.count, many.count)
         XCTAssertFalse(one.contains(nil))
         for threads in [1, 2, 3, 7] {
-            XCTAssertEqual(TuneWriter.canonicalJSON(many, threads: threads), one, "\(threads) threads")
+            XCTAssertEqual(ConfigurationSpec.canonicalJSON(of: many, threads: threads), one, "\(threads) threads")
         }
-        XCTAssertEqual(TuneWriter.canonicalJSON(Array(many.prefix(5)), threads: 4), Array(one.prefix(5)))
-        XCTAssertEqual(TuneWriter.canonicalJSON([], threads: 4), [])
+        XCTAssertEqual(ConfigurationSpec.canonicalJSON(of: Array(many.prefix(5)), threads: 4), Array(one.prefix(5)))
+        XCTAssertEqual(ConfigurationSpec.canonicalJSON(of: [], threads: 4), [])
     }
 }
