@@ -27,7 +27,7 @@ final class HoldoutCacheTests: XCTestCase {
 
     func testKeptHoldoutRunsCountTheSame() throws {
         let s = Self.scenario(users: 3_000)
-        let cache = HoldoutCache(seed: s.seed, users: s.users)
+        let cache = HoldoutCache(for: s, users: s.users)
         defer { cache.deallocate() }
         let plain = try run(s, cache: nil, threads: 2, chunk: 97)
         let keeping = try run(s, cache: cache, threads: 2, chunk: 97)
@@ -62,6 +62,16 @@ final class HoldoutCacheTests: XCTestCase {
         more.users = 3_500
         XCTAssertEqual(try run(more, cache: cache, threads: 2, chunk: 100), try run(more, cache: nil, threads: 2, chunk: 100))
 
+        // Another population, horizon or start date leaves the cache alone, as another seed does.
+        var changed = s
+        changed.population.segments[0].dropoutPerSession = 0.5
+        changed.horizonDays = 60
+        for other in [changed, { var x = s; x.horizonDays = 60; return x }(), { var x = s; x.startDate = "2026-03-02"; return x }()] {
+            XCTAssertFalse(cache.fits(other))
+            XCTAssertEqual(try run(other, cache: cache, threads: 2, chunk: 97), try run(other, cache: nil, threads: 2, chunk: 97))
+        }
+        XCTAssertTrue(cache.fits(s.keeping([1])))
+
         // Another seed leaves the cache alone.
         var reseeded = s
         reseeded.seed = s.seed &+ 1
@@ -75,7 +85,7 @@ final class HoldoutCacheTests: XCTestCase {
     /// not change.
     func testTheBudgetLimitsWhatIsKept() throws {
         let s = Self.scenario(users: 2_000)
-        let cache = HoldoutCache(seed: s.seed, users: s.users, budget: 40_000)
+        let cache = HoldoutCache(for: s, users: s.users, budget: 40_000)
         defer { cache.deallocate() }
         let plain = try run(s, cache: nil, threads: 2, chunk: 50)
         XCTAssertEqual(try run(s, cache: cache, threads: 2, chunk: 50), plain)
@@ -83,7 +93,7 @@ final class HoldoutCacheTests: XCTestCase {
         XCTAssertLessThan(cache.keptUsers, s.users / 4)
         XCTAssertLessThanOrEqual(cache.bytesUsed, 40_000)
         XCTAssertEqual(try run(s, cache: cache, threads: 3, chunk: 33), plain)
-        let none = HoldoutCache(seed: s.seed, users: s.users, budget: 0)
+        let none = HoldoutCache(for: s, users: s.users, budget: 0)
         defer { none.deallocate() }
         XCTAssertEqual(try run(s, cache: none, threads: 2, chunk: 50), plain)
         XCTAssertEqual(none.keptUsers, 0)

@@ -13,12 +13,16 @@ import Synchronization
 /// The counts are the same, one for one, whether a user was kept or not, so which users are kept
 /// (up to a memory budget, first come first kept) changes no result.
 ///
-/// Only for runs of one scenario's population and horizon on the seed it was made for; runs on
-/// another seed leave it alone. Free it with `deallocate()` once the last run is over.
+/// Only for runs of the scenario it was made for, as far as the holdout reads it (the seed, the
+/// population, the horizon and start date); other runs leave it alone. Free it with
+/// `deallocate()` once the last run is over.
 public final class HoldoutCache: @unchecked Sendable {
     /// The seed the users were simulated on, and how many users (0..<users) it can keep.
     public let seed: UInt64
     public let users: Int
+    private let population: Population
+    private let horizonDays: Int
+    private let startDate: String
     /// The most bytes the kept users may take.
     public let budget: Int
     private let used = Atomic<Int>(0)
@@ -51,9 +55,13 @@ public final class HoldoutCache: @unchecked Sendable {
         }
     }
 
-    /// A cache for users 0..<users simulated on `seed`, keeping them up to `budget` bytes.
-    public init(seed: UInt64, users: Int, budget: Int = 64 << 20) {
-        self.seed = seed
+    /// A cache for users 0..<users of `scenario` (its seed, population, horizon and start date),
+    /// keeping them up to `budget` bytes.
+    public init(for scenario: Scenario, users: Int, budget: Int = 64 << 20) {
+        seed = scenario.seed
+        population = scenario.population
+        horizonDays = scenario.horizonDays
+        startDate = scenario.startDate
         self.users = max(0, users)
         self.budget = max(0, budget)
         entries = .allocate(capacity: max(self.users, 1))
@@ -67,6 +75,12 @@ public final class HoldoutCache: @unchecked Sendable {
             e.deallocate()
         }
         entries.deallocate()
+    }
+
+    /// Whether runs of `scenario` have the holdout runs this cache keeps.
+    func fits(_ scenario: Scenario) -> Bool {
+        scenario.seed == seed && scenario.horizonDays == horizonDays && scenario.startDate == startDate
+            && scenario.population == population
     }
 
     /// The users kept so far, and the bytes they take.

@@ -28,7 +28,8 @@ public struct RunOptions: Sendable {
     /// `PairInputStore`); filled only when the run keeps sums and replays no recorded users.
     public var pairInputs: PairInputStore?
     /// Where the holdout's run of each user is kept for the next run of the same users, and taken
-    /// from when an earlier run kept it (see `HoldoutCache`); used only on the seed it was made for.
+    /// from when an earlier run kept it (see `HoldoutCache`); used only by runs of the scenario it
+    /// was made for (as far as the holdout reads it).
     public var holdoutCache: HoldoutCache?
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, users: Range<Int>? = nil,
@@ -166,7 +167,6 @@ extension CompiledModel {
                   replay: RecordedUserRecorder?, pairInputs: PairInputStore? = nil, holdoutCache: HoldoutCache? = nil,
                   scratch: inout TimelineScratch) -> SessionLimitBreach? {
         let pairInputs = recordedUsers == 0 ? pairInputs : nil
-        let holdoutCache = holdoutCache?.seed == seed ? holdoutCache : nil
         var observer = NoTimelineObserver()
         var outcomes = Array(repeating: UserOutcome(), count: configurations.count)
         // Pointers into the configurations' frozen buffers: `self` keeps them alive for the call.
@@ -376,6 +376,7 @@ extension CompiledModel {
         let lastChunk = Atomic<Int>(Int.max)
         let results = Mutex<[RunTallies]>([])
         let threads = min(options.threads, max(chunks, 1))
+        let holdoutCache = options.holdoutCache.flatMap { $0.fits(scenario) ? $0 : nil }
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             let counts = WorkerCounts(layouts: configurations.indices.map { layout($0) }, activeDayWords: activeDayWords)
             defer { counts.deallocate() }
@@ -397,7 +398,7 @@ extension CompiledModel {
                 let lower = range.lowerBound + chunk * options.chunkSize
                 let upper = min(lower + options.chunkSize, range.upperBound)
                 breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, replay: replay,
-                                  pairInputs: options.pairInputs, holdoutCache: options.holdoutCache, scratch: &scratch)
+                                  pairInputs: options.pairInputs, holdoutCache: holdoutCache, scratch: &scratch)
                 if breach != nil {
                     _ = lastChunk.min(chunk, ordering: .relaxed)
                     break

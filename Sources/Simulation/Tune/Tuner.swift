@@ -556,7 +556,7 @@ public struct Tuner: Sendable {
     /// Runs the race, the re-check and the sensitivity runs.
     public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
         var meter = Meter(planned: plan.simulations, progress: progress)
-        if keepsHoldouts { meter.holdouts = HoldoutCache(seed: scenario.seed, users: plan.stageUsers.last ?? 0) }
+        if keepsHoldouts { meter.holdouts = HoldoutCache(for: scenario, users: plan.stageUsers.last ?? 0) }
         defer { meter.holdouts?.deallocate() }
         var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, drop: nil, figures: nil, firstStage: nil) },
                         alive: Array(candidates.indices))
@@ -797,7 +797,7 @@ public struct Tuner: Sendable {
                meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
-        // The re-check's other seed leaves the kept holdout runs alone (`HoldoutCache` is for its own seed).
+        // The re-check's other seed leaves the kept holdout runs alone (`HoldoutCache.fits`).
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false,
                                holdouts: meter.holdouts) { u in
             let total = meter.done.add(Double(u * (count + 2)))
