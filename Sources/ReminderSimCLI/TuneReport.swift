@@ -281,7 +281,7 @@ struct TuneReport {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
         var table = CSVTable(header: ["label", "stage", "users", "dropped"]
-            + measures.flatMap { ["\($0.rawValue)", "\($0.rawValue)_low", "\($0.rawValue)_high"] })
+            + measures.flatMap { [$0.rawValue, "\($0.rawValue)_low", "\($0.rawValue)_high"] })
         func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
         table.rows.reserveCapacity(result.candidates.count)
         for c in result.candidates {
