@@ -82,10 +82,12 @@ struct TuneReport {
                    + "\"\(r.baseline.label)\"; \(ruleText).")
         out.append("  " + spaceLine)
         out.append(contentsOf: stageLines(timings: timings).map { "  " + $0 })
+        // Users a racing stage took from the stage before were simulated once, not twice.
+        let reused = r.reused > 0 ? ", \(TuneCommand.count(Int(r.reused))) more taken from the stage before" : ""
         out.append(timings
-            ? String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@.",
-                     TuneCommand.count(Int(r.simulated)), wallSeconds, threads, threads == 1 ? "" : "s")
-            : "  \(TuneCommand.count(Int(r.simulated))) configuration-users simulated.")
+            ? String(format: "  %@ configuration-users simulated%@ in %.1f s on %d thread%@.",
+                     TuneCommand.count(Int(r.simulated)), reused, wallSeconds, threads, threads == 1 ? "" : "s")
+            : "  \(TuneCommand.count(Int(r.simulated))) configuration-users simulated\(reused).")
         out.append("")
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
             out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")

@@ -165,6 +165,50 @@ final class TuneTests: XCTestCase {
         XCTAssertGreaterThan(kept.filter { $0.contains("vs baseline") }.count, kept.count * 9 / 10, "the lines hold figures")
     }
 
+    /// A stage that takes the users of the stage before from what that stage counted (`StageShares`)
+    /// races as one that simulates them again: every figure, drop, leader and finalist the same.
+    func testTakingTheStageBeforesUsersRacesTheSame() throws {
+        // Enough candidates for two racing stages, and leaders that change within them.
+        let s = try Self.scenario(users: 6_400, space: #"{"periods": {"min": 1, "max": 12}, "sequenceLength": {"min": 1, "max": 3}, "circular": [false, true]}"#)
+        func show(_ f: CandidateFigures?) -> String {
+            guard let f else { return "-" }
+            return f.measures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
+                + " vs baseline \(String(describing: f.versusBaseline))"
+        }
+        var stages: [StageSummary] = []
+        func race(keeping: Bool) throws -> (lines: [String], simulated: Double, reused: Double) {
+            var tuner = try Tuner(scenario: s, threads: 3, finalists: 4)
+            tuner.keepsStageShares = keeping
+            let r = try tuner.run()
+            let outcomes = r.candidates.map { "\($0.spec.label) \($0.stage) \($0.dropped ?? "-") \(show($0.figures)) \(show($0.firstStage))" }
+            let checks = ([r.final] + [r.recheck].compactMap { $0 } + r.sensitivity).map { check in
+                check.ranking.map { "\($0.candidate) \(show($0.figures)) \($0.admissible)" }.joined(separator: "; ")
+                    + " \(String(describing: check.versusRunnerUp?.difference))"
+            }
+            let lines = outcomes + checks + r.stages.map { "\($0.users) \($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
+                + [String(describing: r.winner)]
+            if keeping { stages = Array(r.stages.dropLast()) }
+            return (lines, r.simulated, r.reused)
+        }
+        let kept = try race(keeping: true)
+        let again = try race(keeping: false)
+        XCTAssertEqual(kept.lines.count, again.lines.count)
+        for (a, b) in zip(kept.lines, again.lines) { XCTAssertEqual(a, b) }
+        XCTAssertTrue(kept.lines.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader")
+        // A racing stage took the users of the one before, simulated once instead of twice.
+        XCTAssertEqual(again.reused, 0)
+        // Every batch of every racing stage after the first took all the users of the stage before:
+        // its configurations × those users, against its configurations × the stage's other users.
+        XCTAssertGreaterThanOrEqual(stages.count, 2)
+        XCTAssertEqual(stages[0].reused, 0)
+        for (stage, before) in zip(stages.dropFirst(), stages) {
+            XCTAssertGreaterThan(stage.reused, 0)
+            XCTAssertEqual(stage.reused * (stage.users - before.users), stage.simulated * before.users,
+                           "a batch of the stage at \(stage.users) users ran users the stage before had counted")
+        }
+        XCTAssertEqual(kept.simulated + kept.reused, again.simulated)
+    }
+
     /// However few the users, more candidates than finalists are raced first: the final run holds
     /// only the finalists.
     func testFewUsersStillRace() throws {

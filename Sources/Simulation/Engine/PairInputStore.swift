@@ -59,8 +59,48 @@ public final class PairInputStore: @unchecked Sendable {
         }
     }
 
-    private func inputs(_ p: Packed) -> PairTermInputs {
+    static func inputs(_ p: Packed) -> PairTermInputs {
         PairTermInputs(opens: Int64(p.opens), delivered: Int64(p.delivered), optedOut: p.flags & 16 != 0, days: p.flags & 15)
+    }
+
+    /// Configuration i's inputs for the store's users, in user order; nil when one of them was not
+    /// recorded or a value did not fit.
+    func column(_ i: Int) -> [Packed]? {
+        guard (0..<configurations).contains(i), !overflowed.load(ordering: .relaxed) else { return nil }
+        var out: [Packed] = []
+        out.reserveCapacity(users.count)
+        for u in 0..<users.count {
+            let p = storage[u * configurations + i]
+            guard p.flags & 128 != 0 else { return nil }
+            out.append(p)
+        }
+        return out
+    }
+
+    /// Sets configuration i's inputs for the store's first `column.count` users, as if recorded:
+    /// a run of the other users then completes the store.
+    func fill(_ i: Int, from column: [Packed]) {
+        guard (0..<configurations).contains(i), column.count <= users.count else {
+            overflowed.store(true, ordering: .relaxed)
+            return
+        }
+        for (u, p) in column.enumerated() { storage[u * configurations + i] = p }
+    }
+
+    /// Adds to `sums` every pair its layout holds over users whose inputs per configuration are
+    /// `columns` (configuration by configuration, each in user order, all of one length).
+    static func addPairs(columns: [[Packed]], into sums: inout UserSums) {
+        let layout = sums.layout
+        guard let n = columns.first?.count, columns.count == layout.configurations, columns.allSatisfy({ $0.count == n }) else {
+            preconditionFailure("PairInputStore.addPairs: one column per configuration, of one length")
+        }
+        sums.counts.withUnsafeMutableBufferPointer { counts in
+            let base = counts.baseAddress!
+            for (q, pair) in layout.pairList.enumerated() {
+                let (a, b, into) = (columns[pair.a], columns[pair.b], base + layout.pair(at: q))
+                for u in 0..<n { PairTermInputs.add(inputs(a[u]), inputs(b[u]), into: into) }
+            }
+        }
     }
 
     /// `sums` (of this store's run) holding also every configuration's pair with `reference`: the
@@ -82,7 +122,7 @@ public final class PairInputStore: @unchecked Sendable {
                 for (q, pair) in extraLayout.pairList.enumerated() {
                     let a = row[pair.a], b = row[pair.b]
                     guard a.flags & 128 != 0, b.flags & 128 != 0 else { return false }
-                    PairTermInputs.add(inputs(a), inputs(b), into: base + extraLayout.pair(at: q))
+                    PairTermInputs.add(Self.inputs(a), Self.inputs(b), into: base + extraLayout.pair(at: q))
                 }
             }
             return true

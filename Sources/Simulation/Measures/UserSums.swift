@@ -228,6 +228,15 @@ public struct UserSumsLayout: CountsLayout {
         curve(c, day: 1, gained: true) + 2 * retentionCurveDays + 2 * d + (gained ? 0 : 1)
     }
     func arm(_ c: Int, _ a: ArmCounter) -> Int { armOffset + c * Self.armWidth + a.rawValue }
+    /// Where configuration c's own terms lie, everything but the pairs: its block (ratios, slots,
+    /// curve, daily), its groups' rows and its arm's counters. They depend on its runs alone (and
+    /// the holdout's, the same in every run of the same users).
+    func ownRanges(_ c: Int) -> [Range<Int>] {
+        let end = c + 1 < configurations ? configOffsets[c + 1] : segmentOffset
+        let groups = (segments + platforms) * Self.segmentWidth
+        return [configOffsets[c]..<end, (segmentOffset + c * groups)..<(segmentOffset + (c + 1) * groups),
+                (armOffset + c * Self.armWidth)..<(armOffset + (c + 1) * Self.armWidth)]
+    }
     func segment(_ c: Int, _ s: Int) -> Int { segmentOffset + (c * (segments + platforms) + s) * Self.segmentWidth }
     func segmentRatio(_ c: Int, _ s: Int, response: Bool) -> Int {
         segment(c, s) + SegmentCounter.allCases.count + (response ? Self.ratioWidth : 0)

@@ -170,6 +170,10 @@ public struct StageSummary: Sendable {
     /// Left out before the stage because more remained than it takes.
     public var overCapacity = 0
     public var seconds = 0.0
+    /// Configurations × users the stage's runs simulated, and those they took from the stage before
+    /// (`Tuner.keepsStageShares`).
+    public var simulated = 0
+    public var reused = 0
     public var survivors: Int { evaluated - infeasible - worse }
 }
 
@@ -237,6 +241,9 @@ public struct TuneResult: Sendable {
     public let sensitivity: [TuneCheck]
     /// Configurations × users simulated.
     public let simulated: Double
+    /// Configurations × users a racing stage took from the stage before rather than simulate again
+    /// (`Tuner.keepsStageShares`).
+    public internal(set) var reused = 0.0
     /// The finalists (candidates, in the final ranking's order) and the decision under the response
     /// model's draws, on the final users; nil when no draws were asked for. In the decision's
     /// positions, 1 is the baseline and j + 2 the finalist `members[j]`.
@@ -282,6 +289,10 @@ public struct Tuner: Sendable {
     /// Whether the runs on the race's seed keep each user's holdout run for the next (`HoldoutCache`)
     /// rather than run it again in every batch; the outcome is the same either way.
     public var keepsHoldouts = true
+    /// Whether each racing stage keeps what it counted of the candidates that go on (`StageShares`),
+    /// so that the next stage simulates only its users beyond the stage's; the outcome is the same
+    /// either way.
+    public var keepsStageShares = true
 
     /// Checks the scenario's tune block and lays out the race for `scenario.users` final users.
     public init(scenario: Scenario, threads: Int, recorded: RecordedLogs = RecordedLogs(),
@@ -376,14 +387,21 @@ public struct Tuner: Sendable {
         let results: RunResults
         func index(_ k: Int) -> Int { k + 2 }
         let baselineIndex = 1
+        /// The users taken from the stage before (`StageShares`) rather than simulated: 0..<reused.
+        var reused = 0
     }
 
     /// A run of `specs` beside the baseline. `references`: the run's configurations (as `Batch.index`
     /// numbers them, the baseline 1) every configuration is compared with, besides the holdout; nil
     /// for every pair.
+    ///
+    /// With `shares` holding every configuration of the run under `keys` (the holdout's, the
+    /// baseline's, then the specs'), users 0..<shares.users are taken from there and only the others
+    /// simulated; the counts are the same (see `StageShares`).
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
                   references: [Int]? = nil, keepsDetail: Bool = true, pairInputs: PairInputStore? = nil,
-                  holdouts: HoldoutCache? = nil, progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
+                  holdouts: HoldoutCache? = nil, shares: StageShares? = nil, keys: [Int] = [],
+                  progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
         base.label = "baseline"
@@ -416,11 +434,31 @@ public struct Tuner: Sendable {
         options.keepsDetail = keepsDetail
         options.pairInputs = pairInputs
         options.holdoutCache = holdouts
-        let tallies = model.run(options: options)
+        // The users kept by the stage before, as a run of them would count them, in this run's layouts.
+        var prefix: RunTallies?
+        if let shares, shares.users <= users, keys.count == model.configurations.count, case let .references(r) = options.pairs {
+            let kept = Set([0] + r.filter { model.configurations.indices.contains($0) }).sorted()
+            prefix = shares.tallies(keys, layouts: model.configurations.indices.map { model.layout($0) },
+                                    sums: model.userSumsLayout(pairs: .against(kept), keepsDetail: keepsDetail))
+        }
+        if let prefix {
+            shares?.fill(pairInputs, keys: keys)
+            options.users = prefix.users.upperBound..<users
+        }
+        var tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
             throw TuneError(path: "", reason: model.explain(breach))
         }
-        return Batch(results: RunResults(scenario: s, tallies: tallies))
+        if var whole = prefix {
+            guard whole.sums?.layout == tallies.sums?.layout else {
+                return try simulate(specs, users: users, seed: seed, response: response, references: references, keepsDetail: keepsDetail,
+                                    pairInputs: pairInputs, holdouts: holdouts, progress: progress)
+            }
+            whole.merge(tallies)
+            whole.users = 0..<users
+            tallies = whole
+        }
+        return Batch(results: RunResults(scenario: s, tallies: tallies), reused: prefix?.users.count ?? 0)
     }
 
     func figures(_ batch: Batch, _ i: Int) -> CandidateFigures {
@@ -527,6 +565,11 @@ public struct Tuner: Sendable {
         /// The best candidate that clearly meets every constraint, once one does.
         var leader: Int?
         var stages: [StageSummary] = []
+        /// What the stage before counted of the candidates still racing, and the holdout and the
+        /// baseline, on its users (`StageShares`), for this stage to take; and what this stage keeps
+        /// for the next.
+        var shares: StageShares?
+        var nextShares: StageShares?
     }
 
     /// One racing stage while it runs.
@@ -547,6 +590,8 @@ public struct Tuner: Sendable {
     /// Counts configurations × users simulated, from worker threads, and reports progress.
     struct Meter: Sendable {
         let done = SimulatedCounter()
+        /// Configurations × users taken from the stage before rather than simulated.
+        let reused = SimulatedCounter()
         let planned: Double
         let progress: (@Sendable (TuneProgress) -> Void)?
         /// The users' holdout runs kept from batch to batch and stage to stage (see `keepsHoldouts`).
@@ -578,6 +623,7 @@ public struct Tuner: Sendable {
                                 parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
                                 sensitivity: sensitivity, simulated: meter.done.value)
         result.modelDraws = draws
+        result.reused = meter.reused.value
         return result
     }
 
@@ -607,6 +653,11 @@ public struct Tuner: Sendable {
             race.alive = ranked(race.alive.map { ($0, race.outcomes[$0].figures!) }).map(\.0)
         }
         summary.entered = race.alive.count
+        let always: Set<Int> = [StageShares.holdout, StageShares.baseline]
+        race.shares?.keepOnly(always.union(race.alive))
+        // The next stage takes what this one counts, unless it is the final stage.
+        let racing = plan.stageUsers.count - 1
+        race.nextShares = keepsStageShares && keepsPairInputs && k + 1 < racing ? StageShares(users: plan.stageUsers[k]) : nil
         var stage = StageState(summary: summary, remaining: Set(race.alive))
         var queue = race.alive.filter { $0 != race.leader }
         while !queue.isEmpty {
@@ -619,6 +670,9 @@ public struct Tuner: Sendable {
         stage.summary.seconds = Self.seconds(since: started)
         race.stages.append(stage.summary)
         race.alive = race.alive.filter { stage.remaining.contains($0) }
+        race.shares = race.nextShares
+        race.nextShares = nil
+        race.shares?.keepOnly(always.union(race.alive))
     }
 
     /// One run of a racing stage: `batch` with the leader, the holdout and the baseline. Drops the
@@ -630,7 +684,7 @@ public struct Tuner: Sendable {
         let stages = plan.stageUsers.count
         let (width, soFar, entered, left) = (members.count + 2, stage.evaluated.count, stage.summary.entered, stage.remaining.count)
         let report: @Sendable (Int) -> Void = { users in
-            let total = meter.done.add(Double(users * width))
+            let total = meter.done.add(Double(users * width)) + meter.reused.value
             meter.progress?(TuneProgress(stage: k + 1, stages: stages, users: n, evaluated: soFar, entered: entered,
                                          left: left, simulated: total, planned: meter.planned, phase: "race"))
         }
@@ -639,9 +693,33 @@ public struct Tuner: Sendable {
         let references = [1] + (race.leader == nil ? [] : [2])
         // Each user's pair inputs, kept (where they fit in memory) to pair a new leader without running again.
         let store = keepsPairInputs ? PairInputStore(users: 0..<n, configurations: members.count + 2) : nil
+        // The configurations as `StageShares` knows them.
+        let keys = [StageShares.holdout, StageShares.baseline] + members
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed, response: scenario.response,
                                references: references, keepsDetail: false, pairInputs: store, holdouts: meter.holdouts,
-                               progress: report)
+                               shares: race.shares, keys: keys, progress: report)
+        _ = meter.reused.add(Double(run.reused * width))
+        stage.summary.simulated += (n - run.reused) * width
+        stage.summary.reused += run.reused * width
+        defer {
+            // What the next stage takes of those still racing once the batch has dropped its own; the
+            // batch's shares of the stage before are used up, but for the leader's, which serves
+            // every batch after (a leader that gives way never comes back: it is in no later batch).
+            if let next = race.nextShares {
+                for (i, key) in keys.enumerated() where i < 2 || stage.remaining.contains(key) {
+                    next.keep(key, configuration: i, of: run.results.tallies, store: store)
+                }
+                // Only those the next stage can take are worth their memory: the shortlist of the kept.
+                let kept = next.keys.filter { $0 >= 0 }
+                let capacity = plan.capacity[k + 1]
+                if kept.count > capacity {
+                    let chosen = shortlist(kept.sorted(), capacity, race.outcomes,
+                                           keeping: Set(listed.map(\.candidate)).union(race.leader.map { [$0] } ?? []))
+                    next.keepOnly(Set(chosen).union([StageShares.holdout, StageShares.baseline]))
+                }
+            }
+            for c in members where c != race.leader { race.shares?.remove(c) }
+        }
         var here: [Int: Int] = [:]
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)

@@ -1,0 +1,121 @@
+/// What a racing stage's runs counted of each configuration over the stage's users, kept for the
+/// next stage, whose users begin with the same ones.
+///
+/// A configuration's run of a user depends on the user, the seed and the configuration, not on the
+/// configurations run beside it. So the next stage, on users 0..<n′ of the same seed, need simulate
+/// only users n..<n′ and add what this stage counted over 0..<n: each configuration's tally and its
+/// own terms of the sums over users (`UserSumsLayout.ownRanges`), and, for the pairs, each user's
+/// pair inputs (`PairInputStore`), from which the pairs with whatever the next stage pairs it with
+/// (its leader may be another) are summed again. Every one of them is an integer sum over users, so
+/// the next stage's counts are those of a run of all its users, count for count.
+///
+/// Memory grows with the users × the configurations kept, up to `maximumBytes`: a configuration
+/// beyond it is not kept, and the next stage runs its batch on all its users. Used by one thread.
+final class StageShares {
+    struct Share {
+        /// The tally's nonzero counts (index, count), and its length.
+        let tally: [(Int32, Int64)]
+        let tallyCount: Int
+        /// The nonzero own terms of the sums, by position in `UserSumsLayout.ownRanges` laid end to
+        /// end, and the ranges' lengths.
+        let sums: [(Int32, Int64)]
+        let sumsLengths: [Int]
+        /// The pair inputs of users 0..<users, in user order.
+        let inputs: [PairInputStore.Packed]
+        /// Whether the run counted the detail (`RunOptions.keepsDetail`): only a run that counts it
+        /// the same way can take the share.
+        let detail: Bool
+
+        var bytes: Int {
+            (tally.count + sums.count) * MemoryLayout<(Int32, Int64)>.stride
+                + inputs.count * MemoryLayout<PairInputStore.Packed>.stride + 128
+        }
+    }
+
+    /// The users kept: 0..<users.
+    let users: Int
+    private var shares: [Int: Share] = [:]
+    private(set) var bytes = 0
+    /// The most memory the shares may take: 64 MiB, some 5.6 million configuration-users.
+    static let maximumBytes = 64 << 20
+    /// The keys of the holdout and the baseline; the candidates' are their indices.
+    static let holdout = -1, baseline = -2
+
+    init(users: Int) { self.users = users }
+
+    func contains(_ key: Int) -> Bool { shares[key] != nil }
+
+    var keys: Set<Int> { Set(shares.keys) }
+
+    /// Keeps, under `key`, configuration i of a run over users 0..<users: its counts in `run`, its
+    /// pair inputs in `store`. Keeps nothing when the key is kept already, when the run or the store
+    /// is of other users or misses an input, when the run replays recorded users (whose clustered
+    /// totals are not kept), or beyond `maximumBytes`.
+    func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?) {
+        guard shares[key] == nil, let store, store.users == 0..<users, run.users == 0..<users, let sums = run.sums,
+              run.recordedUserSums == nil, run.sessionLimitBreach == nil, run.tallies.indices.contains(i),
+              store.configurations == run.tallies.count, let inputs = store.column(i) else { return }
+        var tally: [(Int32, Int64)] = []
+        for (k, v) in run.tallies[i].counts.enumerated() where v != 0 { tally.append((Int32(k), v)) }
+        let ranges = sums.layout.ownRanges(i)
+        var own: [(Int32, Int64)] = []
+        var at = 0
+        for r in ranges {
+            for k in r where sums.counts[k] != 0 { own.append((Int32(at + k - r.lowerBound), sums.counts[k])) }
+            at += r.count
+        }
+        let share = Share(tally: tally, tallyCount: run.tallies[i].counts.count, sums: own, sumsLengths: ranges.map(\.count),
+                          inputs: inputs, detail: sums.layout.keepsDetail)
+        guard bytes + share.bytes <= Self.maximumBytes else { return }
+        shares[key] = share
+        bytes += share.bytes
+    }
+
+    func remove(_ key: Int) {
+        if let s = shares.removeValue(forKey: key) { bytes -= s.bytes }
+    }
+
+    /// Forgets every share but those of `keys`.
+    func keepOnly(_ keys: Set<Int>) {
+        for key in Array(shares.keys) where !keys.contains(key) { remove(key) }
+    }
+
+    /// The counts of a run over users 0..<users of the configurations kept under `keys` (the run's
+    /// configurations in order, the holdout first), in its tallies' `layouts` and sums `layout`; nil
+    /// when one is not kept, or was kept in another layout or counting the detail otherwise.
+    func tallies(_ keys: [Int], layouts: [TallyLayout], sums layout: UserSumsLayout) -> RunTallies? {
+        guard keys.count == layouts.count, layout.configurations == keys.count else { return nil }
+        var tallies: [Tally] = []
+        var sums = UserSums(layout: layout)
+        var columns: [[PairInputStore.Packed]] = []
+        for (i, key) in keys.enumerated() {
+            let ranges = layout.ownRanges(i)
+            guard let s = shares[key], s.detail == layout.keepsDetail, s.tallyCount == layouts[i].count,
+                  s.sumsLengths == ranges.map(\.count), s.inputs.count == users else { return nil }
+            var tally = Tally(layout: layouts[i])
+            for (k, v) in s.tally { tally.counts[Int(k)] = v }
+            tallies.append(tally)
+            // The positions rise through the ranges laid end to end.
+            var r = 0, start = 0
+            for (p, v) in s.sums {
+                while Int(p) >= start + ranges[r].count {
+                    start += ranges[r].count
+                    r += 1
+                }
+                sums.counts[ranges[r].lowerBound + Int(p) - start] = v
+            }
+            columns.append(s.inputs)
+        }
+        if users > 0 { PairInputStore.addPairs(columns: columns, into: &sums) }
+        return RunTallies(tallies: tallies, users: 0..<users, sums: sums)
+    }
+
+    /// Puts the pair inputs kept under `keys` (the store's configurations in order) into `store`'s
+    /// first users, as a run of them would have recorded them.
+    func fill(_ store: PairInputStore?, keys: [Int]) {
+        guard let store else { return }
+        for (i, key) in keys.enumerated() {
+            if let s = shares[key] { store.fill(i, from: s.inputs) }
+        }
+    }
+}
