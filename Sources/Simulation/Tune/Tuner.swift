@@ -436,10 +436,15 @@ public struct Tuner: Sendable {
         options.holdoutCache = holdouts
         // The users kept by the stage before, as a run of them would count them, in this run's layouts.
         var prefix: RunTallies?
-        if let shares, shares.users <= users, keys.count == model.configurations.count, case let .references(r) = options.pairs {
-            let kept = Set([0] + r.filter { model.configurations.indices.contains($0) }).sorted()
-            prefix = shares.tallies(keys, layouts: model.configurations.indices.map { model.layout($0) },
-                                    sums: model.userSumsLayout(pairs: .against(kept), keepsDetail: keepsDetail))
+        if let shares, shares.users <= users, keys.count == model.configurations.count {
+            var pairs: PairSet?
+            switch options.pairs {
+            case let .references(r): pairs = .against(Set([0] + r.filter { model.configurations.indices.contains($0) }).sorted())
+            case .all: pairs = .all
+            case .decision: pairs = nil
+            }
+            prefix = pairs.flatMap { shares.tallies(keys, layouts: model.configurations.indices.map { model.layout($0) },
+                                                    sums: model.userSumsLayout(pairs: $0, keepsDetail: keepsDetail)) }
         }
         if let prefix {
             shares?.fill(pairInputs, keys: keys)
@@ -655,9 +660,8 @@ public struct Tuner: Sendable {
         summary.entered = race.alive.count
         let always: Set<Int> = [StageShares.holdout, StageShares.baseline]
         race.shares?.keepOnly(always.union(race.alive))
-        // The next stage takes what this one counts, unless it is the final stage.
-        let racing = plan.stageUsers.count - 1
-        race.nextShares = keepsStageShares && keepsPairInputs && k + 1 < racing ? StageShares(users: plan.stageUsers[k]) : nil
+        // The next stage takes what this one counts (the final stage too).
+        race.nextShares = keepsStageShares && keepsPairInputs ? StageShares(users: plan.stageUsers[k]) : nil
         var stage = StageState(summary: summary, remaining: Set(race.alive))
         var queue = race.alive.filter { $0 != race.leader }
         while !queue.isEmpty {
@@ -808,8 +812,12 @@ public struct Tuner: Sendable {
         var summary = StageSummary(users: plan.stageUsers[last])
         if last > 0 { _ = leaveOutBeyondCapacity(last, &race, &summary) }
         summary.entered = race.alive.count
+        // The finalists' runs on the last racing stage's users, taken from there; nothing after takes them.
+        let (done, reused) = (meter.done.value, meter.reused.value)
         let final = try check("final", race.alive, users: plan.stageUsers[last], seed: scenario.seed,
-                              response: scenario.response, meter: meter)
+                              response: scenario.response, meter: meter, shares: race.shares)
+        race.shares = nil
+        (summary.simulated, summary.reused) = (Int(meter.done.value - done), Int(meter.reused.value - reused))
         for (c, f, _) in final.ranking {
             race.outcomes[c].figures = f
             race.outcomes[c].stage = last
@@ -871,17 +879,22 @@ public struct Tuner: Sendable {
 
     /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
     /// baseline and with every other member; nil: the first admissible, or the first.
+    ///
+    /// `shares`: what the last racing stage counted of the members, on the race's seed and response
+    /// (see `StageShares`), for the final stage only.
     func check(_ name: String, _ members: [Int], users: Int, seed: UInt64, response: ResponseModel,
-               meter: Meter, subject: Int? = nil) throws(TuneError) -> TuneCheck {
+               meter: Meter, subject: Int? = nil, shares: StageShares? = nil) throws(TuneError) -> TuneCheck {
         let stages = plan.stageUsers.count
         let count = members.count
         // The re-check's other seed leaves the kept holdout runs alone (`HoldoutCache.fits`).
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false,
-                               holdouts: meter.holdouts) { u in
-            let total = meter.done.add(Double(u * (count + 2)))
+                               holdouts: meter.holdouts, shares: shares,
+                               keys: [StageShares.holdout, StageShares.baseline] + members) { u in
+            let total = meter.done.add(Double(u * (count + 2))) + meter.reused.value
             meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
                                          simulated: total, planned: meter.planned, phase: name))
         }
+        _ = meter.reused.add(Double(run.reused * (count + 2)))
         let items = members.enumerated().map { j, c in (c, figures(run, run.index(j))) }
         let order = ranked(items)
         let ranking = order.map { (candidate: $0.0, figures: $0.1, admissible: admissible($0.1)) }
