@@ -83,10 +83,10 @@ struct TuneReport {
         out.append("  " + spaceLine)
         out.append(contentsOf: stageLines(timings: timings).map { "  " + $0 })
         // Users a racing stage took from the stage before were simulated once, not twice.
-        let reused = r.reused > 0 ? ", \(TuneCommand.count(Int(r.reused))) more taken from the stage before" : ""
+        let reused = r.reused > 0 ? " (\(TuneCommand.count(Int(r.reused))) more taken from the stage before)" : ""
         out.append(timings
-            ? String(format: "  %@ configuration-users simulated%@ in %.1f s on %d thread%@.",
-                     TuneCommand.count(Int(r.simulated)), reused, wallSeconds, threads, threads == 1 ? "" : "s")
+            ? String(format: "  %@ configuration-users simulated in %.1f s on %d thread%@%@.",
+                     TuneCommand.count(Int(r.simulated)), wallSeconds, threads, threads == 1 ? "" : "s", reused)
             : "  \(TuneCommand.count(Int(r.simulated))) configuration-users simulated\(reused).")
         out.append("")
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {

@@ -67,14 +67,20 @@ public final class PairInputStore: @unchecked Sendable {
     /// recorded or a value did not fit.
     func column(_ i: Int) -> [Packed]? {
         guard (0..<configurations).contains(i), !overflowed.load(ordering: .relaxed) else { return nil }
-        var out: [Packed] = []
-        out.reserveCapacity(users.count)
-        for u in 0..<users.count {
-            let p = storage[u * configurations + i]
-            guard p.flags & 128 != 0 else { return nil }
-            out.append(p)
+        let (n, stride) = (users.count, configurations)
+        // Bit 7 (recorded) survives the and of every user's flags only if every user was recorded.
+        var recorded: UInt8 = 128
+        let out = [Packed](unsafeUninitializedCapacity: n) { buffer, count in
+            var p = storage + i
+            for u in 0..<n {
+                let v = p.pointee
+                recorded &= v.flags
+                (buffer.baseAddress! + u).initialize(to: v)
+                p += stride
+            }
+            count = n
         }
-        return out
+        return recorded & 128 != 0 ? out : nil
     }
 
     /// Sets configuration i's inputs for the store's first `column.count` users, as if recorded:
