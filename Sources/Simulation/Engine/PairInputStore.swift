@@ -12,10 +12,10 @@ import Synchronization
 /// Memory grows with users × configurations, so a store is made only up to `maximumBytes`. Workers
 /// write disjoint users; read it once the run is over.
 public final class PairInputStore: @unchecked Sendable {
-    /// One user's inputs under one configuration, packed.
+    /// One user's inputs under one configuration, packed in 8 bytes.
     struct Packed {
         var opens: Int32
-        var delivered: Int32
+        var delivered: UInt16
         /// `PairTermInputs.days`, with bit 4 for opted out and bit 7 for recorded.
         var flags: UInt8
     }
@@ -26,7 +26,7 @@ public final class PairInputStore: @unchecked Sendable {
     /// Set when a value does not fit the packing: the store cannot be used then.
     private let overflowed = Atomic<Bool>(false)
 
-    /// The most memory a store may take: 64 MiB, about 5.6 million configuration-users.
+    /// The most memory a store may take: 64 MiB, about 8.4 million configuration-users.
     public static let maximumBytes = 64 << 20
 
     /// A store for `users` under `configurations` configurations (the holdout's included), or nil
@@ -51,7 +51,7 @@ public final class PairInputStore: @unchecked Sendable {
         let row = storage + (user - users.lowerBound) * configurations
         for i in 0..<configurations {
             let p = recorder.finishedPairInputs(i)
-            guard let opens = Int32(exactly: p.opens), let delivered = Int32(exactly: p.delivered) else {
+            guard let opens = Int32(exactly: p.opens), let delivered = UInt16(exactly: p.delivered) else {
                 overflowed.store(true, ordering: .relaxed)
                 return
             }

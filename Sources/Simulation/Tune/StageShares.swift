@@ -9,8 +9,9 @@
 /// (its leader may be another) are summed again. Every one of them is an integer sum over users, so
 /// the next stage's counts are those of a run of all its users, count for count.
 ///
-/// Memory grows with the users × the configurations kept, up to `maximumBytes`: a configuration
-/// beyond it is not kept, and the next stage runs its batch on all its users. Used by one thread.
+/// Memory grows with the users × the configurations kept, up to `maximumBytes` for this stage's and
+/// the stage before's together: a configuration beyond it is not kept, and the next stage runs its
+/// batch on all its users. Used by one thread.
 final class StageShares {
     struct Share {
         /// The tally's nonzero counts (index, count), and its length.
@@ -36,7 +37,7 @@ final class StageShares {
     let users: Int
     private var shares: [Int: Share] = [:]
     private(set) var bytes = 0
-    /// The most memory the shares may take: 64 MiB, some 5.6 million configuration-users.
+    /// The most memory the shares may take: 64 MiB, some 8 million configuration-users.
     static let maximumBytes = 64 << 20
     /// The keys of the holdout and the baseline; the candidates' are their indices.
     static let holdout = -1, baseline = -2
@@ -51,7 +52,9 @@ final class StageShares {
     /// pair inputs in `store`. Keeps nothing when the key is kept already, when the run or the store
     /// is of other users or misses an input, when the run replays recorded users (whose clustered
     /// totals are not kept), or beyond `maximumBytes`.
-    func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?) {
+    /// `beside`: the bytes other shares hold meanwhile (the stage before's, still being taken), which
+    /// count against the same `maximumBytes`.
+    func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?, beside: Int = 0) {
         guard shares[key] == nil, let store, store.users == 0..<users, run.users == 0..<users, let sums = run.sums,
               run.recordedUserSums == nil, run.sessionLimitBreach == nil, run.tallies.indices.contains(i),
               store.configurations == run.tallies.count, let inputs = store.column(i) else { return }
@@ -66,7 +69,7 @@ final class StageShares {
         }
         let share = Share(tally: tally, tallyCount: run.tallies[i].counts.count, sums: own, sumsLengths: ranges.map(\.count),
                           inputs: inputs, detail: sums.layout.keepsDetail)
-        guard bytes + share.bytes <= Self.maximumBytes else { return }
+        guard bytes + beside + share.bytes <= Self.maximumBytes else { return }
         shares[key] = share
         bytes += share.bytes
     }

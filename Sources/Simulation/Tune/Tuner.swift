@@ -711,7 +711,7 @@ public struct Tuner: Sendable {
             // every batch after (a leader that gives way never comes back: it is in no later batch).
             if let next = race.nextShares {
                 for (i, key) in keys.enumerated() where i < 2 || stage.remaining.contains(key) {
-                    next.keep(key, configuration: i, of: run.results.tallies, store: store)
+                    next.keep(key, configuration: i, of: run.results.tallies, store: store, beside: race.shares?.bytes ?? 0)
                 }
                 // Only those the next stage can take are worth their memory: the shortlist of the kept.
                 let kept = next.keys.filter { $0 >= 0 }
