@@ -1,5 +1,5 @@
 import Foundation
-import Simulation
+@testable import Simulation
 import XCTest
 
 /// `Tuner`: the race finds what a brute-force run of every candidate finds, whatever the threads,
@@ -190,8 +190,15 @@ final class TuneTests: XCTestCase {
             if keeping { stages = r.stages }
             return (lines, r.simulated, r.reused)
         }
+        // With room for only some of them, the best are kept and the runs that find all theirs take them.
+        StageShares.maximumBytes = 40 * 400 * 8
+        let some = try race(keeping: true)
+        StageShares.maximumBytes = 32 << 20
         let kept = try race(keeping: true)
         let again = try race(keeping: false)
+        XCTAssertEqual(some.lines, again.lines)
+        XCTAssertGreaterThan(some.reused, 0)
+        XCTAssertLessThan(some.reused, kept.reused)
         XCTAssertEqual(kept.lines.count, again.lines.count)
         for (a, b) in zip(kept.lines, again.lines) { XCTAssertEqual(a, b) }
         XCTAssertTrue(kept.lines.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader")

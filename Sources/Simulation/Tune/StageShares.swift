@@ -9,9 +9,9 @@
 /// (its leader may be another) are summed again. Every one of them is an integer sum over users, so
 /// the next stage's counts are those of a run of all its users, count for count.
 ///
-/// Memory grows with the users × the configurations kept, up to `maximumBytes` for this stage's and
-/// the stage before's together: a configuration beyond it is not kept, and the next stage runs its
-/// batch on all its users. Used by one thread.
+/// Memory grows with the users × the configurations kept: the caller keeps no more than
+/// `fitting` says fit in `maximumBytes`, the best of them (a run of the next stage takes its users
+/// from here only when it finds every one of its configurations kept). Used by one thread.
 final class StageShares {
     struct Share {
         /// The tally's nonzero counts (index, count), and its length.
@@ -37,8 +37,9 @@ final class StageShares {
     let users: Int
     private var shares: [Int: Share] = [:]
     private(set) var bytes = 0
-    /// The most memory the shares may take: 64 MiB, some 8 million configuration-users.
-    static let maximumBytes = 64 << 20
+    /// The most memory the shares of one stage may take: 32 MiB, some 4 million configuration-users
+    /// (while a stage runs, it holds the stage before's and its own). Set lower by tests.
+    nonisolated(unsafe) static var maximumBytes = 32 << 20
     /// The keys of the holdout and the baseline; the candidates' are their indices.
     static let holdout = -1, baseline = -2
 
@@ -48,13 +49,19 @@ final class StageShares {
 
     var keys: Set<Int> { Set(shares.keys) }
 
+    /// How many candidates' shares fit in `maximumBytes` beside the holdout's and the baseline's,
+    /// each about as large as those kept (or a user's pair inputs per user when none is).
+    var fitting: Int {
+        let candidates = shares.keys.filter { $0 >= 0 }.count
+        let each = candidates > 0 ? max(1, bytes / max(1, shares.count)) : users * MemoryLayout<PairInputStore.Packed>.stride + 128
+        return max(0, Self.maximumBytes / each - 2)
+    }
+
     /// Keeps, under `key`, configuration i of a run over users 0..<users: its counts in `run`, its
     /// pair inputs in `store`. Keeps nothing when the key is kept already, when the run or the store
-    /// is of other users or misses an input, when the run replays recorded users (whose clustered
-    /// totals are not kept), or beyond `maximumBytes`.
-    /// `beside`: the bytes other shares hold meanwhile (the stage before's, still being taken), which
-    /// count against the same `maximumBytes`.
-    func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?, beside: Int = 0) {
+    /// is of other users or misses an input, or when the run replays recorded users (whose clustered
+    /// totals are not kept).
+    func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?) {
         guard shares[key] == nil, let store, store.users == 0..<users, run.users == 0..<users, let sums = run.sums,
               run.recordedUserSums == nil, run.sessionLimitBreach == nil, run.tallies.indices.contains(i),
               store.configurations == run.tallies.count, let inputs = store.column(i) else { return }
@@ -69,7 +76,6 @@ final class StageShares {
         }
         let share = Share(tally: tally, tallyCount: run.tallies[i].counts.count, sums: own, sumsLengths: ranges.map(\.count),
                           inputs: inputs, detail: sums.layout.keepsDetail)
-        guard bytes + beside + share.bytes <= Self.maximumBytes else { return }
         shares[key] = share
         bytes += share.bytes
     }

@@ -711,14 +711,19 @@ public struct Tuner: Sendable {
             // every batch after (a leader that gives way never comes back: it is in no later batch).
             if let next = race.nextShares {
                 for (i, key) in keys.enumerated() where i < 2 || stage.remaining.contains(key) {
-                    next.keep(key, configuration: i, of: run.results.tallies, store: store, beside: race.shares?.bytes ?? 0)
+                    next.keep(key, configuration: i, of: run.results.tallies, store: store)
                 }
-                // Only those the next stage can take are worth their memory: the shortlist of the kept.
+                // Only those the next stage can take are worth their memory, and no more than fit:
+                // the shortlist of the kept, or, when fewer fit, the best of them on the estimates (the
+                // next stage runs its candidates in that order). The leader serves every run.
                 let kept = next.keys.filter { $0 >= 0 }
-                let capacity = plan.capacity[k + 1]
-                if kept.count > capacity {
-                    let chosen = shortlist(kept.sorted(), capacity, race.outcomes,
-                                           keeping: Set(listed.map(\.candidate)).union(race.leader.map { [$0] } ?? []))
+                let (capacity, fitting) = (plan.capacity[k + 1], next.fitting)
+                if kept.count > min(capacity, fitting) {
+                    let chosen = capacity <= fitting
+                        ? shortlist(kept.sorted(), capacity, race.outcomes,
+                                    keeping: Set(listed.map(\.candidate)).union(race.leader.map { [$0] } ?? []))
+                        : ranked(kept.sorted().map { ($0, race.outcomes[$0].figures!) }).prefix(max(0, fitting - 1)).map(\.0)
+                            + (race.leader.map { [$0] } ?? [])
                     next.keepOnly(Set(chosen).union([StageShares.holdout, StageShares.baseline]))
                 }
             }
