@@ -135,27 +135,32 @@ final class TuneTests: XCTestCase {
         XCTAssertTrue(kept.contains { $0.contains("clearly worse") }, "no candidate was compared with a leader:\n\(kept.joined(separator: "\n"))")
     }
 
-    /// Keeping the users' holdout runs from batch to batch and stage to stage changes nothing in the
-    /// race, the final stage or the checks, figure for figure.
-    func testKeepingTheHoldoutRunsRacesTheSame() throws {
-        let s = try Self.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 9}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
-        // Every figure, in one order (a dictionary's own order differs from one instance to another).
+    /// Every figure of a tune, in one order (a dictionary's own order differs from one instance to
+    /// another): each candidate's outcome and figures, each check's ranking, the stages, the winner.
+    static func lines(of r: TuneResult) -> [String] {
         func show(_ f: CandidateFigures?) -> String {
             guard let f else { return "-" }
             return f.measures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
                 + " vs baseline \(String(describing: f.versusBaseline))"
         }
+        let outcomes = r.candidates.map { "\($0.spec.label) \($0.stage) \($0.dropped ?? "-") \(show($0.figures)) \(show($0.firstStage))" }
+        let checks = ([r.final] + [r.recheck].compactMap { $0 } + r.sensitivity).map { check in
+            check.ranking.map { "\($0.candidate) \(show($0.figures)) \($0.admissible)" }.joined(separator: "; ")
+                + " \(String(describing: check.versusRunnerUp?.difference))"
+        }
+        return outcomes + checks + r.stages.map { "\($0.users) \($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
+            + [String(describing: r.winner)]
+    }
+
+    /// Keeping the users' holdout runs from batch to batch and stage to stage changes nothing in the
+    /// race, the final stage or the checks, figure for figure.
+    func testKeepingTheHoldoutRunsRacesTheSame() throws {
+        let s = try Self.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 9}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
         func summary(keeping: Bool) throws -> [String] {
             var tuner = try Tuner(scenario: s, threads: 3, finalists: 4)
             tuner.keepsHoldouts = keeping
             let r = try tuner.run()
-            let outcomes = r.candidates.map { "\($0.spec.label) \($0.stage) \($0.dropped ?? "-") \(show($0.figures))" }
-            let checks = ([r.final] + [r.recheck].compactMap { $0 } + r.sensitivity).map { check in
-                check.ranking.map { "\($0.candidate) \(show($0.figures)) \($0.admissible)" }.joined(separator: "; ")
-                    + " \(String(describing: check.versusRunnerUp?.difference))"
-            }
-            return outcomes + checks + r.stages.map { "\($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
-                + [String(describing: r.winner), "\(r.simulated)"]
+            return Self.lines(of: r) + ["\(r.simulated)"]
         }
         let kept = try summary(keeping: true)
         let again = try summary(keeping: false)
@@ -170,30 +175,20 @@ final class TuneTests: XCTestCase {
     func testTakingTheStageBeforesUsersRacesTheSame() throws {
         // Enough candidates for two racing stages, and leaders that change within them.
         let s = try Self.scenario(users: 6_400, space: #"{"periods": {"min": 1, "max": 12}, "sequenceLength": {"min": 1, "max": 3}, "circular": [false, true]}"#)
-        func show(_ f: CandidateFigures?) -> String {
-            guard let f else { return "-" }
-            return f.measures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
-                + " vs baseline \(String(describing: f.versusBaseline))"
-        }
         var stages: [StageSummary] = []
         func race(keeping: Bool) throws -> (lines: [String], simulated: Double, reused: Double) {
             var tuner = try Tuner(scenario: s, threads: 3, finalists: 4)
             tuner.keepsStageShares = keeping
             let r = try tuner.run()
-            let outcomes = r.candidates.map { "\($0.spec.label) \($0.stage) \($0.dropped ?? "-") \(show($0.figures)) \(show($0.firstStage))" }
-            let checks = ([r.final] + [r.recheck].compactMap { $0 } + r.sensitivity).map { check in
-                check.ranking.map { "\($0.candidate) \(show($0.figures)) \($0.admissible)" }.joined(separator: "; ")
-                    + " \(String(describing: check.versusRunnerUp?.difference))"
-            }
-            let lines = outcomes + checks + r.stages.map { "\($0.users) \($0.evaluated) \($0.infeasible) \($0.worse) \($0.overCapacity)" }
-                + [String(describing: r.winner)]
             if keeping { stages = r.stages }
-            return (lines, r.simulated, r.reused)
+            return (Self.lines(of: r), r.simulated, r.reused)
         }
         // With room for only some of them, the best are kept and the runs that find all theirs take them.
+        let room = StageShares.maximumBytes
         StageShares.maximumBytes = 40 * 400 * 8
+        defer { StageShares.maximumBytes = room }
         let some = try race(keeping: true)
-        StageShares.maximumBytes = 32 << 20
+        StageShares.maximumBytes = room
         let kept = try race(keeping: true)
         let again = try race(keeping: false)
         XCTAssertEqual(some.lines, again.lines)
