@@ -36,6 +36,12 @@ final class PairInputStoreTests: XCTestCase {
                 XCTAssertEqual(second.tallies, first.tallies)
                 let added = try XCTUnwrap(store.adding(reference: reference, to: sums))
                 XCTAssertEqual(added, second.sums, "reference \(reference), detail \(detail)")
+                // The users split over threads: the same sums.
+                PairInputStore.termsPerThread = 1
+                defer { PairInputStore.termsPerThread = 100_000 }
+                for threads in [2, 3, 7] {
+                    XCTAssertEqual(store.adding(reference: reference, to: sums, threads: threads), added, "\(threads) threads")
+                }
                 // Every counter of the new pairs moved in some pair, so a wrong term cannot hide behind zeros.
                 for c in PairCounter.allCases {
                     let moved = (1...12).filter { $0 != reference }.contains {
@@ -92,6 +98,29 @@ final class PairInputStoreTests: XCTestCase {
 
         let other = try XCTUnwrap(PairInputStore(users: 0..<s.users, configurations: 5))
         XCTAssertNil(other.adding(reference: 2, to: sums))
+    }
+
+    /// Sums split over threads are those of one pass, whatever the split, and a part that fails fails
+    /// the whole.
+    func testSumsSplitOverThreadsAreThoseOfOnePass() {
+        PairInputStore.termsPerThread = 1
+        defer { PairInputStore.termsPerThread = 100_000 }
+        let n = 1_001, width = 3
+        // Known totals: Σu, Σu², and the users counted.
+        let expected: [Int64] = [Int64(n * (n - 1) / 2), Int64((n - 1) * n * (2 * n - 1) / 6), Int64(n)]
+        for threads in [1, 2, 3, 8, 2_000] {
+            let total = PairInputStore.summed(users: n, width: width, threads: threads) { range, out in
+                for u in range {
+                    out[0] &+= Int64(u)
+                    out[1] &+= Int64(u * u)
+                    out[2] &+= 1
+                }
+                return true
+            }
+            XCTAssertEqual(total, expected, "\(threads) threads")
+            XCTAssertNil(PairInputStore.summed(users: n, width: width, threads: threads) { range, _ in !range.contains(500) })
+        }
+        XCTAssertEqual(PairInputStore.summed(users: 0, width: 2, threads: 4) { _, _ in true }, [0, 0])
     }
 
     func testAStoreIsMadeOnlyWithinItsMemory() {

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Every user's pair inputs (`PairTermInputs`) under every configuration of one run, kept so that
@@ -94,46 +95,83 @@ public final class PairInputStore: @unchecked Sendable {
     }
 
     /// Adds to `sums` every pair its layout holds over users whose inputs per configuration are
-    /// `columns` (configuration by configuration, each in user order, all of one length).
-    static func addPairs(columns: [[Packed]], into sums: inout UserSums) {
+    /// `columns` (configuration by configuration, each in user order, all of one length), the users
+    /// split over up to `threads` threads.
+    static func addPairs(columns: [[Packed]], into sums: inout UserSums, threads: Int = 1) {
         let layout = sums.layout
         guard let n = columns.first?.count, columns.count == layout.configurations, columns.allSatisfy({ $0.count == n }) else {
             preconditionFailure("PairInputStore.addPairs: one column per configuration, of one length")
         }
-        sums.counts.withUnsafeMutableBufferPointer { counts in
-            let base = counts.baseAddress!
-            for (q, pair) in layout.pairList.enumerated() {
-                let (a, b, into) = (columns[pair.a], columns[pair.b], base + layout.pair(at: q))
-                for u in 0..<n { PairTermInputs.add(inputs(a[u]), inputs(b[u]), into: into) }
+        let pairs = layout.pairList
+        let width = pairs.count * UserSumsLayout.pairWidth
+        let total = summed(users: n, width: width, threads: threads) { range, out in
+            for (q, pair) in pairs.enumerated() {
+                let (a, b, into) = (columns[pair.a], columns[pair.b], out + q * UserSumsLayout.pairWidth)
+                for u in range { PairTermInputs.add(inputs(a[u]), inputs(b[u]), into: into) }
             }
+            return true
         }
+        guard let total, width > 0 else { return }
+        let start = layout.pair(at: 0)
+        sums.counts.withUnsafeMutableBufferPointer { counts in
+            for k in 0..<width { counts[start + k] &+= total[k] }
+        }
+    }
+
+    /// The terms (users × counters) a part of `summed` must have for a thread of its own: a thread
+    /// is worth starting for some hundred thousand. Set lower by tests.
+    nonisolated(unsafe) static var termsPerThread = 100_000
+
+    /// Sums over users 0..<n split into parts, run on up to `threads` threads when there is enough
+    /// work for them, each part adding into its own zeroed `width` counters: their total, the same
+    /// whatever the split (the terms are integers). Nil when a part's `body` returns false.
+    static func summed(users n: Int, width: Int, threads: Int,
+                       _ body: @escaping @Sendable (Range<Int>, UnsafeMutablePointer<Int64>) -> Bool) -> [Int64]? {
+        let (work, overflow) = n.multipliedReportingOverflow(by: max(width, 1))
+        let parts = max(1, min(threads, n, overflow ? threads : work / max(1, termsPerThread)))
+        let results = Mutex<[[Int64]?]>([])
+        DispatchQueue.concurrentPerform(iterations: parts) { p in
+            let range = (n / parts) * p + min(p, n % parts)..<(n / parts) * (p + 1) + min(p + 1, n % parts)
+            var part = [Int64](repeating: 0, count: max(width, 1))
+            let complete = part.withUnsafeMutableBufferPointer { body(range, $0.baseAddress!) }
+            results.withLock { $0.append(complete ? part : nil) }
+        }
+        var total = [Int64](repeating: 0, count: width)
+        for part in results.withLock({ $0 }) {
+            guard let part else { return nil }
+            for k in 0..<width { total[k] &+= part[k] }
+        }
+        return total
     }
 
     /// `sums` (of this store's run) holding also every configuration's pair with `reference`: the
     /// same sums a run keeping those pairs would give. Nil when the store misses a user, when a value
     /// did not fit, or when the sums are not of this store's configurations.
-    public func adding(reference: Int, to sums: UserSums) -> UserSums? {
+    public func adding(reference: Int, to sums: UserSums, threads: Int = 1) -> UserSums? {
         let layout = sums.layout
         guard layout.configurations == configurations, (0..<configurations).contains(reference),
               !overflowed.load(ordering: .relaxed) else { return nil }
         guard case let .against(references) = layout.pairs else { return sums }  // every pair already
         if references.contains(reference) { return sums }
         let extraLayout = layout.holding(.against([reference]))
-        var extra = UserSums(layout: extraLayout)
-        let complete: Bool = extra.counts.withUnsafeMutableBufferPointer { counts in
-            let base = counts.baseAddress!
-            for u in 0..<users.count {
+        let pairs = extraLayout.pairList
+        let total = Self.summed(users: users.count, width: pairs.count * UserSumsLayout.pairWidth, threads: threads) {
+            [self] range, out in
+            for u in range {
                 let row = storage + u * configurations
                 guard row[reference].flags & 128 != 0 else { return false }
-                for (q, pair) in extraLayout.pairList.enumerated() {
+                for (q, pair) in pairs.enumerated() {
                     let a = row[pair.a], b = row[pair.b]
                     guard a.flags & 128 != 0, b.flags & 128 != 0 else { return false }
-                    PairTermInputs.add(Self.inputs(a), Self.inputs(b), into: base + extraLayout.pair(at: q))
+                    PairTermInputs.add(Self.inputs(a), Self.inputs(b), into: out + q * UserSumsLayout.pairWidth)
                 }
             }
             return true
         }
-        guard complete else { return nil }
+        guard let total else { return nil }
+        var extra = UserSums(layout: extraLayout)
+        let start = extraLayout.pair(at: 0)
+        for k in total.indices { extra.counts[start + k] = total[k] }
         return sums.gathering(.against((references + [reference]).sorted()), from: [extra])
     }
 }

@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// What a racing stage's runs counted of each configuration over the stage's users, kept for the
 /// next stage, whose users begin with the same ones.
 ///
@@ -11,7 +14,8 @@
 ///
 /// Memory grows with the users × the configurations kept: the caller keeps no more than
 /// `fitting` says fit in `maximumBytes`, the best of them (a run of the next stage takes its users
-/// from here only when it finds every one of its configurations kept). Used by one thread.
+/// from here only when it finds every one of its configurations kept). Used by one thread, which
+/// hands its larger loops to up to `threads`.
 final class StageShares {
     struct Share {
         /// The tally's nonzero counts (index, count), and its length.
@@ -43,7 +47,12 @@ final class StageShares {
     /// The keys of the holdout and the baseline; the candidates' are their indices.
     static let holdout = -1, baseline = -2
 
-    init(users: Int) { self.users = users }
+    let threads: Int
+
+    init(users: Int, threads: Int = 1) {
+        self.users = users
+        self.threads = max(1, threads)
+    }
 
     func contains(_ key: Int) -> Bool { shares[key] != nil }
 
@@ -62,9 +71,37 @@ final class StageShares {
     /// is of other users or misses an input, or when the run replays recorded users (whose clustered
     /// totals are not kept).
     func keep(_ key: Int, configuration i: Int, of run: RunTallies, store: PairInputStore?) {
-        guard shares[key] == nil, let store, store.users == 0..<users, run.users == 0..<users, let sums = run.sums,
-              run.recordedUserSums == nil, run.sessionLimitBreach == nil, run.tallies.indices.contains(i),
-              store.configurations == run.tallies.count, let inputs = store.column(i) else { return }
+        keep([(key, i)], of: run, store: store)
+    }
+
+    /// `keep` for each (key, configuration) of `items`, the shares made on up to `threads` threads.
+    func keep(_ items: [(key: Int, configuration: Int)], of run: RunTallies, store: PairInputStore?) {
+        guard let store, store.users == 0..<users, run.users == 0..<users, let sums = run.sums,
+              run.recordedUserSums == nil, run.sessionLimitBreach == nil,
+              store.configurations == run.tallies.count else { return }
+        let wanted = items.filter { shares[$0.key] == nil && run.tallies.indices.contains($0.configuration) }
+        guard !wanted.isEmpty else { return }
+        // Each share is made apart from the others: a run of them per thread.
+        let parts = min(threads, wanted.count)
+        let made = Mutex<[Int: Share]>([:])
+        DispatchQueue.concurrentPerform(iterations: parts) { p in
+            var mine: [Int: Share] = [:]
+            for w in stride(from: p, to: wanted.count, by: parts) {
+                mine[w] = Self.share(configuration: wanted[w].configuration, of: run, sums: sums, store: store)
+            }
+            made.withLock { $0.merge(mine) { a, _ in a } }
+        }
+        let all = made.withLock { $0 }
+        for (w, item) in wanted.enumerated() where shares[item.key] == nil {
+            guard let share = all[w] else { continue }
+            shares[item.key] = share
+            bytes += share.bytes
+        }
+    }
+
+    /// Configuration i's share of `run`, or nil when the store misses one of its inputs.
+    private static func share(configuration i: Int, of run: RunTallies, sums: UserSums, store: PairInputStore) -> Share? {
+        guard let inputs = store.column(i) else { return nil }
         var tally: [(Int32, Int64)] = []
         for (k, v) in run.tallies[i].counts.enumerated() where v != 0 { tally.append((Int32(k), v)) }
         let ranges = sums.layout.ownRanges(i)
@@ -74,10 +111,8 @@ final class StageShares {
             for k in r where sums.counts[k] != 0 { own.append((Int32(at + k - r.lowerBound), sums.counts[k])) }
             at += r.count
         }
-        let share = Share(tally: tally, tallyCount: run.tallies[i].counts.count, sums: own, sumsLengths: ranges.map(\.count),
-                          inputs: inputs, detail: sums.layout.keepsDetail)
-        shares[key] = share
-        bytes += share.bytes
+        return Share(tally: tally, tallyCount: run.tallies[i].counts.count, sums: own, sumsLengths: ranges.map(\.count),
+                     inputs: inputs, detail: sums.layout.keepsDetail)
     }
 
     func remove(_ key: Int) {
@@ -115,7 +150,7 @@ final class StageShares {
             }
             columns.append(s.inputs)
         }
-        if users > 0 { PairInputStore.addPairs(columns: columns, into: &sums) }
+        if users > 0 { PairInputStore.addPairs(columns: columns, into: &sums, threads: threads) }
         return RunTallies(tallies: tallies, users: 0..<users, sums: sums)
     }
 

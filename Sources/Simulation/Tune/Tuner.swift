@@ -269,6 +269,8 @@ public struct TuneResult: Sendable {
 public struct Tuner: Sendable {
     public let scenario: Scenario
     public let spec: TuneSpec
+    /// The rule's constraints in measure order, worked out once: every candidate is checked against them.
+    let constraints: [(measure: DecisionMeasure, bound: DecisionBound)]
     public let baseline: ConfigurationSpec
     public let candidates: [ConfigurationSpec]
     /// How many candidates each part of the space gave, then the listed configurations.
@@ -338,6 +340,7 @@ public struct Tuner: Sendable {
         }
         self.scenario = scenario
         self.spec = spec
+        constraints = spec.rule.orderedConstraints
         self.baseline = baseline
         self.candidates = candidates
         self.parts = parts
@@ -428,7 +431,8 @@ public struct Tuner: Sendable {
         } catch {
             throw TuneError(path: "", reason: "cannot be simulated")
         }
-        let chunk = max(16, min(2_048, users / (threads * 4)))
+        // Chunks small enough that the threads finish a batch together: a racing batch is short.
+        let chunk = max(16, min(2_048, users / (threads * 16)))
         var options = RunOptions(threads: threads, users: 0..<users, chunkSize: chunk, progress: progress,
                                  pairs: references.map { .references($0) } ?? .all)
         options.keepsDetail = keepsDetail
@@ -516,7 +520,7 @@ public struct Tuner: Sendable {
 
     /// Every constrained measure's interval, widened from 95% to z, lies within its bound.
     func clearlyAdmissible(_ f: CandidateFigures, z: Double = z95) -> Bool {
-        spec.rule.orderedConstraints.allSatisfy { m, b in
+        constraints.allSatisfy { m, b in
             guard let m95 = f.measures[m] else { return false }
             let e = Self.widened(m95, z: z)
             return (b.min.map { e.low >= $0 } ?? true) && (b.max.map { e.high <= $0 } ?? true)
@@ -534,7 +538,7 @@ public struct Tuner: Sendable {
 
     /// The first constraint a candidate clearly breaks at stage k, as its drop.
     func clearlyInfeasible(_ f: CandidateFigures, stage k: Int) -> CandidateDrop? {
-        for (m, b) in spec.rule.orderedConstraints {
+        for (m, b) in constraints {
             guard let e = f.measures[m] else { continue }
             let w = Self.widened(e, z: plan.dropZ)
             var beyond: String?
@@ -661,7 +665,7 @@ public struct Tuner: Sendable {
         let always: Set<Int> = [StageShares.holdout, StageShares.baseline]
         race.shares?.keepOnly(always.union(race.alive))
         // The next stage takes what this one counts (the final stage too).
-        race.nextShares = keepsStageShares && keepsPairInputs ? StageShares(users: plan.stageUsers[k]) : nil
+        race.nextShares = keepsStageShares && keepsPairInputs ? StageShares(users: plan.stageUsers[k], threads: threads) : nil
         var stage = StageState(summary: summary, remaining: Set(race.alive))
         var queue = race.alive.filter { $0 != race.leader }
         while !queue.isEmpty {
@@ -710,9 +714,8 @@ public struct Tuner: Sendable {
             // batch's shares of the stage before are used up, but for the leader's, which serves
             // every batch after (a leader that gives way never comes back: it is in no later batch).
             if let next = race.nextShares {
-                for (i, key) in keys.enumerated() where i < 2 || stage.remaining.contains(key) {
-                    next.keep(key, configuration: i, of: run.results.tallies, store: store)
-                }
+                next.keep(keys.enumerated().filter { i, key in i < 2 || stage.remaining.contains(key) }.map { ($1, $0) },
+                          of: run.results.tallies, store: store)
                 // Only those the next stage can take are worth their memory, and no more than fit:
                 // the shortlist of the kept, or, when fewer fit, the best of them on the estimates (the
                 // next stage runs its candidates in that order). The leader serves every run.
@@ -755,7 +758,7 @@ public struct Tuner: Sendable {
         // the same, so is every count; only the pairs kept differ).
         var paired = run
         if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
-            if let store, let sums = run.results.tallies.sums, let more = store.adding(reference: li, to: sums) {
+            if let store, let sums = run.results.tallies.sums, let more = store.adding(reference: li, to: sums, threads: threads) {
                 var tallies = run.results.tallies
                 tallies.sums = more
                 paired = Batch(results: RunResults(scenario: run.results.scenario, tallies: tallies))
