@@ -123,12 +123,6 @@ public struct RunTallies: Equatable, Sendable {
     }
 }
 
-/// The counters of D1, D7 and D30 and their days.
-let retentionCounters: [(day: Int, retained: Counter, eligible: Counter, gained: Counter, lost: Counter)] = [
-    (1, .retainedD1, .eligibleD1, .gainedD1, .lostD1),
-    (7, .retainedD7, .eligibleD7, .gainedD7, .lostD7),
-    (30, .retainedD30, .eligibleD30, .gainedD30, .lostD30),
-]
 
 extension CompiledModel {
     /// The layout of configuration `index`'s tally (0 is the holdout).
@@ -311,13 +305,18 @@ extension CompiledModel {
         let lift = o.opens - holdout.opens
         counts[Counter.opensLiftSum.rawValue] &+= lift
         counts[Counter.opensLiftSquares.rawValue] &+= lift * lift
-        for (day, retained, eligible, gained, lost) in retentionCounters where o.eligible(day: day) {
+        // D1, D7 and D30, each written out so that its day's bit is a constant.
+        @inline(__always) func retention(_ day: Int, _ retained: Counter, _ eligible: Counter, _ gained: Counter, _ lost: Counter) {
+            guard o.eligible(day: day) else { return }
             counts[eligible.rawValue] &+= 1
             let here = o.retained(day: day), there = holdout.retained(day: day)
             counts[retained.rawValue] &+= one(here)
             counts[gained.rawValue] &+= one(here && !there)
             counts[lost.rawValue] &+= one(there && !here)
         }
+        retention(1, .retainedD1, .eligibleD1, .gainedD1, .lostD1)
+        retention(7, .retainedD7, .eligibleD7, .gainedD7, .lostD7)
+        retention(30, .retainedD30, .eligibleD30, .gainedD30, .lostD30)
         guard detail else { return }
         // The curve: users retained on each day, and how many days each user can show.
         var days = o.retainedDays & ((UInt32(1) << UInt32(o.eligibleThrough)) &- 1)

@@ -71,9 +71,8 @@ public struct UserOutcome: Equatable, Sendable {
     public var opens: Int64 = 0
     /// Bit k − 1 set when the user opened on local day k after install, for k in 1...30.
     public var retainedDays: UInt32 = 0
-    /// The opens before the first one a notification brought (all of them if none did): the part of
-    /// the run that is the holdout's, open for open. Measures a run's work (`RunWorkMeter`).
-    public var opensBeforeResponse: Int32 = 0
+    /// The opens before the first one a notification brought, set when one does.
+    @usableFromInline var opensBeforeFirstResponse: Int32 = 0
     /// The last day k ≤ 30 that ends inside the horizon (0 if none): days 1...k can be measured.
     public var eligibleThrough: Int = 0
     /// Set when the user reached `Scenario.sessionLimit` and was stopped there: the run is refused.
@@ -86,9 +85,19 @@ public struct UserOutcome: Equatable, Sendable {
     /// notification, and the run was not stopped at the session limit.
     @inlinable public var hasHoldoutSessions: Bool { responseOpens == 0 && !exceededSessionLimit }
 
+    /// The opens before the first one a notification brought (all of them if none did): the part of
+    /// the run that is the holdout's, open for open. Measures a run's work (`RunWorkMeter`). Worked
+    /// out when read, so that a run's end writes nothing into the outcome it returns (the caller's
+    /// copy of it would wait for that store).
+    @inlinable public var opensBeforeResponse: Int32 {
+        responseOpens == 0 ? Int32(truncatingIfNeeded: opens) : opensBeforeFirstResponse
+    }
+
+    /// Whether the user opened on day k, for k in 1...30.
     @inlinable public func retained(day k: Int) -> Bool {
         // One test, not two: whether day k is retained is as good as random.
-        retainedDays & (1 << UInt32(k - 1)) & ((1 << UInt32(eligibleThrough)) &- 1) != 0
+        // Masking shifts: k − 1 and eligibleThrough lie in 0...30.
+        retainedDays & (1 &<< UInt32(truncatingIfNeeded: k &- 1)) & ((1 &<< UInt32(truncatingIfNeeded: eligibleThrough)) &- 1) != 0
     }
     @inlinable public func eligible(day k: Int) -> Bool { k <= eligibleThrough }
 }
@@ -703,7 +712,6 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     /// rules' evaluations), and returns the outcome.
     @inline(__always)
     mutating func finish() -> UserOutcome {
-        if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
         addOpens(of: result, activeDays: activeDays, layout: layout, counts: counts, detail: countsDetail)
         // Every rule is evaluated at every launch, so its evaluations are the user's launches, and
         // those where its block did not run ran its else-block.
@@ -1157,7 +1165,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     mutating func brought<O: TimelineObserver>(
         back r: Int, by n: PendingNotification, at time: Double, _ observer: inout O
     ) {
-        if result.responseOpens == 0 { result.opensBeforeResponse = Int32(truncatingIfNeeded: result.opens) }
+        if result.responseOpens == 0 { result.opensBeforeFirstResponse = Int32(truncatingIfNeeded: result.opens) }
         add(.responded)
         if countsDetail {
             add(layout.hour(localHour(n.fireTime), .responded))
