@@ -123,7 +123,6 @@ public struct RunTallies: Equatable, Sendable {
     }
 }
 
-
 extension CompiledModel {
     /// The layout of configuration `index`'s tally (0 is the holdout).
     public func layout(_ index: Int) -> TallyLayout {
