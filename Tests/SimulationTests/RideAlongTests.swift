@@ -8,15 +8,19 @@ import XCTest
 final class RideAlongTests: XCTestCase {
     /// Runs `s` with and without riding; returns how many configurations ride.
     @discardableResult
-    func bothWays(_ s: Scenario, threads: Int = 2, pairs: PairChoice = .all, ride: Bool = true,
+    func bothWays(_ s: Scenario, threads: Int = 2, pairs: PairChoice = .all, ride: Bool = true, detail: Bool = true,
                   file: StaticString = #filePath, line: UInt = #line) throws -> Int {
         let model = try CompiledModel(s)
         let riding = model.configurations.map(\.view).filter(CompiledModel.ridesOnHoldout).count
         if ride { XCTAssertGreaterThanOrEqual(riding, 2, "configurations ride", file: file, line: line) }
-        let together = model.run(options: RunOptions(threads: threads, chunkSize: 97, pairs: pairs))
+        var options = RunOptions(threads: threads, chunkSize: 97, pairs: pairs)
+        options.keepsDetail = detail
+        let together = model.run(options: options)
         CompiledModel.ridesAlong = false
         defer { CompiledModel.ridesAlong = true }
-        let alone = model.run(options: RunOptions(threads: 1, chunkSize: 500, pairs: pairs))
+        var one = RunOptions(threads: 1, chunkSize: 500, pairs: pairs)
+        one.keepsDetail = detail
+        let alone = model.run(options: one)
         XCTAssertEqual(together.tallies, alone.tallies, file: file, line: line)
         XCTAssertEqual(together.sums, alone.sums, file: file, line: line)
         XCTAssertEqual(together, alone, file: file, line: line)
@@ -89,6 +93,56 @@ final class RideAlongTests: XCTestCase {
         try bothWays(s, threads: 3, pairs: .decision)
         let run = model.run(options: RunOptions(threads: 2))
         XCTAssertGreaterThan(run.tallies[1][.responded], 0, "users brought back")
+    }
+
+    /// Without the tallies' detail, riders that walk the holdout's sessions alike share their walks
+    /// (`RideWalks`): the same first periods in the documented mode whatever comes after them,
+    /// circular or not, parting at their first different period; the original modes wired early,
+    /// whose install open moves them to their second period; riders with cron rules traced once;
+    /// beside them riders that walk alone (messages at random, the README wiring, rules of their
+    /// own, fewer messages, where the next message wraps sooner) and a strong response with
+    /// opt-outs, so that many leave the holdout at a notification and many do not.
+    func testRidersWalkingAlikeShareTheirWalks() throws {
+        var s = Self.shortGaps([])
+        s.users = 600
+        s.response.baseResponse = 0.3
+        s.response.optOutPerDelivery = 0.02
+        func one(_ periods: [Int], _ label: String, mode: EngineMode = .documented, circular: Bool = false,
+                 random: Bool = false, wiring: ReminderWiring? = nil, rules: [CronRuleSpec] = [],
+                 messages: [String] = ["a", "b", "c"]) -> ConfigurationSpec {
+            ConfigurationSpec(label: label, mode: mode, wiring: wiring,
+                              reminders: [ReminderSpec(messages: messages, timePeriods: periods, unit: .hours,
+                                                       randomMessage: random, circularTimePeriod: circular)],
+                              cronRules: rules)
+        }
+        s.configurations = [
+            one([5], "5h"), one([5, 1], "5/1h"), one([5, 9, 2], "5/9/2h"), one([5, 2], "5/2h circular", circular: true),
+            one([2, 5], "2/5h original", mode: .original, wiring: .early), one([7, 5, 1], "7/5/1h original", mode: .original, wiring: .early),
+            one([3, 1], "3/1h 1.0.0", mode: .original100, wiring: .early), one([4, 1], "4/1h 1.0.0", mode: .original100, wiring: .early),
+            one([5, 3], "5/3h ruled", rules: ["1 *", "2 */3"]), one([5, 8], "5/8h ruled", rules: ["1 *", "2 */3"]),
+            one([5, 4], "5/4h random", random: true), one([5, 6], "5/6h readme", mode: .original, wiring: .readme),
+            one([5, 7], "5/7h own rules", rules: ["1 */2"]), one([2], "2h"), one([5, 1], "5/1h two messages", messages: ["a", "b"]),
+            one([5, 1, 3], "5/1/3h"), one([5, 1, 6], "5/1/6h"),
+        ]
+        let model = try CompiledModel(s)
+        let views = model.configurations.map(\.view)
+        let riders = Array(views.indices.dropFirst())
+        let launches = CompiledModel.launchGroups(views, riders: riders)
+        let messages = model.configurations.indices.map { model.layout($0).messageSlots }
+        let groups = CompiledModel.walkGroups(views, messages: messages, riders: riders, launchGroups: launches, detail: false)
+        // From the install: 5h in the documented mode, with or without rules; the original modes'
+        // install open moves them to their second period, 5h, and 1h in 1.0.0 (which stays there).
+        XCTAssertEqual(groups[0], [-1, 0, 0, 0, 0, 1, 1, 2, 2, 0, 0, -1, -1, -1, -1, -1, 0, 0])
+        // After the first notification: 5/1h, 5/1/3h and 5/1/6h at 1h; 1.0.0's two at 1h.
+        XCTAssertEqual(groups[1], [-1, -1, 0, -1, -1, -1, -1, 1, 1, -1, -1, -1, -1, -1, -1, -1, 0, 0])
+        XCTAssertEqual(groups[2], [-1, -1, -1, -1, -1, -1, -1, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1])
+        XCTAssertEqual(CompiledModel.walkGroups(views, messages: messages, riders: riders, launchGroups: launches, detail: true), [],
+                       "the detail's slots are each configuration's own")
+        try bothWays(s, detail: false)
+        try bothWays(s, threads: 3, pairs: .references([1, 2]), detail: false)
+        let run = model.run(options: RunOptions(threads: 2))
+        XCTAssertGreaterThan(run.tallies[2][.responded], 0, "users brought back")
+        XCTAssertGreaterThan(run.tallies[2][.cancelled], 0, "notifications cancelled by an open on the way")
     }
 
     /// Short periods and short gaps: notifications that fire while the app is open, sessions still

@@ -1,4 +1,5 @@
 import CronEngine
+import Randomness
 import ReminderEngine
 
 // Configurations that ride on the holdout's sessions.
@@ -204,6 +205,159 @@ struct LaunchTraces {
     }
 }
 
+/// Where a configuration's walk on the holdout's sessions stopped (`UserTimeline.walk`).
+enum RideStop {
+    /// After session k a notification is due while the user is away.
+    case due
+    /// Session k is still open at the horizon.
+    case inSession
+    /// The user is away from session k past the horizon, or dropped out.
+    case afterHorizon
+}
+
+/// The walks of one user's riders (`UserTimeline.walk`), shared by riders that walk alike: the first
+/// of a group walks, the others take where it stopped. Most of a racing batch's candidates share
+/// their first periods, and walk alike until their periods part.
+///
+/// From an open onwards to the next notification due while the user is away, a rider whose engine
+/// reschedules unchanged while a notification is pending and that does not run its cron rules on
+/// the way does what any other such rider does from the same state: at each close the engine ends
+/// the pending notification and schedules the next message with the delay of its period, and at
+/// each open before the fire time its check only records that nothing fired. So the walk is fixed
+/// by the session it starts from, the engine's state there, the delay that state schedules with,
+/// the number of messages (where the next message wraps) and the delivery an open may still claim
+/// (`Key`); it ends with the state, the notifications' counts, and the session where it stopped.
+///
+/// Riders are grouped before the run by the engine's states at the start of their first `levels`
+/// walks (`CompiledModel.walkGroups`): the state after the install's open, then after each open
+/// that finds a notification fired; riders that stay with the holdout through the same opens meet
+/// the same states there, at the same sessions. A walk is taken only when its key is the one kept,
+/// and walked otherwise. Kept for runs without the tallies' detail, whose message and period slots
+/// differ between configurations.
+struct RideWalks {
+    /// What a walk starts from, its fields laid out as integers so that keys compare without branches.
+    struct Key: Equatable {
+        private var session: Int, delay: UInt64, messages: Int, unclaimedDelivery: UInt64
+        private var periodIndex: Int, nextMessageIndex: Int, sawFire: Bool
+        /// The pending notification's fire time, message and period; `Int.min` and 0 for none.
+        private var fireTime: UInt64, message: Int, period: Int
+
+        @inline(__always) init(session: Int, state: ReminderState, delay: Double, messages: Int, unclaimedDelivery: Double) {
+            (self.session, self.delay, self.messages, self.unclaimedDelivery) =
+                (session, delay.bitPattern, messages, unclaimedDelivery.bitPattern)
+            (periodIndex, nextMessageIndex, sawFire) = (state.periodIndex, state.nextMessageIndex ?? Int.min, state.lastCheckSawFire)
+            if let n = state.pending {
+                (fireTime, message, period) = (n.fireTime.bitPattern, n.messageIndex, n.periodIndex)
+            } else {
+                (fireTime, message, period) = (0, Int.min, Int.min)
+            }
+        }
+
+        @inline(__always) static func == (a: Key, b: Key) -> Bool {
+            (a.session ^ b.session) | (a.messages ^ b.messages) | (a.periodIndex ^ b.periodIndex)
+                | (a.nextMessageIndex ^ b.nextMessageIndex) | (a.message ^ b.message) | (a.period ^ b.period) == 0
+                && (a.delay ^ b.delay) | (a.unclaimedDelivery ^ b.unclaimedDelivery) | (a.fireTime ^ b.fireTime) == 0
+                && a.sawFire == b.sawFire
+        }
+    }
+
+    /// What a walk adds to the counters it can change: no notification is delivered on the way, so
+    /// those are the schedules, the ends of the notifications the user came back before (cancelled,
+    /// fired in the app, or due past the horizon) and the opens that claim an earlier delivery.
+    struct Added: Equatable {
+        var scheduled: Int64 = 0, cancelled: Int64 = 0, foreground: Int64 = 0, censored: Int64 = 0, attributed: Int64 = 0
+
+        /// The counters' values in `counts`.
+        @inline(__always) init(_ counts: UnsafeMutablePointer<Int64>) {
+            (scheduled, cancelled, foreground, censored, attributed) = (
+                counts[Counter.scheduled.rawValue], counts[Counter.cancelled.rawValue], counts[Counter.foreground.rawValue],
+                counts[Counter.censored.rawValue], counts[Counter.attributed.rawValue])
+        }
+
+        init(scheduled: Int64, cancelled: Int64, foreground: Int64, censored: Int64, attributed: Int64) {
+            (self.scheduled, self.cancelled, self.foreground, self.censored, self.attributed) =
+                (scheduled, cancelled, foreground, censored, attributed)
+        }
+
+        /// What the counts in `counts` gained since these.
+        @inline(__always) func gained(_ counts: UnsafeMutablePointer<Int64>) -> Added {
+            let now = Added(counts)
+            return Added(scheduled: now.scheduled &- scheduled, cancelled: now.cancelled &- cancelled,
+                         foreground: now.foreground &- foreground, censored: now.censored &- censored,
+                         attributed: now.attributed &- attributed)
+        }
+
+        @inline(__always) func add(to counts: UnsafeMutablePointer<Int64>) {
+            counts[Counter.scheduled.rawValue] &+= scheduled
+            counts[Counter.cancelled.rawValue] &+= cancelled
+            counts[Counter.foreground.rawValue] &+= foreground
+            counts[Counter.censored.rawValue] &+= censored
+            counts[Counter.attributed.rawValue] &+= attributed
+        }
+
+        /// Whether `counter` is one of these.
+        static func holds(_ counter: Counter) -> Bool {
+            [.scheduled, .cancelled, .foreground, .censored, .attributed].contains(counter)
+        }
+    }
+
+    /// One group's walk for the current user.
+    struct Walk {
+        var made = false
+        var key = Key(session: 0, state: ReminderState(), delay: 0, messages: 0, unclaimedDelivery: 0)
+        var session = 0
+        var stop = RideStop.afterHorizon
+        var state = ReminderState()
+        var added = Added(scheduled: 0, cancelled: 0, foreground: 0, censored: 0, attributed: 0)
+    }
+
+    /// The walks shared: a rider's first, from the install, and those after its first notifications,
+    /// before the riders' periods part.
+    static let levels = 3
+
+    /// Per level, per configuration: where its group's walk lies in `walks`, or −1.
+    private let place: UnsafeMutablePointer<Int>
+    private let levels: Int, configurations: Int
+    private let walks: UnsafeMutablePointer<Walk>
+    private let count: Int
+
+    /// For `groups`, per level, per configuration: its group, or −1 (`CompiledModel.walkGroups`).
+    init(groups: [[Int]], configurations: Int) {
+        (levels, self.configurations) = (groups.count, configurations)
+        place = .allocate(capacity: max(groups.count * configurations, 1))
+        place.initialize(repeating: -1, count: max(groups.count * configurations, 1))
+        var total = 0
+        for (level, group) in groups.enumerated() {
+            for (i, g) in group.enumerated() where g >= 0 { place[level * configurations + i] = total + g }
+            total += (group.max() ?? -1) + 1
+        }
+        count = total
+        walks = .allocate(capacity: max(total, 1))
+        walks.initialize(repeating: Walk(), count: max(total, 1))
+    }
+
+    func deallocate() {
+        walks.deinitialize(count: max(count, 1))
+        walks.deallocate()
+        place.deallocate()
+    }
+
+    /// Whether any rider shares a walk.
+    var isEmpty: Bool { count == 0 }
+
+    /// Marks every walk stale (a new user).
+    func beginUser() {
+        for j in 0..<count { walks[j].made = false }
+    }
+
+    /// The walk configuration `i` shares at `level`, if any.
+    @inline(__always) func walk(level: Int, configuration i: Int) -> UnsafeMutablePointer<Walk>? {
+        guard level < levels else { return nil }
+        let w = place[level &* configurations &+ i]
+        return w < 0 ? nil : walks + w
+    }
+}
+
 extension CompiledModel {
     /// Per configuration, the group of riders among `riders` whose cron rules it shares, or −1: the
     /// riders with rules, none of them asking for the review prompt, grouped by equal rules; only
@@ -230,6 +384,59 @@ extension CompiledModel {
         return group.map { $0 < 0 ? -1 : number[$0] }
     }
 
+    /// Per level, per configuration: the group of riders among `riders` whose walk at that level it
+    /// shares (see `RideWalks`), or −1. The riders whose engine reschedules unchanged while a
+    /// notification is pending and that do not run their cron rules on the way (none, or answers
+    /// from a `LaunchTrace`, `launchGroups`), grouped by the engine's states at the start of their
+    /// walks up to that level: after the install's open, then after each open that finds the
+    /// notification fired, with the delay each schedules with, and by their number of `messages`;
+    /// only groups of two or more, numbered from 0 in order. None when the tallies keep their detail.
+    static func walkGroups(_ views: [ConfigurationView], messages: [Int], riders: [Int], launchGroups: [Int], detail: Bool,
+                           levels: Int = RideWalks.levels) -> [[Int]] {
+        guard !detail else { return [] }
+        // Each rider's states at its walks' starts, worked out by the engine on a timeline where every
+        // notification fires: an open, a close, an open after the fire time, and so on.
+        var paths = Array(repeating: [(ReminderState, Double)](), count: views.count)
+        for i in riders where views[i].reminders.count == 1 && (views[i].rules.isEmpty || launchGroups[i] >= 0) {
+            let reminder = views[i].reminders[0]
+            guard reminder.reschedulesUnchangedWhilePending else { continue }
+            var state = ReminderState(), now = 0.0
+            var none = Xoshiro256(state: (1, 0, 0, 0))
+            reminder.becameActive(at: now, state: &state, coldLaunch: true)
+            for level in 0..<levels {
+                paths[i].append((state, reminder.nextDelay(for: state)))
+                guard level + 1 < levels else { break }
+                now += 1
+                reminder.enteredBackground(at: now, state: &state, random: &none)
+                now = (state.pending?.fireTime ?? now) + 1
+                reminder.becameActive(at: now, state: &state, coldLaunch: true)
+            }
+        }
+        return (0..<levels).map { level in
+            var group = Array(repeating: -1, count: views.count)
+            var prefixes: [(messages: Int, path: [(ReminderState, Double)])] = [], members: [Int] = []
+            for i in views.indices where paths[i].count > level {
+                let prefix = (messages: messages[i], path: Array(paths[i][0...level]))
+                if let g = prefixes.firstIndex(where: {
+                    $0.messages == prefix.messages && $0.path.elementsEqual(prefix.path, by: { $0.0 == $1.0 && $0.1 == $1.1 })
+                }) {
+                    group[i] = g
+                    members[g] += 1
+                } else {
+                    group[i] = prefixes.count
+                    prefixes.append(prefix)
+                    members.append(1)
+                }
+            }
+            var number = Array(repeating: -1, count: prefixes.count), next = 0
+            for g in prefixes.indices where members[g] >= 2 {
+                number[g] = next
+                next += 1
+            }
+            return group.map { $0 < 0 ? -1 : number[$0] }
+        }
+    }
+
     /// Whether configuration `c` can ride on the holdout's sessions.
     static func ridesOnHoldout(_ c: ConfigurationView) -> Bool {
         c.reminders.count == 1 && c.delivery.isEmpty
@@ -243,7 +450,7 @@ extension CompiledModel {
     func rideAlong(user: Int, traits: UserTraits, configuration c: UnsafePointer<ConfigurationView>, layout: TallyLayout,
                    counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, holdout: UserOutcome,
                    holdoutDays: UnsafePointer<UInt64>, launches: (UnsafeMutablePointer<LaunchTrace>, fresh: Bool)? = nil,
-                   scratch: inout TimelineScratch) -> UserOutcome {
+                   walks: (UnsafePointer<RideWalks>, configuration: Int)? = nil, scratch: inout TimelineScratch) -> UserOutcome {
         let buffers = scratch.buffers
         var observer = NoTimelineObserver()
         var timeline = UserTimeline<OneReminder, PlainRules>(
@@ -253,7 +460,7 @@ extension CompiledModel {
         defer { buffers.organic = timeline.organic }
         if let (trace, fresh) = launches, fresh { timeline.traceLaunches(buffers.sessions.pointee, into: trace) }
         return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays,
-                             launches: launches.map { UnsafePointer($0.0) }, &observer)
+                             launches: launches.map { UnsafePointer($0.0) }, walks: walks, &observer)
     }
 }
 
@@ -262,40 +469,106 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     /// outcome and run days, the configuration's own while no notification brings the user back.
     ///
     /// With `launches`, the cron rules' answers at the holdout's launches are taken from there (see
-    /// `LaunchTrace`) instead of worked out at each cold launch.
+    /// `LaunchTrace`) instead of worked out at each cold launch. With `walks`, the walks this
+    /// configuration shares (`RideWalks`) are taken from there when another configuration walked
+    /// them for this user, and left there otherwise.
     mutating func ride<O: TimelineObserver>(on h: UnsafePointer<HoldoutSessions>, holdout: UserOutcome,
                                             holdoutDays: UnsafePointer<UInt64>, launches: UnsafePointer<LaunchTrace>? = nil,
+                                            walks: (UnsafePointer<RideWalks>, configuration: Int)? = nil,
                                             _ observer: inout O) -> UserOutcome {
         let s = h.pointee
         launchesAlone = !config.rules.isEmpty && launches == nil
-        var k = 0
-        openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer)
+        var level = 0
+        var (k, stop) = walk(from: 0, s, walks.flatMap { $0.0.pointee.walk(level: 0, configuration: $0.configuration) },
+                             installing: true, &observer)
         while true {
-            guard k < s.closed else {
+            switch stop {
+            case .inSession:
                 endInSession(&observer)
-                break
-            }
-            closeApp(at: s.closes[k], &observer)
-            k = quietSessions(after: k, s, &observer)
-            let next = k + 1 < s.count ? s.opens[k + 1] : Double.infinity
-            if dueBefore(next) {
+            case .afterHorizon:
+                censorAfterHorizon(&observer)
+            case .due:
                 dormant = s.dormant[k]
-                let (at, responder) = fire(until: next, &observer)
+                let (at, responder) = fire(until: k + 1 < s.count ? s.opens[k + 1] : Double.infinity, &observer)
                 if let (r, n) = responder {
                     return leave(after: k, s, brought: r, by: n, at: at, launches: launches, &observer)
                 }
+                guard k + 1 < s.count else {
+                    censorAfterHorizon(&observer)
+                    break
+                }
+                k += 1
+                openRiding(at: s.opens[k], coldLaunch: s.cold[k], &observer)
+                level += 1
+                (k, stop) = walk(from: k, s, walks.flatMap { $0.0.pointee.walk(level: level, configuration: $0.configuration) },
+                                 &observer)
+                continue
             }
-            guard k + 1 < s.count else {
-                censorAfterHorizon(&observer)
-                break
-            }
-            k += 1
-            openRiding(at: s.opens[k], coldLaunch: s.cold[k], &observer)
+            break
         }
         result = holdout
         activeDays.update(from: holdoutDays, count: layout.activeDayWords)
         if let launches { takeLaunches(through: s.count - 1, launches) }
         return finish()
+    }
+
+    /// From session k, opened: its close and the quiet sessions after it, and so on to the first
+    /// session after which a notification is due while the user is away, or to the end of the
+    /// holdout's sessions (still in a session at the horizon, or away past it). Returns that session.
+    /// With `shared`, taken from there when it is this walk, or left there (see `RideWalks`). With
+    /// `installing`, the walk starts with the install's open (session 0), from a new user's state.
+    @inline(__always)
+    mutating func walk<O: TimelineObserver>(from k: Int, _ s: HoldoutSessions, _ shared: UnsafeMutablePointer<RideWalks.Walk>?,
+                                            installing: Bool = false, _ observer: inout O) -> (Int, RideStop) {
+        guard let shared else {
+            if installing { openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer) }
+            return walk(from: k, s, &observer)
+        }
+        // The state the walk starts from: before the install's open, when it is part of the walk.
+        let key = RideWalks.Key(session: k, state: states[0], delay: config.reminders[0].nextDelay(for: states[0]),
+                                messages: layout.messageSlots, unclaimedDelivery: unclaimedDelivery)
+        if shared.pointee.made {
+            // Riders of a group meet the same walk; anything else is walked (and was not expected).
+            assert(shared.pointee.key == key, "RideWalks: a group's riders start a walk from different states")
+            if shared.pointee.key == key {
+                states[0] = shared.pointee.state
+                fatigueFactor = 1
+                shared.pointee.added.add(to: counts)
+                return (shared.pointee.session, shared.pointee.stop)
+            }
+            if installing { openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer) }
+            return walk(from: k, s, &observer)
+        }
+        let before = RideWalks.Added(counts)
+        #if DEBUG
+        let all = (0..<Counter.allCases.count).map { counts[$0] }, unclaimed = unclaimedDelivery
+        #endif
+        if installing { openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer) }
+        let (end, stop) = walk(from: k, s, &observer)
+        #if DEBUG
+        for c in Counter.allCases where !RideWalks.Added.holds(c) {
+            assert(counts[c.rawValue] == all[c.rawValue], "a walk counted \(c), which RideWalks does not keep")
+        }
+        assert(fatigueFactor == 1 && unclaimedDelivery.bitPattern == unclaimed.bitPattern,
+               "a walk left a fatigue factor or claimed a delivery")
+        #endif
+        shared.pointee = RideWalks.Walk(made: true, key: key, session: end, stop: stop, state: states[0], added: before.gained(counts))
+        return (end, stop)
+    }
+
+    /// `walk(from:_:_:_:)` on this configuration's own.
+    @inline(__always)
+    mutating func walk<O: TimelineObserver>(from k: Int, _ s: HoldoutSessions, _ observer: inout O) -> (Int, RideStop) {
+        var k = k
+        while true {
+            guard k < s.closed else { return (k, .inSession) }
+            closeApp(at: s.closes[k], &observer)
+            k = quietSessions(after: k, s, &observer)
+            if dueBefore(k + 1 < s.count ? s.opens[k + 1] : Double.infinity) { return (k, .due) }
+            guard k + 1 < s.count else { return (k, .afterHorizon) }
+            k += 1
+            openRiding(at: s.opens[k], coldLaunch: s.cold[k], &observer)
+        }
     }
 
     /// The cron rules at the holdout's opens `s` under this configuration's rules, into `t` (see

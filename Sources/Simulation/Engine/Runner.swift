@@ -175,6 +175,16 @@ extension CompiledModel {
         let groups = (launchGroups.max() ?? -1) + 1
         var traces = LaunchTraces()
         defer { traces.deallocate() }
+        // Riders that walk alike take each shared walk from the first of them.
+        let walks = UnsafeMutablePointer<RideWalks>.allocate(capacity: 1)
+        walks.initialize(to: RideWalks(groups: Self.walkGroups(views, messages: configurations.indices.map { layout($0).messageSlots },
+                                                               riders: riders, launchGroups: launchGroups, detail: scratch.countsDetail),
+                                       configurations: configurations.count))
+        defer {
+            walks.pointee.deallocate()
+            walks.deinitialize(count: 1).deallocate()
+        }
+        let sharesWalks = !walks.pointee.isEmpty
         return sums.counts.withUnsafeMutableBufferPointer { sumsBuffer in
             let s = sumsBuffer.baseAddress!
             return outcomes.withUnsafeMutableBufferPointer { outcomes in
@@ -222,12 +232,14 @@ extension CompiledModel {
                         let holdout = outcomes[0]
                         if !holdout.exceededSessionLimit {
                             traces.beginUser(groups: groups)
+                            if sharesWalks { walks.pointee.beginUser() }
                             for i in riders {
                                 let launches = launchGroups[i] >= 0 ? traces.trace(launchGroups[i]) : nil
                                 arm(i) {
                                     rideAlong(user: user, traits: t, configuration: viewPointers[i], layout: counts.layouts[i],
                                               counts: counts.base(i), activeDays: counts.activeDays, holdout: holdout,
-                                              holdoutDays: counts.holdoutDays, launches: launches, scratch: &scratch)
+                                              holdoutDays: counts.holdoutDays, launches: launches, walks: sharesWalks ? (UnsafePointer(walks), i) : nil,
+                                              scratch: &scratch)
                                 }
                             }
                         }

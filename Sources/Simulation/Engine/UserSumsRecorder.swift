@@ -74,11 +74,12 @@ final class UserSumsRecorder {
     /// Call before configuration `i` simulates the user, with its tally's counts.
     func begin(_ i: Int, _ c: UnsafeMutablePointer<Int64>) {
         if silent[i] { return }
-        let from = Self.readCounters.lowerBound
-        let count = (detail ? layouts[i].dailyOffset : Self.readCounters.upperBound) - from
-        // A few counters: a loop the compiler keeps inline rather than a call to copy memory.
-        let (b, s) = (before + prefixStart[i] + from, c + from)
-        for k in 0..<count { b[k] = s[k] }
+        // A few counters: loops the compiler keeps inline rather than calls to copy memory. The
+        // counters between the notification counters and the slots are not read.
+        let b = before + prefixStart[i]
+        for k in Self.readCounters { b[k] = c[k] }
+        guard detail else { return }
+        for k in layouts[i].messageOffset..<layouts[i].dailyOffset { b[k] = c[k] }
     }
 
     @inline(__always) private static func add(_ s: UnsafeMutablePointer<Int64>, _ x: Int64, _ y: Int64) {
