@@ -363,21 +363,28 @@ extension CompiledModel {
     /// riders with rules, none of them asking for the review prompt, grouped by equal rules; only
     /// groups of two or more, numbered from 0 in order.
     static func launchGroups(_ views: [ConfigurationView], riders: [Int]) -> [Int] {
-        var group = Array(repeating: -1, count: views.count)
-        var owners: [Int] = [], members: [Int] = []
-        for i in riders where !views[i].rules.isEmpty && views[i].reviewPrompts == 0 {
-            if let g = owners.firstIndex(where: { views[$0].rules.elementsEqual(views[i].rules) }) {
+        groupsOfTwoOrMore(riders.filter { !views[$0].rules.isEmpty && views[$0].reviewPrompts == 0 }, count: views.count) {
+            views[$0].rules.elementsEqual(views[$1].rules)
+        }
+    }
+
+    /// Per configuration (of `count`), its group among `members` by `alike`, or −1: only groups of two
+    /// or more, numbered from 0 in the order of their first members.
+    static func groupsOfTwoOrMore(_ members: [Int], count: Int, alike: (Int, Int) -> Bool) -> [Int] {
+        var group = Array(repeating: -1, count: count)
+        var owners: [Int] = [], sizes: [Int] = []
+        for i in members {
+            if let g = owners.firstIndex(where: { alike($0, i) }) {
                 group[i] = g
-                members[g] += 1
+                sizes[g] += 1
             } else {
                 group[i] = owners.count
                 owners.append(i)
-                members.append(1)
+                sizes.append(1)
             }
         }
-        // Renumber the groups of two or more.
         var number = Array(repeating: -1, count: owners.count), next = 0
-        for g in owners.indices where members[g] >= 2 {
+        for g in owners.indices where sizes[g] >= 2 {
             number[g] = next
             next += 1
         }
@@ -413,27 +420,10 @@ extension CompiledModel {
             }
         }
         return (0..<levels).map { level in
-            var group = Array(repeating: -1, count: views.count)
-            var prefixes: [(messages: Int, path: [(ReminderState, Double)])] = [], members: [Int] = []
-            for i in views.indices where paths[i].count > level {
-                let prefix = (messages: messages[i], path: Array(paths[i][0...level]))
-                if let g = prefixes.firstIndex(where: {
-                    $0.messages == prefix.messages && $0.path.elementsEqual(prefix.path, by: { $0.0 == $1.0 && $0.1 == $1.1 })
-                }) {
-                    group[i] = g
-                    members[g] += 1
-                } else {
-                    group[i] = prefixes.count
-                    prefixes.append(prefix)
-                    members.append(1)
-                }
+            groupsOfTwoOrMore(views.indices.filter { paths[$0].count > level }, count: views.count) { a, b in
+                messages[a] == messages[b]
+                    && paths[a][0...level].elementsEqual(paths[b][0...level], by: { $0.0 == $1.0 && $0.1 == $1.1 })
             }
-            var number = Array(repeating: -1, count: prefixes.count), next = 0
-            for g in prefixes.indices where members[g] >= 2 {
-                number[g] = next
-                next += 1
-            }
-            return group.map { $0 < 0 ? -1 : number[$0] }
         }
     }
 
