@@ -404,17 +404,18 @@ extension CompiledModel {
         // Each rider's states at its walks' starts, worked out by the engine on a timeline where every
         // notification fires: an open, a close, an open after the fire time, and so on.
         var paths = Array(repeating: [(ReminderState, Double)](), count: views.count)
-        for i in riders where views[i].reminders.count == 1 && (views[i].rules.isEmpty || launchGroups[i] >= 0) {
+        for i in riders where views[i].rules.isEmpty || launchGroups[i] >= 0 {
+            // A rider has one reminder (`ridesOnHoldout`).
             let reminder = views[i].reminders[0]
             guard reminder.reschedulesUnchangedWhilePending else { continue }
             var state = ReminderState(), now = 0.0
-            var none = Xoshiro256(state: (1, 0, 0, 0))
+            var unused = Xoshiro256(state: (1, 0, 0, 0))  // messages in order draw nothing
             reminder.becameActive(at: now, state: &state, coldLaunch: true)
             for level in 0..<levels {
                 paths[i].append((state, reminder.nextDelay(for: state)))
                 guard level + 1 < levels else { break }
                 now += 1
-                reminder.enteredBackground(at: now, state: &state, random: &none)
+                reminder.enteredBackground(at: now, state: &state, random: &unused)
                 now = (state.pending?.fireTime ?? now) + 1
                 reminder.becameActive(at: now, state: &state, coldLaunch: true)
             }
@@ -517,18 +518,15 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         // The state the walk starts from: before the install's open, when it is part of the walk.
         let key = RideWalks.Key(session: k, state: states[0], delay: config.reminders[0].nextDelay(for: states[0]),
                                 messages: layout.messageSlots, unclaimedDelivery: unclaimedDelivery)
-        if shared.pointee.made {
-            // Riders of a group meet the same walk; anything else is walked (and was not expected).
-            assert(shared.pointee.key == key, "RideWalks: a group's riders start a walk from different states")
-            if shared.pointee.key == key {
-                states[0] = shared.pointee.state
-                fatigueFactor = 1
-                shared.pointee.added.add(to: counts)
-                return (shared.pointee.session, shared.pointee.stop)
-            }
-            if installing { openRiding(at: s.opens[0], coldLaunch: s.cold[0], &observer) }
-            return walk(from: k, s, &observer)
+        let made = shared.pointee.made
+        if made && shared.pointee.key == key {
+            states[0] = shared.pointee.state
+            fatigueFactor = 1
+            shared.pointee.added.add(to: counts)
+            return (shared.pointee.session, shared.pointee.stop)
         }
+        // Riders of a group meet the same walk; anything else is walked (and was not expected).
+        assert(!made, "RideWalks: a group's riders start a walk from different states")
         let before = RideWalks.Added(counts)
         #if DEBUG
         let all = (0..<Counter.allCases.count).map { counts[$0] }, unclaimed = unclaimedDelivery
@@ -542,7 +540,10 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         assert(fatigueFactor == 1 && unclaimedDelivery.bitPattern == unclaimed.bitPattern,
                "a walk left a fatigue factor or claimed a delivery")
         #endif
-        shared.pointee = RideWalks.Walk(made: true, key: key, session: end, stop: stop, state: states[0], added: before.gained(counts))
+        if !made {
+            shared.pointee = RideWalks.Walk(made: true, key: key, session: end, stop: stop, state: states[0],
+                                            added: before.gained(counts))
+        }
         return (end, stop)
     }
 

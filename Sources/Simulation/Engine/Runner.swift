@@ -177,8 +177,8 @@ extension CompiledModel {
         defer { traces.deallocate() }
         // Riders that walk alike take each shared walk from the first of them.
         let walks = UnsafeMutablePointer<RideWalks>.allocate(capacity: 1)
-        walks.initialize(to: RideWalks(groups: Self.walkGroups(views, messages: configurations.indices.map { layout($0).messageSlots },
-                                                               riders: riders, launchGroups: launchGroups, detail: scratch.countsDetail),
+        walks.initialize(to: RideWalks(groups: Self.walkGroups(views, messages: counts.layouts.map(\.messageSlots), riders: riders,
+                                                               launchGroups: launchGroups, detail: scratch.countsDetail),
                                        configurations: configurations.count))
         defer {
             walks.pointee.deallocate()
