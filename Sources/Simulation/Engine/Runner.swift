@@ -378,6 +378,9 @@ extension CompiledModel {
         return out
     }
 
+    /// Set by tests to add the pairs' terms user by user, to check that gathering them changes nothing.
+    nonisolated(unsafe) static var gathersPairs = true
+
     /// One pass over the users keeping the sums of layout `sumsLayout`.
     func run(options: RunOptions, sums sumsLayout: UserSumsLayout) -> RunTallies {
         let range = options.users ?? 0..<scenario.users
@@ -394,13 +397,15 @@ extension CompiledModel {
             var scratch = TimelineScratch()
             scratch.countsDetail = options.keepsDetail
             var sums = UserSums(layout: sumsLayout)
-            let recorder = options.keepsSums ? UserSumsRecorder(
-                layouts: counts.layouts, detail: sumsLayout.keepsDetail, segments: recordedUserSumsLayout(sumsLayout) != nil) : nil
-            defer { recorder?.deallocate() }
             let replay = options.keepsSums ? recordedUserSumsLayout(sumsLayout).map {
                 RecordedUserRecorder(layout: $0, sums: sumsLayout, keepsOwnSquares: recordedUserRowStart.contains(-1))
             } : nil
             defer { replay?.deallocate() }
+            // The pairs' terms are gathered unless replaying users read them user by user.
+            let recorder = options.keepsSums ? UserSumsRecorder(
+                layouts: counts.layouts, detail: sumsLayout.keepsDetail, segments: recordedUserSumsLayout(sumsLayout) != nil,
+                gatheredPairs: replay == nil && Self.gathersPairs ? sumsLayout.pairList.count : nil) : nil
+            defer { recorder?.deallocate() }
             var breach: SessionLimitBreach?
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -414,6 +419,9 @@ extension CompiledModel {
                     break
                 }
                 options.progress?(upper - lower)
+            }
+            if let recorder {
+                sums.counts.withUnsafeMutableBufferPointer { if let s = $0.baseAddress { recorder.addGatheredPairs(into: s, sumsLayout) } }
             }
             options.meter?.add(configurationOpens: counts.configurationOpens, beforeResponse: counts.opensBeforeResponse)
             var mine = RunTallies(tallies: configurations.indices.map { counts.tally($0) }, users: range, sums: sums,

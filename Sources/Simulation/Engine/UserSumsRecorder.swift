@@ -28,14 +28,21 @@ final class UserSumsRecorder {
     private let segments: Bool
     /// Per configuration: the current user's pair inputs, worked out once by `finish` for all the pairs.
     private let pairInputs: UnsafeMutablePointer<PairTermInputs>
+    /// Whether the pairs' terms are gathered (`PairGather`) rather than added pair by pair.
+    private let gathersPairs: Bool
+    private var gather: PairGather
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
         case delivered, optedOut, scheduled, censored, triggered, responded
     }
 
-    init(layouts: [TallyLayout], detail: Bool = true, segments: Bool = true) {
+    /// With `gatheredPairs` (the sums' number of pairs), the pairs' terms are gathered over users and
+    /// added to the sums by `addGatheredPairs`, which must then be called before the sums are read.
+    init(layouts: [TallyLayout], detail: Bool = true, segments: Bool = true, gatheredPairs: Int? = nil) {
         self.layouts = layouts
+        gathersPairs = gatheredPairs != nil
+        gather = PairGather(configurations: layouts.count, pairs: gatheredPairs ?? 0)
         self.detail = detail
         self.segments = detail || segments
         silent = layouts.map { $0.messageSlots + $0.periodSlots == 0 }
@@ -57,6 +64,7 @@ final class UserSumsRecorder {
     }
 
     func deallocate() {
+        gather.deallocate()
         before.deallocate()
         totals.deallocate()
         activeDays.deallocate()
@@ -161,6 +169,11 @@ final class UserSumsRecorder {
         for i in 0..<layouts.count {
             pairInputs[i] = PairTermInputs(outcome: outcomes[i], delivered: total(i, .delivered), optedOut: total(i, .optedOut) != 0)
         }
+        if gathersPairs {
+            gather.add(pairInputs, configurations: layouts.count, pairs: l.pairList)
+            if gather.isFull { gather.addPairs(into: sums, l) }
+            return
+        }
         // The pairs the layout holds, in storage order.
         var p = sums + l.pair(at: 0)
         l.pairList.withUnsafeBufferPointer { pairs in
@@ -169,6 +182,11 @@ final class UserSumsRecorder {
                 p += UserSumsLayout.pairWidth
             }
         }
+    }
+
+    /// Adds the pairs' terms gathered since the last call to `sums` (see `PairGather`).
+    func addGatheredPairs(into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
+        if gathersPairs { gather.addPairs(into: sums, l) }
     }
 
     /// Configuration `i`'s pair inputs for the user `finish` last finished.
@@ -278,5 +296,119 @@ struct PairTermInputs: Equatable {
         }
         retention(1, 4, .eligibleD7, .retainedD7OnlyA, .retainedD7OnlyB)
         retention(2, 8, .eligibleD30, .retainedD30OnlyA, .retainedD30OnlyB)
+    }
+}
+
+/// The pairs' terms over many users, gathered as sums per configuration and sums of products per
+/// pair: a pair's terms are differences, and Σ(x − y)² = Σx² − 2Σxy + Σy², Σ[x ∧ ¬y] = Σx − Σ[x ∧ y]
+/// (for 0/1 values). Per user and pair that is three sums to add instead of the thirteen counters
+/// of `PairCounter`; `addPairs` turns them into those counters, the same integers (the identities
+/// hold user by user, and wrapping arithmetic keeps them).
+///
+/// The yes/no terms (opted out, retained on days 7 and 30) are counted in one word, in fields of
+/// `fieldBits` bits: the fields of two configurations' words anded are the pair's. They hold up to
+/// 2^21 − 1 users, so the counts are turned into pairs at least that often (`maximumUsers`).
+///
+/// A pair's day-7 and day-30 eligibility is its first configuration's. It is the user's whatever the
+/// configuration (it depends on the install and the horizon only), which lets the retention terms
+/// of the second configuration be read from its own sums too; debug builds check it.
+struct PairGather {
+    static let fieldBits: Int64 = 21
+    static let fieldMask: Int64 = (1 << fieldBits) - 1
+    /// Users that can be gathered between two calls of `addPairs`.
+    static let maximumUsers = Int(fieldMask)
+    /// Per configuration: Σ opens, Σ opens², Σ delivered, Σ delivered², the yes/no word.
+    private static let armWidth = 5
+    /// Per pair: Σ opens × opens, Σ delivered × delivered, the yes/no words anded.
+    private static let crossWidth = 3
+
+    private let arms: UnsafeMutablePointer<Int64>
+    private let cross: UnsafeMutablePointer<Int64>
+    /// This user's yes/no word per configuration.
+    private let words: UnsafeMutablePointer<Int64>
+    private let configurations: Int
+    private let pairs: Int
+    /// Users, users eligible on day 7, on day 30: one word of fields.
+    private var users: Int64 = 0
+    private var gathered = 0
+
+    init(configurations: Int, pairs: Int) {
+        (self.configurations, self.pairs) = (configurations, pairs)
+        arms = .allocate(capacity: max(1, configurations * Self.armWidth))
+        arms.initialize(repeating: 0, count: max(1, configurations * Self.armWidth))
+        cross = .allocate(capacity: max(1, pairs * Self.crossWidth))
+        cross.initialize(repeating: 0, count: max(1, pairs * Self.crossWidth))
+        words = .allocate(capacity: max(1, configurations))
+        words.initialize(repeating: 0, count: max(1, configurations))
+    }
+
+    func deallocate() {
+        arms.deallocate()
+        cross.deallocate()
+        words.deallocate()
+    }
+
+    /// Whether more users must wait for `addPairs`.
+    var isFull: Bool { gathered >= Self.maximumUsers }
+
+    /// One user's inputs under every configuration.
+    @inline(__always)
+    mutating func add(_ inputs: UnsafeMutablePointer<PairTermInputs>, configurations k: Int, pairs list: [ConfigurationPair]) {
+        precondition(gathered < Self.maximumUsers, "PairGather: too many users gathered")
+        gathered &+= 1
+        let first = inputs[0].days
+        users &+= 1 | Int64(first & 1) << Self.fieldBits | Int64(first >> 1 & 1) << (2 * Self.fieldBits)
+        for i in 0..<k {
+            let p = inputs[i]
+            assert(p.days & 3 == first & 3, "PairGather: eligibility differs between configurations")
+            let word = one(p.optedOut) | Int64(p.days >> 2 & 1) << Self.fieldBits | Int64(p.days >> 3 & 1) << (2 * Self.fieldBits)
+            words[i] = word
+            let a = arms + i &* Self.armWidth
+            a[0] &+= p.opens
+            a[1] &+= p.opens &* p.opens
+            a[2] &+= p.delivered
+            a[3] &+= p.delivered &* p.delivered
+            a[4] &+= word
+        }
+        var c = cross
+        list.withUnsafeBufferPointer { pairs in
+            for pair in pairs {
+                let x = inputs[pair.a], y = inputs[pair.b]
+                c[0] &+= x.opens &* y.opens
+                c[1] &+= x.delivered &* y.delivered
+                c[2] &+= words[pair.a] & words[pair.b]
+                c += Self.crossWidth
+            }
+        }
+    }
+
+    /// Adds the pairs' counters of the users gathered to `sums`, and starts again from none.
+    mutating func addPairs(into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
+        guard gathered > 0 else { return }
+        precondition(l.pairList.count == pairs, "PairGather: another layout")
+        func field(_ w: Int64, _ f: Int64) -> Int64 { w >> (f * Self.fieldBits) & Self.fieldMask }
+        for (position, pair) in l.pairList.enumerated() {
+            let p = sums + l.pair(at: position)
+            let a = arms + pair.a * Self.armWidth, b = arms + pair.b * Self.armWidth
+            let c = cross + position * Self.crossWidth
+            func add(_ counter: PairCounter, _ v: Int64) { p[counter.rawValue] &+= v }
+            add(.users, field(users, 0))
+            add(.opensDiff, a[0] &- b[0])
+            add(.opensDiffSquares, a[1] &- 2 &* c[0] &+ b[1])
+            add(.deliveredDiff, a[2] &- b[2])
+            add(.deliveredDiffSquares, a[3] &- 2 &* c[1] &+ b[3])
+            for (f, onlyA, onlyB) in [(Int64(0), PairCounter.optOutOnlyA, PairCounter.optOutOnlyB),
+                                      (1, .retainedD7OnlyA, .retainedD7OnlyB), (2, .retainedD30OnlyA, .retainedD30OnlyB)] {
+                let both = field(c[2], f)
+                add(onlyA, field(a[4], f) &- both)
+                add(onlyB, field(b[4], f) &- both)
+            }
+            add(.eligibleD7, field(users, 1))
+            add(.eligibleD30, field(users, 2))
+        }
+        arms.update(repeating: 0, count: configurations * Self.armWidth)
+        cross.update(repeating: 0, count: pairs * Self.crossWidth)
+        users = 0
+        gathered = 0
     }
 }
