@@ -104,18 +104,41 @@ public final class PairInputStore: @unchecked Sendable {
         }
         let pairs = layout.pairList
         let width = pairs.count * UserSumsLayout.pairWidth
+        let k = columns.count
         let total = summed(users: n, width: width, threads: threads) { range, out in
-            for (q, pair) in pairs.enumerated() {
-                let (a, b, into) = (columns[pair.a], columns[pair.b], out + q * UserSumsLayout.pairWidth)
-                for u in range { PairTermInputs.add(inputs(a[u]), inputs(b[u]), into: into) }
+            gathering(configurations: k, pairs: pairs, into: out) { gather, row in
+                for u in range {
+                    for i in 0..<k { row[i] = inputs(columns[i][u]) }
+                    gather(row)
+                }
+                return true
             }
-            return true
         }
         guard let total, width > 0 else { return }
         let start = layout.pair(at: 0)
         sums.counts.withUnsafeMutableBufferPointer { counts in
             for k in 0..<width { counts[start + k] &+= total[k] }
         }
+    }
+
+    /// Runs `body` with a function that gathers one user's inputs per configuration (`PairGather`),
+    /// and a row for them; then adds `pairs`' counters of the users gathered to `out` (the first
+    /// pair's counters, the others after it). Returns `body`'s answer.
+    static func gathering(configurations k: Int, pairs: [ConfigurationPair], into out: UnsafeMutablePointer<Int64>,
+                          _ body: ((UnsafeMutablePointer<PairTermInputs>) -> Void, UnsafeMutablePointer<PairTermInputs>) -> Bool)
+        -> Bool {
+        var gather = PairGather(configurations: k, pairs: pairs.count)
+        let row = UnsafeMutablePointer<PairTermInputs>.allocate(capacity: max(k, 1))
+        defer {
+            gather.deallocate()
+            row.deallocate()
+        }
+        let complete = body({ inputs in
+            gather.add(inputs, configurations: k, pairs: pairs)
+            if gather.isFull { gather.addPairs(into: out, pairs: pairs) }
+        }, row)
+        gather.addPairs(into: out, pairs: pairs)
+        return complete
     }
 
     /// The terms (users × counters) a part of `summed` must have for a thread of its own: a thread
@@ -157,16 +180,17 @@ public final class PairInputStore: @unchecked Sendable {
         let pairs = extraLayout.pairList
         let total = Self.summed(users: users.count, width: pairs.count * UserSumsLayout.pairWidth, threads: threads) {
             [self] range, out in
-            for u in range {
-                let row = storage + u * configurations
-                guard row[reference].flags & 128 != 0 else { return false }
-                for (q, pair) in pairs.enumerated() {
-                    let a = row[pair.a], b = row[pair.b]
-                    guard a.flags & 128 != 0, b.flags & 128 != 0 else { return false }
-                    PairTermInputs.add(Self.inputs(a), Self.inputs(b), into: out + q * UserSumsLayout.pairWidth)
+            Self.gathering(configurations: configurations, pairs: pairs, into: out) { gather, inputs in
+                for u in range {
+                    let row = storage + u * configurations
+                    for i in 0..<configurations {
+                        guard row[i].flags & 128 != 0 else { return false }
+                        inputs[i] = Self.inputs(row[i])
+                    }
+                    gather(inputs)
                 }
+                return true
             }
-            return true
         }
         guard let total else { return nil }
         var extra = UserSums(layout: extraLayout)

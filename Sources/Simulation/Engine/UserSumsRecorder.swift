@@ -384,11 +384,17 @@ struct PairGather {
 
     /// Adds the pairs' counters of the users gathered to `sums`, and starts again from none.
     mutating func addPairs(into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
+        addPairs(into: sums + l.pair(at: 0), pairs: l.pairList)
+    }
+
+    /// Adds the counters of the users gathered for `list`'s pairs to `first`, the first pair's
+    /// counters, the others after it; and starts again from none.
+    mutating func addPairs(into first: UnsafeMutablePointer<Int64>, pairs list: [ConfigurationPair]) {
         guard gathered > 0 else { return }
-        precondition(l.pairList.count == pairs, "PairGather: another layout")
+        precondition(list.count == pairs, "PairGather: other pairs")
         func field(_ w: Int64, _ f: Int64) -> Int64 { w >> (f * Self.fieldBits) & Self.fieldMask }
-        for (position, pair) in l.pairList.enumerated() {
-            let p = sums + l.pair(at: position)
+        for (position, pair) in list.enumerated() {
+            let p = first + position * UserSumsLayout.pairWidth
             let a = arms + pair.a * Self.armWidth, b = arms + pair.b * Self.armWidth
             let c = cross + position * Self.crossWidth
             func add(_ counter: PairCounter, _ v: Int64) { p[counter.rawValue] &+= v }
