@@ -339,6 +339,8 @@ public struct CompiledModel: Sendable {
     public let horizonSeconds: Double
     public let horizonDays: Int
     @usableFromInline let response: CompiledResponse
+    /// `response` where a timeline can point to it rather than copy it.
+    let frozenResponse: FrozenBuffer<CompiledResponse>
     public let seed: UInt64
     /// The most sessions a user may have in this run (`Scenario.sessionLimit`).
     public let sessionLimit: Int
@@ -430,6 +432,7 @@ public struct CompiledModel: Sendable {
         horizonDays = scenario.horizonDays
         horizonSeconds = Double(scenario.horizonDays) * 86_400
         response = CompiledResponse(scenario.response)
+        frozenResponse = FrozenBuffer([response])
         seed = scenario.seed
         sessionLimit = Scenario.sessionLimit(days: scenario.horizonDays)
     }

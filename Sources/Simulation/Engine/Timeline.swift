@@ -487,7 +487,8 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     let empiricalCumulative: UnsafeBufferPointer<Double>
     /// The samplers of segments whose gaps are `GapSampler.other`.
     let otherGaps: UnsafeBufferPointer<any ContinuousDistribution>
-    let response: CompiledResponse
+    let responsePointer: UnsafePointer<CompiledResponse>
+    @inline(__always) var response: CompiledResponse { _read { yield responsePointer.pointee } }
     /// The run covers [0, horizon): an event at the horizon itself is outside it.
     let horizon: Double
     /// The most sessions the user may have (`Scenario.sessionLimit`).
@@ -512,7 +513,6 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     let states: UnsafeMutableBufferPointer<ReminderState>
     /// Per cron rule, the user's block runs so far.
     let ruleBlockRuns: UnsafeMutableBufferPointer<Int64>
-    let exponential = Ziggurat.exponential
     let layout: TallyLayout
     let counts: UnsafeMutablePointer<Int64>
     /// Whether to add the tally's detail counts (`TimelineScratch.countsDetail`).
@@ -593,7 +593,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         empiricalSeconds = model.frozenSeconds.buffer
         empiricalCumulative = model.frozenCumulative.buffer
         otherGaps = model.frozenOtherGaps.buffer
-        response = model.response
+        responsePointer = model.frozenResponse.buffer.baseAddress!
         horizon = model.horizonSeconds
         sessionLimit = model.sessionLimit
         dayOrigin = traits.utcOffsetSeconds + 86_400
@@ -964,7 +964,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
                 block[k].dropsOut = block[k].dropsOut || block[k].gap.isInfinite
             }
         case .bgnbd:
-            let mean = traits.gapMeanSeconds
+            let (mean, exponential) = (traits.gapMeanSeconds, Ziggurat.exponential)
             fill(block, first, &stream, session, repeatDropout) { mean * $0.nextStandardExponential(using: exponential) }
         case let .empirical(start, count):
             let (seconds, cumulative) = (empiricalSeconds, empiricalCumulative)
