@@ -202,7 +202,7 @@ enum GeneralRules: TimelineRules {
 }
 
 /// Organic draws are made this many sessions at a time.
-let organicBlock = 8
+let organicBlock = 4
 
 /// The retention curve runs to this day after install.
 public let retentionCurveDays = 30

@@ -108,7 +108,6 @@ final class UserSumsRecorder {
             (totals + i &* Total.allCases.count).update(repeating: 0, count: Total.allCases.count)
             return
         }
-        let layout = layouts[i]
         let b = before + prefixStart[i]
         func d(_ k: Int) -> Int64 { c[k] &- b[k] }
         func d(_ counter: Counter) -> Int64 {
@@ -126,12 +125,17 @@ final class UserSumsRecorder {
         t[Total.censored.rawValue] = cen
         t[Total.responded.rawValue] = resp
         t[Total.optedOut.rawValue] = opt > 0 ? 1 : 0
-        Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen)
-        Self.add(sums + l.ratio(i, .response), resp, del)
-        Self.add(sums + l.ratio(i, .attributed), d(.attributed), del)
-        Self.add(sums + l.ratio(i, .optOut), opt, del)
-        let slots = detail ? layout.messageSlots + layout.periodSlots : 0
-        for slot in 0..<slots {
+        // A term of zeros adds nothing: many users have no delivery under a configuration.
+        if trig | (sch &- cen) != 0 { Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen) }
+        let att = d(.attributed)
+        if del | resp | att | opt != 0 {
+            Self.add(sums + l.ratio(i, .response), resp, del)
+            Self.add(sums + l.ratio(i, .attributed), att, del)
+            Self.add(sums + l.ratio(i, .optOut), opt, del)
+        }
+        guard detail else { return }
+        let layout = layouts[i]
+        for slot in 0..<(layout.messageSlots + layout.periodSlots) {
             let o = layout.messageOffset + slot * SlotCounter.allCases.count
             let sDel = d(o + SlotCounter.delivered.rawValue)
             let sTrig = sDel &+ d(o + SlotCounter.foreground.rawValue) &+ d(o + SlotCounter.suppressed.rawValue)
