@@ -125,14 +125,10 @@ final class UserSumsRecorder {
         t[Total.censored.rawValue] = cen
         t[Total.responded.rawValue] = resp
         t[Total.optedOut.rawValue] = opt > 0 ? 1 : 0
-        // A term of zeros adds nothing: many users have no delivery under a configuration.
-        if trig | (sch &- cen) != 0 { Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen) }
-        let att = d(.attributed)
-        if del | resp | att | opt != 0 {
-            Self.add(sums + l.ratio(i, .response), resp, del)
-            Self.add(sums + l.ratio(i, .attributed), att, del)
-            Self.add(sums + l.ratio(i, .optOut), opt, del)
-        }
+        Self.add(sums + l.ratio(i, .trigger), trig, sch &- cen)
+        Self.add(sums + l.ratio(i, .response), resp, del)
+        Self.add(sums + l.ratio(i, .attributed), d(.attributed), del)
+        Self.add(sums + l.ratio(i, .optOut), opt, del)
         guard detail else { return }
         let layout = layouts[i]
         for slot in 0..<(layout.messageSlots + layout.periodSlots) {
