@@ -156,7 +156,7 @@ public struct Reminder: Sendable {
     /// `coldLaunch` says whether this open started a new process; it matters only under the README
     /// wiring, where such a check runs before the app has configured the reminder.
     /// Returns the pending notification if it fired while the app was away.
-    @inlinable
+    @inlinable @inline(__always)
     @discardableResult
     public func becameActive(at now: Double, state: inout ReminderState, coldLaunch: Bool = false) -> NotificationEnd? {
         if coldLaunch && unconfiguredAtColdLaunch { return unconfiguredCheck(at: now, state: &state) }
