@@ -441,13 +441,14 @@ extension CompiledModel {
     func rideAlong(user: Int, traits: UserTraits, configuration c: UnsafePointer<ConfigurationView>, layout: TallyLayout,
                    counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>, holdout: UserOutcome,
                    holdoutDays: UnsafePointer<UInt64>, launches: (UnsafeMutablePointer<LaunchTrace>, fresh: Bool)? = nil,
-                   walks: (UnsafePointer<RideWalks>, configuration: Int)? = nil, scratch: inout TimelineScratch) -> UserOutcome {
+                   walks: (UnsafePointer<RideWalks>, configuration: Int)? = nil, installDay: Int? = nil,
+                   scratch: inout TimelineScratch) -> UserOutcome {
         let buffers = scratch.buffers
         var observer = NoTimelineObserver()
         var timeline = UserTimeline<OneReminder, PlainRules>(
             model: self, user: user, traits: traits, configuration: c, organic: buffers.organic, states: buffers.states(1),
             ruleBlockRuns: buffers.ruleBlockRuns(c.pointee.rules.count), deliveryLog: nil, layout: layout, counts: counts, activeDays: activeDays,
-            holdoutStart: nil, pendingScratch: buffers.pendingScratch, countsDetail: scratch.countsDetail)
+            holdoutStart: nil, pendingScratch: buffers.pendingScratch, countsDetail: scratch.countsDetail, installDay: installDay)
         defer { buffers.organic = timeline.organic }
         if let (trace, fresh) = launches, fresh { timeline.traceLaunches(buffers.sessions.pointee, into: trace) }
         return timeline.ride(on: UnsafePointer(buffers.sessions), holdout: holdout, holdoutDays: holdoutDays,

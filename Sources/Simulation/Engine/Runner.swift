@@ -233,13 +233,15 @@ extension CompiledModel {
                         if !holdout.exceededSessionLimit {
                             traces.beginUser(groups: groups)
                             if sharesWalks { walks.pointee.beginUser() }
+                            // Riders are users at a fixed offset: their install day is worked out once.
+                            let installDay = t.installDayAtFixedOffset
                             for i in riders {
                                 let launches = launchGroups[i] >= 0 ? traces.trace(launchGroups[i]) : nil
                                 arm(i) {
                                     rideAlong(user: user, traits: t, configuration: viewPointers[i], layout: counts.layouts[i],
                                               counts: counts.base(i), activeDays: counts.activeDays, holdout: holdout,
                                               holdoutDays: counts.holdoutDays, launches: launches, walks: sharesWalks ? (UnsafePointer(walks), i) : nil,
-                                              scratch: &scratch)
+                                              installDay: installDay, scratch: &scratch)
                                 }
                             }
                         }

@@ -19,6 +19,10 @@ public struct UserTraits: Equatable, Sendable {
     public var replayUser: Int = -1
     /// The user's platform and answers to it.
     public var platform = PlatformTraits()
+
+    /// The local calendar day of the install, counted from the run's start, for a user at the fixed
+    /// offset `utcOffsetSeconds` (see `UserTimeline.localDay`).
+    @inlinable var installDayAtFixedOffset: Int { Int(install + (utcOffsetSeconds + 86_400)) / 86_400 - 1 }
 }
 
 /// One step of a user's timeline, for whoever watches it (the trace command); the batch run's
@@ -587,7 +591,8 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
          organic: OrganicDrawCache, states: UnsafeMutableBufferPointer<ReminderState>,
          ruleBlockRuns: UnsafeMutableBufferPointer<Int64>, deliveryLog: UnsafeMutablePointer<DeliveryLog>?, layout: TallyLayout,
          counts: UnsafeMutablePointer<Int64>, activeDays: UnsafeMutablePointer<UInt64>,
-         holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch, countsDetail: Bool = true) {
+         holdoutStart: UnsafeMutablePointer<HoldoutStart>?, pendingScratch: PendingScratch, countsDetail: Bool = true,
+         installDay knownInstallDay: Int? = nil) {
         alarms = pendingScratch.alarms
         segment = model.frozenSegments.buffer.baseAddress! + traits.segment
         empiricalSeconds = model.frozenSeconds.buffer
@@ -600,7 +605,10 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         zone = Rules.general && traits.zone >= 0 ? model.zones[traits.zone].view : nil
         pattern = Rules.general ? model.returnPattern?.view : nil
         self.traits = traits
-        installDay = Int(traits.install + (zone.map { $0.offset(at: traits.install) + 86_400 } ?? dayOrigin)) / 86_400 - 1
+        let localInstallDay = zone.map { Int(traits.install + ($0.offset(at: traits.install) + 86_400)) / 86_400 - 1 }
+        assert(knownInstallDay == nil || localInstallDay == nil, "an install day known beforehand at a fixed offset only")
+        installDay = localInstallDay ?? knownInstallDay ?? traits.installDayAtFixedOffset
+        assert(installDay == localInstallDay ?? traits.installDayAtFixedOffset, "another install day")
         self.states = states
         self.ruleBlockRuns = ruleBlockRuns
         configPointer = cp
