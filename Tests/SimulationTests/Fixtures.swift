@@ -16,6 +16,21 @@ enum Fixtures {
             ])
     }
 
+    /// `model` run twice: on `threads` threads in chunks of 97 users, then on one thread in chunks of 500
+    /// with `switching(false)` in force (`switching(true)` after), to compare a shortcut's run with
+    /// the run without it.
+    static func runBothWays(_ model: CompiledModel, threads: Int = 2, pairs: PairChoice, detail: Bool,
+                            switching: (Bool) -> Void) -> (on: RunTallies, off: RunTallies) {
+        var options = RunOptions(threads: threads, chunkSize: 97, pairs: pairs)
+        options.keepsDetail = detail
+        let on = model.run(options: options)
+        switching(false)
+        defer { switching(true) }
+        var one = RunOptions(threads: 1, chunkSize: 500, pairs: pairs)
+        one.keepsDetail = detail
+        return (on, model.run(options: one))
+    }
+
     /// No response, no opt-out, no quiet hours: notifications fire and change nothing.
     static let inert = ResponseModel(baseResponse: 0, fatigue: 1, quietHours: nil, optOutPerDelivery: 0)
 

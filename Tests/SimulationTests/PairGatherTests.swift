@@ -88,14 +88,7 @@ final class PairGatherTests: XCTestCase {
         s.configurations += [Fixtures.reminder([2, 5], label: "2/5d"), Fixtures.reminder([4], label: "4d", mode: .original100, wiring: .early)]
         let model = try CompiledModel(s)
         for (pairs, detail) in [(PairChoice.all, true), (.decision, false)] {
-            var options = RunOptions(threads: 2, chunkSize: 97, pairs: pairs)
-            options.keepsDetail = detail
-            let gathered = model.run(options: options)
-            CompiledModel.gathersPairs = false
-            defer { CompiledModel.gathersPairs = true }
-            var one = RunOptions(threads: 1, chunkSize: 500, pairs: pairs)
-            one.keepsDetail = detail
-            let direct = model.run(options: one)
+            let (gathered, direct) = Fixtures.runBothWays(model, pairs: pairs, detail: detail) { CompiledModel.gathersPairs = $0 }
             XCTAssertEqual(gathered.sums, direct.sums)
             XCTAssertEqual(gathered, direct)
             let sums = try XCTUnwrap(direct.sums)

@@ -13,14 +13,9 @@ final class RideAlongTests: XCTestCase {
         let model = try CompiledModel(s)
         let riding = model.configurations.map(\.view).filter(CompiledModel.ridesOnHoldout).count
         if ride { XCTAssertGreaterThanOrEqual(riding, 2, "configurations ride", file: file, line: line) }
-        var options = RunOptions(threads: threads, chunkSize: 97, pairs: pairs)
-        options.keepsDetail = detail
-        let together = model.run(options: options)
-        CompiledModel.ridesAlong = false
-        defer { CompiledModel.ridesAlong = true }
-        var one = RunOptions(threads: 1, chunkSize: 500, pairs: pairs)
-        one.keepsDetail = detail
-        let alone = model.run(options: one)
+        let (together, alone) = Fixtures.runBothWays(model, threads: threads, pairs: pairs, detail: detail) {
+            CompiledModel.ridesAlong = $0
+        }
         XCTAssertEqual(together.tallies, alone.tallies, file: file, line: line)
         XCTAssertEqual(together.sums, alone.sums, file: file, line: line)
         XCTAssertEqual(together, alone, file: file, line: line)
