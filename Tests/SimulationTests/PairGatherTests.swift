@@ -25,16 +25,18 @@ final class PairGatherTests: XCTestCase {
                 inputs[i] = PairTermInputs(opens: Int64(rng.next() % 40), delivered: Int64(rng.next() % 9),
                                            optedOut: rng.next() % 5 == 0, days: eligible | retained << 2)
             }
-            gather.add(inputs, configurations: k, pairs: layout.pairList)
+            gathered.withUnsafeMutableBufferPointer { gather.add(inputs, pairs: layout.pairList, into: $0.baseAddress! + layout.pair(at: 0)) }
             direct.withUnsafeMutableBufferPointer { d in
                 for (p, pair) in layout.pairList.enumerated() {
                     PairTermInputs.add(inputs[pair.a], inputs[pair.b], into: d.baseAddress! + layout.pair(at: p))
                 }
             }
             // Turned into pairs now and then, as a full gather is.
-            if user % 1_237 == 0 { gathered.withUnsafeMutableBufferPointer { gather.addPairs(into: $0.baseAddress!, layout) } }
+            if user % 1_237 == 0 {
+                gathered.withUnsafeMutableBufferPointer { gather.addPairs(into: $0.baseAddress! + layout.pair(at: 0), pairs: layout.pairList) }
+            }
         }
-        gathered.withUnsafeMutableBufferPointer { gather.addPairs(into: $0.baseAddress!, layout) }
+        gathered.withUnsafeMutableBufferPointer { gather.addPairs(into: $0.baseAddress! + layout.pair(at: 0), pairs: layout.pairList) }
         XCTAssertEqual(gathered, direct)
         XCTAssertEqual(direct[layout.pair(at: 0) + PairCounter.users.rawValue], 5_000)
         for counter in PairCounter.allCases where counter != .users {

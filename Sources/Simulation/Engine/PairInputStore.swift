@@ -106,10 +106,10 @@ public final class PairInputStore: @unchecked Sendable {
         let width = pairs.count * UserSumsLayout.pairWidth
         let k = columns.count
         let total = summed(users: n, width: width, threads: threads) { range, out in
-            gathering(configurations: k, pairs: pairs, into: out) { gather, row in
+            gathering(configurations: k, pairs: pairs, into: out) { add, row in
                 for u in range {
                     for i in 0..<k { row[i] = inputs(columns[i][u]) }
-                    gather(row)
+                    add(row)
                 }
                 return true
             }
@@ -133,10 +133,7 @@ public final class PairInputStore: @unchecked Sendable {
             gather.deallocate()
             row.deallocate()
         }
-        let complete = body({ inputs in
-            gather.add(inputs, configurations: k, pairs: pairs)
-            if gather.isFull { gather.addPairs(into: out, pairs: pairs) }
-        }, row)
+        let complete = body({ gather.add($0, pairs: pairs, into: out) }, row)
         gather.addPairs(into: out, pairs: pairs)
         return complete
     }
@@ -180,14 +177,14 @@ public final class PairInputStore: @unchecked Sendable {
         let pairs = extraLayout.pairList
         let total = Self.summed(users: users.count, width: pairs.count * UserSumsLayout.pairWidth, threads: threads) {
             [self] range, out in
-            Self.gathering(configurations: configurations, pairs: pairs, into: out) { gather, inputs in
+            Self.gathering(configurations: configurations, pairs: pairs, into: out) { add, inputs in
                 for u in range {
                     let row = storage + u * configurations
                     for i in 0..<configurations {
                         guard row[i].flags & 128 != 0 else { return false }
                         inputs[i] = Self.inputs(row[i])
                     }
-                    gather(inputs)
+                    add(inputs)
                 }
                 return true
             }

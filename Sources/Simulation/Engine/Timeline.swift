@@ -605,10 +605,8 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
         zone = Rules.general && traits.zone >= 0 ? model.zones[traits.zone].view : nil
         pattern = Rules.general ? model.returnPattern?.view : nil
         self.traits = traits
-        let localInstallDay = zone.map { Int(traits.install + ($0.offset(at: traits.install) + 86_400)) / 86_400 - 1 }
-        assert(knownInstallDay == nil || localInstallDay == nil, "an install day known beforehand at a fixed offset only")
-        installDay = localInstallDay ?? knownInstallDay ?? traits.installDayAtFixedOffset
-        assert(installDay == localInstallDay ?? traits.installDayAtFixedOffset, "another install day")
+        assert(knownInstallDay == nil || knownInstallDay == Self.installDay(traits, zone: zone), "another install day")
+        installDay = knownInstallDay ?? Self.installDay(traits, zone: zone)
         self.states = states
         self.ruleBlockRuns = ruleBlockRuns
         configPointer = cp
@@ -636,6 +634,12 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             let first = t.starts[traits.replayUser]
             recorded = UnsafeBufferPointer(rebasing: model.frozenReplayOffsets[table].buffer[first..<(first + t.counts[traits.replayUser])])
         }
+    }
+
+    /// The local calendar day of the install, counted from the run's start (see `localDay`).
+    @inline(__always)
+    static func installDay(_ traits: UserTraits, zone: ZoneView?) -> Int {
+        zone.map { Int(traits.install + ($0.offset(at: traits.install) + 86_400)) / 86_400 - 1 } ?? traits.installDayAtFixedOffset
     }
 
     /// The configuration's number of reminders.

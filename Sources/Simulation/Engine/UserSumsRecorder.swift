@@ -28,9 +28,8 @@ final class UserSumsRecorder {
     private let segments: Bool
     /// Per configuration: the current user's pair inputs, worked out once by `finish` for all the pairs.
     private let pairInputs: UnsafeMutablePointer<PairTermInputs>
-    /// Whether the pairs' terms are gathered (`PairGather`) rather than added pair by pair.
-    private let gathersPairs: Bool
-    private var gather: PairGather
+    /// The pairs' terms gathered over users, when they are not added pair by pair.
+    private var gather: PairGather?
 
     /// The current user's totals kept per configuration.
     private enum Total: Int, CaseIterable {
@@ -41,8 +40,7 @@ final class UserSumsRecorder {
     /// added to the sums by `addGatheredPairs`, which must then be called before the sums are read.
     init(layouts: [TallyLayout], detail: Bool = true, segments: Bool = true, gatheredPairs: Int? = nil) {
         self.layouts = layouts
-        gathersPairs = gatheredPairs != nil
-        gather = PairGather(configurations: layouts.count, pairs: gatheredPairs ?? 0)
+        gather = gatheredPairs.map { PairGather(configurations: layouts.count, pairs: $0) }
         self.detail = detail
         self.segments = detail || segments
         silent = layouts.map { $0.messageSlots + $0.periodSlots == 0 }
@@ -64,7 +62,7 @@ final class UserSumsRecorder {
     }
 
     func deallocate() {
-        gather.deallocate()
+        gather?.deallocate()
         before.deallocate()
         totals.deallocate()
         activeDays.deallocate()
@@ -169,9 +167,8 @@ final class UserSumsRecorder {
         for i in 0..<layouts.count {
             pairInputs[i] = PairTermInputs(outcome: outcomes[i], delivered: total(i, .delivered), optedOut: total(i, .optedOut) != 0)
         }
-        if gathersPairs {
-            gather.add(pairInputs, configurations: layouts.count, pairs: l.pairList)
-            if gather.isFull { gather.addPairs(into: sums, l) }
+        if gather != nil {
+            gather?.add(pairInputs, pairs: l.pairList, into: sums + l.pair(at: 0))
             return
         }
         // The pairs the layout holds, in storage order.
@@ -186,7 +183,7 @@ final class UserSumsRecorder {
 
     /// Adds the pairs' terms gathered since the last call to `sums` (see `PairGather`).
     func addGatheredPairs(into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
-        if gathersPairs { gather.addPairs(into: sums, l) }
+        gather?.addPairs(into: sums + l.pair(at: 0), pairs: l.pairList)
     }
 
     /// Configuration `i`'s pair inputs for the user `finish` last finished.
@@ -307,7 +304,7 @@ struct PairTermInputs: Equatable {
 ///
 /// The yes/no terms (opted out, retained on days 7 and 30) are counted in one word, in fields of
 /// `fieldBits` bits: the fields of two configurations' words anded are the pair's. They hold up to
-/// 2^21 − 1 users, so the counts are turned into pairs at least that often (`maximumUsers`).
+/// 2^21 − 1 users, so `add` turns the counts into pairs at least that often (`maximumUsers`).
 ///
 /// A pair's day-7 and day-30 eligibility is its first configuration's. It is the user's whatever the
 /// configuration (it depends on the install and the horizon only), which lets the retention terms
@@ -315,7 +312,7 @@ struct PairTermInputs: Equatable {
 struct PairGather {
     static let fieldBits: Int64 = 21
     static let fieldMask: Int64 = (1 << fieldBits) - 1
-    /// Users that can be gathered between two calls of `addPairs`.
+    /// The most users gathered between two additions to the pairs' counters.
     static let maximumUsers = Int(fieldMask)
     /// Per configuration: Σ opens, Σ opens², Σ delivered, Σ delivered², the yes/no word.
     private static let armWidth = 5
@@ -348,19 +345,17 @@ struct PairGather {
         words.deallocate()
     }
 
-    /// Whether more users must wait for `addPairs`.
-    var isFull: Bool { gathered >= Self.maximumUsers }
-
-    /// One user's inputs under every configuration.
+    /// One user's inputs under every configuration, for `list`'s pairs; once `maximumUsers` are
+    /// gathered, their counters are added to `first` (see `addPairs`).
     @inline(__always)
-    mutating func add(_ inputs: UnsafeMutablePointer<PairTermInputs>, configurations k: Int, pairs list: [ConfigurationPair]) {
-        precondition(gathered < Self.maximumUsers, "PairGather: too many users gathered")
+    mutating func add(_ inputs: UnsafeMutablePointer<PairTermInputs>, pairs list: [ConfigurationPair],
+                      into first: UnsafeMutablePointer<Int64>) {
         gathered &+= 1
-        let first = inputs[0].days
-        users &+= 1 | Int64(first & 1) << Self.fieldBits | Int64(first >> 1 & 1) << (2 * Self.fieldBits)
-        for i in 0..<k {
+        let firstDays = inputs[0].days
+        users &+= 1 | Int64(firstDays & 1) << Self.fieldBits | Int64(firstDays >> 1 & 1) << (2 * Self.fieldBits)
+        for i in 0..<configurations {
             let p = inputs[i]
-            assert(p.days & 3 == first & 3, "PairGather: eligibility differs between configurations")
+            assert(p.days & 3 == firstDays & 3, "PairGather: eligibility differs between configurations")
             let word = one(p.optedOut) | Int64(p.days >> 2 & 1) << Self.fieldBits | Int64(p.days >> 3 & 1) << (2 * Self.fieldBits)
             words[i] = word
             let a = arms + i &* Self.armWidth
@@ -380,11 +375,7 @@ struct PairGather {
                 c += Self.crossWidth
             }
         }
-    }
-
-    /// Adds the pairs' counters of the users gathered to `sums`, and starts again from none.
-    mutating func addPairs(into sums: UnsafeMutablePointer<Int64>, _ l: UserSumsLayout) {
-        addPairs(into: sums + l.pair(at: 0), pairs: l.pairList)
+        if gathered == Self.maximumUsers { addPairs(into: first, pairs: list) }
     }
 
     /// Adds the counters of the users gathered for `list`'s pairs to `first`, the first pair's
