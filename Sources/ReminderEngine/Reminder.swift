@@ -210,6 +210,19 @@ public struct Reminder: Sendable {
     @inlinable
     public var reschedulesUnchangedWhilePending: Bool { !random && !unconfiguredAtColdLaunch }
 
+    /// Whether an open before the pending notification's fire time, and the close after it, change
+    /// nothing but the fire time and, after a cold launch, the message: true under the README wiring
+    /// for messages in order, periods that do not wrap and an `appDomain` of the app's own. The cold
+    /// launch's check, on the singleton's defaults, does not find the notification under the default
+    /// domain and records that it fired (`lastCheckSawFire`), so the close schedules the next message
+    /// (the first after the last) at the same period; an open that is not a cold launch records that
+    /// nothing fired, and the close schedules the same message again. A caller may then count such
+    /// sessions without calling the engine; the engine's tests hold it to this.
+    @inlinable
+    public var movesMessageOnAtColdLaunchWhilePending: Bool {
+        unconfiguredAtColdLaunch && !coldCheckSeesDomain && !random && !circular
+    }
+
     /// The delay, in seconds, the next schedule would use from `state`.
     @inlinable
     public func nextDelay(for state: ReminderState) -> Double {

@@ -408,11 +408,12 @@ final class PersistenceTests: XCTestCase {
 
 /// `reschedulesUnchangedWhilePending`: when the engine says so, an open before the fire time and the
 /// close after it leave every field but the fire time as they were, whatever the state, mode and
-/// launch; and the property is false exactly where they would not.
+/// launch; and the property is false exactly where they would not. Likewise
+/// `movesMessageOnAtColdLaunchWhilePending`, where a cold launch also moves the message on.
 final class ReschedulingTests: XCTestCase {
     func testAnOpenBeforeTheFireTimeAndTheCloseAfterItChangeOnlyTheFireTime() throws {
         var g = SystemRandomNumberGenerator()
-        var checked = 0
+        var checked = 0, movedOn = 0
         for mode in EngineMode.allCases {
             for wiring in [nil, ReminderWiring.early, .readme] {
                 for circular in [false, true] {
@@ -425,7 +426,10 @@ final class ReschedulingTests: XCTestCase {
                             let r = Reminder(configuration)
                             XCTAssertEqual(r.reschedulesUnchangedWhilePending, !random && configuration.wiring != .readme)
                             XCTAssertEqual(r.keepsPendingUntilItsFireTime, configuration.wiring != .readme)
-                            guard r.keepsPendingUntilItsFireTime else { continue }
+                            XCTAssertEqual(r.movesMessageOnAtColdLaunchWhilePending,
+                                           configuration.wiring == .readme && domain != ReminderConfiguration.defaultAppDomain
+                                               && !random && !circular)
+                            guard r.keepsPendingUntilItsFireTime || r.movesMessageOnAtColdLaunchWhilePending else { continue }
                             for _ in 0..<200 {
                                 // A state the engine reached: scheduled at some close, maybe after fires.
                                 var state = ReminderState()
@@ -441,7 +445,23 @@ final class ReschedulingTests: XCTestCase {
                                 // Back before the fire time, away again after it.
                                 let open = Double.random(in: now...(fire - 1e-3), using: &g)
                                 let close = open + Double.random(in: 1...7_200, using: &g)
-                                XCTAssertNil(r.becameActive(at: open, state: &state, coldLaunch: Bool.random(using: &g)))
+                                let coldLaunch = Bool.random(using: &g)
+                                XCTAssertNil(r.becameActive(at: open, state: &state, coldLaunch: coldLaunch))
+                                if r.movesMessageOnAtColdLaunchWhilePending {
+                                    // The README wiring: a cold launch's check records a fire, and the close
+                                    // schedules the next message (the first after the last), at the same period.
+                                    let end = r.enteredBackground(at: close, state: &state, random: &g)
+                                    XCTAssertEqual(end, fire > close ? .cancelled(before.pending!) : .firedInForeground(before.pending!))
+                                    let message = coldLaunch ? (before.pending!.messageIndex + 1) % 3 : before.pending!.messageIndex
+                                    let expected = ReminderState(
+                                        periodIndex: before.periodIndex, nextMessageIndex: message + 1,
+                                        pending: PendingNotification(fireTime: close + r.nextDelay(for: before), messageIndex: message,
+                                                                     periodIndex: before.pending!.periodIndex),
+                                        lastCheckSawFire: coldLaunch)
+                                    XCTAssertEqual(state, expected)
+                                    movedOn += coldLaunch ? 1 : 0
+                                    continue
+                                }
                                 var afterCheck = before
                                 afterCheck.lastCheckSawFire = false
                                 XCTAssertEqual(state, afterCheck, "the check only records that nothing fired")
@@ -460,5 +480,6 @@ final class ReschedulingTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 3_000)
+        XCTAssertGreaterThan(movedOn, 120)
     }
 }

@@ -169,6 +169,39 @@ final class RideAlongTests: XCTestCase {
 
     /// 400 users over 21 days who come back every 3 hours on average, for sessions of 20 minutes
     /// (median), and drop out after 2% of them; a strong response.
+    /// Riders under the README wiring. With an app domain of their own, messages in order and periods
+    /// that do not wrap, a quiet session's cold launch moves the message on, counted without the
+    /// engine (`Reminder.movesMessageOnAtColdLaunchWhilePending`); with periods that wrap, messages
+    /// at random or the default domain each quiet session goes through the engine. Gaps of three
+    /// hours on average and cold launches after three hours make quiet sessions with and without a
+    /// cold launch common; one rider has two messages (the next wraps sooner), one has cron rules.
+    func testRidersUnderTheReadmeWiring() throws {
+        func readme(_ periods: [Int], _ label: String, mode: EngineMode = .original, circular: Bool = false,
+                    random: Bool = false, domain: String = "com.example.app", messages: [String] = ["a", "b", "c"],
+                    rules: [CronRuleSpec] = []) -> ConfigurationSpec {
+            ConfigurationSpec(label: label, mode: mode, wiring: .readme,
+                              reminders: [ReminderSpec(messages: messages, timePeriods: periods, unit: .hours, randomMessage: random,
+                                                       circularTimePeriod: circular, appDomain: domain)],
+                              cronRules: rules)
+        }
+        var s = Self.shortGaps([
+            readme([5, 2], "5/2h"), readme([6], "6h 1.0.0", mode: .original100), readme([8, 4], "8/4h two messages", messages: ["a", "b"]),
+            readme([5, 9], "5/9h ruled", rules: ["1 *", "2 */3"]), readme([5, 2], "5/2h circular", circular: true),
+            readme([5, 2], "5/2h random", random: true), readme([5, 2], "5/2h default domain", domain: ReminderConfiguration.defaultAppDomain),
+        ])
+        s.population.segments[0].coldLaunchAfterMinutes = 180
+        let model = try CompiledModel(s)
+        let movesOn = model.configurations.map { $0.view.reminders.first?.movesMessageOnAtColdLaunchWhilePending ?? false }
+        XCTAssertEqual(movesOn, [false, true, true, true, true, false, false, false])
+        try bothWays(s)
+        try bothWays(s, threads: 3, pairs: .references([1, 5]), detail: false)
+        let run = model.run(options: RunOptions(threads: 2))
+        for c in 1...4 {
+            XCTAssertGreaterThan(run.tallies[c][.cancelled], 1_000, "quiet sessions under \(s.configurations[c - 1].label)")
+            XCTAssertGreaterThan(run.tallies[c][.responded], 0, "users brought back under \(s.configurations[c - 1].label)")
+        }
+    }
+
     static func shortGaps(_ configurations: [ConfigurationSpec]) -> Scenario {
         var population = Fixtures.population(.exponential(mean: 3, unit: .hours), spread: 7)
         population.segments[0].sessionLength = SessionLength(medianMinutes: 20, sigma: 1)

@@ -17,8 +17,9 @@ import ReminderEngine
 //
 // A configuration rides when it has one reminder and no delivery policy (its cron rules run at each
 // cold launch as in its own run; with messages picked at random each quiet session's close draws
-// the message as the engine does, and under the README wiring each quiet session's open and close
-// go through the engine); users ride when they live at a fixed offset, return with no pattern, are
+// the message as the engine does; under the README wiring a quiet session's cold launch moves the
+// message on, or, where that does not cover it, each quiet session's open and close go through the
+// engine); users ride when they live at a fixed offset, return with no pattern, are
 // on a platform without rules and do not replay a recorded user.
 
 /// The holdout's sessions of the current user, as its run recorded them: each open's time and
@@ -644,32 +645,50 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
     @inline(__always)
     mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
-        if reminder.reschedulesUnchangedWhilePending { return quietSessions(after: k, s, drawsMessages: false, &observer) }
+        if reminder.reschedulesUnchangedWhilePending { return quietSessions(after: k, s, messages: .kept, &observer) }
         // Not under the README wiring: the messages are drawn at random.
         if reminder.keepsPendingUntilItsFireTime { return quietRandomSessions(after: k, s, &observer) }
+        if reminder.movesMessageOnAtColdLaunchWhilePending { return quietColdLaunchSessions(after: k, s, &observer) }
         return quietCloses(after: k, s, &observer)
     }
 
     /// `quietSessions` for a reminder that draws each message at random, kept out of line.
     @inline(never)
     mutating func quietRandomSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
-        quietSessions(after: k, s, drawsMessages: true, &observer)
+        quietSessions(after: k, s, messages: .drawn, &observer)
+    }
+
+    /// `quietSessions` for a reminder under the README wiring whose cold launches move the message on,
+    /// kept out of line.
+    @inline(never)
+    mutating func quietColdLaunchSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
+        quietSessions(after: k, s, messages: .movedOnAtColdLaunch, &observer)
+    }
+
+    /// How the message of the notification a quiet session's close schedules follows from the one
+    /// before: the same (`Reminder.reschedulesUnchangedWhilePending`), drawn at random, or the next
+    /// one after a cold launch and the same otherwise (`Reminder.movesMessageOnAtColdLaunchWhilePending`).
+    enum QuietMessages {
+        case kept, drawn, movedOnAtColdLaunch
     }
 
     /// The quiet sessions (see above) counted without calling the engine, which would change nothing
-    /// but the fire time and, with `drawsMessages`, the message: each close then draws the next one
-    /// from the same stream, in the same way, as `enteredBackground` does, and the message slots are
-    /// counted session by session. Otherwise the same message is scheduled again.
+    /// but the fire time and the message as `messages` says: a drawn message comes from the same
+    /// stream, in the same way, as `enteredBackground` draws it, and a message moved on is the one
+    /// `enteredBackground` picks after a check that saw a fire; the message slots are then counted
+    /// session by session. Otherwise the same message is scheduled again.
     @inline(__always)
-    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, drawsMessages: Bool,
+    mutating func quietSessions<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, messages change: QuietMessages,
                                                      _ observer: inout O) -> Int {
         guard var n = states[0].pending else { return k }
         let delay = config.reminders[0].nextDelay(for: states[0])
         // One reminder: its messages are the configuration's message slots.
-        let messages = UInt64(layout.messageSlots)
+        let messages = layout.messageSlots
         let base = config.messageBase[0]
         var j = k
         var fire = n.fireTime, message = n.messageIndex
+        // The engine's stored next message; a close sets it whenever it schedules.
+        var next = states[0].nextMessageIndex ?? 0
         // Counted without branches (which session fires in the foreground is as good as random); the
         // others are cancelled.
         var foreground: Int64 = 0, censored: Int64 = 0
@@ -683,10 +702,18 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
             let inForeground = fire <= close, pastHorizon = fire >= end
             foreground &+= inForeground ? 1 : 0
             censored &+= !inForeground && pastHorizon ? 1 : 0
-            if drawsMessages {
+            if change != .kept {
                 let slot: SlotCounter = inForeground ? .foreground : pastHorizon ? .censored : .cancelled
                 if countsDetail { counts[layout.message(base + message, slot)] &+= 1 }
-                message = Int(messageStream.next(upperBound: messages))
+                if change == .drawn {
+                    message = Int(messageStream.next(upperBound: UInt64(messages)))
+                } else {
+                    // `enteredBackground`: the stored next after a check that saw a fire, the same
+                    // message otherwise, the first when past the last.
+                    let m = cold[j + 1] ? next : next &- 1
+                    message = m >= messages || m < 0 ? 0 : m
+                    next = message &+ 1
+                }
                 if countsDetail { counts[layout.message(base + message, .scheduled)] &+= 1 }
             }
             fire = close + delay
@@ -695,15 +722,16 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         let cancelled = Int64(j - k) &- foreground &- censored
         guard j > k else { return k }
         fatigueFactor = 1
-        states[0].lastCheckSawFire = false
-        if drawsMessages { states[0].nextMessageIndex = message + 1 }
+        // The last open's check: under the README wiring a cold launch's check records a fire.
+        states[0].lastCheckSawFire = change == .movedOnAtColdLaunch && cold[j]
+        if change != .kept { states[0].nextMessageIndex = message + 1 }
         (n.fireTime, n.messageIndex) = (fire, message)
         states[0].pending = n
         let period = config.periodBase[0] + n.periodIndex
         func count(_ counter: Counter, _ slot: SlotCounter, _ x: Int64) {
             counts[counter.rawValue] &+= x
             guard countsDetail else { return }
-            if !drawsMessages { counts[layout.message(base + message, slot)] &+= x }
+            if change == .kept { counts[layout.message(base + message, slot)] &+= x }
             counts[layout.period(period, slot)] &+= x
         }
         count(.cancelled, .cancelled, cancelled)
@@ -713,8 +741,9 @@ extension UserTimeline where Count == OneReminder, Rules == PlainRules {
         return j
     }
 
-    /// The same sessions for a reminder that follows the README wiring: each open and each close go
-    /// through the engine (a cold launch's check runs unconfigured and moves the message on).
+    /// The same sessions for a reminder under the README wiring that the shortcuts above do not cover
+    /// (the default `appDomain`, periods that wrap, or messages at random): each open and each close
+    /// go through the engine.
     @inline(never)
     mutating func quietCloses<O: TimelineObserver>(after k: Int, _ s: HoldoutSessions, _ observer: inout O) -> Int {
         let reminder = config.reminders[0]
