@@ -1,3 +1,4 @@
+import CronEngine
 import Foundation
 import ReminderEngine
 @testable import Simulation
@@ -209,6 +210,41 @@ final class RideAlongTests: XCTestCase {
         return Fixtures.scenario(users: 400, days: 21, population: population,
                                  response: ResponseModel(baseResponse: 0.2, fatigue: 0.8, optOutPerDelivery: 0.01),
                                  configurations: configurations)
+    }
+
+    /// A launch trace longer than its first room (256 opens) moves its per-open entries to larger
+    /// storage and keeps its per-rule ones: users back every three hours for 60 days under riders that
+    /// share their cron rules (one trace per user, some 480 opens), counted as on their own; and the
+    /// trace itself grown twice, its entries read back.
+    func testRidersSharingCronRulesOverManyOpens() throws {
+        let rules: [CronRuleSpec] = ["1 *", "2 */3", "5"]
+        var s = Self.shortGaps([Fixtures.reminder([5], unit: .hours, label: "5h", rules: rules),
+                                Fixtures.reminder([9, 2], unit: .hours, label: "9/2h", rules: rules),
+                                Fixtures.reminder([30], unit: .hours, label: "30h", rules: rules)])
+        s.users = 60
+        s.horizonDays = 60
+        s.population.segments[0].dropoutPerSession = 0
+        let model = try CompiledModel(s)
+        let views = model.configurations.map(\.view)
+        XCTAssertEqual(CompiledModel.launchGroups(views, riders: [1, 2, 3]), [-1, 0, 0, 0])
+        try bothWays(s)
+        let run = model.run(options: RunOptions(threads: 2))
+        XCTAssertGreaterThan(run.tallies[0][.opens], 300 * 60, "more than 300 opens a user")
+
+        var trace = LaunchTrace()
+        defer { trace.deallocate() }
+        trace.firstDay[2] = 9
+        for opens in [10, 300, 5_000] {
+            trace.reset(opens: opens, rules: rules.count)
+            for j in 0..<opens {
+                trace.set(j, counters: LaunchCounters(totalLaunches: j), matched: UInt64(j), ran: UInt64(2 * j))
+            }
+            trace.totals[1] = Int64(opens)
+            XCTAssertEqual((0..<opens).map { trace.counters[$0].totalLaunches }, Array(0..<opens))
+            XCTAssertEqual((0..<opens).map { trace.ran[$0] }, (0..<opens).map { UInt64(2 * $0) })
+            XCTAssertEqual(trace.totals[1], Int64(opens))
+            XCTAssertEqual(trace.firstDay[2], 9)
+        }
     }
 
     /// Users who reach the session limit stop the run the same way.

@@ -150,17 +150,22 @@ struct LaunchTrace {
     }
 
     func deallocate() {
-        counters.deallocate()
-        matched.deallocate()
-        ran.deallocate()
+        deallocatePerOpen()
         firstDay.deallocate()
         totals.deallocate()
     }
 
-    /// Starts a trace of `opens` opens and `rules` rules.
+    private func deallocatePerOpen() {
+        counters.deallocate()
+        matched.deallocate()
+        ran.deallocate()
+    }
+
+    /// Starts a trace of `opens` opens and `rules` rules. Past the room for opens, the per-open
+    /// entries move to larger storage; the per-rule ones stay.
     mutating func reset(opens: Int, rules: Int) {
         if opens > capacity {
-            deallocate()
+            deallocatePerOpen()
             capacity = max(2 * capacity, opens)
             counters = .allocate(capacity: capacity)
             matched = .allocate(capacity: capacity)
