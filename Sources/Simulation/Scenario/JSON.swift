@@ -103,13 +103,15 @@ private struct JSONParser {
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSON {
         index += 1
         var members: [(key: String, value: JSON)] = []
+        // The keys so far, looked up in constant time: an object of many keys is read in linear time.
+        var keys = Set<String>()
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try string()
-            if members.contains(where: { $0.key == key }) { throw error("duplicate key \(ScenarioIssue.quote(key))") }
+            guard keys.insert(key).inserted else { throw error("duplicate key \(ScenarioIssue.quote(key))") }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
