@@ -121,10 +121,18 @@ enum ScenarioLoading {
         }
     }
 
+    /// The most problems the error lists, one line each; the count says how many there are
+    /// (`validate --json` lists them all).
+    static let listedProblems = 100
+
     static func invalid(_ error: ScenarioError) -> CommandError {
         let count = error.issues.count
+        var listed = error
+        listed.issues = Array(error.issues.prefix(listedProblems))
+        let more = count - listed.issues.count
         return CommandError.dataError(
-            "invalid scenario (\(count) problem\(count == 1 ? "" : "s")):\n" + error.description)
+            "invalid scenario (\(count) problem\(count == 1 ? "" : "s")):\n" + listed.description
+                + (more > 0 ? "\n… and \(more) more (`remindersim validate --json` lists them all)" : ""))
     }
 }
 

@@ -155,6 +155,28 @@ final class ScenarioFileTests: ReminderSimTestCase {
         }
     }
 
+    /// A file with more problems than the error lists: the count says how many, the first hundred
+    /// are listed in order, a last line says how many more and where to see them all.
+    func testManyProblemsAreCountedAndTheFirstHundredListed() throws {
+        var json: [String: Any] = try defaultScenario()
+        for k in 0..<250 { json["unknown\(k)"] = k }
+        try writeFile("many.json", try JSONEdit.text(json))
+        let result = try remindersim("validate", "many.json")
+        assertExit(result, 65)
+        let lines = result.stderrLines
+        XCTAssertEqual(lines.first, "\(Self.header)250 problems):", result.description)
+        XCTAssertEqual(lines.count, 1 + 100 + 1, result.description)
+        let listed = lines.dropFirst().prefix(100)
+        XCTAssertTrue(listed.allSatisfy { $0.hasPrefix("many.json: unknown") && $0.contains(": unknown field") }, result.description)
+        XCTAssertEqual(Set(listed).count, 100, "each problem once")
+        XCTAssertEqual(lines.last, "… and 150 more (`remindersim validate --json` lists them all)")
+
+        let all = try remindersim("validate", "--json", "many.json")
+        assertExit(all, 65)
+        let files = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual((files.first?["problems"] as? [Any])?.count, 250)
+    }
+
     func testNotJSONReportsWhereItStopped() throws {
         try writeFile("notes.json", "this is not JSON\n")
         for command in ["validate", "run"] {
