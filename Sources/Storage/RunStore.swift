@@ -298,9 +298,15 @@ public final class RunStore {
                     let id = Int64(try StoredRow(row, table: table, columns: columns, owner: "row \(n + 1)").integer(key, in: 1...Int64.max))
                     return try make(id, StoredRow(row, table: table, columns: columns, owner: "\(owner) \(id)"))
                 }
-        } catch let error where error.kind == .corrupt && error.result == nil {
-            throw error.prefixed("\(database.path): ")
+        } catch let error {
+            throw named(error)
         }
+    }
+
+    /// `error` with the database's path in front, unless it names it already: a damaged row, or a
+    /// query SQLite refuses on a file whose tables or views were changed by hand.
+    func named(_ error: StoreError) -> StoreError {
+        error.message.hasPrefix("\(database.path): ") ? error : error.prefixed("\(database.path): ")
     }
 
     /// Reads a run back: its scenario, metadata and the exact counts, from which its results are rebuilt.
@@ -311,8 +317,8 @@ public final class RunStore {
     public func load(_ id: Int64) throws(StoreError) -> StoredRun {
         do throws(StoreError) {
             return try loadChecked(id)
-        } catch let error where error.kind == .corrupt && error.result == nil {
-            throw error.prefixed("\(database.path): ")
+        } catch let error {
+            throw named(error)
         }
     }
 

@@ -179,8 +179,8 @@ extension RunStore {
             }
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
                               toolVersion: try row.text("tool_version"))
-        } catch let error where error.kind == .corrupt && error.result == nil {
-            throw error.prefixed("\(database.path): ")
+        } catch let error {
+            throw named(error)
         }
     }
 

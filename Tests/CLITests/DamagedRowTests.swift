@@ -147,6 +147,10 @@ final class DamagedRowTests: ReminderSimTestCase {
                 created_at, wall_seconds, 1 AS configurations FROM runs;
             """, as: "names.sqlite")
         try assertRefused(["list"], database: names, mentions: ["run_overview.scenario_name", "run 1", "NULL"])
+        // A view without the columns read: SQLite refuses the query, and the error still names the file.
+        let columns = try damaged("DROP VIEW run_overview; CREATE VIEW run_overview AS SELECT 1 AS x;", as: "columns.sqlite")
+        try assertRefused(["list"], database: columns, mentions: ["no such column: run_id"])
+        try assertRefused(["report", "latest", "--out", "out"], database: columns, mentions: ["no such column"])
     }
 
     /// Shards with an edited shard count, or counts that only overflow once added up: merge refuses
