@@ -98,4 +98,21 @@ final class HoldoutCacheTests: XCTestCase {
         XCTAssertEqual(try run(s, cache: none, threads: 2, chunk: 50), plain)
         XCTAssertEqual(none.keptUsers, 0)
     }
+
+    /// A cache for more users than its budget could keep covers only as many as it could: its table
+    /// of entries does not grow with a user count of a trillion (8 TB of it once aborted `tune`).
+    func testACacheCoversNoMoreUsersThanItsBudgetCouldKeep() throws {
+        let s = Self.scenario(users: 2_000)
+        let huge = HoldoutCache(for: s, users: 1 << 50)
+        defer { huge.deallocate() }
+        XCTAssertGreaterThan(huge.users, 100_000)
+        XCTAssertLessThanOrEqual(huge.users, (64 << 20) / 64)
+        let small = HoldoutCache(for: s, users: s.users, budget: 40_000)
+        defer { small.deallocate() }
+        XCTAssertLessThan(small.users, s.users, "a budget for a few users covers fewer than the run's")
+        let plain = try run(s, cache: nil, threads: 2, chunk: 50)
+        XCTAssertEqual(try run(s, cache: small, threads: 2, chunk: 50), plain)
+        XCTAssertEqual(try run(s, cache: small, threads: 3, chunk: 33), plain, "the users it kept, taken back")
+        XCTAssertGreaterThan(small.keptUsers, 0)
+    }
 }

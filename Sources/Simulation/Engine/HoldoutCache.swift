@@ -56,14 +56,16 @@ public final class HoldoutCache: @unchecked Sendable {
     }
 
     /// A cache for users 0..<users of `scenario` (its seed, population, horizon and start date),
-    /// keeping them up to `budget` bytes.
+    /// keeping them up to `budget` bytes. It covers no more users than the budget could keep (each
+    /// takes at least its entry), so that its table of entries stays within the budget's reach
+    /// whatever the user count; users past them run as if not kept.
     public init(for scenario: Scenario, users: Int, budget: Int = 64 << 20) {
         seed = scenario.seed
         population = scenario.population
         horizonDays = scenario.horizonDays
         startDate = scenario.startDate
-        self.users = max(0, users)
         self.budget = max(0, budget)
+        self.users = min(max(0, users), self.budget / MemoryLayout<Entry>.stride)
         entries = .allocate(capacity: max(self.users, 1))
         entries.initialize(repeating: nil, count: max(self.users, 1))
     }
