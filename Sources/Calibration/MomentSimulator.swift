@@ -39,6 +39,8 @@ struct MomentSimulator {
         var s = scenario
         s.configurations = used
         s.grid = nil
+        // Results without the baseline's arm are compared with the holdout.
+        if let baseline = s.baseline, !used.contains(where: { $0.label == baseline }) { s.baseline = nil }
         s.users = options.users
         if let seed = options.seed { s.seed = seed }
         self.scenario = s

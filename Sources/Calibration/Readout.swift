@@ -40,11 +40,15 @@ public struct SampleRatioCheck: Sendable, Equatable {
         statistic = zip(arms, planned).reduce(0.0) { s, x in
             let expected = total * x.1
             let gap = Double(x.0.users) - expected
+            // A share too small to expect anyone (it vanishes beside the largest) is missed by
+            // every user the arm has: an infinite statistic, not a division's NaN.
+            guard expected > 0 else { return gap == 0 ? s : .infinity }
             return s + gap * gap / expected
         }
         degreesOfFreedom = arms.count - 1
-        pValue = degreesOfFreedom > 0 && statistic.isFinite
-            ? regularizedGammaQ(a: Double(degreesOfFreedom) / 2, x: statistic / 2) : 1
+        pValue = degreesOfFreedom == 0 ? 1
+            : statistic == .infinity ? 0
+            : regularizedGammaQ(a: Double(degreesOfFreedom) / 2, x: statistic / 2)
     }
 }
 

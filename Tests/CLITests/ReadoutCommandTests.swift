@@ -38,6 +38,15 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         XCTAssertEqual(hugeRatio["mismatch"] as? Bool, true)
         XCTAssertEqual(try XCTUnwrap(hugeRatio["pValue"] as? Double), p, accuracy: 1e-12)
 
+        // A share that vanishes beside the other (1e-320 against 1e308) expects nobody in its arm: the
+        // 20,000 users there are an infinite mismatch, not a split "as planned".
+        try writeFile("vanishing.csv", header + "2d,20000,52000,160000,300,9000,1e-320\n1/2/4d circular,21000,60000,170000,330,9500,1e308\n")
+        let vanishing = try remindersim("readout", "app.json", "vanishing.csv", "--users", "300", "--threads", "2", "--json")
+        assertExit(vanishing, 0)
+        let vanishingRatio = try XCTUnwrap(try json(vanishing)["sampleRatio"] as? [String: Any])
+        XCTAssertEqual(vanishingRatio["mismatch"] as? Bool, true, vanishing.stdout)
+        XCTAssertEqual(vanishingRatio["pValue"] as? Double, 0)
+
         let text = try remindersim("readout", "app.json", "skewed.csv", "--users", "300", "--threads", "2")
         assertExit(text, 0)
         assertContains(text.stdout, "SAMPLE RATIO MISMATCH")
@@ -101,6 +110,27 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         let unknown = try remindersim("calibrate", "app.json", "past-test.csv", "--hold-out", "weekly")
         assertExit(unknown, 64)
         assertContains(unknown.stderr, "--hold-out: the results have no arm \"weekly\"")
+    }
+
+    /// The scenario names a baseline the results have no arm for: the arms are compared with the
+    /// holdout, as when the scenario names none, for `readout` and for `calibrate`.
+    func testResultsWithoutTheBaselinesArmAreComparedWithTheHoldout() throws {
+        var app = CalibrationFixture.experiment(baseResponse: 0.12)
+        app.baseline = "1/2/4d circular"
+        try writeFile("app.json", try app.canonicalJSON())
+        var truth = CalibrationFixture.experiment(baseResponse: 0.15)
+        truth.users = 20_000
+        let rows = try CalibrationFixture.results(of: truth).split(separator: "\n").filter { !$0.hasPrefix("1/2/4d circular,") }
+        try writeFile("no-baseline.csv", rows.joined(separator: "\n") + "\n")
+        let result = try remindersim("readout", "app.json", "no-baseline.csv", "--users", "300", "--threads", "2", "--json")
+        assertExit(result, 0)
+        let comparisons = try XCTUnwrap(try json(result)["comparisons"] as? [[String: Any]], result.stdout)
+        XCTAssertEqual(comparisons.count, 1, result.stdout)
+        XCTAssertEqual(comparisons.first?["arm"] as? String, "2d")
+        XCTAssertEqual(comparisons.first?["against"] as? String, "holdout")
+        let calibrated = try remindersim("calibrate", "app.json", "no-baseline.csv", "--fit", "baseResponse", "--users", "2000",
+                                         "--threads", "2", "--out", "fitted.json")
+        assertExit(calibrated, 0)
     }
 
     func testRefusalsAndHelp() throws {
