@@ -41,6 +41,58 @@ public struct ExperimentResults: Sendable, Equatable {
     static let required = ["arm", "users", "delivered", "opens", "opt_outs"]
     static let optional = ["retained_d7", "retained_d30", "attributed", "planned_share"]
 
+    /// One line's fields as RFC 4180 has them: separated by commas, blanks around a field dropped, a
+    /// field in double quotes holding commas and doubled quotes as its text. Fails, with the reason,
+    /// on a quote left open (a line break inside a quoted field is not read) or text after a closing
+    /// quote.
+    static func splitFields(_ line: Substring) -> Result<[String], SplitFailure> {
+        func isBlank(_ c: Character) -> Bool { c == " " || c == "\t" }
+        var fields: [String] = []
+        var i = line.startIndex
+        while true {
+            var j = i
+            while j < line.endIndex, isBlank(line[j]) { j = line.index(after: j) }
+            if j < line.endIndex, line[j] == "\"" {
+                var text = "", k = line.index(after: j), closed = false
+                while k < line.endIndex {
+                    if line[k] == "\"" {
+                        let n = line.index(after: k)
+                        if n < line.endIndex, line[n] == "\"" {
+                            text.append("\"")
+                            k = line.index(after: n)
+                            continue
+                        }
+                        (closed, k) = (true, n)
+                        break
+                    }
+                    text.append(line[k])
+                    k = line.index(after: k)
+                }
+                guard closed else {
+                    return .failure(SplitFailure("field \(fields.count + 1): its quote is not closed on this line"))
+                }
+                while k < line.endIndex, isBlank(line[k]) { k = line.index(after: k) }
+                fields.append(text)
+                guard k < line.endIndex else { return .success(fields) }
+                guard line[k] == "," else {
+                    return .failure(SplitFailure("field \(fields.count): text after its closing quote"))
+                }
+                i = line.index(after: k)
+            } else {
+                let comma = line[i...].firstIndex(of: ",") ?? line.endIndex
+                fields.append(String(line[i..<comma].trimmingBlanks()))
+                guard comma < line.endIndex else { return .success(fields) }
+                i = line.index(after: comma)
+            }
+        }
+    }
+
+    /// Why a line's fields cannot be read.
+    struct SplitFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
     /// Reads a results file: a header naming at least `arm, users, delivered, opens, opt_outs` (and optionally
     /// `retained_d7, retained_d30, attributed`, and the arm's `planned_share` of the users), then one row
     /// per arm. Fields are separated by commas; a field may be in double quotes. An empty optional count
@@ -62,10 +114,10 @@ public struct ExperimentResults: Sendable, Equatable {
             if line.hasSuffix("\r") { line = line.dropLast() }
             if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { field -> String in
-                var f = field.trimmingBlanks()
-                if f.count >= 2, f.hasPrefix("\""), f.hasSuffix("\"") { f = String(f.dropFirst().dropLast()) }
-                return f
+            let fields: [String]
+            switch splitFields(line) {
+            case let .success(f): fields = f
+            case let .failure(reason): throw fail(lineNumber, nil, reason.description)
             }
             guard let names = header else {
                 header = fields

@@ -27,6 +27,22 @@ final class ExperimentResultsTests: XCTestCase {
         ])
     }
 
+    /// RFC 4180 quoting: an arm whose label holds a comma or a quote, as the tool's own CSV writes
+    /// it, and blanks around a quoted field; a quote left open or text after one is a problem.
+    func testQuotedFieldsHoldCommasAndQuotes() throws {
+        let text = "arm,users,delivered,opens,opt_outs\n" + "holdout,1000,0,8000,0\n" + #""2,d",1000,3000,8400,60"# + "\n"
+            + #" "say ""hi""" , 900,2000,7000,30"# + "\n"
+        let r = try ExperimentResults.parse(text, file: "past.csv")
+        XCTAssertEqual(r.arms.map(\.label), ["holdout", "2,d", "say \"hi\""])
+        XCTAssertEqual(r.arms.map(\.users), [1000, 1000, 900])
+        let header = "arm,users,delivered,opens,opt_outs\n"
+        XCTAssertEqual(problem(header + "\"2d,1000,3000,8400,60\n")?.description,
+                       "past.csv:2: field 1: its quote is not closed on this line")
+        XCTAssertEqual(problem(header + "\"2\"d,1000,3000,8400,60\n")?.description,
+                       "past.csv:2: field 1: text after its closing quote")
+        XCTAssertEqual(try ExperimentResults.splitFields(",a, \"\" ,").get(), ["", "a", "", ""])
+    }
+
     func testEveryProblemNamesLineColumnAndReason() {
         let header = "arm,users,delivered,opens,opt_outs\n"
         XCTAssertEqual(problem("")?.description, "past.csv:1: the file is empty: expected a header and one row per arm")
