@@ -203,6 +203,20 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         XCTAssertEqual(found.count, 11, found.joined(separator: "\n"))
     }
 
+    /// A tune's messages are checked as a configuration's are, at their own path: `validate` finds a
+    /// blank one, and `tune` refuses it before simulating, naming the same path.
+    func testABlankTuneMessageIsFoundAtItsPath() throws {
+        let s = Self.scenario([Self.configuration("7d")], [
+            "tune": ["baseline": "7d", "space": ["periods": ["min": 1, "max": 3], "messages": ["Come back", "  ", ""]]],
+        ])
+        try writeFile("blank.json", try JSONEdit.text(s))
+        let expected = ["tune.space.messages[1]: must not be only spaces", "tune.space.messages[2]: must not be empty"]
+        XCTAssertEqual(problems(try remindersim("validate", "blank.json"), file: "blank.json"), expected)
+        let tune = try remindersim("tune", "blank.json", "--users", "100", "--db", "t.sqlite", "--out", "out")
+        XCTAssertEqual(problems(tune, file: "blank.json"), expected)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("t.sqlite")), "nothing stored")
+    }
+
     /// A grid makes its labels from its prefix and its periods: a label made longer than 200
     /// characters is refused once, at the grid.
     func testAGridThatMakesOverlongLabelsIsRefusedOnce() throws {

@@ -219,7 +219,10 @@ extension JSONFieldReader {
                 r.fail(p, "at most \(ConfigurationSpec.maximumMessagesPerReminder) messages per reminder, got \(list.count)")
                 return nil
             }
-            return list
+            // As a configuration's messages are checked, here rather than in every candidate made of them.
+            let blank = list.indices.filter { list[$0].allSatisfy(\.isWhitespace) }
+            for k in blank { r.fail("\(p)[\(k)]", list[k].isEmpty ? "must not be empty" : Scenario.blank) }
+            return blank.isEmpty ? list : nil
         }
         let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
         let sequences = optionalField(o, "sequences") { r, j, p in r.tuneSequences(j, at: p) }
