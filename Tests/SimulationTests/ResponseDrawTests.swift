@@ -36,6 +36,30 @@ final class ResponseDrawTests: XCTestCase {
         XCTAssertEqual(Double(belowValue) / Double(n), 0.5, accuracy: 4 * (0.25 / Double(n)).squareRoot())
     }
 
+    /// A range wide enough to draw past what its field allows (a delay from 0.02 to 100,000 minutes,
+    /// a factor up to 10⁶) keeps every draw within it, taken at the nearest end, so that every draw
+    /// of a scenario that validates runs; the draws inside are untouched.
+    func testDrawsStayWithinWhatTheirFieldAllows() throws {
+        let s = try Self.scenario(response: """
+            {"responseDelayMinutes": {"value": 30, "low": 0.02, "high": 100000},
+             "dormantFactor": {"value": 1000, "low": 0.001, "high": 1000000}}
+            """)
+        let floor = Scenario.minimumResponseDelaySeconds / 60
+        var atFloor = 0, atCeiling = 0
+        for k in 0..<1_000 {
+            let r = s.response.draw(k, seed: s.seed)
+            XCTAssertTrue((floor...1e6).contains(r.responseDelayMinutes), "\(r.responseDelayMinutes)")
+            XCTAssertTrue((0...1e6).contains(r.dormantFactor), "\(r.dormantFactor)")
+            if r.responseDelayMinutes == floor { atFloor += 1 }
+            if r.dormantFactor == 1e6 { atCeiling += 1 }
+            var checked = s
+            checked.response = r
+            XCTAssertNoThrow(try CompiledModel(checked), "draw \(k)")
+        }
+        XCTAssertGreaterThan(atFloor, 0, "some delays drawn below a second")
+        XCTAssertGreaterThan(atCeiling, 0, "some factors drawn above 10⁶")
+    }
+
     func testDrawsAreDeterministicAndARangeOfNoWidthIsTheValue() throws {
         let s = try Self.scenario(response: #"{"fatigue": {"value": 0.7, "low": 0.5, "high": 0.9}, "quietFactor": {"value": 0.3, "low": 0.3, "high": 0.3}}"#)
         XCTAssertEqual(s.response.draw(3, seed: 9), s.response.draw(3, seed: 9))

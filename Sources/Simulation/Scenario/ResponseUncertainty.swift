@@ -15,6 +15,17 @@ public enum UncertainParameter: String, CaseIterable, Sendable {
         }
     }
 
+    /// The values a draw is kept within: those the field itself may take. A range read on the log
+    /// scale has no upper end, and a delay drawn from a wide one could fall below the shortest delay
+    /// a scenario allows; a draw past them is taken at the nearest one.
+    public var allowed: ClosedRange<Double> {
+        switch self {
+        case .baseResponse, .fatigue, .optOutPerDelivery: return 0...1
+        case .quietFactor, .dormantFactor: return 0...1e6
+        case .responseDelayMinutes: return Scenario.minimumResponseDelaySeconds / 60...1e6
+        }
+    }
+
     public func value(in r: ResponseModel) -> Double {
         switch self {
         case .baseResponse: return r.baseResponse
@@ -145,7 +156,8 @@ extension ResponseModel {
             guard let r = u.ranges[p], let centre = p.scale.forward(r.value),
                   let low = p.scale.forward(r.low), let high = p.scale.forward(r.high) else { continue }
             // A range of no width is the value itself, exactly as a plain number would give it.
-            p.set(high == low ? r.value : p.scale.back(centre + z * (high - low) / (2 * 1.959_964)), in: &out)
+            let drawn = high == low ? r.value : p.scale.back(centre + z * (high - low) / (2 * 1.959_964))
+            p.set(min(max(drawn, p.allowed.lowerBound), p.allowed.upperBound), in: &out)
         }
         if let joint = u.joint, let l = joint.cholesky {
             let z = joint.parameters.map { _ in normal.sample(&g) }
