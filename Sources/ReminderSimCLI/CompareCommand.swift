@@ -42,7 +42,13 @@ struct CompareCommand: RunnableCommand {
         let b = try StoreAccess.perform { try store.load(StoreAccess.runID(second, in: store)) }
         func describe(_ run: StoredRun) -> String {
             let s = run.record.scenario
-            return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(Text.group(Int64(s.users))) users, "
+            // A shard run holds only its share of the scenario's users: say which, and how many.
+            let users = run.record.shard.map { shard in
+                let range = run.record.results.users
+                return "shard \(shard.index) of \(shard.count): \(Text.group(Int64(range.count))) of its "
+                    + "\(Text.group(Int64(s.users))) users (\(range.lowerBound)..<\(range.upperBound))"
+            } ?? "\(Text.group(Int64(s.users))) users"
+            return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(users), "
                 + "\(s.horizonDays) days from \(s.startDate)"
         }
         context.stdout.write(RunComparison(a, b).render(format, describeA: describe(a), describeB: describe(b)))

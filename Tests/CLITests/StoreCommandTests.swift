@@ -147,6 +147,19 @@ final class StoreCommandTests: ReminderSimTestCase {
         }
     }
 
+    /// A shard run holds a share of its scenario's users: `compare` says which shard and how many.
+    func testCompareNamesAShardAndItsUsers() throws {
+        let run = ["run", "--users", "300", "--days", "20", "--install-spread", "10", "--threads", "1", "--db", "c.sqlite", "--out", "out"]
+        assertExit(try remindersim(arguments: run), 0)
+        assertExit(try remindersim(arguments: run + ["--shard", "2/2"]), 0)
+        let compare = try remindersim("compare", "1", "2", "--db", "c.sqlite")
+        assertExit(compare, 0)
+        let a = try XCTUnwrap(compare.stdoutLines.first { $0.hasPrefix("A = run 1:") }, compare.stdout)
+        let b = try XCTUnwrap(compare.stdoutLines.first { $0.hasPrefix("B = run 2:") }, compare.stdout)
+        assertContains(a, ", 300 users, ")
+        assertContains(b, ", shard 2 of 2: 150 of its 300 users (150..<300), ")
+    }
+
     func testLatestNamesTheLastRun() throws {
         assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1"), 0)
         assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1", "--seed", "3"), 0)
