@@ -72,6 +72,7 @@ struct RunCommand: RunnableCommand {
         }
         let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
+        SecondLookRunner.warnIfNothingToDraw(modelDraws, scenario: scenario, context: context)
 
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.

@@ -16,10 +16,19 @@ struct SecondLookRunner {
     /// The scenario's file, nil for the built-in one, to name it in errors.
     let path: String?
 
-    /// `--model-draws`'s value, or its default: `UncertainDecision.defaultDraws` when the scenario
-    /// gives an uncertainty, 0 otherwise.
+    /// `--model-draws`'s value, or its default, `UncertainDecision.defaultDraws`, when the scenario
+    /// gives an uncertainty; 0 otherwise, whatever was asked: a model without one has nothing to
+    /// draw, and its draws would be the same run K times (`warnIfNothingToDraw` says so).
     static func draws(_ asked: Int?, scenario: Scenario) -> Int {
-        asked ?? (scenario.response.isUncertain ? UncertainDecision.defaultDraws : 0)
+        scenario.response.isUncertain ? asked ?? UncertainDecision.defaultDraws : 0
+    }
+
+    /// Warns on stderr when `--model-draws` asks for draws of a response model without uncertainty.
+    static func warnIfNothingToDraw(_ asked: Int?, scenario: Scenario, context: CommandContext) {
+        guard let asked, asked > 0, !scenario.response.isUncertain else { return }
+        context.stderr.writeLine("remindersim: warning: --model-draws: the scenario gives its response without "
+            + "uncertainty (no range and no `response.uncertainty`), so there is nothing to draw; the sensitivity "
+            + "runs are made instead")
     }
 
     func compute(progress: ((String) -> Void)? = nil) throws -> DecisionSecondLook {
@@ -105,6 +114,7 @@ struct ModelDrawsArgument: ArgumentValue {
         probability that it meets each constraint, and the expected loss of shipping it. Default: \
         \(UncertainDecision.defaultDraws) when the scenario gives a parameter a range or carries \
         response.uncertainty, 0 otherwise (the quick check then re-runs the best five with the base \
-        response halved and doubled and with opt-outs doubled).
+        response halved and doubled and with opt-outs doubled); a scenario without either has nothing \
+        to draw, and K is then ignored, with a warning.
         """)
 }

@@ -57,6 +57,7 @@ struct TuneCommand: RunnableCommand {
         let (model, recorded) = try ScenarioLoading.compileReading(
             scenario, path: simulation.path, days: simulation.overrides.days)
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
+        SecondLookRunner.warnIfNothingToDraw(modelDraws, scenario: scenario, context: context)
         var tuner: Tuner
         do {
             tuner = try Tuner(scenario: scenario, threads: simulation.threads, recorded: recorded)

@@ -95,6 +95,26 @@ final class ModelDrawsTests: ReminderSimTestCase {
         assertContains(report, "A negative expected loss means more opens per user vs holdout than each draw's best, by breaking")
     }
 
+    /// A response given without uncertainty has nothing to draw: `--model-draws` is ignored with a
+    /// warning, and the run takes its sensitivity runs, as without the option (and as its report,
+    /// rendered again later, does).
+    func testDrawsOfAModelWithoutUncertaintyAreIgnoredWithAWarning() throws {
+        try writeFile("point.json", Self.scenario(optOut: "0.006"))
+        let asked = try remindersim(arguments: ["run", "point.json", "--json", "--db", "runs.db", "--out", "out", "--model-draws", "5"])
+        assertExit(asked, 0)
+        assertContains(asked.stderr, "remindersim: warning: --model-draws: the scenario gives its response without uncertainty")
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(asked.stdout.utf8)) as? [String: Any])
+        XCTAssertNil((doc["decision"] as? [String: Any])?["modelDraws"], "no draws of a model without uncertainty")
+        let plain = try remindersim(arguments: ["run", "point.json", "--json", "--db", "runs.db", "--out", "out"])
+        XCTAssertFalse(plain.stderr.contains("--model-draws"), plain.stderr)
+        func sensitivity(_ text: String) throws -> [Any] {
+            let d = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try XCTUnwrap((d["decision"] as? [String: Any])?["sensitivity"] as? [Any], text)
+        }
+        XCTAssertEqual(try sensitivity(asked.stdout).count, 3, "base response halved, doubled, opt-outs doubled")
+        XCTAssertEqual("\(try sensitivity(asked.stdout))", "\(try sensitivity(plain.stdout))")
+    }
+
     func testRangeOfNoWidthDecidesAsThePointValue() throws {
         try writeFile("point.json", Self.scenario(optOut: "0.006"))
         try writeFile("flat.json", Self.scenario(optOut: #"{"value": 0.006, "low": 0.006, "high": 0.006}"#))
