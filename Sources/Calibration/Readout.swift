@@ -66,8 +66,16 @@ public struct ArmPrediction: Sendable, Equatable {
     /// The part of that spread the model's uncertainty contributes (0 without draws).
     public let modelStandardError: Double
 
-    public var lower: Double { predicted - 1.959_964 * standardError }
-    public var upper: Double { predicted + 1.959_964 * standardError }
+    /// The range the observed rate falls in 95% of the time when the model is right: the normal
+    /// approximation's, cut to what the rate can be (no count per user below 0, no share of users
+    /// above 1), which it passes for a small arm.
+    public var lower: Double { max(0, predicted - 1.959_964 * standardError) }
+    public var upper: Double {
+        let upper = predicted + 1.959_964 * standardError
+        return Self.shares.contains(name) ? min(1, upper) : upper
+    }
+    /// The rates that are shares of the arm's users.
+    static let shares: Set<String> = ["opt_outs", "retained_d7", "retained_d30"]
     public var z: Double { standardError > 0 ? (observed - predicted) / standardError : 0 }
 }
 

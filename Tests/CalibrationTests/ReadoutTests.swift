@@ -103,3 +103,30 @@ final class ReadoutTests: XCTestCase {
         XCTAssertEqual(c.call, d - 1.959_964 * se > 0 ? .ship : .inconclusive)
     }
 }
+
+/// The predicted range of an arm's rate stays within what the rate can be.
+final class ArmPredictionRangeTests: XCTestCase {
+    private func prediction(_ name: String, predicted: Double, standardError: Double) -> ArmPrediction {
+        ArmPrediction(arm: "2d", name: name, users: 30, observed: 0, predicted: predicted, standardError: standardError,
+                      modelStandardError: 0)
+    }
+
+    func testASmallArmsRangeIsCutAtZeroAndSharesAtOne() {
+        // 0.02 ± 1.96 × 0.05 reaches −0.078: no arm has fewer than no opt-outs.
+        let optOuts = prediction("opt_outs", predicted: 0.02, standardError: 0.05)
+        XCTAssertEqual(optOuts.lower, 0)
+        XCTAssertEqual(optOuts.upper, 0.02 + 1.959_964 * 0.05, accuracy: 1e-12)
+        // 0.97 + 1.96 × 0.05 passes 1: no more than every user retained.
+        let retained = prediction("retained_d7", predicted: 0.97, standardError: 0.05)
+        XCTAssertEqual(retained.upper, 1)
+        XCTAssertEqual(retained.lower, 0.97 - 1.959_964 * 0.05, accuracy: 1e-12)
+        // Opens per user are a count: above 1 is fine, below 0 is not.
+        let opens = prediction("opens", predicted: 0.9, standardError: 0.6)
+        XCTAssertEqual(opens.upper, 0.9 + 1.959_964 * 0.6, accuracy: 1e-12)
+        XCTAssertEqual(opens.lower, 0)
+        // Away from the bounds, the normal approximation's range as it is.
+        let wide = prediction("delivered", predicted: 12, standardError: 0.5)
+        XCTAssertEqual(wide.lower, 12 - 1.959_964 * 0.5, accuracy: 1e-12)
+        XCTAssertEqual(wide.upper, 12 + 1.959_964 * 0.5, accuracy: 1e-12)
+    }
+}
