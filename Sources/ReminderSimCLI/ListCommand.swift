@@ -41,7 +41,7 @@ struct ListCommand: RunnableCommand {
             return
         }
         if runs.isEmpty {
-            context.stdout.writeLine("No runs in \(database) yet; 'remindersim run' adds one.")
+            context.stdout.writeLine("No runs in \(database) yet, only tunes; 'remindersim run' adds one.")
         } else {
             context.stdout.write(Self.runTable(runs))
         }

@@ -92,5 +92,11 @@ final class RunReportTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "Configuration \"slow\"").count, 2)
         XCTAssertEqual(text.components(separatedBy: "Configuration \"fast | piped\"").count, 2)
         XCTAssertTrue(text.contains("cron rule"), "the configuration with a rule shows it")
+
+        // One configuration is one, not "1 configurations".
+        var s = scenario()
+        s.configurations.removeLast()
+        let one = SummaryText.render(RunResults(scenario: s, tallies: HandMadeTallies.tallies(for: s)), wallSeconds: 1.25, threads: 1)
+        XCTAssertTrue(one.contains("1 configuration and the holdout in 1.25 s"), one)
     }
 }
