@@ -30,7 +30,8 @@ public struct ParetoNBDModel: Sendable, Equatable {
     /// ∫_{t_x}^T λˣ μ e^(−(λ+μ)τ) dτ (died at τ after the last visit). Mixing over the two Gammas, the
     /// first part is αʳ βˢ (α+T)^−(r+x) (β+T)^−s and the second is αʳ βˢ s · I with
     /// I = ∫_{t_x}^T (α+τ)^−(r+x) (β+τ)^−(s+1) dτ = F(t_x) − F(T), where F is the antiderivative written
-    /// by the Gaussian hypergeometric function (`logAntiderivative`). The powers are taken as
+    /// by the Gaussian hypergeometric function (`logAntiderivative`), or, where its series would converge
+    /// slowly, by quadrature (`PowerIntegral`). The powers are taken as
     /// (α/(α+τ))ʳ (β/(β+τ))ˢ (α+τ)^−x, so that a huge r or s does not leave two huge logarithms to cancel.
     struct Parts {
         /// ln[αʳ βˢ (α+T)^−(r+x) (β+T)^−s]
@@ -42,6 +43,11 @@ public struct ParetoNBDModel: Sendable, Equatable {
     func parts(x: Int, tx: Double, T: Double, maxTerms: Int = 1_000_000) throws(FittingError) -> Parts {
         let xd = Double(x)
         let alive = powers(x: xd, tau: T)
+        // The series' terms shrink as zⁿ, z largest at t_x: close to 1, the integral is taken by quadrature.
+        if abs(alpha - beta) / (max(alpha, beta) + tx) > Self.seriesUpTo {
+            let integral = PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: beta, x: xd, from: tx, to: T)
+            return Parts(alive: alive, died: log(s) + integral)
+        }
         let atTx = try logAntiderivative(x: xd, tau: tx, maxTerms: maxTerms)
         let atT = try logAntiderivative(x: xd, tau: T, maxTerms: maxTerms)
         // F decreases in τ, so the difference is F(t_x)·(1 − F(T)/F(t_x)) without cancellation in the logs.
@@ -49,6 +55,10 @@ public struct ParetoNBDModel: Sendable, Equatable {
         let difference = ratio == 0 ? -Double.infinity : atTx + log(-expm1(ratio))
         return Parts(alive: alive, died: log(s) + difference)
     }
+
+    /// The largest z (see `logAntiderivative`) at which `parts` sums the series, ~7,000 terms at most;
+    /// past it the integral is taken by quadrature (`PowerIntegral`).
+    static let seriesUpTo = 0.995
 
     /// ln[αʳ βˢ (α+τ)^−(r+x) (β+τ)^−s] = −r ln(1 + τ/α) − s ln(1 + τ/β) − x ln(α+τ).
     func powers(x: Double, tau: Double) -> Double {
@@ -179,8 +189,8 @@ public struct ParetoNBDFit: Sendable, CustomStringConvertible {
 
 /// Maximum-likelihood estimation of the Pareto/NBD model.
 public enum ParetoNBD {
-    /// The term budget of each series during a fit: past it the point is treated as infeasible. It is
-    /// only reached when α and β differ by a factor of about 10⁴ or more.
+    /// The term budget of each series during a fit: past it the point is treated as infeasible. The
+    /// series runs only up to z = `ParetoNBDModel.seriesUpTo` (some 7,000 terms), so it is not reached.
     static let fitTerms = 200_000
 
     /// Fits (r, α, s, β) by minimising −Σ ln L over the log-parameters (`LogParameterFit`), from
