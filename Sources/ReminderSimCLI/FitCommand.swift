@@ -65,8 +65,9 @@ struct FitCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         try OutputPaths.checkFolder(output, option: Self.output.name)
-        if OutputPaths.entry(at: output) == .folder, let foreign = Self.foreignEntry(in: output) {
-            throw Self.foreignFolder(foreign)
+        if OutputPaths.entry(at: output) == .folder {
+            if let foreign = Self.foreignEntry(in: output) { throw Self.foreignFolder(foreign) }
+            if FolderPublishing.input(in: output, of: [data]) != nil { throw holdsTheLog() }
         }
         let log = try logOptions.read(data, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
@@ -100,7 +101,8 @@ struct FitCommand: RunnableCommand {
             }
         }, existing: { existing, _ in
             // An earlier fit's folder is replaced whole, so no file of another log's fit stays behind.
-            Self.foreignEntry(in: existing).map { .refuse(Self.foreignFolder($0)) } ?? .replace
+            if let foreign = Self.foreignEntry(in: existing) { return .refuse(Self.foreignFolder(foreign)) }
+            return FolderPublishing.input(in: existing, of: [data]) != nil ? .refuse(holdsTheLog()) : .replace
         })
         context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
         context.stdout.writeLine("Segments for a scenario: \(Path.join(written, "segments.json")) "
@@ -120,6 +122,11 @@ struct FitCommand: RunnableCommand {
     static func foreignEntry(in folder: String) -> String? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.sorted().first { !files.contains($0) && FolderPublishing.workingProcess($0) == nil }
+    }
+
+    func holdsTheLog() -> CommandError {
+        CommandError(.usage, "\(Self.output.name): the folder holds the log \(OutputPaths.shown(data)) itself; "
+            + "a fit replaces its folder whole, so name another folder")
     }
 
     static func foreignFolder(_ entry: String) -> CommandError {

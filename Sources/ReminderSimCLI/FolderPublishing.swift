@@ -84,6 +84,28 @@ enum FolderPublishing {
         }
     }
 
+    /// Whether `existing` holds nothing but entries of the names `rendered` holds (and other
+    /// publishing processes' working folders): only such a folder is an earlier copy to replace whole;
+    /// one that also holds files of someone else's (notes, a database) is left alone.
+    static func onlyHoldsNamesOf(_ existing: String, _ rendered: String) -> Bool {
+        let fileManager = FileManager.default
+        let mine = Set((try? fileManager.contentsOfDirectory(atPath: rendered)) ?? [])
+        let theirs = (try? fileManager.contentsOfDirectory(atPath: existing)) ?? []
+        return theirs.allSatisfy { mine.contains($0) || workingProcess($0) != nil }
+    }
+
+    /// The first of `inputs` that is a file directly in `folder` (by identity, whatever the name it is
+    /// given by), if any: replacing the folder would delete it.
+    static func input(in folder: String, of inputs: [String]) -> String? {
+        let identities = inputs.compactMap { input in OutputPaths.identity(of: input).map { (input, $0) } }
+        guard !identities.isEmpty else { return nil }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let found = OutputPaths.identity(of: Path.join(folder, entry)) else { continue }
+            if let (input, _) = identities.first(where: { $0.1 == found }) { return input }
+        }
+        return nil
+    }
+
     /// The process id in the name of a folder a publishing process works in (`.NAME.partial-PID`,
     /// `.NAME.old-PID`), or nil for any other name.
     static func workingProcess(_ entry: String) -> pid_t? {

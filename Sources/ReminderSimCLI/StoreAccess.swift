@@ -94,12 +94,13 @@ enum StoreAccess {
     ///
     /// Two databases rendered into one `--out` can both have a run 1 of a scenario: a folder of that
     /// name that holds a different run (its `runs.csv` differs) is left alone and the report goes to
-    /// `folder-2`, `folder-3`…; one that holds this very run is replaced. Returns the folder written.
+    /// `folder-2`, `folder-3`…; one that holds this very run is replaced, unless it also holds files a
+    /// report does not write (a database, notes), which are never deleted. Returns the folder written.
     static func publish(_ folder: String, render: (String) throws -> Void) throws -> String {
         try FolderPublishing.publish(folder, what: "the report", render: render) { existing, rendered in
             let mine = FileManager.default.contents(atPath: Path.join(rendered, "runs.csv"))
             return mine != nil && FileManager.default.contents(atPath: Path.join(existing, "runs.csv")) == mine
-                ? .replace : .numberAnother
+                && FolderPublishing.onlyHoldsNamesOf(existing, rendered) ? .replace : .numberAnother
         }
     }
 

@@ -161,7 +161,7 @@ struct TuneCommand: RunnableCommand {
         }, existing: { existing, rendered in
             let mine = FileManager.default.contents(atPath: Path.join(rendered, "recommendation.json"))
             return mine != nil && FileManager.default.contents(atPath: Path.join(existing, "recommendation.json")) == mine
-                ? .replace : .numberAnother
+                && FolderPublishing.onlyHoldsNamesOf(existing, rendered) ? .replace : .numberAnother
         })
     }
 

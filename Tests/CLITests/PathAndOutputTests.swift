@@ -155,6 +155,44 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("mine.txt")))
     }
 
+    /// Inputs inside the folders a command writes are never written over or deleted with them: a log
+    /// named like a fit's file in the fit's folder, a database in the report folder it re-renders or
+    /// named like an exported table.
+    func testInputsInsideOutputFoldersSurvive() throws {
+        var lines = ["user,time"]
+        for u in 0..<50 { lines.append("u\(u),\(1_704_067_200 + (u * 7_919) % 864_000)") }
+        let log = lines.joined(separator: "\n") + "\n"
+        try FileManager.default.createDirectory(atPath: workPath("fx"), withIntermediateDirectories: false)
+        for name in ["customers.csv", "survival.svg"] {
+            try writeFile("fx/\(name)", log)
+            let fit = try remindersim("fit", "fx/\(name)", "--timestamp", "epochSeconds", "--out", "fx")
+            assertExit(fit, 64)
+            assertContains(fit.stderr, "--out: the folder holds the log fx/\(name) itself")
+            XCTAssertEqual(try String(contentsOfFile: workPath("fx/\(name)"), encoding: .utf8), log, name)
+            try FileManager.default.removeItem(atPath: workPath("fx/\(name)"))
+        }
+
+        assertExit(try remindersim(arguments: ["run"] + Self.small + ["--db", "r.sqlite", "--out", "out"]), 0)
+        let database = try Data(contentsOf: URL(fileURLWithPath: workPath("r.sqlite")))
+        try database.write(to: URL(fileURLWithPath: workPath("out/default-1/r.sqlite")))
+        try writeFile("out/default-1/notes.txt", "mine\n")
+        let again = try remindersim("report", "1", "--db", "out/default-1/r.sqlite", "--out", "out")
+        assertExit(again, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("out/default-1/r.sqlite")), "the database went with the folder")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("out/default-1/notes.txt")), "a file of the user's went")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("out/default-1-2/report.md")), "\(again)")
+        // A folder of the report's files only (default-1-2 now) is replaced in place.
+        assertExit(try remindersim("report", "1", "--db", "r.sqlite", "--out", "out"), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("out/default-1-3")))
+
+        try FileManager.default.createDirectory(atPath: workPath("ex"), withIntermediateDirectories: false)
+        try database.write(to: URL(fileURLWithPath: workPath("ex/runs.csv")))
+        let export = try remindersim("export", "1", "--db", "ex/runs.csv", "--csv", "ex")
+        assertExit(export, 64)
+        assertContains(export.stderr, "ex/runs.csv: is the database this command reads")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("ex/runs.csv"))), database)
+    }
+
     /// Partial and old folders that killed processes left are removed by the next command publishing
     /// into the same folder, whatever report they were for; a live process's are left alone.
     func testLeftoversOfKilledProcessesAreRemoved() throws {
