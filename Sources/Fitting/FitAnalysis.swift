@@ -203,9 +203,9 @@ public struct FitAnalysis {
 
     /// `gapFitsWithDropout[index]` when a scenario can use it: converged, to values the family accepts.
     public func dropoutRefit(_ index: Int) -> GapFitWithDropout? {
-        guard let refit = gapFitsWithDropout[index], refit.converged else { return nil }
+        guard let refit = gapFitsWithDropout[index], refit.converged, refit.dropout.isFinite else { return nil }
         let family = refit.model.family
-        return zip(family.parameters, refit.familyValues).allSatisfy({ $0.bounds.contains($1) }) ? refit : nil
+        return zip(family.parameters, refit.familyValues).allSatisfy({ $1.isFinite && !$1.isSubnormal && $0.bounds.contains($1) }) ? refit : nil
     }
 
     /// A model a scenario segment can be written from.

@@ -87,6 +87,11 @@ struct FitCommand: RunnableCommand {
         let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
         var segments = analysis.segmentsDocument(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
         if !log.utcOffsets.isEmpty { segments["utcOffsets"] = UTCOffsetText.scenarioShares(log.utcOffsets) }
+        // Every fitted value written is a finite number; one that is not would make the file unreadable.
+        if let path = Self.nonFinite(segments) {
+            throw CommandError.dataError("\(data): the fitted segment's \(path) is not a finite number; the log gives "
+                + "the models no hold (see the table above)")
+        }
         let json = try JSONSerialization.data(
             withJSONObject: segments, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in
@@ -112,6 +117,21 @@ struct FitCommand: RunnableCommand {
                 + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")
         }
         context.stdout.writeLine("Charts: \(Path.join(written, "survival.svg")), \(Path.join(written, "repeat-visits.svg"))")
+    }
+
+    /// The path (`segment.returns.sigma`) of the first number in `value` that is not finite, if any.
+    static func nonFinite(_ value: Any, at path: String = "") -> String? {
+        switch value {
+        case let number as Double: return number.isFinite ? nil : path
+        case let object as [String: Any]:
+            for key in object.keys.sorted() {
+                if let found = nonFinite(object[key]!, at: path.isEmpty ? key : "\(path).\(key)") { return found }
+            }
+        case let array as [Any]:
+            for (i, element) in array.enumerated() { if let found = nonFinite(element, at: "\(path)[\(i)]") { return found } }
+        default: break
+        }
+        return nil
     }
 
     private static func write(_ text: String, to folder: String, _ name: String) throws {

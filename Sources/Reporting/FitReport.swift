@@ -254,7 +254,9 @@ extension FitAnalysis {
         guard x.isFinite, x != 0 else { return x }
         let digits = 6 - Int((log10(abs(x))).rounded(.up))
         let scale = pow(10, Double(digits))
-        return (x * scale).rounded() / scale
+        // Near the ends of the doubles (below 1e−302, above 1e302) the scale overflows: kept as it is.
+        let value = (x * scale).rounded() / scale
+        return scale.isFinite && scale > 0 && value.isFinite ? value : x
     }
 
     // MARK: charts

@@ -77,6 +77,21 @@ final class FitSegmentsTests: ReminderSimTestCase {
         try assertRunsAlone(segment)
     }
 
+    func testADegenerateRefitIsLeftOutAndTheSegmentsStayReadable() throws {
+        // One user, daily visits, and a long quiet tail: refitted with the dropout the censoring shows,
+        // the lognormal collapses to μ and σ of order 1e−305, which once rounded for the file were NaN.
+        try writeFile("visits.csv", "user,time\nu1,2024-01-01T00:00:00Z\nu1,2024-01-02T00:00:00Z\nu1,2024-01-03T00:00:00Z\n")
+        let fit = try remindersim("fit", "visits.csv", "--observation-end", "2024-03-10", "--out", "fit")
+        assertExit(fit, 0)
+        let segment = try XCTUnwrap(try segmentsDocument()["segment"] as? [String: Any])
+        let returns = try XCTUnwrap(segment["returns"] as? [String: Any])
+        XCTAssertEqual(returns["distribution"] as? String, "lognormal")
+        XCTAssertNil(segment["dropoutPerSession"], "the collapsed refit is not used")
+        let sigma = try XCTUnwrap(returns["sigma"] as? Double)
+        XCTAssertGreaterThan(sigma, 0.1, "the plain fit's spread")
+        try assertRunsAlone(segment)
+    }
+
     func testACustomerBaseModelIsRecommendedByAIC() throws {
         try writeLog(users: 400, firstDays: 30, never: 0.1, delay: 0, meanGap: 6)
         // Users whose rates and dropout chances differ: BG/NBD and Pareto/NBD are both usable.
