@@ -60,7 +60,7 @@ public enum LiveTestReport {
         out += "**" + Markdown.escapeCell(sentence(plan)) + "**\n\n"
         let cuped = plan.cuped
         let rows = plan.arms.enumerated().map { k, a in
-            [Markdown.escapeCell(a.label), a.role, share(a.share), a.users.map(Text.group) ?? "n/a"]
+            [a.label, a.role, share(a.share), a.users.map(Text.group) ?? "n/a"]
                 + (cuped.map { c in [c.usersPerArm.indices.contains(k) ? Text.group(c.usersPerArm[k]) : "n/a",
                                      c.correlations.indices.contains(k) ? String(format: "%.2f", c.correlations[k]) : ""] } ?? [])
         }

@@ -71,7 +71,7 @@ public enum MarkdownReport {
     /// The run table's rows on replayed recorded users, when the population replays them.
     static func replayRows(_ results: RunResults) -> [[String]] {
         guard let sentence = ReplayReport.sentence(results) else { return [] }
-        var rows = [["Recorded users", Markdown.escapeCell(sentence)]]
+        var rows = [["Recorded users", sentence]]
         if let r = results.replaySummary, let effective = r.effectiveUsers {
             rows.append(["Independent users", "about \(Text.group(effective)) (design effect "
                 + String(format: "%.2f", r.designEffect ?? 1) + " for the objective)"])

@@ -1,4 +1,5 @@
 import Foundation
+import Rendering
 import Reporting
 import Simulation
 import SimulationTestSupport
@@ -84,6 +85,14 @@ final class RunReportTests: XCTestCase {
         XCTAssertLessThan(fast.lowerBound, slow.lowerBound, "the larger lift ranks first")
         XCTAssertTrue(text.contains("| Users | 1,000 |"), text)
         for table in RunStore.exportedTables { XCTAssertTrue(text.contains("`\(table).csv`"), table) }
+    }
+
+    func testLabelsInTheLiveTestTableAreEscapedOnce() throws {
+        let text = MarkdownReport.render(run())
+        let live = try XCTUnwrap(text.range(of: "Live test\n"), text)
+        let section = String(text[live.upperBound...].prefix(3_000))
+        XCTAssertTrue(section.contains("| " + Markdown.escapeCell("fast | piped") + " |"), section)
+        XCTAssertFalse(section.contains(Markdown.escapeCell(Markdown.escapeCell("fast | piped"))), section)
     }
 
     func testSummaryTextListsEachConfigurationOnce() {
