@@ -76,10 +76,16 @@ public struct FitAnalysis {
         customers = log.customerSummaries(calibrationEnd: end, unit: options.bgnbdUnit, convention: convention)
         holdoutCounts = log.holdoutCounts(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
         let summaries = customers
-        let (fit, failure) = Self.attempt { () throws(FittingError) in try BGNBD.fit(summaries) }
+        // Without a single repeat visit the likelihoods tell nothing about how often customers come
+        // back: the optimiser would stop near its start and report that as an estimate.
+        let noRepeat = customers.allSatisfy { $0.frequency == 0 }
+            ? "no customer visited again in the calibration window (every frequency is 0), so nothing says how often customers return"
+            : nil
+        let (fit, failure) = noRepeat.map { (nil, $0) } ?? Self.attempt { () throws(FittingError) in try BGNBD.fit(summaries) }
         bgnbd = fit
         bgnbdFailure = failure
-        let (pareto, paretoFailure) = Self.attempt { () throws(FittingError) in try ParetoNBD.fit(summaries) }
+        let (pareto, paretoFailure) = noRepeat.map { (nil, $0) }
+            ?? Self.attempt { () throws(FittingError) in try ParetoNBD.fit(summaries) }
         paretoNBD = pareto
         paretoNBDFailure = paretoFailure
         let holdoutLength = log.holdoutLength(calibrationEnd: end, holdoutEnd: log.observationEnd, convention: convention)
