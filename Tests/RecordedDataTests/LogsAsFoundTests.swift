@@ -217,4 +217,26 @@ final class LogsAsFoundTests: XCTestCase {
         XCTAssertEqual(file, bad)
         XCTAssertFalse(reason.contains(bad), "the file is named once, by the caller")
     }
+
+    /// zlib's own file functions stop without a word at bytes after a member that do not start
+    /// another: the visits in a damaged second member, or after padding, were left out silently.
+    func testBytesAfterAMemberThatAreNotGzipAreAnError() throws {
+        let plainPath = try temporaryFile(dailyLog(), in: self)
+        let first = plainPath + ".first.gz", second = plainPath + ".second.gz"
+        try gzip(["user,time\n"], to: first)
+        try gzip([String(dailyLog().drop { $0 != "\n" }.dropFirst())], to: second)
+        let head = try Data(contentsOf: URL(fileURLWithPath: first))
+        var tail = try Data(contentsOf: URL(fileURLWithPath: second))
+        let both = plainPath + ".both.gz"
+        try (head + tail).write(to: URL(fileURLWithPath: both))
+        XCTAssertEqual(try RecordedLog.read(file: both, format: csvFormat).rows, 300, "two sound members read whole")
+        tail[1] = 0x8C  // the second member's magic bytes damaged
+        for (name, appended) in [("damaged", tail), ("padded", Data(count: 512))] {
+            let path = plainPath + ".\(name).gz"
+            try (head + appended).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(expectImportError { try RecordedLog.read(file: path, format: csvFormat) },
+                           .corruptCompression(file: path, reason: "the \(appended.count) bytes from byte \(head.count) on are not "
+                               + "gzip data (a damaged member, or something appended)"), name)
+        }
+    }
 }
