@@ -41,7 +41,7 @@ struct FieldSplitter {
         case .jsonLines: mode = .whitespace
         case .character(let c):
             guard let byte = c.asciiValue, c != "\"", c != "\n", c != "\r" else {
-                throw .invalidFormat("delimiter '\(c)' must be a single ASCII character other than a quote or line break")
+                throw .invalidFormat("delimiter \(Excerpt.quoted(String(c))) must be a single ASCII character other than a quote or line break")
             }
             mode = .separator(byte, quoting: true)
         }

@@ -78,7 +78,8 @@ struct FitCommand: RunnableCommand {
         options.calibrationEnd = calibrationEnd.flatMap(CalendarDate.init(iso:)).map { Double($0.daysSinceEpoch + 1) * 86_400 - 1 }
         if let end = options.calibrationEnd, end <= log.firstVisit || end >= log.observationEnd {
             throw UsageError("\(Self.calibrationEndOption.name): must fall inside the observation, "
-                + "\(LogOptions.day(log.firstVisit)) to \(LogOptions.day(log.observationEnd))")
+                + "\(LogOptions.day(log.firstVisit)) to \(LogOptions.day(log.observationEnd)), and end before it does: "
+                + "a day from \(LogOptions.day(log.firstVisit)) up to, not including, \(LogOptions.day(log.observationEnd))")
         }
         let analysis = FitAnalysis(log: log, options: options)
         context.stdout.write(FitText.render(analysis, data: data))

@@ -29,6 +29,13 @@ struct ListCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
+        // An empty file is an empty database to SQLite; one that only reads leaves it as it is, without
+        // a schema, and lists nothing in it.
+        if OutputPaths.entry(at: database) == .regularFile,
+           ((try? FileManager.default.attributesOfItem(atPath: database)[.size]) as? NSNumber)?.intValue == 0 {
+            context.stdout.write(json ? "[]\n" : "No runs in \(database) yet; 'remindersim run' adds one.\n")
+            return
+        }
         let store = try StoreAccess.open(database, create: false)
         let runs = try StoreAccess.perform { try store.list() }
         let tunes = try StoreAccess.perform { try store.tunes() }

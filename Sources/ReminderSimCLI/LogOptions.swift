@@ -12,7 +12,7 @@ struct LogOptions: OptionGroup {
         + "a longer one stops the read (exit 65). A time outside the years 0000 to 9999 makes its row bad."
 
     /// The log itself, the positional argument of `fit` and `import`.
-    static let data = ArgumentSpec.positional("data", help: "The visit log.")
+    static let data = ArgumentSpec.positional("data", help: "The visit log (- for standard input).")
 
     static let format = ArgumentSpec.option("--format", valueName: "kind", help: """
         cdnow, csv, tsv, whitespace, a single delimiter character, jsonl (one JSON object per line, fields \
@@ -102,6 +102,10 @@ struct LogOptions: OptionGroup {
             return list
         }
         let events = try names(Self.events), excluded = try names(Self.excludedEvents)
+        if let events, let excluded, let both = events.first(where: excluded.contains) {
+            throw UsageError("\(Self.events.name) and \(Self.excludedEvents.name) both name \(Excerpt.quoted(both)): "
+                + "an event type is kept or left out, not both")
+        }
         let sessionGap: Double = try arguments.value(Self.sessionGap, expected: "minutes > 0", where: { $0 > 0 })
         let byDay = try arguments.flag(Self.byDay)
         if kind == "cdnow" {
@@ -181,9 +185,12 @@ struct LogOptions: OptionGroup {
     func read(_ path: String, diagnostics: (String) -> Void) throws -> RecordedLog {
         let log: RecordedLog
         do {
-            log = try RecordedSource(path: path, format: format, observationEnd: observationEnd)
+            // `-` is standard input, as for the commands that read a scenario.
+            log = try RecordedSource(path: path == "-" ? "/dev/stdin" : path, format: format, observationEnd: observationEnd)
                 .read(onBadRow: skipBadRows ? .skip : .stop, outliers: keepOutliers ? .keep : .exclude)
         } catch let error as RecordedDataError {
+            // A format given on the command line that cannot be used is a usage error.
+            if error.kind == .badFormat { throw UsageError(error.message) }
             throw ScenarioLoading.commandError(error, message: error.message)
         }
         for line in Self.notes(log, path: path) { diagnostics(line) }

@@ -102,7 +102,7 @@ enum ScenarioLoading {
         switch error.kind {
         case .missing: return CommandError.noInput(message)
         case .unreadable: return CommandError.ioError(message)
-        case .badData: return CommandError.dataError(message)
+        case .badData, .badFormat: return CommandError.dataError(message)
         }
     }
 

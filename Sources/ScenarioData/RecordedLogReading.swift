@@ -18,6 +18,9 @@ extension RecordedSource {
             if case .cannotRead = error {
                 throw RecordedDataError(kind: .unreadable, scenarioPath: scenarioPath, message: "\(error)")
             }
+            if case .invalidFormat = error {
+                throw RecordedDataError(kind: .badFormat, scenarioPath: scenarioPath, message: "\(error)")
+            }
             throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")
         } catch {
             throw RecordedDataError(kind: .badData, scenarioPath: scenarioPath, message: "\(error)")

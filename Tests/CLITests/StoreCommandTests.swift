@@ -160,6 +160,25 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertContains(b, ", shard 2 of 2: 150 of its 300 users (150..<300), ")
     }
 
+    /// An empty file is an empty database: `list` shows nothing in it and leaves it empty.
+    func testListOfAnEmptyFileIsEmpty() throws {
+        try writeFile("empty.sqlite", "")
+        let json = try remindersim("list", "--json", "--db", "empty.sqlite")
+        assertExit(json, 0)
+        XCTAssertEqual(json.stdout, "[]\n")
+        let text = try remindersim("list", "--db", "empty.sqlite")
+        assertExit(text, 0)
+        assertContains(text.stdout, "No runs in empty.sqlite yet")
+        XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("empty.sqlite")).count, 0)
+    }
+
+    /// `-` reads a log from standard input, as it reads a scenario.
+    func testImportReadsStandardInputAsDash() throws {
+        let result = try remindersim(arguments: ["import", "-"], stdin: "user,time\nu1,2024-01-01T00:00:00Z\nu1,2024-01-05T00:00:00Z\n")
+        assertExit(result, 0)
+        assertContains(result.stdout, "-: 2 rows, 2 events kept")
+    }
+
     func testLatestNamesTheLastRun() throws {
         assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1"), 0)
         assertExit(try remindersim("run", "--users", "300", "--days", "35", "--threads", "1", "--seed", "3"), 0)

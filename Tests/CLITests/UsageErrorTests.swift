@@ -51,6 +51,32 @@ final class UsageErrorTests: ReminderSimTestCase {
         }
     }
 
+    /// A log format given on the command line that cannot be used is the command line's fault (64);
+    /// the same format in a scenario is the scenario's (65).
+    func testUnusableLogFormatsOnTheCommandLineAreUsageErrors() throws {
+        try writeFile("a.csv", "user,time\nu1,2024-01-01T00:00:00Z\n")
+        for (arguments, mention) in [
+            (["import", "a.csv", "--format", "\""], "delimiter '\"'"),
+            (["import", "a.csv", "--format", "\r"], "delimiter '\\x0D'"),
+            (["fit", "a.csv", "--user", "-1"], "column position -1 is negative"),
+            (["import", "a.csv", "--event-field", "user", "--event", "X", "--exclude-event", "X"],
+             "--event and --exclude-event both name 'X'"),
+        ] {
+            let result = try remindersim(arguments: arguments)
+            assertExit(result, 64)
+            assertContains(result.stderr, mention)
+        }
+        var scenario = try defaultScenario()
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        var segments = try XCTUnwrap(population["segments"] as? [[String: Any]])
+        segments[0]["returns"] = ["distribution": "empirical", "data": "a.csv", "format": ["delimiter": "\""]]
+        population["segments"] = segments
+        scenario["population"] = population
+        try writeFile("s.json", String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self))
+        let run = try remindersim("run", "s.json", "--users", "100", "--db", "s.sqlite")
+        assertExit(run, 65)
+    }
+
     /// The hint must lead somewhere: the command it names has help.
     func testHintsPointAtWorkingHelp() throws {
         for helpFor in Set(Self.cases.map(\.helpFor)) {

@@ -10,6 +10,9 @@ public struct RecordedDataError: Error, Equatable, Sendable, CustomStringConvert
         case unreadable
         /// The file's content is not usable (a bad row, no events, too short for the run).
         case badData
+        /// The format it is read with is not usable (an unknown timestamp pattern, a delimiter that
+        /// cannot be one): the fault of whoever gave the format, a scenario or the command line.
+        case badFormat
     }
 
     public let kind: Kind
