@@ -188,6 +188,10 @@ public struct FitAnalysis {
 
     static func problem(of pareto: ParetoNBDFit?, failure: String?) -> String? {
         guard let pareto else { return failure ?? "not fitted" }
+        if pareto.ranOutOfWork {
+            return "the search spent its work budget on likelihoods that converge ever more slowly (it drifted towards "
+                + "extreme values): the data cannot pin the model down"
+        }
         return problem(family: .paretoNBD, parameters: pareto.parameters, converged: pareto.converged)
     }
 

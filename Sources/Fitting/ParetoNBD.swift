@@ -40,16 +40,19 @@ public struct ParetoNBDModel: Sendable, Equatable {
         let died: Double
     }
 
-    func parts(x: Int, tx: Double, T: Double, maxTerms: Int = 1_000_000) throws(FittingError) -> Parts {
+    /// With `work`, the series' terms and the quadrature's integrand evaluations are taken from it,
+    /// and `.seriesDidNotConverge` is thrown once it is spent.
+    func parts(x: Int, tx: Double, T: Double, maxTerms: Int = 1_000_000, work: WorkBudget? = nil) throws(FittingError) -> Parts {
         let xd = Double(x)
         let alive = powers(x: xd, tau: T)
         // The series' terms shrink as zⁿ, z largest at t_x: close to 1, the integral is taken by quadrature.
         if abs(alpha - beta) / (max(alpha, beta) + tx) > Self.seriesUpTo {
-            let integral = PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: beta, x: xd, from: tx, to: T)
+            guard let integral = PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: beta, x: xd, from: tx, to: T, work: work)
+            else { throw .seriesDidNotConverge }
             return Parts(alive: alive, died: log(s) + integral)
         }
-        let atTx = try logAntiderivative(x: xd, tau: tx, maxTerms: maxTerms)
-        let atT = try logAntiderivative(x: xd, tau: T, maxTerms: maxTerms)
+        let atTx = try logAntiderivative(x: xd, tau: tx, maxTerms: maxTerms, work: work)
+        let atT = try logAntiderivative(x: xd, tau: T, maxTerms: maxTerms, work: work)
         // F decreases in τ, so the difference is F(t_x)·(1 − F(T)/F(t_x)) without cancellation in the logs.
         let ratio = min(atT - atTx, 0)
         let difference = ratio == 0 ? -Double.infinity : atTx + log(-expm1(ratio))
@@ -77,28 +80,41 @@ public struct ParetoNBDModel: Sendable, Equatable {
     /// with b′ = r+x, q = 1 when α ≥ β, and b′ = s+1, q = (α+τ)/(β+τ) when α < β. Every term is positive
     /// and the ratio of successive terms, (b′+n)/(a+1+n) · z, stays below z < 1: nothing overflows for
     /// many visits, and α = β is the single term 1.
-    func logAntiderivative(x: Double, tau: Double, maxTerms: Int) throws(FittingError) -> Double {
+    func logAntiderivative(x: Double, tau: Double, maxTerms: Int, work: WorkBudget? = nil) throws(FittingError) -> Double {
         let a = r + s + x
         let (m, bPrime, logQ) = alpha >= beta
             ? (alpha, r + x, 0.0)
             : (beta, s + 1, log(alpha + tau) - log(beta + tau))
         let z = abs(alpha - beta) / (m + tau)
-        let series = try Self.risingRatioSeries(b: bPrime, c: a + 1, z: z, maxTerms: maxTerms)
+        let budget = work.map { min(maxTerms, $0.left) } ?? maxTerms
+        var terms = 0
+        defer { work?.left -= terms }
+        let series = try Self.risingRatioSeries(b: bPrime, c: a + 1, z: z, maxTerms: budget, terms: &terms)
         return powers(x: x, tau: tau) + logQ - log(a) + log(series)
     }
 
     /// Σ_{n≥0} (b)_n / (c)_n · zⁿ for 0 < b < c and 0 ≤ z < 1: the term ratios increase towards z, so the
     /// tail after a term is at most that term · z / (1 − z).
     static func risingRatioSeries(b: Double, c: Double, z: Double, maxTerms: Int) throws(FittingError) -> Double {
+        var terms = 0
+        return try risingRatioSeries(b: b, c: c, z: z, maxTerms: maxTerms, terms: &terms)
+    }
+
+    /// The same, adding the terms summed to `terms`.
+    static func risingRatioSeries(b: Double, c: Double, z: Double, maxTerms: Int, terms: inout Int) throws(FittingError) -> Double {
         var term = 1.0, sum = 1.0, n = 0.0
         guard z > 0 else { return 1 }
         let tailFactor = z / (1 - z)
-        for _ in 0..<maxTerms {
+        for _ in 0..<max(maxTerms, 0) {
             term *= (b + n) / (c + n) * z
             sum += term
             n += 1
-            if term * tailFactor <= 1e-16 * sum { return sum }
+            if term * tailFactor <= 1e-16 * sum {
+                terms += Int(n)
+                return sum
+            }
         }
+        terms += max(maxTerms, 0)
         throw .seriesDidNotConverge
     }
 
@@ -169,6 +185,8 @@ public struct ParetoNBDFit: Sendable, CustomStringConvertible {
     /// Number of customers.
     public let n: Int
     let fit: LogParameterFit
+    /// The search spent the fit's work budget (`ParetoNBD.workPerHistory`) and stopped where it was.
+    public var ranOutOfWork = false
 
     /// r, alpha, s, beta in that order.
     public var parameters: [ParameterEstimate] { fit.parameters }
@@ -193,17 +211,32 @@ public enum ParetoNBD {
     /// series runs only up to z = `ParetoNBDModel.seriesUpTo` (some 7,000 terms), so it is not reached.
     static let fitTerms = 200_000
 
+    /// The work a fit may spend per distinct history, in series terms (a quadrature's integrand
+    /// evaluation counts as `PowerIntegral.evaluationWork` of them), over all its likelihood evaluations:
+    /// the CDNOW master fit spends some 2 · 10⁸ in all, 10⁴ a history. A search that drifts to where
+    /// every evaluation costs thousands of terms a history (ever larger r and α, say) stops at it
+    /// instead of running for minutes, and its fit is not usable (`ParetoNBDFit.ranOutOfWork`).
+    static let workPerHistory = 2_000_000
+
     /// Fits (r, α, s, β) by minimising −Σ ln L over the log-parameters (`LogParameterFit`), from
     /// `start` or (1, 1, 1, 1). Identical (x, t_x, T) triples are evaluated once.
     public static func fit(_ customers: [CustomerSummary], start: ParetoNBDModel? = nil, optimizer: NelderMead = NelderMead())
         throws(FittingError) -> ParetoNBDFit
     {
+        try fit(customers, start: start, optimizer: optimizer, workPerHistory: workPerHistory)
+    }
+
+    static func fit(_ customers: [CustomerSummary], start: ParetoNBDModel?, optimizer: NelderMead, workPerHistory: Int)
+        throws(FittingError) -> ParetoNBDFit
+    {
         let groups = try DistinctHistories(customers)
+        let work = WorkBudget(groups.weighted.count * workPerHistory)
         let fit = try LogParameterFit(
             names: ["r", "alpha", "s", "beta"], start: start.map { [$0.r, $0.alpha, $0.s, $0.beta] } ?? [1, 1, 1, 1],
-            optimizer: optimizer, logLikelihood: groups.logLikelihood)
+            optimizer: optimizer, logLikelihood: { groups.logLikelihood($0, work: work) })
         let e = fit.estimate
-        return ParetoNBDFit(model: try ParetoNBDModel(r: e[0], alpha: e[1], s: e[2], beta: e[3]), n: customers.count, fit: fit)
+        return ParetoNBDFit(model: try ParetoNBDModel(r: e[0], alpha: e[1], s: e[2], beta: e[3]), n: customers.count, fit: fit,
+                            ranOutOfWork: work.left <= 0)
     }
 
     /// Customers collapsed to distinct (x, t_x, T) histories with their counts.
@@ -229,19 +262,30 @@ public enum ParetoNBD {
                 .map { (history: $0.key, weight: Double($0.value)) }
         }
 
-        /// Σ ln L at p = (r, α, s, β); −∞ where a series does not converge within `ParetoNBD.fitTerms`.
-        func logLikelihood(_ p: [Double]) -> Double {
+        /// Σ ln L at p = (r, α, s, β); −∞ where a series does not converge within `ParetoNBD.fitTerms`,
+        /// and once `work` is spent.
+        func logLikelihood(_ p: [Double], work: WorkBudget? = nil) -> Double {
+            if let work, work.left <= 0 { return -.infinity }
             guard let model = try? ParetoNBDModel(r: p[0], alpha: p[1], s: p[2], beta: p[3]) else { return -.infinity }
             let shared = -logGamma(p[0])
             var total = 0.0, weightSum = 0.0
             var lastX = -1, lnGammaRX = 0.0
             for (h, w) in weighted {
                 if h.x != lastX { (lastX, lnGammaRX) = (h.x, logGamma(p[0] + Double(h.x))) }
-                guard let parts = try? model.parts(x: h.x, tx: h.tx, T: h.T, maxTerms: ParetoNBD.fitTerms) else { return -.infinity }
+                guard let parts = try? model.parts(x: h.x, tx: h.tx, T: h.T, maxTerms: ParetoNBD.fitTerms, work: work) else {
+                    return -.infinity
+                }
                 total += w * (lnGammaRX + logAddExp(parts.alive, parts.died))
                 weightSum += w
             }
             return total + weightSum * shared
         }
     }
+}
+
+/// Work left to a computation, shared by reference by the calls that spend it.
+final class WorkBudget {
+    var left: Int
+
+    init(_ work: Int) { left = work }
 }

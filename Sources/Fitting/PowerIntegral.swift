@@ -48,8 +48,13 @@ enum PowerIntegral {
     static let rule = GaussLegendre(points: 16)
     static let panelReach = 1.0
 
-    static func logIntegral(r: Double, alpha: Double, s: Double, beta: Double, x: Double, from lo: Double, to hi: Double)
-        -> Double
+    /// What one evaluation of the integrand costs in a `WorkBudget`, in series terms (a few logarithms
+    /// against a multiplication and a division).
+    static let evaluationWork = 25
+
+    /// Nil once `work` is spent.
+    static func logIntegral(r: Double, alpha: Double, s: Double, beta: Double, x: Double, from lo: Double, to hi: Double,
+                            work: WorkBudget? = nil) -> Double?
     {
         guard hi > lo else { return -.infinity }
         let k = min(alpha, beta), base = k + lo, logBase = log(base)
@@ -74,6 +79,10 @@ enum PowerIntegral {
             let (d1, d2) = slopes(start)
             let width = min(span - start, min(0.5, panelReach / max(abs(d1), abs(d2).squareRoot(), 1e-300)))
             let end = start + width
+            if let work {
+                work.left -= rule.nodes.count * evaluationWork
+                if work.left <= 0 { return nil }
+            }
             let middle = (start + end) / 2, half = width / 2
             for i in rule.nodes.indices {
                 let v = h(middle + half * rule.nodes[i])

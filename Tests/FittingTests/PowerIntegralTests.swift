@@ -18,14 +18,14 @@ final class PowerIntegralTests: XCTestCase {
         XCTAssertGreaterThan(abs(x32 - 2.0 / 33), 1e-12)
     }
 
-    func testEqualRatesMatchTheClosedForm() {
+    func testEqualRatesMatchTheClosedForm() throws {
         // α = β: the integrand is α^(r+s) (α+u)^−(r+s+x+1), whose integral from lo to hi is
         // α^(r+s) [(α+lo)^−a − (α+hi)^−a] / a with a = r + s + x.
         for (r, s, alpha, x, lo, hi) in [(0.55, 0.61, 10.58, 0.0, 0.0, 38.0), (2.0, 0.3, 0.01, 7.0, 3.0, 400.0),
                                          (0.2, 30.0, 5.0, 1.0, 0.5, 1e6), (1.0, 1.0, 1e5, 250.0, 10.0, 20.0)] {
             let a = r + s + x
             let closed = (r + s) * log(alpha) - a * log(alpha + lo) + log(-expm1(-a * log((alpha + hi) / (alpha + lo)))) - log(a)
-            let value = PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: alpha, x: x, from: lo, to: hi)
+            let value = try XCTUnwrap(PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: alpha, x: x, from: lo, to: hi))
             XCTAssertEqual(value, closed, accuracy: 1e-12 * max(1, abs(closed)), "r \(r) s \(s) α \(alpha) x \(x)")
         }
     }
@@ -42,7 +42,7 @@ final class PowerIntegralTests: XCTestCase {
                         let z = abs(alpha - beta) / (max(alpha, beta) + tx)
                         guard z > 0.9, z <= ParetoNBDModel.seriesUpTo else { continue }
                         let series = try m.parts(x: x, tx: tx, T: T).died - log(s)
-                        let quadrature = PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: beta, x: Double(x), from: tx, to: T)
+                        let quadrature = try XCTUnwrap(PowerIntegral.logIntegral(r: r, alpha: alpha, s: s, beta: beta, x: Double(x), from: tx, to: T))
                         XCTAssertEqual(quadrature, series, accuracy: 1e-12 * max(1, abs(series)), "\(m) x \(x) t_x \(tx) T \(T)")
                         checked += 1
                     }
@@ -52,7 +52,7 @@ final class PowerIntegralTests: XCTestCase {
         XCTAssertGreaterThan(checked, 40)
     }
 
-    func testRatesFarApartMatchAClosedForm() {
+    func testRatesFarApartMatchAClosedForm() throws {
         // With r + x = 1 and s = 1 the integrand is αʳβ/((α+u)(β+u)²), whose antiderivative by partial
         // fractions is αʳβ·[ln((α+u)/(β+u))/(β−α)² + 1/((β−α)(β+u))]: exact for any α ≠ β, here up to
         // z = 1 − 10⁻⁹ at t_x = 0, where the series would need ~4 · 10¹⁰ terms. The differences between
@@ -63,7 +63,7 @@ final class PowerIntegralTests: XCTestCase {
                     let d = beta - alpha, w = hi - lo
                     let logs = log1p(w / (alpha + lo)) - log1p(w / (beta + lo))
                     let closed = pow(alpha, r) * beta * (logs / (d * d) - w / ((beta + hi) * (beta + lo)) / d)
-                    let value = PowerIntegral.logIntegral(r: r, alpha: alpha, s: 1, beta: beta, x: x, from: lo, to: hi)
+                    let value = try XCTUnwrap(PowerIntegral.logIntegral(r: r, alpha: alpha, s: 1, beta: beta, x: x, from: lo, to: hi))
                     XCTAssertEqual(value, log(closed), accuracy: 1e-12 * max(1, abs(log(closed))), "α \(alpha) β \(beta) [\(lo), \(hi)] r \(r)")
                 }
             }
@@ -79,5 +79,38 @@ final class PowerIntegralTests: XCTestCase {
             XCTAssertTrue(value.isFinite, "x \(x): \(value)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 5, "200 likelihoods")
+    }
+}
+
+/// The Pareto/NBD fit's work budget: spent, the search stops and the fit says it is not usable; not
+/// spent, it changes nothing.
+final class ParetoNBDWorkBudgetTests: XCTestCase {
+    private let customers: [CustomerSummary] = (0..<120).map { (i: Int) -> CustomerSummary in
+        let x = i % 5
+        let recency: Double = x == 0 ? 0 : Double(i % 17 + 1)
+        return CustomerSummary(frequency: x, recency: recency, age: 20 + Double(i % 11))
+    }
+
+    func testASpentBudgetStopsTheSearchAndTheFitIsNotUsable() throws {
+        let starved = try ParetoNBD.fit(customers, start: nil, optimizer: NelderMead(), workPerHistory: 50)
+        XCTAssertTrue(starved.ranOutOfWork)
+        let problem = try XCTUnwrap(FitAnalysis.problem(of: starved, failure: nil))
+        XCTAssertTrue(problem.hasPrefix("the search spent its work budget"), problem)
+
+        // With the budget a fit has, these customers (a degenerate set: s runs to its edge) are judged on their own.
+        let fed = try ParetoNBD.fit(customers)
+        XCTAssertFalse(fed.ranOutOfWork)
+        XCTAssertFalse(FitAnalysis.problem(of: fed, failure: nil)?.hasPrefix("the search spent") ?? false)
+    }
+
+    func testTheBudgetChangesNoLikelihood() throws {
+        let groups = try ParetoNBD.DistinctHistories(customers)
+        for p in [[0.55, 10.6, 0.61, 11.7], [2.0, 0.01, 0.3, 5e4], [1.0, 3e5, 0.8, 2.0]] {
+            let free = groups.logLikelihood(p)
+            let work = WorkBudget(Int.max / 2)
+            XCTAssertEqual(groups.logLikelihood(p, work: work), free, "\(p)")
+            XCTAssertLessThan(work.left, Int.max / 2, "the work is counted")
+            XCTAssertEqual(groups.logLikelihood(p, work: WorkBudget(10)), -.infinity, "spent on the way")
+        }
     }
 }
