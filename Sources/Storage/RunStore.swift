@@ -349,6 +349,11 @@ public final class RunStore {
         }
         let end = try row.integer("end_user", in: 0...Int64(scenario.users))
         let start = try row.integer("first_user", in: 0...Int64(end))
+        // Every configuration simulates every user of the run once: its user count is the run's.
+        for (index, tally) in tallies.enumerated() where tally[.users] != Int64(end - start) {
+            throw StoreError(.corrupt, "tallies.counts of run \(id), configuration \(index): \(tally[.users]) users, but the run "
+                + "covers \(end - start) (runs.first_user \(start) to end_user \(end))")
+        }
         let (sums, recorded) = try loadUserSums(run: id, scenario: scenario) ?? (nil, nil)
         let record = RunRecord(
             results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums,

@@ -114,6 +114,26 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
     }
 
+    /// A configuration's user count is the run's: a count edited to −1 or 0, or a user range cut to
+    /// half or to nothing, no longer matches it.
+    func testUserCountsAgreeWithTheRunsUsers() throws {
+        try makeRuns()
+        let cases: [(sql: String, mentions: [String])] = [
+            ("UPDATE tallies SET counts = CAST(x'FFFFFFFFFFFFFFFF' || substr(counts, 9) AS BLOB) WHERE run_id = 1 AND config_index = 1",
+             ["tallies.counts", "configuration 1", "-1 users", "covers 200"]),
+            ("UPDATE tallies SET counts = CAST(zeroblob(8) || substr(counts, 9) AS BLOB) WHERE run_id = 1 AND config_index = 0",
+             ["tallies.counts", "configuration 0", "0 users"]),
+            ("UPDATE runs SET first_user = 100 WHERE run_id = 1", ["200 users", "covers 100", "first_user 100"]),
+            ("UPDATE runs SET end_user = 0 WHERE run_id = 1", ["200 users", "covers 0"]),
+        ]
+        for (n, c) in cases.enumerated() {
+            let database = try damaged(c.sql, as: "users-\(n).sqlite")
+            try assertRefused(["report", "1", "--out", "out"], database: database, mentions: c.mentions + ["run 1"])
+            try assertRefused(["export", "1", "--csv", "csv"], database: database, mentions: c.mentions)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("out")), "a report was written from a damaged run")
+    }
+
     /// The other fields a run is rebuilt from: its shard number, threads and scenario.
     func testRunFields() throws {
         try makeRuns()
@@ -159,8 +179,11 @@ final class DamagedRowTests: ReminderSimTestCase {
         for k in 1...2 {
             assertExit(try remindersim(arguments: Self.run + ["--shard", "\(k)/2", "--db", "shard\(k).sqlite"]), 0)
         }
-        let huge = try damaged("UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0", from: "shard1.sqlite", as: "huge1.sqlite")
-        _ = try damaged("UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0", from: "shard2.sqlite", as: "huge2.sqlite")
+        // Shards of no users, as a shard of 4 · 10¹⁸ is: their ranges and their user counts say so.
+        let none = "UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0; "
+            + "UPDATE tallies SET counts = CAST(zeroblob(8) || substr(counts, 9) AS BLOB)"
+        let huge = try damaged(none, from: "shard1.sqlite", as: "huge1.sqlite")
+        _ = try damaged(none, from: "shard2.sqlite", as: "huge2.sqlite")
         let merge = try remindersim("merge", huge, "huge2.sqlite", "--into", "merged.sqlite", "--out", "merged")
         assertExit(merge, 65)
         assertContains(merge.stderr, "shards are missing")
@@ -170,8 +193,9 @@ final class DamagedRowTests: ReminderSimTestCase {
         try assertRefused(["merge", "shard1.sqlite", reversed, "--into", "merged.sqlite", "--out", "merged"], database: nil,
                           mentions: [reversed, "runs.first_user"])
 
-        // 2^50 in one count of each shard: each is readable, their sum is not a count any run can have.
-        let top = "UPDATE tallies SET counts = CAST(X'0000000000000400' || substr(counts, 9) AS BLOB) WHERE config_index = 1"
+        // 2^50 opens in each shard: each is readable, their sum is not a count any run can have.
+        let top = "UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || X'0000000000000400' || substr(counts, 17) AS BLOB) "
+            + "WHERE config_index = 1"
         _ = try damaged(top, from: "shard1.sqlite", as: "top1.sqlite")
         _ = try damaged(top, from: "shard2.sqlite", as: "top2.sqlite")
         let sum = try remindersim("merge", "top1.sqlite", "top2.sqlite", "--into", "merged.sqlite", "--out", "merged")
