@@ -118,6 +118,16 @@ struct FitCommand: RunnableCommand {
                 + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")
         }
         context.stdout.writeLine("Charts: \(Path.join(written, "survival.svg")), \(Path.join(written, "repeat-visits.svg"))")
+        // A scenario reads its log as it is: without skipping bad rows, and leaving outliers out.
+        var needs: [String] = []
+        if log.skipped > 0 { needs.append("\(log.skipped) bad row\(log.skipped == 1 ? "" : "s") skipped") }
+        if let o = log.outliers, !o.excluded, o.visits > 0 { needs.append("\(o.visits) outlying visit\(o.visits == 1 ? "" : "s") kept") }
+        if !needs.isEmpty {
+            context.stderr.writeLine("\(context.commandPath.split(separator: " ").first ?? "remindersim"): warning: "
+                + "the resampled and replayed segments read \(OutputPaths.shown(data)) as a scenario does, which "
+                + "cannot skip bad rows or keep outliers (this fit had \(needs.joined(separator: " and "))): "
+                + "such a scenario is refused until the log is cleaned")
+        }
     }
 
     /// The path (`segment.returns.sigma`) of the first number in `value` that is not finite, if any.

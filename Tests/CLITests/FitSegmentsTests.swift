@@ -92,6 +92,20 @@ final class FitSegmentsTests: ReminderSimTestCase {
         try assertRunsAlone(segment)
     }
 
+    func testSegmentsThatReadTheLogWarnWhenItNeededSkippingOrOutliers() throws {
+        var lines = ["user,time"]
+        for u in 0..<40 { for k in 0..<3 { lines.append("u\(u),\(1_704_067_200 + u * 3_600 + k * 86_400 * (1 + u % 4))") } }
+        try writeFile("visits.csv", (lines + ["uX,not a time"]).joined(separator: "\n") + "\n")
+        let fit = try remindersim("fit", "visits.csv", "--timestamp", "epochSeconds", "--skip-bad-rows", "--out", "fit")
+        assertExit(fit, 0)
+        assertContains(fit.stderr, "warning: the resampled and replayed segments read visits.csv as a scenario does")
+        assertContains(fit.stderr, "this fit had 1 bad row skipped")
+        try writeFile("clean.csv", lines.joined(separator: "\n") + "\n")
+        let clean = try remindersim("fit", "clean.csv", "--timestamp", "epochSeconds", "--skip-bad-rows", "--out", "fit2")
+        assertExit(clean, 0)
+        XCTAssertFalse(clean.stderr.contains("warning"), clean.stderr)
+    }
+
     func testACustomerBaseModelIsRecommendedByAIC() throws {
         try writeLog(users: 400, firstDays: 30, never: 0.1, delay: 0, meanGap: 6)
         // Users whose rates and dropout chances differ: BG/NBD and Pareto/NBD are both usable.
