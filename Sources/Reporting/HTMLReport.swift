@@ -147,7 +147,8 @@ public enum HTMLReport {
                 continue
             }
             switch c {
-            case "\\" where i + 1 < chars.count:
+            // CommonMark escapes ASCII punctuation only: `\u{202E}` (a hidden character shown) keeps its backslash.
+            case "\\" where i + 1 < chars.count && chars[i + 1].isASCII && chars[i + 1].isPunctuationOrSymbol:
                 out += escape(String(chars[i + 1]))
                 i += 2
                 continue
@@ -192,13 +193,17 @@ public enum HTMLReport {
 
     static func escape(_ text: String) -> String {
         var out = ""
-        for c in text {
-            switch c {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            default: out.append(c)
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            // Control characters (NUL among them) are not text a page may hold: shown as the Markdown shows them.
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
@@ -244,4 +249,9 @@ public enum HTMLReport {
           });
         });
         """
+}
+
+private extension Character {
+    /// ASCII punctuation and symbols: the characters a CommonMark backslash escapes.
+    var isPunctuationOrSymbol: Bool { isPunctuation || isSymbol }
 }

@@ -109,3 +109,16 @@ final class RunReportTests: XCTestCase {
         XCTAssertTrue(one.contains("1 configuration and the holdout in 1.25 s"), one)
     }
 }
+
+/// The HTML page shows what the Markdown shows: hidden characters as their `\u{…}` form, never raw
+/// control characters, and only ASCII punctuation taken as escaped.
+final class HTMLTextTests: XCTestCase {
+    func testHiddenAndControlCharactersAreShownNotWritten() {
+        let label = "a\u{202E}b_c"
+        let html = HTMLReport.render(markdown: "# Run\n\n" + Markdown.escapeInline(label) + "\n", charts: [:], title: "x\u{0}y")
+        XCTAssertTrue(html.contains("a\\u{202E}b_c"), html)
+        XCTAssertFalse(html.unicodeScalars.contains("\u{0}"), "a raw NUL in the page")
+        XCTAssertTrue(html.contains("x\\u{0}y"), html)
+        XCTAssertFalse(html.unicodeScalars.contains("\u{202E}"), "a raw right-to-left override in the page")
+    }
+}
