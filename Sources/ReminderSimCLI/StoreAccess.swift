@@ -63,12 +63,12 @@ enum StoreAccess {
     static func runID(_ reference: RunReference, in store: RunStore) throws -> Int64 {
         switch reference {
         case .latest:
-            guard let last = try perform({ try store.list().last }) else {
+            guard let last = try perform({ try store.runIDs().last }) else {
                 throw CommandError.noInput("\(store.database.path): no runs stored yet")
             }
-            return last.id
+            return last
         case let .id(id):
-            guard try perform({ try store.list().contains { $0.id == id } }) else {
+            guard try perform({ try store.runIDs().contains(id) }) else {
                 throw CommandError.noInput("\(store.database.path): no run \(id) (see 'remindersim list')")
             }
             return id

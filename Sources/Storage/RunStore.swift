@@ -287,6 +287,12 @@ public final class RunStore {
         }
     }
 
+    /// The stored run ids, in order, read from the runs' own table: a damaged row of another run
+    /// (its configurations, its overview) does not keep a command from the run it names.
+    public func runIDs() throws(StoreError) -> [Int64] {
+        try everyRow(of: "runs", key: "run_id", owner: "run", columns: ["run_id"]) { (id, _) throws(StoreError) in id }
+    }
+
     /// Every row of `table` in the order of its `key` (the first of `columns`), each read by `make`
     /// with its key and its values, named "`owner` <key>" in an error; a damaged row is a `.corrupt`
     /// error naming the database.
