@@ -267,6 +267,7 @@ final class ScenarioDecodingTests: XCTestCase {
     }
 
     func testHugeWholeNumbersSayTheLimit() throws {
-        XCTAssertEqual(issues(try edited(["seed"], 1e17)), ["seed: must be at most 9007199254740991, got 1e+17"])
+        XCTAssertEqual(issues(try edited(["seed"], 1e17)), ["seed: 1e+17 is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
+            + "the field's own limit, if any, is lower still"])
     }
 }

@@ -121,7 +121,8 @@ struct JSONFieldReader {
         }
         // Beyond 2^53 a JSON number no longer holds every whole number exactly.
         guard abs(x) <= 9_007_199_254_740_991 else {
-            fail(path, "must be at most 9007199254740991, got \(x)")
+            fail(path, "\(x) is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
+                + "the field's own limit, if any, is lower still")
             return nil
         }
         return Int(x)
