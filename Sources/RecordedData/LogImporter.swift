@@ -464,6 +464,13 @@ struct LogImporter {
         if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
             line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
         }
+        // UTF-16 (with its byte order mark, or ASCII text with a NUL beside every letter) reads as
+        // fields full of NULs: said once, as what it is.
+        if lineNumber == 1, line.starts(with: [0xFF, 0xFE]) || line.starts(with: [0xFE, 0xFF])
+            || (line.count >= 4 && (line[0] == 0) != (line[1] == 0) && (line[2] == 0) != (line[3] == 0)
+                && (line[0] == 0) == (line[2] == 0)) {
+            throw ImportError.utf16(file: file)
+        }
         guard line.contains(where: { !isBlank($0) }) else { return }
         sawContent = true
         if firstLinePending {

@@ -47,6 +47,21 @@ final class LineLimitTests: XCTestCase {
         XCTAssertEqual(stray?.line, 2)
     }
 
+    func testUTF16IsNamedForWhatItIs() throws {
+        let text = "user,time\na,2024-03-01T08:00:00Z\n"
+        let units: [UInt16] = Array(text.utf16)
+        let little: [UInt8] = units.flatMap { (u: UInt16) -> [UInt8] in [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        let big: [UInt8] = units.flatMap { (u: UInt16) -> [UInt8] in [UInt8(u >> 8), UInt8(u & 0xFF)] }
+        let cases: [(String, [UInt8])] = [("with a byte order mark", [0xFF, 0xFE] + little), ("big-endian", big),
+                                          ("little-endian", little)]
+        for (name, bytes) in cases {
+            let path = try temporaryFile("", in: self)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(expectImportError { try RecordedLog.read(file: path, format: csvFormat) }, .utf16(file: path), name)
+        }
+        XCTAssertNoThrow(try RecordedLog.parse(text, format: csvFormat, name: "utf8.csv"))
+    }
+
     func testExcerptsAreShort() {
         XCTAssertEqual(Excerpt.shortened("abc"), "abc")
         XCTAssertEqual(Excerpt.shortened(String(repeating: "é", count: 100)), String(repeating: "é", count: 80) + "…")
