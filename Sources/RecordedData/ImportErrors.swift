@@ -32,6 +32,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every visit is an outlier (see `OutlierReport.rule`), so none is left once they are left out.
     case onlyOutliers(file: String, visits: Int, bounds: ClosedRange<Double>)
     case missingColumn(file: String, name: String, header: [String])
+    /// The header names the column asked for more than once.
+    case ambiguousColumn(file: String, name: String, positions: [Int])
     case columnOutOfRange(file: String, position: Int, fieldCount: Int)
     /// The file has no line feed but carriage returns: its lines end in CR only, as on the classic Mac OS.
     case carriageReturnLines(file: String)
@@ -59,6 +61,10 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             // The header comes from the file: shown escaped and shortened, never as raw bytes.
             let columns = header.prefix(20).map { Excerpt.name($0) }.joined(separator: ", ") + (header.count > 20 ? ", …" : "")
             return "\(file): no column named \(Excerpt.quoted(name)) in the header (columns: \(columns))"
+        case let .ambiguousColumn(file, name, positions):
+            return "\(file): the header has \(positions.count) columns named \(Excerpt.quoted(name)) (positions "
+                + positions.prefix(10).map(String.init).joined(separator: ", ") + (positions.count > 10 ? ", …" : "")
+                + "); choose one by its position (0 is the first)"
         case let .columnOutOfRange(file, position, fieldCount):
             return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
         case let .carriageReturnLines(file):

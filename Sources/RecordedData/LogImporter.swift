@@ -265,8 +265,13 @@ struct LogImporter {
                     throw .invalidFormat("column '\(name)' is chosen by name but the format has no header")
                 }
                 let wanted = name.trimmingCharacters(in: .whitespaces)
-                if let p = header.firstIndex(of: wanted) { return p }
-                if let p = header.firstIndex(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return p }
+                // Named twice in the header, a name does not say which column it means.
+                func only(_ matches: [Int]) throws(ImportError) -> Int? {
+                    guard matches.count > 1 else { return matches.first }
+                    throw .ambiguousColumn(file: file, name: name, positions: matches)
+                }
+                if let p = try only(header.indices.filter { header[$0] == wanted }) { return p }
+                if let p = try only(header.indices.filter { header[$0].caseInsensitiveCompare(wanted) == .orderedSame }) { return p }
                 throw .missingColumn(file: file, name: name, header: header)
             }
         }

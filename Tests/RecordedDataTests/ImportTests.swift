@@ -245,6 +245,17 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(log.users.map(\.id), ["a"], "header names match without regard to case")
     }
 
+    func testANameTheHeaderHoldsTwiceIsAmbiguous() throws {
+        let byName = LogFormat(userColumn: "user", timeColumn: "time")
+        XCTAssertEqual(expectImportError { try RecordedLog.parse("user,user,time\na,b,2024-03-01T08:00:00Z\n", format: byName) },
+                       .ambiguousColumn(file: "<text>", name: "user", positions: [0, 1]))
+        // Twice without regard to case, and no exact match: as ambiguous.
+        XCTAssertEqual(expectImportError { try RecordedLog.parse("User,USER,time\na,b,2024-03-01T08:00:00Z\n", format: byName) },
+                       .ambiguousColumn(file: "<text>", name: "user", positions: [0, 1]))
+        // One exact match among others that differ in case only: the exact one.
+        XCTAssertEqual(try RecordedLog.parse("User,user,time\na,b,2024-03-01T08:00:00Z\n", format: byName).users.map(\.id), ["b"])
+    }
+
     func testMissingAndImpossibleColumns() {
         XCTAssertEqual(expectImportError { try RecordedLog.parse("id,when\na,1\n", format: csvFormat) },
                        .missingColumn(file: "<text>", name: "user", header: ["id", "when"]))
