@@ -84,6 +84,12 @@ public struct GapModel: Sendable, Hashable, CaseIterable {
     /// (`fitByLikelihood`). Censored gaps of length 0 carry no information and are allowed.
     public func fit(_ observations: [CensoredGap]) throws(FittingError) -> FitResult {
         let data = try GapData(observations)
+        // Ended gaps all of one length: a family with a shape has nothing to fit but a spike, which its
+        // search would chase for as long as it is let (sigma or 1/shape to zero), each step over every gap.
+        if family.parameters.count > 1, let first = data.events.first, data.events.count > 1,
+           data.events.allSatisfy({ $0 == first }) {
+            throw .degenerateData("every ended gap has the same length: the events have no spread")
+        }
         switch family {
         case .exponential: return fitExponential(data)
         case .weibull: return try fitWeibull(data)

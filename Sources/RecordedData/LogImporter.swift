@@ -256,6 +256,8 @@ struct LogImporter {
             switch column {
             case .position(let p):
                 guard p >= 0 else { throw .invalidFormat("column position \(p) is negative") }
+                // As a scenario's format allows: no log has more columns, and the count after it stays small.
+                guard p <= 10_000 else { throw .invalidFormat("column position \(p) is beyond 10000, the last a log may use") }
                 if let header, p >= header.count {
                     throw .columnOutOfRange(file: file, position: p, fieldCount: header.count)
                 }

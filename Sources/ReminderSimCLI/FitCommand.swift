@@ -57,7 +57,7 @@ struct FitCommand: RunnableCommand {
         bgnbdUnit = try arguments.value(Self.bgnbdUnitOption, as: GapUnit.self)
         predict = try arguments.valueIfPresent(Self.predictOption, as: Double.self, expected: "a length > 0 and at most 100000",
                                                where: { $0 > 0 && $0 <= 1e5 })
-        output = try arguments.optionalValue(Self.output) ?? "Reports/fit-\(Path.stem(data))"
+        output = try arguments.optionalValue(Self.output) ?? "Reports/fit-\(data == "-" ? "stdin" : Path.stem(data))"
     }
 
     /// The files a fit writes; a folder holding only these is an earlier fit's, and is replaced whole.
@@ -67,7 +67,7 @@ struct FitCommand: RunnableCommand {
         try OutputPaths.checkFolder(output, option: Self.output.name)
         if OutputPaths.entry(at: output) == .folder {
             if let foreign = Self.foreignEntry(in: output) { throw Self.foreignFolder(foreign) }
-            if FolderPublishing.input(in: output, of: [data]) != nil { throw holdsTheLog() }
+            if FolderPublishing.input(in: output, of: [source]) != nil { throw holdsTheLog() }
         }
         let log = try logOptions.read(data, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
@@ -85,7 +85,7 @@ struct FitCommand: RunnableCommand {
         context.stdout.write(FitText.render(analysis, data: data))
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
-        let absolute = URL(fileURLWithPath: data).standardizedFileURL.path
+        let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
         var segments = analysis.segmentsDocument(dataPath: absolute, format: logOptions.format, observationEnd: logOptions.observationEnd)
         if !log.utcOffsets.isEmpty { segments["utcOffsets"] = UTCOffsetText.scenarioShares(log.utcOffsets) }
         // Every fitted value written is a finite number; one that is not would make the file unreadable.
@@ -108,7 +108,7 @@ struct FitCommand: RunnableCommand {
         }, existing: { existing, _ in
             // An earlier fit's folder is replaced whole, so no file of another log's fit stays behind.
             if let foreign = Self.foreignEntry(in: existing) { return .refuse(Self.foreignFolder(foreign)) }
-            return FolderPublishing.input(in: existing, of: [data]) != nil ? .refuse(holdsTheLog()) : .replace
+            return FolderPublishing.input(in: existing, of: [source]) != nil ? .refuse(holdsTheLog()) : .replace
         })
         context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
         context.stdout.writeLine("Segments for a scenario: \(Path.join(written, "segments.json")) "
@@ -118,15 +118,20 @@ struct FitCommand: RunnableCommand {
                 + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")
         }
         context.stdout.writeLine("Charts: \(Path.join(written, "survival.svg")), \(Path.join(written, "repeat-visits.svg"))")
-        // A scenario reads its log as it is: without skipping bad rows, and leaving outliers out.
-        var needs: [String] = []
-        if log.skipped > 0 { needs.append("\(log.skipped) bad row\(log.skipped == 1 ? "" : "s") skipped") }
-        if let o = log.outliers, !o.excluded, o.visits > 0 { needs.append("\(o.visits) outlying visit\(o.visits == 1 ? "" : "s") kept") }
-        if !needs.isEmpty {
+        // A scenario reads its log as it is, again: from a file, without skipping bad rows, and
+        // leaving outliers out.
+        var why: [String] = []
+        if OutputPaths.entry(at: source) != .regularFile && OutputPaths.entry(at: source) != .link(to: .regularFile) {
+            why.append("it came through a pipe or standard input, which cannot be read again")
+        }
+        if log.skipped > 0 { why.append("a scenario cannot skip its \(log.skipped) bad row\(log.skipped == 1 ? "" : "s")") }
+        if let o = log.outliers, !o.excluded, o.visits > 0 {
+            why.append("a scenario leaves out the \(o.visits) outlying visit\(o.visits == 1 ? "" : "s") this fit kept")
+        }
+        if !why.isEmpty {
             context.stderr.writeLine("\(context.commandPath.split(separator: " ").first ?? "remindersim"): warning: "
-                + "the resampled and replayed segments read \(OutputPaths.shown(data)) as a scenario does, which "
-                + "cannot skip bad rows or keep outliers (this fit had \(needs.joined(separator: " and "))): "
-                + "such a scenario is refused until the log is cleaned")
+                + "the resampled and replayed segments read \(OutputPaths.shown(data)) again, as a scenario does: "
+                + why.joined(separator: "; ") + "; save the log as a file a scenario can read as it is")
         }
     }
 
@@ -154,6 +159,9 @@ struct FitCommand: RunnableCommand {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.sorted().first { !files.contains($0) && FolderPublishing.workingProcess($0) == nil }
     }
+
+    /// The log's path: standard input's for `-`.
+    var source: String { data == "-" ? "/dev/stdin" : data }
 
     func holdsTheLog() -> CommandError {
         CommandError(.usage, "\(Self.output.name): the folder holds the log \(OutputPaths.shown(data)) itself; "

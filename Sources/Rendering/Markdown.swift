@@ -81,7 +81,7 @@ public enum Markdown {
     }
 
     /// Control characters and bidirectional overrides, which would be invisible or reorder the text around them.
-    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
         case 0x202A...0x202E, 0x2066...0x2069: return true

@@ -1,4 +1,5 @@
 import Foundation
+import Rendering
 
 /// `report.html`: the Markdown report as one self-contained page — inline CSS, the charts as inline
 /// SVG, no network access, readable without JavaScript (a small inline script only sorts tables).
@@ -200,8 +201,9 @@ public enum HTMLReport {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            // Control characters (NUL among them) are not text a page may hold: shown as the Markdown shows them.
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+            // Control characters (NUL among them) are not text a page may hold, and bidirectional overrides
+            // reorder what follows: shown as the Markdown shows them.
+            case _ where Markdown.isHidden(scalar):
                 out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             default: out.unicodeScalars.append(scalar)
             }

@@ -280,8 +280,9 @@ public final class RunStore {
         return try everyRow(of: "run_overview", key: "run_id", owner: "run", columns: columns) { (id, r) throws(StoreError) in
             RunListing(
                 id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
-                users: Int64(try r.integer("users", in: 1...Int64.max)),
-                horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64.max)), status: try r.text("status"),
+                users: Int64(try r.integer("users", in: 1...StoredCounts.limit)),
+                horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64(Scenario.maximumHorizonDays))),
+                status: try r.text("status"),
                 createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
                 configurations: Int64(try r.integer("configurations", in: 0...Int64.max)))
         }

@@ -77,9 +77,15 @@ public enum ShardMerge {
         guard k.count == count else {
             return problems + ["\(source): shard \(k), but \(reference.source) is one of \(count)"]
         }
-        if let mine = r.results.tallies.sums?.layout, let theirs = reference.run.record.results.tallies.sums?.layout,
-           mine != theirs {
+        switch (r.results.tallies.sums?.layout, reference.run.record.results.tallies.sums?.layout) {
+        case let (mine?, theirs?) where mine != theirs:
             problems.append("\(source): its sums over users hold other pairs of configurations than \(reference.source)'s")
+        // One shard's sums missing would leave the whole run without its paired comparisons.
+        case (nil, _?), (_?, nil):
+            let lacks = r.results.tallies.sums == nil
+            problems.append("\(source) \(lacks ? "lacks" : "has") sums over users (table user_sums), "
+                + "\(reference.source) \(lacks ? "has them" : "does not")")
+        default: break
         }
         let mine = r.results.tallies.recordedUserSums?.layout, theirs = reference.run.record.results.tallies.recordedUserSums?.layout
         switch (mine, theirs) {

@@ -115,10 +115,11 @@ final class RunReportTests: XCTestCase {
 final class HTMLTextTests: XCTestCase {
     func testHiddenAndControlCharactersAreShownNotWritten() {
         let label = "a\u{202E}b_c"
-        let html = HTMLReport.render(markdown: "# Run\n\n" + Markdown.escapeInline(label) + "\n", charts: [:], title: "x\u{0}y")
+        let html = HTMLReport.render(markdown: "# Run\n\n" + Markdown.escapeInline(label) + "\n", charts: [:],
+                                     title: "x\u{0}y\u{202E}z")
         XCTAssertTrue(html.contains("a\\u{202E}b_c"), html)
         XCTAssertFalse(html.unicodeScalars.contains("\u{0}"), "a raw NUL in the page")
-        XCTAssertTrue(html.contains("x\\u{0}y"), html)
+        XCTAssertTrue(html.contains("x\\u{0}y\\u{202E}z"), html)
         XCTAssertFalse(html.unicodeScalars.contains("\u{202E}"), "a raw right-to-left override in the page")
     }
 }
