@@ -126,6 +126,8 @@ final class DamagedRowTests: ReminderSimTestCase {
             ("UPDATE runs SET first_user = 100 WHERE run_id = 1", ["200 users", "covers 100", "first_user 100"]),
             ("UPDATE runs SET end_user = 0 WHERE run_id = 1", ["200 users", "covers 0"]),
         ]
+        let listed = try damaged("UPDATE runs SET users = 1152921504606846976 WHERE run_id = 1", as: "listed.sqlite")
+        try assertRefused(["list"], database: listed, mentions: ["run_overview.users", "run 1"])
         for (n, c) in cases.enumerated() {
             let database = try damaged(c.sql, as: "users-\(n).sqlite")
             try assertRefused(["report", "1", "--out", "out"], database: database, mentions: c.mentions + ["run 1"])
@@ -203,6 +205,12 @@ final class DamagedRowTests: ReminderSimTestCase {
         let reversed = try damaged("UPDATE runs SET first_user = end_user + 1", from: "shard2.sqlite", as: "reversed2.sqlite")
         try assertRefused(["merge", "shard1.sqlite", reversed, "--into", "merged.sqlite", "--out", "merged"], database: nil,
                           mentions: [reversed, "runs.first_user"])
+
+        // A shard whose sums over users were deleted would leave the merged run without paired comparisons.
+        _ = try damaged("DELETE FROM user_sums", from: "shard1.sqlite", as: "nosums1.sqlite")
+        let nosums = try remindersim("merge", "nosums1.sqlite", "shard2.sqlite", "--into", "merged.sqlite", "--out", "merged")
+        assertExit(nosums, 65)
+        assertContains(nosums.stderr, "shard2.sqlite run 1 has sums over users (table user_sums), nosums1.sqlite run 1 does not")
 
         // 2^50 opens in each shard: each is readable, their sum is not a count any run can have.
         let top = "UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || X'0000000000000400' || substr(counts, 17) AS BLOB) "

@@ -163,6 +163,12 @@ final class PathAndOutputTests: ReminderSimTestCase {
         for u in 0..<50 { lines.append("u\(u),\(1_704_067_200 + (u * 7_919) % 864_000)") }
         let log = lines.joined(separator: "\n") + "\n"
         try FileManager.default.createDirectory(atPath: workPath("fx"), withIntermediateDirectories: false)
+        // Standard input redirected from a file in the folder, named `-`.
+        try writeFile("fx/segments.json", log)
+        let piped = try shell("$R fit - --timestamp epochSeconds --out fx < fx/segments.json")
+        XCTAssertEqual(piped.status, 64, piped.stderr)
+        XCTAssertEqual(try String(contentsOfFile: workPath("fx/segments.json"), encoding: .utf8), log)
+        try FileManager.default.removeItem(atPath: workPath("fx/segments.json"))
         for name in ["customers.csv", "survival.svg"] {
             try writeFile("fx/\(name)", log)
             let fit = try remindersim("fit", "fx/\(name)", "--timestamp", "epochSeconds", "--out", "fx")

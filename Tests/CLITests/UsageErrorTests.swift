@@ -61,6 +61,9 @@ final class UsageErrorTests: ReminderSimTestCase {
             (["fit", "a.csv", "--user", "-1"], "column position -1 is negative"),
             (["import", "a.csv", "--event-field", "user", "--event", "X", "--exclude-event", "X"],
              "--event and --exclude-event both name 'X'"),
+            // Once an arithmetic overflow (a trap) in the count of fields a line needs.
+            (["import", "a.csv", "--user", "9223372036854775807"], "column position 9223372036854775807 is beyond 10000"),
+            (["fit", "a.csv", "--time", "10001"], "column position 10001 is beyond 10000"),
         ] {
             let result = try remindersim(arguments: arguments)
             assertExit(result, 64)
