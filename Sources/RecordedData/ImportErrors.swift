@@ -39,6 +39,7 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case carriageReturnLines(file: String)
     /// The file is UTF-16 text, which the readers (UTF-8, as logs are) would see as fields full of NULs.
     case utf16(file: String)
+    case utf32(file: String)
     /// The format itself is unusable (unknown pattern token, non-ASCII delimiter, named column without header…).
     case invalidFormat(String)
 
@@ -71,6 +72,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(file): the file's lines end in CR only; convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
         case let .utf16(file):
             return "\(file): the file is UTF-16 text; convert it to UTF-8 (e.g. iconv -f UTF-16 -t UTF-8)"
+        case let .utf32(file):
+            return "\(file): the file is UTF-32 text; convert it to UTF-8 (e.g. iconv -f UTF-32 -t UTF-8)"
         case let .invalidFormat(message):
             return "invalid log format: \(message)"
         }

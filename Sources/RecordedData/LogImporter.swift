@@ -471,8 +471,13 @@ struct LogImporter {
         if lineNumber == 1, line.starts(with: [0xEF, 0xBB, 0xBF]) {
             line = UnsafeBufferPointer(rebasing: line.dropFirst(3))
         }
-        // UTF-16 (with its byte order mark, or ASCII text with a NUL beside every letter) reads as
-        // fields full of NULs: said once, as what it is.
+        // UTF-16 and UTF-32 (with a byte order mark, or ASCII text with NULs beside every letter)
+        // read as fields full of NULs: said once, as what they are.
+        if lineNumber == 1, line.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || line.starts(with: [0x00, 0x00, 0xFE, 0xFF])
+            || (line.count >= 8 && (line[1] == 0 && line[2] == 0 && line[5] == 0 && line[6] == 0)
+                && (line[0] != 0) != (line[3] != 0)) {
+            throw ImportError.utf32(file: file)
+        }
         if lineNumber == 1, line.starts(with: [0xFF, 0xFE]) || line.starts(with: [0xFE, 0xFF])
             || (line.count >= 4 && (line[0] == 0) != (line[1] == 0) && (line[2] == 0) != (line[3] == 0)
                 && (line[0] == 0) == (line[2] == 0)) {

@@ -60,6 +60,15 @@ final class LineLimitTests: XCTestCase {
             XCTAssertEqual(expectImportError { try RecordedLog.read(file: path, format: csvFormat) }, .utf16(file: path), name)
         }
         XCTAssertNoThrow(try RecordedLog.parse(text, format: csvFormat, name: "utf8.csv"))
+        let scalars = text.unicodeScalars.map(\.value)
+        let little32: [UInt8] = scalars.flatMap { (v: UInt32) -> [UInt8] in [UInt8(v & 0xFF), 0, 0, 0] }
+        let big32: [UInt8] = scalars.flatMap { (v: UInt32) -> [UInt8] in [0, 0, 0, UInt8(v & 0xFF)] }
+        for (name, bytes) in [("UTF-32 with a byte order mark", [0xFF, 0xFE, 0, 0] + little32), ("UTF-32LE", little32),
+                              ("UTF-32BE", big32)] as [(String, [UInt8])] {
+            let path = try temporaryFile("", in: self)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(expectImportError { try RecordedLog.read(file: path, format: csvFormat) }, .utf32(file: path), name)
+        }
     }
 
     func testExcerptsAreShort() {
