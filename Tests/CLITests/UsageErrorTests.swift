@@ -64,6 +64,8 @@ final class UsageErrorTests: ReminderSimTestCase {
             // Once an arithmetic overflow (a trap) in the count of fields a line needs.
             (["import", "a.csv", "--user", "9223372036854775807"], "column position 9223372036854775807 is beyond 10000"),
             (["fit", "a.csv", "--time", "10001"], "column position 10001 is beyond 10000"),
+            (["import", "a.csv", "--user", "1", "--time", "1"], "--time: names the same column as user"),
+            (["import", "a.csv", "--user", "user", "--time", "USER"], "--time: names the same column as user"),
         ] {
             let result = try remindersim(arguments: arguments)
             assertExit(result, 64)

@@ -117,6 +117,16 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
                 return .failure(ScenarioIssue(path: field, reason: "JSON lines name fields by a dotted path such as properties.distinct_id, not by number"))
             }
         }
+        // Each role is a column of its own: the user read as the time (or the session) is no log.
+        let roles: [(String, ColumnReference?)] = [
+            ("user", user), ("time", time), ("session", session), ("event", event), ("utcOffsetField", utcOffsetField),
+        ]
+        for (k, (field, reference)) in roles.enumerated() {
+            guard let reference else { continue }
+            if let (other, _) = roles[..<k].first(where: { $0.1.map { $0.sameColumn(as: reference) } ?? false }) {
+                return .failure(ScenarioIssue(path: field, reason: "names the same column as \(other); each needs a column of its own"))
+            }
+        }
         if event == nil, let listed = events != nil ? "events" : excludeEvents != nil ? "excludeEvents" : nil {
             return .failure(ScenarioIssue(path: listed, reason: "needs the event type column, event"))
         }
@@ -132,6 +142,17 @@ public struct DelimitedFormat: Hashable, Sendable, Encodable {
 public enum ColumnReference: Hashable, Sendable, Encodable {
     case name(String)
     case position(Int)
+
+    /// Whether both name the same column: the same position, or names equal but for case and
+    /// surrounding blanks (as the header is searched).
+    func sameColumn(as other: ColumnReference) -> Bool {
+        switch (self, other) {
+        case let (.position(a), .position(b)): return a == b
+        case let (.name(a), .name(b)):
+            return a.trimmingCharacters(in: .whitespaces).caseInsensitiveCompare(b.trimmingCharacters(in: .whitespaces)) == .orderedSame
+        default: return false
+        }
+    }
 
     var column: LogFormat.Column {
         switch self {
