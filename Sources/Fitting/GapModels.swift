@@ -84,12 +84,7 @@ public struct GapModel: Sendable, Hashable, CaseIterable {
     /// (`fitByLikelihood`). Censored gaps of length 0 carry no information and are allowed.
     public func fit(_ observations: [CensoredGap]) throws(FittingError) -> FitResult {
         let data = try GapData(observations)
-        // Ended gaps all of one length: a family with a shape has nothing to fit but a spike, which its
-        // search would chase for as long as it is let (sigma or 1/shape to zero), each step over every gap.
-        if family.parameters.count > 1, let first = data.events.first, data.events.count > 1,
-           data.events.allSatisfy({ $0 == first }) {
-            throw .degenerateData("every ended gap has the same length: the events have no spread")
-        }
+        try data.checkSpread(for: family)
         switch family {
         case .exponential: return fitExponential(data)
         case .weibull: return try fitWeibull(data)
@@ -188,6 +183,15 @@ struct GapData {
 
     var d: Double { Double(events.count) }
     var all: [Double] { events + censored }
+
+    /// Throws when the ended gaps are all of one length and `family` has a shape: it has nothing to fit
+    /// but a spike, which its search would chase for as long as it is let (sigma or 1/shape to zero,
+    /// a gamma likelihood growing past any sense in floating point), each step over every gap.
+    func checkSpread(for family: GapFamily) throws(FittingError) {
+        guard family.parameters.count > 1, let first = events.first, events.count > 1, events.allSatisfy({ $0 == first })
+        else { return }
+        throw .degenerateData("every ended gap has the same length: the events have no spread")
+    }
 
     func logLikelihood(_ distribution: GapDistribution) -> Double {
         events.reduce(0) { $0 + distribution.logDensity($1) } + censored.reduce(0) { $0 + distribution.logSurvival($1) }

@@ -19,11 +19,7 @@ func fitLikelihood(_ model: GapModel, _ data: GapData) throws(FittingError) -> F
         throw .invalidParameter("\(family.title) gaps are not independent draws from one distribution")
     }
     let parameters = family.parameters
-    // Gaps all of one length leave a family with a shape nothing to fit but a spike: its likelihood
-    // grows without bound (and, in floating point, past any sense), as for the Weibull and lognormal.
-    if parameters.count > 1, let first = data.events.first, data.events.count > 1, data.events.allSatisfy({ $0 == first }) {
-        throw .degenerateData("every ended gap has the same length: the events have no spread")
-    }
+    try data.checkSpread(for: family)
     let start = zip(parameters, likelihood.start(GapMoments(data.events))).map { $0.unconstrained($1) }
     // Beyond e^±100 a positive parameter only drifts on a likelihood flat to double precision.
     let limit = 100.0

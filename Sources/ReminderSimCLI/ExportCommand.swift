@@ -3,7 +3,6 @@ import FilePaths
 import Foundation
 import Reporting
 import Storage
-import Simulation
 
 /// `remindersim export`: a stored run's tables as CSV files.
 struct ExportCommand: RunnableCommand {
@@ -36,7 +35,7 @@ struct ExportCommand: RunnableCommand {
         try OutputPaths.checkFolder(folder, option: Self.csv.name)
         // A table's file that is the database itself (or a link to it) would be written over it.
         if let database = OutputPaths.identity(of: selection.database) {
-            for name in ResultTables.all.map(\.name) + RunStore.tuneTables
+            for name in RunStore.exportedTables + RunStore.tuneTables
             where OutputPaths.identity(of: Path.join(folder, "\(name).csv")).map({ $0 == database }) ?? false {
                 throw UsageError("\(OutputPaths.shown(Path.join(folder, "\(name).csv"))): is the database this command reads; "
                     + "\(Self.csv.name) must name a folder where the export would not write over it")
