@@ -184,6 +184,9 @@ struct LogOptions: OptionGroup {
     /// Says on `diagnostics` what was read as a header and which visits are outliers.
     func read(_ path: String, diagnostics: (String) -> Void) throws -> RecordedLog {
         let log: RecordedLog
+        if path == "-" || path == "/dev/stdin", fcntl(0, F_GETFD) == -1 {
+            throw CommandError.noInput("\(path): standard input is closed")
+        }
         do {
             // `-` is standard input, as for the commands that read a scenario.
             log = try RecordedSource(path: path == "-" ? "/dev/stdin" : path, format: format, observationEnd: observationEnd)

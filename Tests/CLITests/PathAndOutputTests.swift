@@ -155,6 +155,16 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("mine.txt")))
     }
 
+    /// A log read from a closed standard input says so.
+    func testAClosedStandardInputIsNamed() throws {
+        for command in ["$R import - <&-", "$R fit - --out f <&-"] {
+            let closed = try shell(command)
+            XCTAssertEqual(closed.status, 66, closed.stderr)
+            XCTAssertTrue(closed.stderr.contains("-: standard input is closed"), closed.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("f")))
+    }
+
     /// Inputs inside the folders a command writes are never written over or deleted with them: a log
     /// named like a fit's file in the fit's folder, a database in the report folder it re-renders or
     /// named like an exported table.
