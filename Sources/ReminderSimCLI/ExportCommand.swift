@@ -11,7 +11,8 @@ struct ExportCommand: RunnableCommand {
         abstract: "Write a stored run's or tune's tables as CSV files (RFC 4180, one per table, with a header).",
         discussion: """
             A tune (tune:<number> or tune:latest) writes tunes.csv, tune_stages.csv, tune_candidates.csv \
-            and tune_constraint_values.csv, its rows of those tables. \
+            and tune_constraint_values.csv, its rows of those tables. The files of an earlier export in \
+            the folder are replaced; any other file by a table's name is left alone and the export refused. \
             Examples: remindersim export latest --csv exports/; remindersim export tune:2 --csv exports/
             """,
         arguments: StoredRunSelection.specs + [csv, CSVSafeFlag.spec, csvRaw])
@@ -44,13 +45,46 @@ struct ExportCommand: RunnableCommand {
         let (store, item) = try selection.open()
         let files: [String]
         do {
+            let tables: [CSVFile]
             switch item {
-            case let .run(id): files = try StoreAccess.perform { try CSVExport.write(run: id, store: store, to: folder, raw: !safe) }
-            case let .tune(id): files = try StoreAccess.perform { try CSVExport.write(tune: id, store: store, to: folder, raw: !safe) }
+            case let .run(id): tables = try StoreAccess.perform { CSVExport.files(try store.load(id)) }
+            case let .tune(id): tables = try StoreAccess.perform { try CSVExport.files(tune: id, store: store) }
             }
+            for table in tables { try Self.checkReplaceable(table, in: folder) }
+            files = try CSVExport.write(tables, to: folder, raw: !safe)
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }
         for f in files { context.stdout.writeLine(Path.join(folder, f)) }
+    }
+
+    /// An export replaces what an earlier export of the same table left at its file's place, and
+    /// nothing else: a file of the user's own that happens to bear the name is refused before any
+    /// file is written, as are links, folders and devices there.
+    static func checkReplaceable(_ table: CSVFile, in folder: String) throws {
+        let path = Path.join(folder, table.name)
+        let shownPath = OutputPaths.shown(path)
+        let advice = "move it away or name another folder with \(csv.name)"
+        switch OutputPaths.entry(at: path) {
+        case .missing: return
+        case .regularFile:
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CommandError.ioError("\(shownPath): exists and cannot be read to check it is an earlier export; \(advice)")
+            }
+            defer { try? handle.close() }
+            let start = (try? handle.read(upToCount: 4096)) ?? Data()
+            let firstLine = String(decoding: start.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
+            guard table.isHeader(of: firstLine) else {
+                let tableName = table.name.hasSuffix(".csv") ? String(table.name.dropLast(4)) : table.name
+                throw UsageError("\(shownPath): already exists and is not an export of the \(tableName) table "
+                    + "(its first line is not that table's header); \(advice)")
+            }
+        case .folder, .link(to: .folder):
+            throw UsageError("\(shownPath): is a folder where the export writes a file; \(advice)")
+        case .link, .brokenLink:
+            throw UsageError("\(shownPath): is a symbolic link where the export writes a file; \(advice)")
+        case .special:
+            throw UsageError("\(shownPath): is a device, pipe or socket where the export writes a file; \(advice)")
+        }
     }
 }

@@ -37,13 +37,15 @@ public enum CSVExport {
     /// column as stored; returns the file names. `raw` as for a run.
     @discardableResult
     public static func write(tune: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
-        let tables = try RunStore.tuneTables.map { name in (name, try store.tuneTable(name, tune: tune)) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for (name, table) in tables {
-            let csv = CSVTable(header: table.columns, rows: table.rows.map { $0.map(field) })
-            try ReportFiles.write(csv.encoded(neutralizeFormulas: !raw), to: Path.join(folder, "\(name).csv"))
+        try write(files(tune: tune, store: store), to: folder, raw: raw)
+    }
+
+    /// Tune `tune`'s rows of the tables that hold tunes, one file per table, every column as stored.
+    public static func files(tune: Int64, store: RunStore) throws -> [CSVFile] {
+        try RunStore.tuneTables.map { name in
+            let table = try store.tuneTable(name, tune: tune)
+            return CSVFile(name: "\(name).csv", table: CSVTable(header: table.columns, rows: table.rows.map { $0.map(field) }))
         }
-        return tables.map { "\($0.0).csv" }
     }
 
     static func field(_ value: SQLValue) -> CSVField {
@@ -58,14 +60,43 @@ public enum CSVExport {
     /// Writes every exported table of the loaded `run` into `folder`; returns the file names.
     @discardableResult
     public static func write(_ run: StoredRun, to folder: String, raw: Bool = true) throws -> [String] {
+        try write(files(run), to: folder, raw: raw)
+    }
+
+    /// Every exported table of the loaded `run`, one file per table.
+    public static func files(_ run: StoredRun) -> [CSVFile] {
+        ResultTables.all.map { CSVFile(name: "\($0.name).csv", table: Self.table($0, of: run)) }
+    }
+
+    /// Writes `files` into `folder` (made if missing), each replaced whole; returns their names.
+    @discardableResult
+    public static func write(_ files: [CSVFile], to folder: String, raw: Bool = true) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var names: [String] = []
-        for table in ResultTables.all {
-            let name = "\(table.name).csv"
-            try ReportFiles.write(Self.table(table, of: run).encoded(neutralizeFormulas: !raw), to: Path.join(folder, name))
-            names.append(name)
+        for file in files {
+            try ReportFiles.write(file.table.encoded(neutralizeFormulas: !raw), to: Path.join(folder, file.name))
         }
-        return names
+        return files.map(\.name)
+    }
+}
+
+/// One table as a CSV file: its name in the folder and its contents.
+public struct CSVFile {
+    public let name: String
+    public let table: CSVTable
+
+    public init(name: String, table: CSVTable) {
+        (self.name, self.table) = (name, table)
+    }
+
+    /// Whether `firstLine`, the first line of a file already at this file's place, is the header of
+    /// an export of the same table: its first column is this table's (`run_id`, `tune_id`), and
+    /// every column it names is one of this table's. An export by a release that wrote fewer
+    /// columns qualifies; a file of other columns that only shares the name does not.
+    public func isHeader(of firstLine: String) -> Bool {
+        guard let first = table.header.first else { return false }
+        let line = firstLine.hasSuffix("\r") ? String(firstLine.dropLast()) : firstLine
+        let names = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return names.first == first && Set(names).isSubset(of: Set(table.header))
     }
 }
 

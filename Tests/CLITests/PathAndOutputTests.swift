@@ -209,6 +209,45 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("ex/runs.csv"))), database)
     }
 
+    /// An export replaces an earlier export's files in its folder (of any run, or of a release that
+    /// wrote fewer columns) and refuses, before writing any file, a file of the user's own by a
+    /// table's name, or a link or folder there.
+    func testExportReplacesOnlyEarlierExports() throws {
+        assertExit(try remindersim(arguments: ["run"] + Self.small + ["--db", "r.sqlite", "--out", "out"]), 0)
+        assertExit(try remindersim(arguments: ["run"] + Self.small + ["--seed", "9", "--db", "r.sqlite", "--out", "out"]), 0)
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex"), 0)
+        let first = try String(contentsOfFile: workPath("ex/configurations.csv"), encoding: .utf8)
+        // An older export of fewer columns, with CRLF line ends.
+        try writeFile("ex/period_stats.csv", "run_id,config_index,label\r\n1,0,a\r\n")
+        assertExit(try remindersim("export", "2", "--db", "r.sqlite", "--csv", "ex"), 0)
+        let second = try String(contentsOfFile: workPath("ex/configurations.csv"), encoding: .utf8)
+        XCTAssertNotEqual(first, second, "run 2's export replaced run 1's")
+        XCTAssertTrue(second.contains("\n2,"), second)
+        assertContains(try String(contentsOfFile: workPath("ex/period_stats.csv"), encoding: .utf8), "trigger_rate")
+
+        let mine = "name,total\nmine,3\n"
+        try writeFile("ex/runs.csv", mine)
+        let before = try String(contentsOfFile: workPath("ex/configurations.csv"), encoding: .utf8)
+        let refused = try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex")
+        assertExit(refused, 64)
+        assertContains(refused.stderr, "ex/runs.csv: already exists and is not an export of the runs table")
+        XCTAssertEqual(try String(contentsOfFile: workPath("ex/runs.csv"), encoding: .utf8), mine)
+        XCTAssertEqual(try String(contentsOfFile: workPath("ex/configurations.csv"), encoding: .utf8), before,
+                       "nothing is written when one file is refused")
+        // A header that starts like the table's but names a column it does not have is not an export.
+        try writeFile("ex/runs.csv", "run_id,my_note\n1,x\n")
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex"), 64)
+        try FileManager.default.removeItem(atPath: workPath("ex/runs.csv"))
+
+        try FileManager.default.createSymbolicLink(atPath: workPath("ex/runs.csv"), withDestinationPath: "elsewhere.csv")
+        let link = try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex")
+        assertExit(link, 64)
+        assertContains(link.stderr, "ex/runs.csv: is a symbolic link")
+        try FileManager.default.removeItem(atPath: workPath("ex/runs.csv"))
+        try FileManager.default.createDirectory(atPath: workPath("ex/runs.csv"), withIntermediateDirectories: false)
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex"), 64)
+    }
+
     /// Partial and old folders that killed processes left are removed by the next command publishing
     /// into the same folder, whatever report they were for; a live process's are left alone.
     func testLeftoversOfKilledProcessesAreRemoved() throws {

@@ -123,3 +123,23 @@ final class HTMLTextTests: XCTestCase {
         XCTAssertFalse(html.unicodeScalars.contains("\u{202E}"), "a raw right-to-left override in the page")
     }
 }
+
+/// Which files an export may replace: an earlier export of the same table.
+final class CSVFileHeaderTests: XCTestCase {
+    let file = CSVFile(name: "tune_stages.csv", table: CSVTable(header: ["tune_id", "stage", "users", "candidates"]))
+
+    func testTheTablesOwnHeaderAndAnOlderNarrowerOneQualify() {
+        XCTAssertTrue(file.isHeader(of: "tune_id,stage,users,candidates"))
+        XCTAssertTrue(file.isHeader(of: "tune_id,stage,users,candidates\r"))
+        XCTAssertTrue(file.isHeader(of: "tune_id,users"))
+    }
+
+    func testOtherFirstLinesDoNot() {
+        XCTAssertFalse(file.isHeader(of: ""))
+        XCTAssertFalse(file.isHeader(of: "stage,tune_id"), "the table's first column comes first")
+        XCTAssertFalse(file.isHeader(of: "tune_id,stage,notes"), "a column the table does not have")
+        XCTAssertFalse(file.isHeader(of: "\"tune_id\",stage"))
+        XCTAssertFalse(file.isHeader(of: "tune_id;stage"))
+        XCTAssertFalse(CSVFile(name: "x.csv", table: CSVTable(header: [])).isHeader(of: ""))
+    }
+}
