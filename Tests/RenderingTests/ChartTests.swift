@@ -1,4 +1,4 @@
-import Rendering
+@testable import Rendering
 import ReminderSimTestSupport
 import XCTest
 
@@ -167,10 +167,24 @@ final class ChartTests: XCTestCase {
         }
     }
 
-    func testControlCharactersAreDroppedSoTheDocumentStaysWellFormed() {
+    func testControlCharactersAreShownByTheirCodesSoTheDocumentStaysWellFormed() {
         let chart = LineChart(title: "bell\u{7}\u{0} and\nnewline", xAxisTitle: "x\u{1B}", yAxisTitle: "y\u{FFFF}",
-                              series: [LineSeries(name: "tab\there", points: [(0, 0)])])
-        let inspection = assertValid(chart.svg(), title: "bell and newline")
+                              series: [LineSeries(name: "tab\there", points: [(0, 0)]),
+                                       LineSeries(name: "\u{202E}evil", points: [(0, 1)]),
+                                       LineSeries(name: "evil", points: [(0, 2)])])
+        let svg = chart.svg()
+        let inspection = assertValid(svg, title: "bell\\u{7}\\u{0} and newline")
         XCTAssertTrue(inspection.titles.contains("tab here"))
+        XCTAssertTrue(inspection.titles.contains("\\u{202E}evil"), "\(inspection.titles)")
+        XCTAssertTrue(inspection.titles.contains("evil"))
+        XCTAssertTrue(svg.contains("x\\u{1B}") && svg.contains("y\\u{FFFF}"), svg)
+        XCTAssertFalse(svg.unicodeScalars.contains { $0 == "\u{202E}" || $0 == "\u{7}" || $0 == "\u{FFFF}" })
+    }
+
+    func testAShownCodeCountsInTheLabelsWidth() {
+        let plain = TextMetrics.width("ab", size: 10)
+        XCTAssertEqual(TextMetrics.width("a\u{202E}b", size: 10), TextMetrics.width("a\\u{202E}b", size: 10))
+        XCTAssertGreaterThan(TextMetrics.width("a\u{202E}b", size: 10), plain)
+        XCTAssertEqual(TextMetrics.clip("\u{202E}" + String(repeating: "x", count: 80), maxWidth: 150, size: 10).prefix(8), "\\u{202E}")
     }
 }

@@ -89,38 +89,60 @@ struct SVGCanvas {
         return out + "</svg>\n"
     }
 
-    /// XML-escapes text and drops characters XML 1.0 forbids, which would make the whole file unreadable,
-    /// and the bidirectional controls that would make a label read backwards.
+    /// XML-escapes text, after `shown`: no character XML 1.0 forbids (which would make the whole file
+    /// unreadable) and no bidirectional control (which would make a label read backwards) reaches
+    /// the document.
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        for scalar in shown(text).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            case "\t", "\n", "\r": out += " "
-            default:
-                let value = scalar.value
-                if value < 0x20 || value == 0xFFFE || value == 0xFFFF { continue }
-                if (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) { continue }
-                out.unicodeScalars.append(scalar)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// Text as a chart shows it, on one line: tabs and line breaks as spaces, and each control
+    /// character, bidirectional control or non-character as its code (`\u{202E}`), as the Markdown
+    /// and HTML reports show them, so that two labels that differ only there stay apart.
+    static func shown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsShowing) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\t", "\n", "\r": out += " "
+            default:
+                if needsShowing(scalar) {
+                    out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    private static func needsShowing(_ scalar: Unicode.Scalar) -> Bool {
+        Markdown.isHidden(scalar) || scalar.value == 0xFFFE || scalar.value == 0xFFFF
     }
 }
 
 /// Text widths guessed from character classes; no font metrics are available, so guesses err wide.
 enum TextMetrics {
     static func width(_ text: String, size: Double) -> Double {
-        text.reduce(0) { $0 + em($1) } * size
+        SVGCanvas.shown(text).reduce(0) { $0 + em($1) } * size
     }
 
-    /// `text` cut to fit `maxWidth`, ending in an ellipsis when anything was removed.
+    /// `text` as shown (`SVGCanvas.shown`), cut to fit `maxWidth`, ending in an ellipsis when anything
+    /// was removed.
     static func clip(_ text: String, maxWidth: Double, size: Double) -> String {
+        let text = SVGCanvas.shown(text)
         if width(text, size: size) <= maxWidth { return text }
         let budget = maxWidth / size - em("…")
         var used = 0.0
