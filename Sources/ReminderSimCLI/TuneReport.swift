@@ -426,7 +426,13 @@ extension TuneReport {
         }
         let x = r.final.ranking[rank]
         var text = "final stage, rank \(rank + 1) of \(r.final.ranking.count), \(o.rawValue) \(show(x.figures.measures[o], o))"
-            + (x.admissible ? "" : ", breaks a constraint")
+        if !x.admissible {
+            // Ranked after every finalist that meets the constraints, whatever its objective.
+            let broken = rule.orderedConstraints.filter { m, b in !(x.figures.value(m).map(b.admits) ?? false) }
+            text += ", breaks " + (broken.isEmpty ? "a constraint" : broken.map { m, b in
+                "\(m.rawValue) \(x.figures.value(m).map { show($0, m) } ?? "n/a") (limit \(bound(b, m)))"
+            }.joined(separator: " and ")) + ", so ranked after those meeting every one"
+        }
         if c == w { return text + "; the recommendation" }
         if let w, r.final.subject == w, let d = r.final.subjectVersus[c] {
             text += "; recommendation − it \(showDifference(d))" + (verdictText(d).map { " (\($0))" } ?? "")

@@ -195,9 +195,7 @@ enum DecisionReport {
             header: ["configuration"] + PairMeasure.allCases.map(\.title),
             alignments: [.left] + PairMeasure.allCases.map { _ in .right },
             rows: others.map { i in
-                [results.all[i].label] + PairMeasure.allCases.map { m in
-                    results.comparison(i, against: b, m).map(Text.difference) ?? "n/a"
-                }
+                [results.all[i].label] + PairMeasure.allCases.map { m in pairCell(results, i, against: b, m) }
             }) + "\n"
         let idx = results.shownAll.map(\.index)
         guard idx.allSatisfy({ a in idx.allSatisfy { a == $0 || results.holdsPair(a, $0) } }) else {
@@ -218,6 +216,30 @@ enum DecisionReport {
         return out
     }
 
+    /// One cell of a paired table: a − b on `m`, or n/a with the reason when the difference is zero by
+    /// construction (a retention day that ends before any notification of either can fire), as the
+    /// ranking table shows a lift over the holdout.
+    static func pairCell(_ results: RunResults, _ a: Int, against b: Int, _ m: PairMeasure) -> String {
+        if zeroByConstruction(results, a, b, m) { return "n/a (zero by construction)" }
+        return results.comparison(a, against: b, m).map(Text.difference) ?? "n/a"
+    }
+
+    static func zeroByConstruction(_ results: RunResults, _ a: Int, _ b: Int, _ m: PairMeasure) -> Bool {
+        let day: Int
+        switch m {
+        case .retentionD7: day = 7
+        case .retentionD30: day = 30
+        default: return false
+        }
+        func silent(_ i: Int) -> Bool {
+            let c = results.all[i]
+            if c.isHoldout { return true }
+            if case .zeroByConstruction? = c.spec.liftNote(day: day) { return true }
+            return false
+        }
+        return silent(a) && silent(b)
+    }
+
     /// For a run that kept the pairs its decision needs: each configuration shown minus the
     /// recommendation, and which pairs `pairwise_stats.csv` holds.
     static func recommendationPairs(_ results: RunResults, shown: [Int]) -> String {
@@ -228,9 +250,7 @@ enum DecisionReport {
                 header: ["configuration"] + PairMeasure.allCases.map(\.title),
                 alignments: [.left] + PairMeasure.allCases.map { _ in .right },
                 rows: shown.filter { $0 != best }.map { i in
-                    [results.all[i].label] + PairMeasure.allCases.map { m in
-                        results.comparison(i, against: best, m).map(Text.difference) ?? "n/a"
-                    }
+                    [results.all[i].label] + PairMeasure.allCases.map { m in pairCell(results, i, against: best, m) }
                 }) + "\n"
         }
         return out + "This run kept each configuration paired with the holdout, the baseline, the recommendation and the "

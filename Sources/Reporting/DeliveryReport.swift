@@ -66,8 +66,10 @@ enum DeliveryReport {
                 (x: Double(h.hour), y: Double(h.delivered) / Double(c.metrics.delivered))
             }, marker: true)
         }
-        return LineChart(
+        var chart = LineChart(
             title: ChartKind.deliveriesByHour.title, xAxisTitle: "Local hour of the user (0–23)",
-            yAxisTitle: "Share of the configuration's deliveries", yFormat: .percent, series: series).svg()
+            yAxisTitle: "Share of the configuration's deliveries", yFormat: .percent, series: series)
+        chart.xTickMultiple = 6
+        return chart.svg()
     }
 }

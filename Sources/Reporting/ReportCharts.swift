@@ -119,12 +119,17 @@ enum ReportCharts {
         let rule = results.decision.rule
         let recommended = results.decision.recommended
         var out: [(ChartKind, String)] = []
+        // Points are numbered as the report's ranking table numbers its rows; colours keep the scenario's order.
+        var rank: [Int: Int] = [:]
+        for (i, c) in results.rankedByOpensLift.enumerated() { rank[c.index] = i + 1 }
         for (kind, cost) in [(ChartKind.tradeOffOptOut, DecisionMeasure.optOutRate), (.tradeOffDelivered, .deliveredPerUser)] {
             let points = configs.map { c -> ScatterPoint in
                 let y = c.estimate(.opensLiftPerUser), x = c.estimate(cost)
-                return ScatterPoint(label: c.label, x: x?.value ?? .nan, y: y?.value ?? .nan,
-                                    xInterval: x.map { ($0.low, $0.high) }, yInterval: y.map { ($0.low, $0.high) },
-                                    highlighted: c.index == recommended)
+                var point = ScatterPoint(label: c.label, x: x?.value ?? .nan, y: y?.value ?? .nan,
+                                         xInterval: x.map { ($0.low, $0.high) }, yInterval: y.map { ($0.low, $0.high) },
+                                         highlighted: c.index == recommended)
+                point.number = rank[c.index]
+                return point
             }
             var limits: [LimitLine] = []
             for (m, b) in rule.orderedConstraints {

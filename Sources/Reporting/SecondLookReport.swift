@@ -48,7 +48,13 @@ public enum SecondLookReport {
             "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == point ? " (same)" : "")
         }
         let users = min(results.scenario.users, DecisionRecheck.maximumUsers)
-        return "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): " + parts.joined(separator: "; ") + "."
+        let text = "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): "
+            + parts.joined(separator: "; ") + "."
+        guard let point else { return text }
+        let changed = look.sensitivity.filter { $0.recommended != point }.map(\.name)
+        if changed.isEmpty { return text + " The call holds under each change." }
+        return text + " The call does NOT hold under every change (" + changed.joined(separator: ", ")
+            + "): it depends on the response model; check its numbers, or give them ranges or run calibrate, before shipping."
     }
 
     /// The report's section.

@@ -45,7 +45,7 @@ final class SmallerReliabilityTests: ReminderSimTestCase {
         let text = try remindersim("scenario").stdout
         let validated = try remindersim("validate", "-", stdin: text)
         assertExit(validated, 0)
-        assertContains(validated.stdout, "<stdin>: ok — ")
+        assertContains(validated.stdout, "<stdin>: ok — 5 configurations and the holdout, 100,000 users, 90 days")
         let run = try remindersim("run", "-", "--users", "300", "--days", "35", stdin: text)
         assertExit(run, 0)
         assertContains(run.stdout, "Scenario \"default\": 300 users")

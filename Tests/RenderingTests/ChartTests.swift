@@ -188,3 +188,23 @@ final class ChartTests: XCTestCase {
         XCTAssertEqual(TextMetrics.clip("\u{202E}" + String(repeating: "x", count: 80), maxWidth: 150, size: 10).prefix(8), "\\u{202E}")
     }
 }
+
+final class TickMultipleTests: XCTestCase {
+    func testHoursOfADayTickEverySixHoursUpTo24() {
+        let scale = TickScale.multiples(of: 6, lower: 0, upper: 23)
+        XCTAssertEqual(scale.values, [0, 6, 12, 18, 24])
+        XCTAssertEqual(scale.labels(format: .number), ["0", "6", "12", "18", "24"])
+        XCTAssertEqual(TickScale.multiples(of: 6, lower: 7, upper: 7).values, [6, 12])
+        XCTAssertEqual(TickScale.multiples(of: 6, lower: -1, upper: 6).values, [-6, 0, 6])
+    }
+
+    func testALineChartUsesTheMultiple() {
+        var chart = LineChart(title: "t", xAxisTitle: "hour", yAxisTitle: "y",
+                              series: [LineSeries(name: "a", points: (0..<24).map { (x: Double($0), y: 1) })])
+        XCTAssertTrue(chart.svg().contains(">25<"), "without it: 1-2-5 ticks to 25")
+        chart.xTickMultiple = 6
+        let svg = chart.svg()
+        XCTAssertFalse(svg.contains(">25<"), svg)
+        XCTAssertTrue(svg.contains(">18<") && svg.contains(">24<"), svg)
+    }
+}

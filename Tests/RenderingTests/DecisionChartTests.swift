@@ -56,6 +56,19 @@ final class DecisionChartTests: XCTestCase {
         XCTAssertFalse(page.texts.contains { $0.hasSuffix("…") })
     }
 
+    /// Points given numbers (their rank in a table beside the chart) carry them beside the point and in
+    /// the legend, which lists them in that order.
+    func testPointsCarryTheNumbersTheyAreGiven() {
+        var first = ScatterPoint(label: "slow", x: 0.01, y: 0.1), second = ScatterPoint(label: "fast", x: 0.05, y: 0.4)
+        (first.number, second.number) = (2, 1)
+        let svg = ScatterChart(title: "t", xAxisTitle: "x", yAxisTitle: "y", points: [first, second]).svg()
+        let page = SVGInspection(svg)
+        XCTAssertNil(page.error)
+        let legend = page.texts.filter { $0.hasPrefix("1: ") || $0.hasPrefix("2: ") }
+        XCTAssertEqual(legend, ["1: fast", "2: slow"])
+        XCTAssertTrue(page.texts.contains("1") && page.texts.contains("2"))
+    }
+
     func testBandsAreDrawnUnderTheirLine() {
         let chart = LineChart(title: "Retention minus the holdout's", xAxisTitle: "Days since install",
                               yAxisTitle: "Difference (percentage points)", yFormat: .percent,

@@ -1,6 +1,6 @@
 import Foundation
 import Rendering
-import Reporting
+@testable import Reporting
 import Simulation
 import SimulationTestSupport
 import Storage
@@ -108,6 +108,24 @@ final class RunReportTests: XCTestCase {
         let one = SummaryText.render(RunResults(scenario: s, tallies: HandMadeTallies.tallies(for: s)), wallSeconds: 1.25, threads: 1)
         XCTAssertTrue(one.contains("1 configuration and the holdout in 1.25 s"), one)
     }
+    /// The sensitivity sentence says whether the call holds under each change, and names those
+    /// where it does not.
+    func testTheSensitivitySentenceSaysWhetherTheCallHolds() throws {
+        let results = run().results
+        let point = try XCTUnwrap(results.decision.recommended.map { results.all[$0].label })
+        let other = try XCTUnwrap(results.all.dropFirst().map(\.label).first { $0 != point })
+        let same = DecisionSecondLook(recheck: nil, uncertain: nil,
+                                      sensitivity: [("base response halved", point), ("opt-outs doubled", point)])
+        let holds = try XCTUnwrap(SecondLookReport.sensitivityText(results, same))
+        XCTAssertTrue(holds.hasSuffix("The call holds under each change."), holds)
+        let flipped = DecisionSecondLook(recheck: nil, uncertain: nil,
+                                         sensitivity: [("base response halved", point), ("base response doubled", other),
+                                                       ("opt-outs doubled", nil)])
+        let text = try XCTUnwrap(SecondLookReport.sensitivityText(results, flipped))
+        XCTAssertTrue(text.contains("The call does NOT hold under every change (base response doubled, opt-outs doubled)"), text)
+        XCTAssertFalse(text.contains("holds under each change"), text)
+    }
+
 }
 
 /// The HTML page shows what the Markdown shows: hidden characters as their `\u{…}` form, never raw
@@ -141,5 +159,33 @@ final class CSVFileHeaderTests: XCTestCase {
         XCTAssertFalse(file.isHeader(of: "\"tune_id\",stage"))
         XCTAssertFalse(file.isHeader(of: "tune_id;stage"))
         XCTAssertFalse(CSVFile(name: "x.csv", table: CSVTable(header: [])).isHeader(of: ""))
+    }
+}
+
+/// Paired tables name a retention difference that is zero by construction, as the ranking table does.
+final class PairedZeroByConstructionTests: XCTestCase {
+    func testAD7DifferenceNoNotificationCanReachReadsNotApplicable() throws {
+        var s = Scenario.builtInDefault
+        s.users = 400
+        s.horizonDays = 35
+        s.configurations = [
+            ConfigurationSpec(label: "ten days", reminders: [ReminderSpec(messages: ["A"], timePeriods: [10])]),
+            ConfigurationSpec(label: "twelve days", reminders: [ReminderSpec(messages: ["A"], timePeriods: [12])]),
+            ConfigurationSpec(label: "two days", reminders: [ReminderSpec(messages: ["A"], timePeriods: [2])]),
+        ]
+        s.response.messageWeights = [:]
+        let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 1)))
+        XCTAssertTrue(DecisionReport.zeroByConstruction(results, 1, 0, .retentionD7))
+        XCTAssertTrue(DecisionReport.zeroByConstruction(results, 1, 2, .retentionD7), "neither can reach day 7")
+        XCTAssertFalse(DecisionReport.zeroByConstruction(results, 3, 0, .retentionD7))
+        XCTAssertFalse(DecisionReport.zeroByConstruction(results, 1, 3, .retentionD7))
+        XCTAssertFalse(DecisionReport.zeroByConstruction(results, 1, 0, .retentionD30))
+        XCTAssertFalse(DecisionReport.zeroByConstruction(results, 1, 0, .opensPerUser))
+        // The difference the run measured is exactly zero there.
+        XCTAssertEqual(results.comparison(1, against: 0, .retentionD7)?.difference?.value, 0)
+        let section = DecisionReport.pairwiseSection(results)
+        let row = try XCTUnwrap(section.split(separator: "\n").first { $0.hasPrefix("| ten days |") })
+        XCTAssertTrue(row.contains("| n/a (zero by construction) |"), String(row))
+        XCTAssertFalse(row.contains("[0.00, 0.00]"), String(row))
     }
 }

@@ -256,3 +256,15 @@ final class TuneTests: XCTestCase {
         }
     }
 }
+
+/// The level a race's drop states for its widened intervals.
+final class TuneDropLevelTests: XCTestCase {
+    func testTheLevelIsTheTwoSidedCoverageOfZ() {
+        // Φ(1.959964) = 0.975, Φ(2.128045) = 0.98333, Φ(3.290527) = 0.9995, Φ(4.417173) = 0.999995.
+        XCTAssertEqual(Tuner.level(1.959964), "95.0%")
+        XCTAssertEqual(Tuner.level(2.128045), "96.7%")
+        XCTAssertEqual(Tuner.level(3.290527), "99.9%")
+        XCTAssertEqual(Tuner.level(4.417173), "99.999%")
+        XCTAssertEqual(Tuner.level(40), "99.999%", "never shown as 100%")
+    }
+}

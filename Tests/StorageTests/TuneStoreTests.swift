@@ -104,6 +104,11 @@ final class TuneStoreTests: FolderTestCase {
             XCTAssertEqual(row.text(2), "deliveredPerUser", label)
             XCTAssertGreaterThan(try XCTUnwrap(row.real(5)), 3, "\(label): its widened interval lies above the limit")
             XCTAssertTrue(row.text(9)?.hasPrefix("clearly infeasible at 500 users: deliveredPerUser") ?? false, "\(row.values)")
+            // The interval shown is the widened one the drop used, and says its level.
+            let reason = try XCTUnwrap(row.text(9))
+            let low = try XCTUnwrap(row.real(5)), high = try XCTUnwrap(row.real(6))
+            XCTAssertTrue(reason.contains(String(format: "[%.3f, %.3f] (", low, high)) && reason.contains("% interval) lies above"),
+                          reason)
         }
         let winner = try XCTUnwrap(byLabel["3d"])
         XCTAssertEqual(winner.text(1), "winner")

@@ -46,6 +46,8 @@ public struct LineChart: Sendable {
     public var yIncludesZero: Bool
     public var width: Double
     public var height: Double
+    /// Ticks on the x axis at multiples of this whole number (6 for the hours of a day) instead of 1-2-5 steps.
+    public var xTickMultiple: Int?
 
     public init(title: String, xAxisTitle: String, yAxisTitle: String, xFormat: ValueFormat = .number,
                 yFormat: ValueFormat = .number, series: [LineSeries], yIncludesZero: Bool = true,
@@ -83,8 +85,8 @@ public struct LineChart: Sendable {
         let left = ChartFrame.leftEdge(tickLabels: yScale.labels(format: yFormat))
         let plot = PlotRect(left: left, top: top, right: width - ChartFrame.rightGutter, bottom: bottom)
         let xRange = ChartFrame.extent(all.map(\.x), includingZero: false)
-        let xScale = ChartFrame.horizontalScale(lower: xRange.lower, upper: xRange.upper,
-                                                length: plot.width, format: xFormat)
+        let xScale = xTickMultiple.map { TickScale.multiples(of: $0, lower: xRange.lower, upper: xRange.upper) }
+            ?? ChartFrame.horizontalScale(lower: xRange.lower, upper: xRange.upper, length: plot.width, format: xFormat)
 
         ChartFrame.drawLeftValueAxis(&canvas, plot: plot, scale: yScale, format: yFormat, title: yAxisTitle)
         ChartFrame.drawBottomValueAxis(&canvas, plot: plot, scale: xScale, format: xFormat, title: xAxisTitle)

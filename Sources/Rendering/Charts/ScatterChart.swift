@@ -7,6 +7,9 @@ public struct ScatterPoint: Sendable {
     public var yInterval: (low: Double, high: Double)?
     /// Drawn larger and named in bold: the recommendation.
     public var highlighted: Bool
+    /// The number the chart writes beside the point and in the legend, such as its rank in a table
+    /// beside the chart; nil: its place among the points, from 1.
+    public var number: Int?
 
     public init(label: String, x: Double, y: Double, xInterval: (low: Double, high: Double)? = nil,
                 yInterval: (low: Double, high: Double)? = nil, highlighted: Bool = false) {
@@ -103,9 +106,10 @@ public struct ScatterChart: Sendable {
 
     private var legend: [LegendEntry] {
         var legend = points.enumerated().map { i, p in
-            LegendEntry(label: "\(i + 1): \(p.label)\(p.highlighted ? " (recommended)" : "")",
-                        swatch: .line(color: ChartPalette.color(i), dash: ChartPalette.dash(forSeries: i), marker: true))
-        }
+            (number: p.number ?? i + 1,
+             entry: LegendEntry(label: "\(p.number ?? i + 1): \(p.label)\(p.highlighted ? " (recommended)" : "")",
+                                swatch: .line(color: ChartPalette.color(i), dash: ChartPalette.dash(forSeries: i), marker: true)))
+        }.sorted { $0.number < $1.number }.map(\.entry)
         if let cloud {
             legend.append(LegendEntry(label: cloud.label, swatch: .dot(color: Self.cloudColor)))
             if !cloud.front.isEmpty {
@@ -203,7 +207,7 @@ public struct ScatterChart: Sendable {
                             dash: ChartPalette.dash(forSeries: i))
             }
             canvas.circle(cx: f.px(p.x), cy: f.py(p.y), r: p.highlighted ? 6 : 4, fill: color)
-            canvas.text(String(i + 1), x: f.px(p.x) + 7, y: f.py(p.y) - 6, size: ChartFrame.labelSize, bold: p.highlighted,
+            canvas.text(String(p.number ?? i + 1), x: f.px(p.x) + 7, y: f.py(p.y) - 6, size: ChartFrame.labelSize, bold: p.highlighted,
                         fill: ChartFrame.textColor)
             canvas.endGroup()
         }

@@ -65,6 +65,18 @@ public struct TickScale: Sendable, Equatable {
         }
     }
 
+    /// Ticks at the multiples of a whole `step` (6 for hours of the day) from the last at or below
+    /// `lower` to the first at or above `upper`: for axes whose natural unit is not 1-2-5.
+    public static func multiples(of step: Int, lower: Double, upper: Double) -> TickScale {
+        let step = max(1, step)
+        let lo = clamped(min(lower, upper)), hi = clamped(max(lower, upper))
+        let first = Int((lo / Double(step)).rounded(.down))
+        var last = Int((hi / Double(step)).rounded(.up))
+        if last == first { last += 1 }
+        let values = (first...last).map { Double($0 * step) }
+        return TickScale(lower: values[0], upper: values[values.count - 1], step: Double(step), values: values, exponent: 0)
+    }
+
     /// m × 10^e by exact IEEE steps, avoiding pow() whose rounding differs between C libraries.
     private static func scaled(_ m: Double, _ e: Int) -> Double {
         var power = 1.0

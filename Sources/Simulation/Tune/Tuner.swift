@@ -530,6 +530,16 @@ public struct Tuner: Sendable {
     /// A whole number with its thousands grouped by commas, as the reports write counts: 12,500.
     static func grouped(_ n: Int) -> String { TextLimit.grouped(n) }
 
+    /// The two-sided level of an interval widened to the race's z, as its drops say it: "96.7%".
+    var dropLevel: String { Self.level(plan.dropZ) }
+
+    /// The two-sided level of a normal interval of half-width z standard errors.
+    static func level(_ z: Double) -> String {
+        let covered = 100 * erf(z / 2.0.squareRoot())
+        let shown = String(format: "%.1f%%", covered)
+        return shown == "100.0%" ? String(format: "%.3f%%", min(covered, 99.999)) : shown
+    }
+
     /// An interval widened from 95% to `z`.
     static func widened(_ e: Estimate, z: Double) -> Estimate {
         let f = z / z95
@@ -549,7 +559,8 @@ public struct Tuner: Sendable {
             }
             if let beyond {
                 return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
-                                     reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) lies \(beyond)")
+                                     reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) "
+                                         + "(\(dropLevel) interval) lies \(beyond)")
             }
         }
         return nil
@@ -646,7 +657,7 @@ public struct Tuner: Sendable {
         let place = k == plan.stageUsers.count - 1 ? "go to the final stage" : "stage \(k + 1) takes"
         for c in race.alive where !keep.contains(c) {
             race.outcomes[c].drop = CandidateDrop(kind: .leftOut, stage: k,
-                                                  reason: "not among the \(Self.grouped(capacity)) that \(place) (\(Self.shortlistRule))")
+                                                  reason: "not among the \(Self.grouped(keep.count)) that \(place) (\(Self.shortlistRule))")
         }
         summary.overCapacity = race.alive.count - keep.count
         race.alive = keep
@@ -810,7 +821,8 @@ public struct Tuner: Sendable {
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: l, comparison: difference.comparison,
                              interval: difference.interval,
                              reason: "clearly worse than \"\(candidates[l].label)\" at \(Self.grouped(plan.stageUsers[k])) users: "
-                                 + (bounded ? "difference \(shown) (bounded without pairing)" : "paired difference \(shown)"))
+                                 + (bounded ? "difference \(shown) (\(dropLevel) interval, bounded without pairing)"
+                                         : "paired difference \(shown) (\(dropLevel) interval)"))
     }
 
     /// The final stage: the best few together at the full user count, ranked.
@@ -882,7 +894,7 @@ public struct Tuner: Sendable {
         guard o.higherIsBetter ? x.high < y.low : x.low > y.high else { return nil }
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: leader, comparison: .unpaired, interval: x,
                              reason: "clearly worse than \"\(candidates[leader].label)\" at \(Self.grouped(c.users)) users: "
-                                 + "\(Self.show(x, o)) against \(Self.show(y, o))")
+                                 + "\(Self.show(x, o)) against \(Self.show(y, o)) (\(dropLevel) intervals)")
     }
 
     /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
