@@ -54,13 +54,20 @@ struct MergeCommand: RunnableCommand {
             }
         }
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
+        // The shards' second look is the merged run's: they must have asked for the same model draws.
+        let draws = shards.map(\.run.record.modelDraws)
+        if let different = shards.indices.first(where: { draws[$0] != draws[0] }) {
+            func shown(_ k: Int?) -> String { k.map { "--model-draws \($0)" } ?? "the default model draws" }
+            throw CommandError.dataError("\(shards[different].source): ran with \(shown(draws[different])), but "
+                + "\(shards[0].source) with \(shown(draws[0])); shards of one run are run alike")
+        }
 
         let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(
             results: merged, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
-            threads: shards.map(\.run.record.threads).max() ?? 1)
+            threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: draws.first ?? nil)
         let id = try StoreAccess.perform { try store.save(record) }
         let run = StoredRun(id: id, record: record)
         let folder = try ReportCommand.render(run, output: output, csvSafe: csvSafe,

@@ -58,7 +58,7 @@ struct ReportCommand: RunnableCommand {
         guard let recorded = try? ScenarioLoading.compileReading(scenario, path: nil).recorded else { return nil }
         return try? SecondLookRunner(
             results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
-            draws: SecondLookRunner.draws(nil, scenario: scenario), path: nil
+            draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
         ).compute()
     }
 

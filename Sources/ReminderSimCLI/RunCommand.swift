@@ -99,7 +99,8 @@ struct RunCommand: RunnableCommand {
         let results = RunResults(scenario: scenario, tallies: result)
         let record = RunRecord(
             results: results, toolVersion: ReminderSim.version,
-            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard)
+            createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard,
+            modelDraws: modelDraws)
         let runID = try StoreAccess.perform { try store.save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {

@@ -98,7 +98,7 @@ struct SecondLookRunner {
 /// `--model-draws K`, shared by run and tune.
 struct ModelDrawsArgument: ArgumentValue {
     /// The most draws asked for: each is a whole simulation.
-    static let limit = 1_000
+    static let limit = UncertainDecision.maximumDraws
     let draws: Int
 
     init(argument: String) throws(ArgumentValueError) {

@@ -13,11 +13,14 @@ public struct RunRecord: Sendable {
     public var threads: Int
     /// Set for one shard of a split run.
     public var shard: Shard?
+    /// The response model's draws the run's second look was made with (`--model-draws`); nil: the
+    /// scenario's default, which a report rendered again uses too.
+    public var modelDraws: Int?
 
     public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
-                shard: Shard? = nil) {
+                shard: Shard? = nil, modelDraws: Int? = nil) {
         (self.results, self.toolVersion, self.createdAt) = (results, toolVersion, createdAt)
-        (self.wallSeconds, self.threads, self.shard) = (wallSeconds, threads, shard)
+        (self.wallSeconds, self.threads, self.shard, self.modelDraws) = (wallSeconds, threads, shard, modelDraws)
     }
 
     public var scenario: Scenario { results.scenario }
@@ -25,7 +28,7 @@ public struct RunRecord: Sendable {
     /// What the run's described tables are read from.
     public var facts: RunFacts {
         RunFacts(results: results, toolVersion: toolVersion, createdAt: createdAt, wallSeconds: wallSeconds, threads: threads,
-                 shard: shard)
+                 shard: shard, modelDraws: modelDraws)
     }
 }
 
@@ -331,7 +334,7 @@ public final class RunStore {
 
     private func loadChecked(_ id: Int64) throws(StoreError) -> StoredRun {
         let columns = ["scenario_json", "tool_version", "created_at", "wall_seconds", "threads", "shard_index", "shard_count",
-                       "first_user", "end_user"]
+                       "first_user", "end_user", "model_draws"]
         let rows = try database.rows(
             "SELECT \(columns.joined(separator: ", ")) FROM runs WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no run \(id)") }
@@ -362,12 +365,16 @@ public final class RunStore {
                 + "covers \(end - start) (runs.first_user \(start) to end_user \(end))")
         }
         let (sums, recorded) = try loadUserSums(run: id, scenario: scenario) ?? (nil, nil)
+        var modelDraws: Int?
+        if try row.optionalInteger("model_draws") != nil {
+            modelDraws = try row.integer("model_draws", in: 0...Int64(UncertainDecision.maximumDraws))
+        }
         let record = RunRecord(
             results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums,
                                                                         recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.text("created_at"),
             wallSeconds: try row.real("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
-            shard: shard)
+            shard: shard, modelDraws: modelDraws)
         return StoredRun(id: id, record: record)
     }
 

@@ -152,6 +152,35 @@ final class ModelDrawsTests: ReminderSimTestCase {
         XCTAssertNil(Self.configurations(point)["daily"]?["probabilityBest"])
     }
 
+    /// A report rendered again, and a merge of shards, decide with the draws the run asked for.
+    func testReportAndMergeKeepTheRunsModelDraws() throws {
+        try writeFile("uncertain.json", Self.scenario(optOut: Self.range))
+        for (draws, expected) in [("4", "Under 4 draws"), ("0", "Response sensitivity")] {
+            try? FileManager.default.removeItem(atPath: workPath("runs.db"))
+            try? FileManager.default.removeItem(atPath: workPath("out"))
+            _ = try runJSON("uncertain.json", "--model-draws", draws)
+            let first = try reportOfRun(1)
+            assertContains(first, expected)
+            assertExit(try remindersim("report", "1", "--db", "runs.db", "--out", "again"), 0)
+            let folders = try FileManager.default.contentsOfDirectory(atPath: workPath("again"))
+            let again = try String(contentsOfFile: workPath("again/\(try XCTUnwrap(folders.first))/report.md"), encoding: .utf8)
+            XCTAssertEqual(again, first, "--model-draws \(draws): the report rendered again")
+        }
+        // Shards run alike merge into the whole run's decision; shards asked for different draws are refused.
+        for k in 1...2 {
+            assertExit(try remindersim("run", "uncertain.json", "--shard", "\(k)/2", "--model-draws", "4", "--db", "s\(k).db",
+                                       "--out", "out"), 0)
+        }
+        assertExit(try remindersim("merge", "s1.db", "s2.db", "--into", "m.db", "--out", "merged"), 0)
+        let merged = try FileManager.default.contentsOfDirectory(atPath: workPath("merged"))
+        assertContains(try String(contentsOfFile: workPath("merged/\(try XCTUnwrap(merged.first))/report.md"), encoding: .utf8),
+                       "Under 4 draws")
+        assertExit(try remindersim("run", "uncertain.json", "--shard", "2/2", "--db", "s3.db", "--out", "out"), 0)
+        let refused = try remindersim("merge", "s1.db", "s3.db", "--into", "m2.db", "--out", "merged2")
+        assertExit(refused, 65)
+        assertContains(refused.stderr, "ran with the default model draws, but s1.db run 1 with --model-draws 4")
+    }
+
     func testBadRangesAreRefusedNamingTheField() throws {
         for (range, reason) in [
             (#"{"value": 0.03, "low": 0.05, "high": 0.1}"#, "needs low ≤ value ≤ high"),

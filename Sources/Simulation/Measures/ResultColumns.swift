@@ -159,10 +159,12 @@ public struct RunFacts: Sendable {
     public let threads: Int
     /// Set for one shard of a split run.
     public let shard: Shard?
+    /// The response model's draws the second look was made with; nil: the default for the scenario.
+    public let modelDraws: Int?
 
     public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
-                shard: Shard?) {
+                shard: Shard?, modelDraws: Int? = nil) {
         (self.results, self.toolVersion, self.createdAt) = (results, toolVersion, createdAt)
-        (self.wallSeconds, self.threads, self.shard) = (wallSeconds, threads, shard)
+        (self.wallSeconds, self.threads, self.shard, self.modelDraws) = (wallSeconds, threads, shard, modelDraws)
     }
 }

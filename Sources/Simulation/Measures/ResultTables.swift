@@ -66,6 +66,10 @@ public enum ResultTables {
             ResultColumn("created_at", .text, unit: "ISO 8601 time", exported: false, "when the run finished (UTC)") { .text($0.createdAt) },
             ResultColumn("wall_seconds", .real, unit: "seconds", exported: false, "simulation wall time") { .real($0.wallSeconds) },
             ResultColumn("threads", .integer, unit: "threads", exported: false, "worker threads used") { .integer(Int64($0.threads)) },
+            .optionalCount("model_draws", unit: "draws",
+                           "the response model's draws of the decision's second look (--model-draws); NULL for the default") {
+                $0.modelDraws.map(Int64.init)
+            },
         ]],
         rows: { [$0] })
 

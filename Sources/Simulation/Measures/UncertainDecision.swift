@@ -32,6 +32,8 @@ public struct UncertainDecision: Sendable {
     public static let feasibilityThreshold = 0.9
     /// Draws when a scenario gives an uncertainty and `--model-draws` is not given.
     public static let defaultDraws = 32
+    /// The most draws a run may ask for: each is a whole simulation.
+    public static let maximumDraws = 1_000
 
     /// The recommendation rule in words, for the reports.
     public var ruleText: String {
