@@ -23,7 +23,7 @@ enum InputFile {
         let name = path == standardInput ? "<stdin>" : path
         let descriptor: Int32
         if path == standardInput {
-            guard fcntl(STDIN_FILENO, F_GETFD) != -1 else {
+            guard !ProcessSetup.standardInputIsClosed else {
                 throw CommandError.noInput("\(name): standard input is closed")
             }
             descriptor = STDIN_FILENO

@@ -184,7 +184,7 @@ struct LogOptions: OptionGroup {
     /// Says on `diagnostics` what was read as a header and which visits are outliers.
     func read(_ path: String, diagnostics: (String) -> Void) throws -> RecordedLog {
         let log: RecordedLog
-        if path == "-" || path == "/dev/stdin", fcntl(0, F_GETFD) == -1 {
+        if path == "-" || path == "/dev/stdin", ProcessSetup.standardInputIsClosed {
             throw CommandError.noInput("\(path): standard input is closed")
         }
         do {

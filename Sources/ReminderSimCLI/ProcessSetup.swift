@@ -13,6 +13,28 @@ enum ProcessSetup {
         signal(SIGXFSZ, SIG_IGN)
     }
 
+    /// Whether standard input was closed (`<&-`) when the process started: set by
+    /// `holdClosedStandardInput`, read wherever `-` names standard input.
+    nonisolated(unsafe) static var standardInputWasClosed = false
+
+    /// Puts /dev/null where a closed standard input was, and remembers that it was closed: otherwise
+    /// the first file a command opens gets descriptor 0, and a later read of `-` would read that file
+    /// (or whatever else took the descriptor) as if it were standard input.
+    static func holdClosedStandardInput() {
+        guard fcntl(STDIN_FILENO, F_GETFD) == -1 else { return }
+        standardInputWasClosed = true
+        let null = open("/dev/null", O_RDONLY)
+        if null > STDIN_FILENO {
+            dup2(null, STDIN_FILENO)
+            close(null)
+        }
+    }
+
+    /// Whether `-` (standard input) can be read: it was open when the process started.
+    static var standardInputIsClosed: Bool {
+        standardInputWasClosed || fcntl(STDIN_FILENO, F_GETFD) == -1
+    }
+
     /// The exit status when standard output or standard error is closed (`>&-`), after saying so where
     /// that can still be said; nil when both are open. A command must not start then: the next file it
     /// opens would get the closed stream's descriptor, and its output would land in that file.

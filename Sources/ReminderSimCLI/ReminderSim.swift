@@ -23,6 +23,7 @@ public enum ReminderSim: Command {
     /// runs it with the process's arguments and streams. Returns the exit status.
     public static func runAsProcess() -> Int32 {
         ProcessSetup.ignoreWriteSignals()
+        ProcessSetup.holdClosedStandardInput()
         if let problem = ProcessSetup.closedStandardStream() {
             // Nothing could be shown or saved safely: a file opened now would take the closed stream's number.
             return problem

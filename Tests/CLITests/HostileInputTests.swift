@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import ReminderSimTestSupport
 import XCTest
 
@@ -43,6 +44,18 @@ final class HostileInputTests: ReminderSimTestCase {
             assertExit(result, 66)
             XCTAssertEqual(result.stderr, "remindersim: error: <stdin>: standard input is closed\n", result.description)
         }
+    }
+
+    /// The results of a past test read from a closed standard input: 66, whatever files the command
+    /// opened before reading them.
+    func testClosedStandardInputForResultsIsNoInput() throws {
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.05).canonicalJSON())
+        for command in [["readout", "app.json", "-"], ["calibrate", "app.json", "-", "--out", "c.json"]] {
+            let result = try limited(command, redirection: "<&-")
+            assertExit(result, 66)
+            XCTAssertEqual(result.stderr, "remindersim: error: <stdin>: standard input is closed\n", result.description)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("c.json")))
     }
 
     func testAFolderAsStandardInputIsAnIOError() throws {
