@@ -178,6 +178,10 @@ public struct ExperimentResults: Sendable, Equatable {
                                   ("retained_d30", arm.retainedD30 ?? 0)] where value > users {
                 throw fail(lineNumber, column(name), "\(value) is more than the arm's \(users) users")
             }
+            // An attributed open is one of the arm's opens.
+            if let attributed = arm.attributed, attributed > arm.opens {
+                throw fail(lineNumber, column("attributed"), "\(attributed) is more than the arm's \(arm.opens) opens")
+            }
             arms.append(arm)
         }
         guard header != nil else { throw fail(1, nil, "the file is empty: expected a header and one row per arm") }

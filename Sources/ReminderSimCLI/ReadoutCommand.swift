@@ -126,8 +126,15 @@ struct ReadoutCommand: RunnableCommand {
             ? "SAMPLE RATIO MISMATCH (p < \(SampleRatioCheck.threshold)): the users were not split as planned; find out why "
                 + "before trusting any difference between the arms"
             : "the split is as planned"
-        return String(format: "Sample ratio: χ² = %.2f on %d degree%@ of freedom against %@, p = %@: %@.",
-                      s.statistic, s.degreesOfFreedom, s.degreesOfFreedom == 1 ? "" : "s", shares, probability(s.pValue), verdict)
+        return String(format: "Sample ratio: χ² = %@ on %d degree%@ of freedom against %@, p = %@: %@.",
+                      statisticText(s.statistic), s.degreesOfFreedom, s.degreesOfFreedom == 1 ? "" : "s", shares, probability(s.pValue), verdict)
+    }
+
+    /// A χ² statistic as the readout shows it: two decimals, in powers of ten from a million, ∞ when
+    /// an arm holds users its planned share gives (next to) none of.
+    static func statisticText(_ x: Double) -> String {
+        guard x.isFinite else { return "∞" }
+        return x < 1e6 ? String(format: "%.2f", x) : String(format: "%.3g", x).replacingOccurrences(of: "e+", with: "e")
     }
 
     static func sampleRatioRows(_ s: SampleRatioCheck) -> [[String]] {

@@ -46,6 +46,17 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         let vanishingRatio = try XCTUnwrap(try json(vanishing)["sampleRatio"] as? [String: Any])
         XCTAssertEqual(vanishingRatio["mismatch"] as? Bool, true, vanishing.stdout)
         XCTAssertEqual(vanishingRatio["pValue"] as? Double, 0)
+        let vanishingText = try remindersim("readout", "app.json", "vanishing.csv", "--users", "300", "--threads", "2")
+        assertContains(vanishingText.stdout, "Sample ratio: χ² = ∞ on 1 degree of freedom")
+        XCTAssertFalse(vanishingText.stdout.contains("inf"), vanishingText.stdout)
+        // A share tiny but not vanishing: a huge statistic in powers of ten, not 300 digits.
+        try writeFile("tiny.csv", header + "2d,20000,52000,160000,300,9000,1e-300\n1/2/4d circular,21000,60000,170000,330,9500,1\n")
+        let tiny = try remindersim("readout", "app.json", "tiny.csv", "--users", "300", "--threads", "2")
+        assertExit(tiny, 0)
+        let line = try XCTUnwrap(tiny.stdoutLines.first { $0.hasPrefix("Sample ratio") })
+        // 20,000²/(41,000 · 10⁻³⁰⁰) + 20,000²/41,000 = 9.756 · 10³⁰³.
+        XCTAssertTrue(line.hasPrefix("Sample ratio: χ² = 9.76e303 on 1 degree of freedom"), line)
+        XCTAssertLessThan(line.count, 260, line)
 
         let text = try remindersim("readout", "app.json", "skewed.csv", "--users", "300", "--threads", "2")
         assertExit(text, 0)

@@ -59,6 +59,9 @@ final class ExperimentResultsTests: XCTestCase {
         XCTAssertEqual(problem(header + "2d,0,3,8400,1\n")?.description, "past.csv:2: column 2 (users): must be > 0")
         XCTAssertEqual(problem(header + "2d,10,3,84,11\n")?.description,
                        "past.csv:2: column 5 (opt_outs): 11 is more than the arm's 10 users")
+        XCTAssertEqual(problem("arm,users,delivered,opens,opt_outs,attributed\n2d,10,3,84,1,85\n")?.description,
+                       "past.csv:2: column 6 (attributed): 85 is more than the arm's 84 opens")
+        XCTAssertNoThrow(try ExperimentResults.parse("arm,users,delivered,opens,opt_outs,attributed\n2d,10,3,84,1,84\n", file: "past.csv"))
         XCTAssertEqual(problem(header + "2d,10,3,84,1\n\n2d,10,3,84,1\n")?.description,
                        "past.csv:4: column 1 (arm): arm '2d' is already on line 2")
         XCTAssertEqual(problem(header + ",10,3,84,1\n")?.description, "past.csv:2: column 1 (arm): is empty")
