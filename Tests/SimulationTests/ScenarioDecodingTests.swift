@@ -51,6 +51,25 @@ final class ScenarioDecodingTests: XCTestCase {
         }
     }
 
+    /// Every date a run writes stays within 9999: a start too late for its horizon is refused, naming
+    /// the latest start that fits.
+    func testAStartDateWhoseRunPassesTheYear9999IsRefused() throws {
+        func scenario(_ start: String, days: Int) throws -> String {
+            var root = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(minimal.utf8)) as? [String: Any])
+            (root["startDate"], root["horizonDays"]) = (start, days)
+            var population = try XCTUnwrap(root["population"] as? [String: Any])
+            population["installSpreadDays"] = 10
+            root["population"] = population
+            return String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self)
+        }
+        XCTAssertNoThrow(try Scenario.decode(try scenario("9999-12-01", days: 29), source: "s.json"))
+        XCTAssertEqual(issues(try scenario("9999-12-01", days: 30)),
+                       ["startDate: 9999-12-01 and 30 days run past 9999-12-31, the last date the tool writes; start by 9999-11-30"])
+        XCTAssertEqual(issues(try scenario("9999-12-31", days: 90)),
+                       ["startDate: 9999-12-31 and 90 days run past 9999-12-31, the last date the tool writes; start by 9999-10-01"])
+        XCTAssertNoThrow(try Scenario.decode(try scenario("9999-10-01", days: 90), source: "s.json"))
+    }
+
     func testMinimalScenarioGetsTheDocumentedDefaults() throws {
         let s = try Scenario.decode(minimal)
         XCTAssertEqual(s.users, 10_000)

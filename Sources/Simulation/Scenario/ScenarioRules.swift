@@ -47,8 +47,19 @@ struct ScenarioParts {
         if let horizonDays, horizonDays < 1 || horizonDays > Scenario.maximumHorizonDays {
             fail("horizonDays", "must be between 1 and \(Scenario.maximumHorizonDays), got \(horizonDays)")
         }
-        if let startDate, CalendarDate(iso: startDate) == nil {
-            fail("startDate", "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(startDate))")
+        if let startDate {
+            if let start = CalendarDate(iso: startDate) {
+                // Every date a run writes (its days, a user's local times a day either side) stays in 0001–9999.
+                let last = CalendarDate(year: 9999, month: 12, day: 31)!
+                if let horizonDays, (1...Scenario.maximumHorizonDays).contains(horizonDays),
+                   start.daysSinceEpoch + horizonDays + 1 > last.daysSinceEpoch {
+                    let latest = CalendarDate(daysSinceEpoch: last.daysSinceEpoch - horizonDays - 1)
+                    fail("startDate", "\(startDate) and \(horizonDays) days run past 9999-12-31, the last date the tool writes; "
+                        + "start by \(latest)")
+                }
+            } else {
+                fail("startDate", "must be a date YYYY-MM-DD, got \(ScenarioIssue.quote(startDate))")
+            }
         }
         if let population {
             issues += Scenario.boundIssues(segments: population.segments ?? [])
