@@ -69,6 +69,8 @@ struct ReadoutCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         if let output { try OutputPaths.checkFolder(output, option: Self.output.name) }
         let (scenario, recorded, results) = try CalibrateCommand.load(scenarioPath, resultsPath, context: context)
+        SecondLookRunner.warnIfNothingToDraw(draws, scenario: scenario, context: context,
+                                             instead: "the arms are predicted under the model as given")
         var options = Calibration.Options()
         options.users = users
         options.seed = seed

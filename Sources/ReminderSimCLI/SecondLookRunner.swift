@@ -24,11 +24,11 @@ struct SecondLookRunner {
     }
 
     /// Warns on stderr when `--model-draws` asks for draws of a response model without uncertainty.
-    static func warnIfNothingToDraw(_ asked: Int?, scenario: Scenario, context: CommandContext) {
+    static func warnIfNothingToDraw(_ asked: Int?, scenario: Scenario, context: CommandContext,
+                                    instead: String = "the sensitivity runs are made instead") {
         guard let asked, asked > 0, !scenario.response.isUncertain else { return }
         context.stderr.writeLine("remindersim: warning: --model-draws: the scenario gives its response without "
-            + "uncertainty (no range and no `response.uncertainty`), so there is nothing to draw; the sensitivity "
-            + "runs are made instead")
+            + "uncertainty (no range and no `response.uncertainty`), so there is nothing to draw; \(instead)")
     }
 
     func compute(progress: ((String) -> Void)? = nil) throws -> DecisionSecondLook {

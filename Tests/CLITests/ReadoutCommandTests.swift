@@ -105,6 +105,17 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("readout/readout.html").path))
     }
 
+    /// Draws asked of a response model without uncertainty: nothing to draw, and a warning says so.
+    func testModelDrawsOfAPointModelAreIgnoredWithAWarning() throws {
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        try writeFile("sound.csv", header + "2d,20400,52000,160000,300,9000,50\n1/2/4d circular,20600,60000,170000,330,9500,50\n")
+        let result = try remindersim("readout", "app.json", "sound.csv", "--users", "300", "--model-draws", "5")
+        assertExit(result, 0)
+        assertContains(result.stderr, "--model-draws: the scenario gives its response without uncertainty")
+        assertContains(result.stderr, "the arms are predicted under the model as given")
+        assertContains(result.stdout, "the response model as given")
+    }
+
     func testHoldOutPredictsTheArmLeftOut() throws {
         var truth = CalibrationFixture.experiment(baseResponse: 0.15)
         truth.users = 20_000
