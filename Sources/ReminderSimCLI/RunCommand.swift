@@ -74,6 +74,11 @@ struct RunCommand: RunnableCommand {
         ScenarioLoading.warn(scenario, path: simulation.path, context: context)
         SecondLookRunner.warnIfNothingToDraw(modelDraws, scenario: scenario, context: context)
 
+        // A shard with no user would be a run of nothing, merged as if it were a part of the run.
+        if let shard, shard.count > scenario.users {
+            throw UsageError("\(Self.shard.name) \(shard): \(shard.count) shards of \(scenario.users) user"
+                + "\(scenario.users == 1 ? "" : "s") would leave some without users; split into at most \(scenario.users)")
+        }
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
         if shard == nil { try StoreAccess.checkOutputFolder(simulation.output) }  // a shard writes no report

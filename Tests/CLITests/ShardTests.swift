@@ -75,6 +75,17 @@ final class ShardTests: ReminderSimTestCase {
         }
     }
 
+    /// More shards than users would leave shards of no user: refused before anything is made.
+    func testMoreShardsThanUsersAreRefused() throws {
+        let result = try remindersim("run", "--users", "2", "--days", "35", "--install-spread", "30", "--shard", "1/3",
+                                     "--db", "s.sqlite")
+        assertExit(result, 64)
+        assertContains(result.stderr, "--shard 1/3: 3 shards of 2 users would leave some without users; split into at most 2")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("s.sqlite")))
+        assertExit(try remindersim("run", "--users", "3", "--days", "35", "--install-spread", "30", "--shard", "3/3",
+                                   "--db", "s.sqlite"), 0)
+    }
+
     func testTheLocalShardingScriptRuns() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
