@@ -389,12 +389,18 @@ extension TuneReport {
         let r = result
         let names = ["timePeriods": "timePeriods lists", "sequences": "inactivity sequences", "mix": "mixes of a reminder and a sequence"]
         let space = r.parts.filter { $0.name != "listed" }
-        let inSpace = space.reduce(0) { $0 + $1.candidates }
+        let inSpace = spaceSize
         let added = r.candidates.count - inSpace
+        // A listed configuration the same as an earlier listed one (but for its label) is that one's candidate.
+        let repeated = r.listed.count - r.listed.filter { $0.candidate < inSpace }.count - added
         return "space: " + space.map { "\(TuneCommand.count($0.candidates)) \(names[$0.name] ?? $0.name)" }.joined(separator: ", ")
             + "; \(TuneCommand.count(r.listed.count)) listed configuration\(r.listed.count == 1 ? "" : "s") in the race"
-            + " (\(TuneCommand.count(r.listed.count - added)) of them in the space, \(TuneCommand.count(added)) added)"
+            + " (\(TuneCommand.count(r.listed.count - added - repeated)) of them in the space, \(TuneCommand.count(added)) added"
+            + (repeated > 0 ? ", \(TuneCommand.count(repeated)) the same as another listed one" : "") + ")"
     }
+
+    /// The candidates the space itself gave; the listed configurations it does not hold come after them.
+    var spaceSize: Int { result.parts.filter { $0.name != "listed" }.reduce(0) { $0 + $1.candidates } }
 
     /// What the recommendation's line adds when the winner is a listed configuration.
     func listedNote(_ w: Int) -> String {
@@ -442,7 +448,9 @@ extension TuneReport {
 
     func listedLines(winner w: Int?) -> [String] {
         result.listed.map { x in
-            "\"\(x.label)\"" + (x.label == label(x.candidate) ? "" : " (in the space as \"\(label(x.candidate))\")")
+            "\"\(x.label)\"" + (x.label == label(x.candidate) ? ""
+                : x.candidate < spaceSize ? " (in the space as \"\(label(x.candidate))\")"
+                : " (the same as \"\(label(x.candidate))\")")
                 + ": \(listedEnd(x.candidate, winner: w))"
         }
     }

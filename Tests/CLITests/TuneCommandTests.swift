@@ -24,6 +24,25 @@ final class TuneCommandTests: ReminderSimTestCase {
         return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
     }
 
+    /// Listed configurations counted as they are: in the space, added, or the same as another listed one.
+    func testTheSummaryCountsListedConfigurationsTheSameAsAnother() throws {
+        let data = try Data(contentsOf: try scenario(space: ["periods": ["min": 3, "max": 3], "unit": "days"]))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var configurations = try XCTUnwrap(json["configurations"] as? [[String: Any]])
+        var copy = try XCTUnwrap(configurations.first { $0["label"] as? String == "7 days" })
+        copy["label"] = "7 days copy"
+        configurations.append(copy)
+        json["configurations"] = configurations
+        let file = try writeFile("copies.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("tune", file.path, "--users", "600", "--threads", "2", "--out", "out")
+        assertExit(result, 0)
+        // The space holds 3 days only; 1, 2, 5 and 7 days and the sequence are added; the copy is 7 days'.
+        assertContains(result.stdout, "space: 1 timePeriods lists; 7 listed configurations in the race "
+                       + "(1 of them in the space, 5 added, 1 the same as another listed one)")
+        assertContains(result.stdout, "\"7 days copy\" (the same as \"7 days\")")
+        assertContains(result.stdout, "\"3 days\" (in the space as \"3d\")")
+    }
+
     func testTuneWritesTheRecommendationAndItsReport() throws {
         let file = try scenario(space: ["periods": ["min": 1, "max": 8], "sequenceLength": ["min": 1, "max": 2]])
         let result = try remindersim("tune", file.path, "--users", "1200", "--threads", "2", "--out", "out")
