@@ -82,6 +82,16 @@ struct FileCheck {
             let s = try ScenarioLoading.decode(path)
             // Recorded logs are read too, so a broken log is found before a run.
             _ = try ScenarioLoading.check(s, path: path)
+            // A tune block is laid out as `tune` would lay it out, so a space it would refuse (too
+            // large, or holding no candidate) is found here too.
+            if s.tune != nil {
+                do {
+                    _ = try Tuner(scenario: s, threads: 1)
+                } catch {
+                    throw ScenarioError(source: ScenarioLoading.displayName(path) ?? path,
+                                        issues: [ScenarioIssue(path: error.path, reason: error.reason)])
+                }
+            }
             (scenario, problems, failure) = (s, [], nil)
         } catch let error as ScenarioError {
             (scenario, problems, failure) = (nil, error.issues, ScenarioLoading.invalid(error))

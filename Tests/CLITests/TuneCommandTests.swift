@@ -24,6 +24,16 @@ final class TuneCommandTests: ReminderSimTestCase {
         return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
     }
 
+    /// `validate` lays a tune block out as `tune` does: a space it would refuse is refused there too.
+    func testValidateRefusesATuneSpaceTheTuneWould() throws {
+        let huge = try scenario(space: ["periods": ["min": 1, "max": 1000], "sequenceLength": ["min": 1, "max": 3]])
+        let refused = try remindersim("validate", huge.path)
+        assertExit(refused, 65)
+        assertContains(refused.stderr, "tune.space: holds 1001001000 candidates before alike ones are merged")
+        let fine = try scenario(space: ["periods": ["min": 1, "max": 8]])
+        assertExit(try remindersim("validate", fine.path), 0)
+    }
+
     /// Listed configurations counted as they are: in the space, added, or the same as another listed one.
     func testTheSummaryCountsListedConfigurationsTheSameAsAnother() throws {
         let data = try Data(contentsOf: try scenario(space: ["periods": ["min": 3, "max": 3], "unit": "days"]))

@@ -236,6 +236,10 @@ final class TuneTests: XCTestCase {
         XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 3}, "circular": []}"#)) { error in
             XCTAssertTrue("\(error)".contains("tune.space.circular: must not be empty"), "\(error)")
         }
+        XCTAssertThrowsError(try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 3}, "delivery": [{}, {"sendWindow": {"start": "09:00", "end": "21:00"}}, {}]}"#)) { error in
+            XCTAssertTrue("\(error)".contains("tune.space.delivery[2]: the same policy as tune.space.delivery[0]; list each choice once"),
+                          "\(error)")
+        }
         let huge = try Self.scenario(users: 100, space: #"{"periods": {"min": 1, "max": 1000}, "sequenceLength": {"min": 1, "max": 3}}"#)
         XCTAssertThrowsError(try Tuner(scenario: huge, threads: 1)) { error in
             let e = error as? TuneError

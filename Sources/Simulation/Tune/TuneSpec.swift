@@ -224,7 +224,17 @@ extension JSONFieldReader {
             for k in blank { r.fail("\(p)[\(k)]", list[k].isEmpty ? "must not be empty" : Scenario.blank) }
             return blank.isEmpty ? list : nil
         }
-        let delivery = optionalField(o, "delivery") { r, j, p in r.list(j, at: p, nonEmpty: true) { r, j, p in r.delivery(j, at: p) } }
+        let delivery = optionalField(o, "delivery") { r, j, p -> [DeliveryPolicy]? in
+            guard let list = r.list(j, at: p, nonEmpty: true, { r, j, p in r.delivery(j, at: p) }) else { return nil }
+            // Each policy is a choice: the same one twice would only make twin candidates.
+            for k in list.indices {
+                if let first = list[..<k].firstIndex(of: list[k]) {
+                    r.fail("\(p)[\(k)]", "the same policy as \(p)[\(first)]; list each choice once")
+                    return nil
+                }
+            }
+            return list
+        }
         let sequences = optionalField(o, "sequences") { r, j, p in r.tuneSequences(j, at: p) }
         let mix = optionalField(o, "mix") { r, j, p in r.tuneMix(j, at: p) }
         guard let periods, let unit, let length, let circular, let random, let messages, let delivery, let sequences,
