@@ -152,6 +152,26 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         XCTAssertEqual(longer.stderr, "")
     }
 
+    /// A reminder whose every delay is at least the run's length can never fire: allowed, and said.
+    func testAReminderThatCannotFireWithinTheRunIsAWarning() throws {
+        let s = Self.scenario([
+            ["label": "yearly", "reminders": [["messages": ["m"], "timePeriods": [365]]]],
+            ["label": "monthly then yearly", "reminders": [["messages": ["m"], "timePeriods": [29, 365]]]],
+            ["label": "hourly", "reminders": [["messages": ["m"], "timePeriods": [720], "unit": "hours"]]],
+        ])
+        try writeFile("late.json", try JSONEdit.text(s))
+        let validated = try remindersim("validate", "late.json")
+        assertExit(validated, 0)
+        XCTAssertEqual(validated.stderrLines.filter { $0.hasPrefix("remindersim: warning:") }, [
+            "remindersim: warning: late.json: configurations[0].reminders: its shortest delay, 365 days, is no shorter "
+                + "than the run's 30 days (horizonDays): no notification can fire, and the configuration measures the same "
+                + "as the holdout",
+            "remindersim: warning: late.json: configurations[2].reminders: its shortest delay, 30 days, is no shorter "
+                + "than the run's 30 days (horizonDays): no notification can fire, and the configuration measures the same "
+                + "as the holdout",
+        ])
+    }
+
     // MARK: Bounded texts
 
     /// A label of a million characters was copied into every stored row; it is refused at once,

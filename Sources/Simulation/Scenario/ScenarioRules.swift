@@ -310,6 +310,17 @@ extension Scenario {
     /// What is allowed but most likely not meant: the scenario runs, and these are shown with it.
     public func warnings() -> [ScenarioIssue] {
         var warnings: [ScenarioIssue] = []
+        for (i, c) in configurations.enumerated() where c.sequence == nil && !c.reminders.isEmpty {
+            // A notification is scheduled at a close, so it fires its delay after a moment of the run.
+            let shortest = c.delaysUsedSeconds.min() ?? 0
+            guard shortest >= Double(horizonDays) * 86_400 else { continue }
+            let days = shortest / 86_400
+            let shown = days == days.rounded() ? "\(Int(days)) days" : String(format: "%.1f days", days)
+            warnings.append(ScenarioIssue(
+                path: "configurations[\(i)].reminders",
+                reason: "its shortest delay, \(shown), is no shorter than the run's \(horizonDays) days (horizonDays): no "
+                    + "notification can fire, and the configuration measures the same as the holdout"))
+        }
         for (i, c) in configurations.enumerated() {
             guard let sequence = c.sequence else { continue }
             for (k, days) in sequence.afterDays.enumerated() where days >= horizonDays {
