@@ -82,8 +82,14 @@ struct RunCommand: RunnableCommand {
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
         if shard == nil { try StoreAccess.checkOutputFolder(simulation.output) }  // a shard writes no report
-        let store = try StoreAccess.open(simulation.database, create: true, stderr: context.stderr)
+        try StoreAccess.saving(into: simulation.database, stderr: context.stderr) { store in
+            try simulateAndSave(scenario, model: model, recorded: recorded, store: store, context: context)
+        }
+    }
 
+    /// The run itself, from the store opened: simulated, saved, second looks, report and summary.
+    private func simulateAndSave(_ scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, store: RunStore,
+                                 context: CommandContext) throws {
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)

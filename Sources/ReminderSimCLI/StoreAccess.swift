@@ -21,6 +21,31 @@ enum StoreAccess {
         }
     }
 
+    /// Opens the database at `path` for a command that saves one result into it, and runs `body`,
+    /// which saves it; a database this call made is removed again when `body` fails, so that a
+    /// command stopped before it saved anything (bad data found while simulating, a budget refused)
+    /// leaves no empty database behind. A database that was there before is never removed.
+    static func saving<T>(into path: String, stderr: any OutputWriter, _ body: (RunStore) throws -> T) throws -> T {
+        let existed = OutputPaths.entry(at: path) != .missing
+        let store = try open(path, create: true, stderr: stderr)
+        do {
+            return try body(store)
+        } catch {
+            // Still empty: another process that opened the new file meanwhile saved nothing in it.
+            if !existed, (try? store.runIDs().isEmpty) == true, (try? store.tunes().isEmpty) == true {
+                removeNewDatabase(path)
+            }
+            throw error
+        }
+    }
+
+    /// Removes a database file this process made and SQLite's files beside it.
+    private static func removeNewDatabase(_ path: String) {
+        for name in [path, path + "-journal", path + "-wal", path + "-shm"] where OutputPaths.entry(at: name) == .regularFile {
+            unlink(name)
+        }
+    }
+
     /// Checks, without creating anything, that report folders can be made under `out`: it is a folder
     /// this user can write, or the nearest part of it that exists is. Called before a run simulates, so
     /// that a bad `--out` is not found only when the results are ready to be written.

@@ -67,8 +67,14 @@ struct TuneCommand: RunnableCommand {
         }
         // Where the results go is checked first, before a new database is made.
         try StoreAccess.checkOutputFolder(simulation.output)
-        let store = try StoreAccess.open(simulation.database, create: true, stderr: context.stderr)
+        try StoreAccess.saving(into: simulation.database, stderr: context.stderr) { store in
+            try tuneAndSave(tuner, scenario: scenario, model: model, recorded: recorded, name: name, store: store, context: context)
+        }
+    }
 
+    /// The tune itself, from the store opened: its cost checked against the budget, raced, saved and reported.
+    private func tuneAndSave(_ tuner: Tuner, scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, name: String,
+                             store: RunStore, context: CommandContext) throws {
         // A short calibration run gives the cost of one user under one configuration on this machine.
         let calibrationUsers = min(scenario.users, 500)
         let started = DispatchTime.now()

@@ -47,6 +47,11 @@ final class BoundsTests: ReminderSimTestCase {
         assertContains(run.stderr, "holdout) reached 35000 sessions, the limit of 1000 a day on average over 35 days")
         XCTAssertEqual(run.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("Reports")), "no report for a refused run")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("runs.sqlite")), "no empty database for a refused run")
+        // A database that was there before is kept, with what it held.
+        assertExit(try remindersim("run", "--users", "50", "--days", "35", "--db", "kept.sqlite"), 0)
+        assertExit(try remindersim("run", "busy.json", "--users", "2000", "--days", "35", "--db", "kept.sqlite", timeout: 60), 65)
+        assertContains(try remindersim("list", "--db", "kept.sqlite").stdout, "default")
 
         let trace = try remindersim("trace", "busy.json", "--user", "0", "--days", "35", timeout: 60)
         assertExit(trace, 65)

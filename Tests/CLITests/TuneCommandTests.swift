@@ -24,6 +24,15 @@ final class TuneCommandTests: ReminderSimTestCase {
         return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
     }
 
+    /// A tune refused for its budget leaves no new database behind.
+    func testATuneOverItsBudgetLeavesNoDatabase() throws {
+        let file = try scenario(space: ["periods": ["min": 1, "max": 8]])
+        let refused = try remindersim("tune", file.path, "--users", "100000000", "--budget", "1", "--db", "t.sqlite")
+        assertExit(refused, 65)
+        assertContains(refused.stderr, "over the budget")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("t.sqlite")))
+    }
+
     /// `validate` lays a tune block out as `tune` does: a space it would refuse is refused there too.
     func testValidateRefusesATuneSpaceTheTuneWould() throws {
         let huge = try scenario(space: ["periods": ["min": 1, "max": 1000], "sequenceLength": ["min": 1, "max": 3]])
