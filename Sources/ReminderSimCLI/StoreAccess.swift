@@ -26,23 +26,14 @@ enum StoreAccess {
     /// command stopped before it saved anything (bad data found while simulating, a budget refused)
     /// leaves no empty database behind. A database that was there before is never removed.
     static func saving<T>(into path: String, stderr: any OutputWriter, _ body: (RunStore) throws -> T) throws -> T {
-        let existed = OutputPaths.entry(at: path) != .missing
         let store = try open(path, create: true, stderr: stderr)
         do {
             return try body(store)
         } catch {
-            // Still empty: another process that opened the new file meanwhile saved nothing in it.
-            if !existed, (try? store.runIDs().isEmpty) == true, (try? store.tunes().isEmpty) == true {
-                removeNewDatabase(path)
-            }
+            // Removed once released, with the folders made for it, if nothing was saved in it
+            // meanwhile and no other process has it open.
+            store.abandon()
             throw error
-        }
-    }
-
-    /// Removes a database file this process made and SQLite's files beside it.
-    private static func removeNewDatabase(_ path: String) {
-        for name in [path, path + "-journal", path + "-wal", path + "-shm"] where OutputPaths.entry(at: name) == .regularFile {
-            unlink(name)
         }
     }
 

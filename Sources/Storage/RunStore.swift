@@ -238,6 +238,12 @@ public final class RunStore {
         }
     }
 
+    /// The command that opened the store stops before saving: a database this store made is removed
+    /// when the store is released, as after a failed save, if it still holds nothing.
+    public func abandon() {
+        if madeHere != nil { discardWhenReleased = true }
+    }
+
     /// Removes a database this store made when a save in it failed, if it still holds nothing and no
     /// other process has it open.
     deinit {
