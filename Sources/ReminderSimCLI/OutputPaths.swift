@@ -52,6 +52,18 @@ enum OutputPaths {
         return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
+    /// Nil when a folder can be made (and is removed again) in `folder`; otherwise why not.
+    static func cannotMakeFolders(in folder: String) -> String? {
+        let probe = Path.join(folder, ".remindersim-probe-\(getpid())")
+        if mkdir(probe, 0o700) == 0 {
+            rmdir(probe)
+            return nil
+        }
+        let code = errno
+        if code == EEXIST { return nil }
+        return String(cString: strerror(code))
+    }
+
     /// Whether this user may create and remove entries in `folder`.
     static func writable(_ folder: String) -> Bool {
         access(folder, W_OK | X_OK) == 0
@@ -88,6 +100,9 @@ enum OutputPaths {
         guard writable(folder) else {
             throw CommandError.ioError("\(shownPath): cannot be written: the folder \(shown(folder)) is read-only to this user (\(option))")
         }
+        if let reason = cannotMakeFolders(in: folder) {
+            throw CommandError.ioError("\(shownPath): cannot be written: nothing can be made in \(shown(folder)) (\(reason)) (\(option))")
+        }
     }
 
     /// A folder the command will write into, made if missing: an existing folder this user can
@@ -111,6 +126,12 @@ enum OutputPaths {
                     throw CommandError.ioError(part.isEmpty
                         ? "\(shownPath): cannot be written: the folder is read-only to this user (\(option))"
                         : "\(shownPath): cannot be written: \(part)is read-only to this user (\(option))")
+                }
+                // Permissions are not the whole story (a read-only file system, /proc, /sys): a folder
+                // made and removed at once shows whether anything can be made there.
+                if let reason = cannotMakeFolders(in: existing) {
+                    throw CommandError.ioError("\(shownPath): cannot be written: nothing can be made in "
+                        + "\(part.isEmpty ? "the folder" : shown(existing)) (\(reason)) (\(option))")
                 }
                 return
             case let .brokenLink(code):

@@ -209,6 +209,20 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("ex/runs.csv"))), database)
     }
 
+    /// A folder where nothing can be made, whatever its permissions say (/proc), is found before the
+    /// run: 74, and no database is left.
+    func testAnOutputFolderWhereNothingCanBeMadeIsRefusedFirst() throws {
+        guard FileManager.default.fileExists(atPath: "/proc/self") else { throw XCTSkip("no /proc here") }
+        let run = try remindersim(arguments: ["run"] + Self.small + ["--db", "p.sqlite", "--out", "/proc/remindersim-x"])
+        assertExit(run, 74)
+        XCTAssertTrue(run.stderr.contains("/proc/remindersim-x: cannot be written: nothing can be made in /proc (")
+                      || run.stderr.contains("/proc/remindersim-x: cannot be written: /proc is read-only to this user"), run.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("p.sqlite")))
+        let calibrate = try remindersim("calibrate", "nothing.json", "nothing.csv", "--out", "/proc/c.json")
+        assertExit(calibrate, 74)
+        assertContains(calibrate.stderr, "/proc/c.json: cannot be written")
+    }
+
     /// An export replaces an earlier export's files in its folder (of any run, or of a release that
     /// wrote fewer columns) and refuses, before writing any file, a file of the user's own by a
     /// table's name, or a link or folder there.
