@@ -62,29 +62,10 @@ struct ExportCommand: RunnableCommand {
     /// nothing else: a file of the user's own that happens to bear the name is refused before any
     /// file is written, as are links, folders and devices there.
     static func checkReplaceable(_ table: CSVFile, in folder: String) throws {
-        let path = Path.join(folder, table.name)
-        let shownPath = OutputPaths.shown(path)
-        let advice = "move it away or name another folder with \(csv.name)"
-        switch OutputPaths.entry(at: path) {
-        case .missing: return
-        case .regularFile:
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw CommandError.ioError("\(shownPath): exists and cannot be read to check it is an earlier export; \(advice)")
-            }
-            defer { try? handle.close() }
-            let start = (try? handle.read(upToCount: 4096)) ?? Data()
-            let firstLine = String(decoding: start.prefix(while: { $0 != UInt8(ascii: "\n") }), as: UTF8.self)
-            guard table.isHeader(of: firstLine) else {
-                let tableName = table.name.hasSuffix(".csv") ? String(table.name.dropLast(4)) : table.name
-                throw UsageError("\(shownPath): already exists and is not an export of the \(tableName) table "
-                    + "(its first line is not that table's header); \(advice)")
-            }
-        case .folder, .link(to: .folder):
-            throw UsageError("\(shownPath): is a folder where the export writes a file; \(advice)")
-        case .link, .brokenLink:
-            throw UsageError("\(shownPath): is a symbolic link where the export writes a file; \(advice)")
-        case .special:
-            throw UsageError("\(shownPath): is a device, pipe or socket where the export writes a file; \(advice)")
-        }
+        let tableName = table.name.hasSuffix(".csv") ? String(table.name.dropLast(4)) : table.name
+        try OutputPaths.checkReplaceable(
+            Path.join(folder, table.name), what: "an export of the \(tableName) table (its first line is not that table's header)",
+            advice: "move it away or name another folder with \(csv.name)"
+        ) { start in table.isHeader(of: String(String.UnicodeScalarView(start.unicodeScalars.prefix { $0 != "\n" }))) }
     }
 }

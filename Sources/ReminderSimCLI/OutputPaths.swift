@@ -52,6 +52,30 @@ enum OutputPaths {
         return (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
+    /// A file a command replaces only when an earlier run of the command wrote it: missing, or a
+    /// regular file whose first bytes (up to 4 KiB, as text) `ours` recognises. Anything else at the
+    /// path (a file of the user's own, a link, a folder, a device) is refused (64), with `advice`.
+    /// `what` names what the file would be ("an export of the runs table").
+    static func checkReplaceable(_ path: String, what: String, advice: String, ours: (String) -> Bool) throws {
+        let shownPath = shown(path)
+        switch entry(at: path) {
+        case .missing: return
+        case .regularFile:
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw CommandError.ioError("\(shownPath): exists and cannot be read to check it is \(what); \(advice)")
+            }
+            defer { try? handle.close() }
+            let start = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
+            guard ours(start) else { throw UsageError("\(shownPath): already exists and is not \(what); \(advice)") }
+        case .folder, .link(to: .folder):
+            throw UsageError("\(shownPath): is a folder where the command writes a file; \(advice)")
+        case .link, .brokenLink:
+            throw UsageError("\(shownPath): is a symbolic link where the command writes a file; \(advice)")
+        case .special:
+            throw UsageError("\(shownPath): is a device, pipe or socket where the command writes a file; \(advice)")
+        }
+    }
+
     /// Nil when a folder can be made (and is removed again) in `folder`; otherwise why not.
     static func cannotMakeFolders(in folder: String) -> String? {
         let probe = Path.join(folder, ".remindersim-probe-\(getpid())")

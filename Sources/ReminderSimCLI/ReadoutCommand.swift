@@ -67,7 +67,17 @@ struct ReadoutCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        if let output { try OutputPaths.checkFolder(output, option: Self.output.name) }
+        if let output {
+            try OutputPaths.checkFolder(output, option: Self.output.name)
+            // An earlier readout's files are replaced; a file of the user's by their names is not.
+            let advice = "move it away or name another folder with \(Self.output.name)"
+            try OutputPaths.checkReplaceable(Path.join(output, "readout.md"), what: "a readout", advice: advice) {
+                $0.hasPrefix(Self.markdownTitle)
+            }
+            try OutputPaths.checkReplaceable(Path.join(output, "readout.html"), what: "a readout", advice: advice) {
+                $0.hasPrefix("<!DOCTYPE html>") && $0.contains("<title>" + Self.htmlTitle)
+            }
+        }
         let (scenario, recorded, results) = try CalibrateCommand.load(scenarioPath, resultsPath, context: context)
         SecondLookRunner.warnIfNothingToDraw(draws, scenario: scenario, context: context,
                                              instead: "the arms are predicted under the model as given")
@@ -93,13 +103,17 @@ struct ReadoutCommand: RunnableCommand {
         do {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             try Data(markdown.utf8).write(to: URL(fileURLWithPath: Path.join(output, "readout.md")), options: .atomic)
-            let html = HTMLReport.render(markdown: markdown, charts: [:], title: "ReminderSim readout: \(scenario.name)")
+            let html = HTMLReport.render(markdown: markdown, charts: [:], title: Self.htmlTitle + scenario.name)
             try Data(html.utf8).write(to: URL(fileURLWithPath: Path.join(output, "readout.html")), options: .atomic)
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")
         }
         if !asJSON { context.stdout.writeLine("\nReport: \(Path.join(output, "readout.md")) and readout.html") }
     }
+
+    /// How a readout's files begin, so that a later readout knows them as its own.
+    static let markdownTitle = "# Readout: "
+    static let htmlTitle = "ReminderSim readout: "
 
     // MARK: Text
 
@@ -203,7 +217,7 @@ struct ReadoutCommand: RunnableCommand {
             return Markdown.table(header: header, alignments: header.indices.map { right.contains($0) ? .right : .left },
                                   rows: Array(rows.dropFirst()))
         }
-        var out = "# Readout: \(Markdown.escapeInline(scenario.name))\n\n"
+        var out = Self.markdownTitle + "\(Markdown.escapeInline(scenario.name))\n\n"
         out += "The live test in \(Markdown.escapeInline(results)) read against the simulation of its scenario.\n\n"
         out += "## Sample ratio\n\n" + Markdown.escapeInline(sampleRatioText(r.sampleRatio)) + "\n\n"
         out += table(sampleRatioRows(r.sampleRatio), right: [1, 2, 3])

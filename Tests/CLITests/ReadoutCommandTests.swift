@@ -103,6 +103,19 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         assertContains(report, "## Sample ratio")
         assertContains(report, "## The call")
         XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("readout/readout.html").path))
+
+        // A readout again replaces its own files; a file of the user's by their names is left alone, and refused.
+        let again = try remindersim("readout", "app.json", "test.csv", "--users", "300", "--out", "readout")
+        assertExit(again, 0)
+        try FileManager.default.createDirectory(atPath: workPath("mine"), withIntermediateDirectories: true)
+        for name in ["readout.md", "readout.html"] {
+            try writeFile("mine/\(name)", "notes of mine\n")
+            let refused = try remindersim("readout", "app.json", "test.csv", "--users", "300", "--out", "mine")
+            assertExit(refused, 64)
+            assertContains(refused.stderr, "mine/\(name): already exists and is not a readout")
+            XCTAssertEqual(try String(contentsOfFile: workPath("mine/\(name)"), encoding: .utf8), "notes of mine\n")
+            try FileManager.default.removeItem(atPath: workPath("mine/\(name)"))
+        }
     }
 
     /// Draws asked of a response model without uncertainty: nothing to draw, and a warning says so.
