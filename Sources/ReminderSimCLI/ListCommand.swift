@@ -63,7 +63,8 @@ struct ListCommand: RunnableCommand {
         for r in runs {
             rows.append([
                 String(r.id), TerminalText.printable(r.scenarioName, limit: 32), String(UInt64(bitPattern: r.seed)), Text.group(r.users),
-                String(r.horizonDays), String(r.configurations), r.status, r.createdAt,
+                String(r.horizonDays), String(r.configurations), TerminalText.printable(r.status, limit: 16),
+                TerminalText.printable(r.createdAt, limit: 32),
                 String(format: "%.2f s", r.wallSeconds),
             ])
         }
@@ -77,7 +78,7 @@ struct ListCommand: RunnableCommand {
             rows.append([
                 "tune:\(t.id)", TerminalText.printable(t.scenarioName, limit: 32), String(UInt64(bitPattern: t.seed)), Text.group(t.users),
                 Text.group(t.candidates), t.winnerLabel.map { TerminalText.printable($0, limit: 40) } ?? "none meets the constraints",
-                t.createdAt, String(format: "%.2f s", t.wallSeconds),
+                TerminalText.printable(t.createdAt, limit: 32), String(format: "%.2f s", t.wallSeconds),
             ])
         }
         return TerminalText.table(rows, rightAligned: [2, 3, 4, 7])

@@ -292,7 +292,7 @@ public final class RunStore {
                 users: Int64(try r.integer("users", in: 1...StoredCounts.limit)),
                 horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64(Scenario.maximumHorizonDays))),
                 status: try r.text("status"),
-                createdAt: try r.text("created_at"), wallSeconds: try r.real("wall_seconds"),
+                createdAt: try r.text("created_at"), wallSeconds: try r.seconds("wall_seconds"),
                 configurations: Int64(try r.integer("configurations", in: 0...Int64.max)))
         }
     }

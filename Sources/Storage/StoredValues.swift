@@ -64,6 +64,13 @@ struct StoredRow {
         try read(column, "a number") { row.real($0) }
     }
 
+    /// A duration in seconds: a finite number ≥ 0.
+    func seconds(_ column: String) throws(StoreError) -> Double {
+        let v = try real(column)
+        guard v.isFinite, v >= 0 else { throw damaged(column, "\(v) is not a duration in seconds") }
+        return v
+    }
+
     func text(_ column: String) throws(StoreError) -> String {
         try read(column, "text") { row.text($0) }
     }

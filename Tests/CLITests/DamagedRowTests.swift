@@ -161,6 +161,21 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
     }
 
+    /// `list` refuses a wall time that is no duration, and shows edited text on one line.
+    func testListChecksTheWallTimeAndShowsTextOnOneLine() throws {
+        try makeRuns()
+        for (n, sql) in ["UPDATE runs SET wall_seconds = 9e999 WHERE run_id = 1",
+                         "UPDATE runs SET wall_seconds = -3 WHERE run_id = 1"].enumerated() {
+            let database = try damaged(sql, as: "wall-\(n).sqlite")
+            try assertRefused(["list"], database: database, mentions: ["run_overview.wall_seconds", "run 1", "not a duration"])
+        }
+        let database = try damaged("UPDATE runs SET created_at = 'x' || char(10) || 'y' WHERE run_id = 1", as: "created.sqlite")
+        let list = try remindersim("list", "--db", database)
+        assertExit(list, 0)
+        assertContains(list.stdout, "x\\ny")
+        XCTAssertFalse(list.stdoutLines.contains("y"), list.stdout)
+    }
+
     /// `list` reads the `run_overview` view, which a hand can replace with one that returns NULLs.
     func testAViewReturningNulls() throws {
         try makeRuns()
