@@ -21,8 +21,12 @@ public enum LiveTestReport {
         var text = "Live test (\(allocation); α \(LiveTestPlan.alpha) two-sided, power \(LiveTestPlan.power)): "
             + "\(Text.group(total)) users in total (\(perArm.map(Text.group).joined(separator: " / "))) to show the simulated "
             + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(plan.days) days"
-        if let n = plan.liveUsers, let mde = plan.minimumDetectableEffect {
-            text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
+        if let n = plan.liveUsers {
+            if let mde = plan.minimumDetectableEffect {
+                text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
+            } else {
+                text += "; \(Text.group(n)) user\(n == 1 ? " leaves" : "s leave") an arm fewer than two users: too few for any test"
+            }
         }
         return text + ". " + cupedSentence(plan)
     }

@@ -47,6 +47,22 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
         XCTAssertNotNil(cuped["minimumDetectableEffect"] as? Double)
     }
 
+    /// A live-test size that leaves an arm fewer than two users detects nothing, and the plan says so
+    /// (the default split is 90/10: 20 users give the holdout two).
+    func testTooFewLiveUsersForAnArmAreSaid() throws {
+        for (n, detects) in [(1, false), (19, false), (20, true)] {
+            let result = try remindersim("run", "--users", "1000", "--days", "30", "--json", "--live-users", "\(n)",
+                                         "--db", "r.db", "--out", "rep")
+            assertExit(result, 0)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let plan = try XCTUnwrap((json["decision"] as? [String: Any])?["liveTest"] as? [String: Any])
+            XCTAssertEqual(plan["minimumDetectableEffect"] as? Double != nil, detects, "--live-users \(n)")
+            XCTAssertEqual((plan["cuped"] as? [String: Any])?["minimumDetectableEffect"] as? Double != nil, detects, "CUPED, \(n)")
+        }
+        let text = try remindersim("run", "--users", "1000", "--days", "30", "--live-users", "1", "--db", "r.db", "--out", "rep")
+        assertContains(text.stdout, "; 1 user leaves an arm fewer than two users: too few for any test.")
+    }
+
     /// `liveTest.preDays` 0 turns CUPED off, and the report says so.
     func testPreDaysZeroTurnsCupedOff() throws {
         let data = try Data(contentsOf: TuneLiveTestTests.datasets.appendingPathComponent("default-scenario.json"))

@@ -165,6 +165,8 @@ public struct CupedPlan: Sendable {
         totalUsersWithout = arms(without).reduce(0, +)
         usersPerArm = arms(total)
         totalUsers = usersPerArm.reduce(0, +)
-        minimumDetectableEffect = liveUsers.map { LiveTestPlan.zSum * (adjusted / Double($0)).squareRoot() }
+        minimumDetectableEffect = liveUsers.flatMap { n in
+            LiveTestPlan.armsHoldUsers(Int(n), shares: shares) ? LiveTestPlan.zSum * (adjusted / Double(n)).squareRoot() : nil
+        }
     }
 }

@@ -65,6 +65,15 @@ public struct LiveTestPlan: Sendable {
     /// The users the team has (`liveTest.users`, `--live-users`) and the smallest difference in the
     /// metric the test detects with them at α and power.
     public let liveUsers: Int64?
+
+    /// The fewest users an arm may get for a detectable difference to be worked out at `liveUsers`:
+    /// an arm of one user has no spread to measure.
+    public static let minimumArmUsers = 2.0
+
+    /// Whether `users` split by `shares` gives every arm at least `minimumArmUsers`.
+    public static func armsHoldUsers(_ users: Int, shares: [Double]) -> Bool {
+        shares.allSatisfy { Double(users) * $0 >= minimumArmUsers }
+    }
     public let minimumDetectableEffect: Double?
     public let guardrails: [GuardrailPower]
     /// Why there is no size, when there is none.
@@ -188,7 +197,9 @@ extension RunResults {
         let spread = r.variance / sr + b.variance / sb
         let diff = r.mean - b.mean
         let total = LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (diff * diff)
-        let mde = settings.users.map { LiveTestPlan.zSum * (spread / Double($0)).squareRoot() }
+        let mde = settings.users.flatMap { n in
+            LiveTestPlan.armsHoldUsers(n, shares: arms.map(\.2)) ? LiveTestPlan.zSum * (spread / Double(n)).squareRoot() : nil
+        }
         guard diff != 0, total.isFinite, total < 1e15 else {
             return unsized("the simulated difference in \(metric.title) is zero: no test size would show it")
         }
