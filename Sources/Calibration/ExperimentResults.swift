@@ -69,7 +69,7 @@ public struct ExperimentResults: Sendable, Equatable {
                     k = line.index(after: k)
                 }
                 guard closed else {
-                    return .failure(SplitFailure("field \(fields.count + 1): its quote is not closed on this line"))
+                    return .failure(SplitFailure("field \(fields.count + 1): its quote is not closed before the end of the file"))
                 }
                 while k < line.endIndex, isBlank(line[k]) { k = line.index(after: k) }
                 fields.append(text)
@@ -108,9 +108,19 @@ public struct ExperimentResults: Sendable, Equatable {
         var arms: [Arm] = []
         var lineNumber = 0
         // "\r\n" is one Character, so lines are split on any newline Character.
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            lineNumber += 1
-            var line = Substring(rawLine)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        var next = 0
+        while next < lines.count {
+            // One record: a line, and the lines after it while a quoted field is open (an odd number of
+            // quotes so far), joined by newlines as RFC 4180 allows; it is named by its first line.
+            var record = String(lines[next])
+            next += 1
+            lineNumber = next
+            while record.utf8.lazy.filter({ $0 == UInt8(ascii: "\"") }).count % 2 == 1 && next < lines.count {
+                record += "\n" + lines[next]
+                next += 1
+            }
+            var line = Substring(record)
             if line.hasSuffix("\r") { line = line.dropLast() }
             if lineNumber == 1, line.hasPrefix("\u{FEFF}") { line = line.dropFirst() }
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }

@@ -37,7 +37,15 @@ final class ExperimentResultsTests: XCTestCase {
         XCTAssertEqual(r.arms.map(\.users), [1000, 1000, 900])
         let header = "arm,users,delivered,opens,opt_outs\n"
         XCTAssertEqual(problem(header + "\"2d,1000,3000,8400,60\n")?.description,
-                       "past.csv:2: field 1: its quote is not closed on this line")
+                       "past.csv:2: field 1: its quote is not closed before the end of the file")
+        // A quoted label may hold a line break, as the tool's own CSV files write one; the rows after it
+        // keep their line numbers.
+        let multiline = try ExperimentResults.parse(header + "\"two\nlines\",1000,3000,8400,60\r\nholdout,1000,0,8000,0\n",
+                                                    file: "past.csv")
+        XCTAssertEqual(multiline.arms.map(\.label), ["two\nlines", "holdout"])
+        XCTAssertEqual(multiline.arms.map(\.line), [2, 4])
+        XCTAssertEqual(problem(header + "\"two\nlines\",1000,3000,8400,60\nholdout,1000,0,8000\n")?.description,
+                       "past.csv:4: expected 5 fields as in the header, found 4")
         XCTAssertEqual(problem(header + "\"2\"d,1000,3000,8400,60\n")?.description,
                        "past.csv:2: field 1: text after its closing quote")
         XCTAssertEqual(try ExperimentResults.splitFields(",a, \"\" ,").get(), ["", "a", "", ""])
