@@ -18,6 +18,13 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(members.map(\.key), ["z", "a", "m"])
     }
 
+    /// Zeros written any way read as zero; a number too small for a double is refused (above).
+    func testZerosReadAsZero() throws {
+        for text in ["[0]", "[-0.0]", "[0e-999]", "[0.000e5]"] {
+            XCTAssertEqual(try JSON.parse(text), .array([.number(0)]), text)
+        }
+    }
+
     func testErrorsSayWhere() {
         let cases: [(String, Int, Int, String)] = [
             ("{\n  \"a\": 1,\n}", 3, 1, "expected a quoted key"),
@@ -28,6 +35,8 @@ final class JSONTests: XCTestCase {
             ("\"abc", 1, 5, "unterminated string"),
             ("[1] x", 1, 5, "unexpected text after the JSON value"),
             ("1e999", 1, 6, "number out of range"),
+            ("[1e-400]", 1, 8, "number out of range (too close to zero)"),
+            ("{\"a\": 1,\n", 2, 1, "unexpected end of text; expected a quoted key"),
             ("\"\\ud800\"", 1, 8, "unpaired surrogate in \\u escape"),
             ("", 1, 1, "unexpected end of text"),
         ]

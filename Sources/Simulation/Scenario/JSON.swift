@@ -109,7 +109,8 @@ private struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
             skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+            guard index < bytes.count else { throw error("unexpected end of text; expected a quoted key") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try string()
             guard keys.insert(key).inserted else { throw error("duplicate key \(ScenarioIssue.quote(key))") }
             skipSpace()
@@ -232,6 +233,11 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let v = Double(text), v.isFinite else { throw error("number out of range") }
+        // A number too close to zero for a double reads as 0: refused rather than taken as zero.
+        if v == 0, text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+            .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+            throw error("number out of range (too close to zero)")
+        }
         return .number(v)
     }
 }
