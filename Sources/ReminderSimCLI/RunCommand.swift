@@ -82,7 +82,7 @@ struct RunCommand: RunnableCommand {
         // Where the results go is checked first: a report folder or a store that cannot be written
         // stops the run before it starts, and before a new database is made.
         if shard == nil { try StoreAccess.checkOutputFolder(simulation.output) }  // a shard writes no report
-        try StoreAccess.saving(into: simulation.database, stderr: context.stderr) { store in
+        try StoreAccess.saving(into: simulation.database, inputs: [simulation.path], stderr: context.stderr) { store in
             try simulateAndSave(scenario, model: model, recorded: recorded, store: store, context: context)
         }
     }

@@ -25,7 +25,14 @@ enum StoreAccess {
     /// which saves it; a database this call made is removed again when `body` fails, so that a
     /// command stopped before it saved anything (bad data found while simulating, a budget refused)
     /// leaves no empty database behind. A database that was there before is never removed.
-    static func saving<T>(into path: String, stderr: any OutputWriter, _ body: (RunStore) throws -> T) throws -> T {
+    static func saving<T>(into path: String, inputs: [String?] = [], stderr: any OutputWriter,
+                          _ body: (RunStore) throws -> T) throws -> T {
+        // The scenario file given as the database would be refused by SQLite as "not a database"; say what it is.
+        if let database = OutputPaths.identity(of: path),
+           let input = inputs.compactMap({ $0 }).first(where: { $0 != "-" && OutputPaths.identity(of: $0).map { $0 == database } ?? false }) {
+            throw UsageError("\(OutputPaths.shown(path)): is \(input == path ? "the scenario" : "the same file as the scenario \(OutputPaths.shown(input))") "
+                + "this command reads; \(DatabaseOption.spec.name) must name a database")
+        }
         let store = try open(path, create: true, stderr: stderr)
         do {
             return try body(store)

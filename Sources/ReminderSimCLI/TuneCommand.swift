@@ -67,7 +67,7 @@ struct TuneCommand: RunnableCommand {
         }
         // Where the results go is checked first, before a new database is made.
         try StoreAccess.checkOutputFolder(simulation.output)
-        try StoreAccess.saving(into: simulation.database, stderr: context.stderr) { store in
+        try StoreAccess.saving(into: simulation.database, inputs: [simulation.path], stderr: context.stderr) { store in
             try tuneAndSave(tuner, scenario: scenario, model: model, recorded: recorded, name: name, store: store, context: context)
         }
     }

@@ -209,6 +209,20 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("ex/runs.csv"))), database)
     }
 
+    /// The scenario given as the database is named as such (64), and left as it was.
+    func testTheScenarioAsTheDatabaseIsAUsageError() throws {
+        let scenario = try remindersim("scenario").stdout
+        try writeFile("s.json", scenario)
+        let tune = try String(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"), encoding: .utf8)
+        try writeFile("t.json", tune)
+        for (command, file, text) in [("run", "s.json", scenario), ("tune", "t.json", tune)] {
+            let result = try remindersim(command, file, "--users", "40", "--db", file)
+            assertExit(result, 64)
+            assertContains(result.stderr, "\(file): is the scenario this command reads; --db must name a database")
+            XCTAssertEqual(try String(contentsOfFile: workPath(file), encoding: .utf8), text)
+        }
+    }
+
     /// A folder where nothing can be made, whatever its permissions say (/proc), is found before the
     /// run: 74, and no database is left.
     func testAnOutputFolderWhereNothingCanBeMadeIsRefusedFirst() throws {
