@@ -54,14 +54,14 @@ enum StoreAccess {
     /// Pushes out what a command that saved something printed. When standard output cannot take it
     /// (a full disk, a closed descriptor), the error says what was saved, so that running the command
     /// again does not store it twice; a reader that closed the pipe early ends the command quietly.
-    static func finishOutput(_ context: CommandContext, saved: String) throws {
+    static func finishOutput(_ context: CommandContext, saved: String, storedOnce: Bool = true) throws {
         do {
             try context.stdout.flush()
         } catch where CommandRunner.isClosedPipe(error) {
             return
         } catch {
             throw CommandError.ioError("cannot write to standard output: \(CommandRunner.systemReason(error)); "
-                + "\(saved): do not run it again")
+                + "\(saved)" + (storedOnce ? ": do not run it again" : ""))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Simulation
 import ReminderSimTestSupport
 import XCTest
 
@@ -207,6 +208,23 @@ final class PathAndOutputTests: ReminderSimTestCase {
         assertExit(export, 64)
         assertContains(export.stderr, "ex/runs.csv: is the database this command reads")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("ex/runs.csv"))), database)
+    }
+
+    /// Standard output full after the work is saved: 74, saying what is saved (and, for a store,
+    /// not to run it again).
+    func testAFullStandardOutputSaysWhatIsSaved() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full here") }
+        let run = try shell("$R run --users 40 --days 35 --threads 1 --db r.sqlite --out o > /dev/full")
+        XCTAssertEqual(run.status, 74, run.stderr)
+        XCTAssertTrue(run.stderr.contains("run 1 is saved in r.sqlite, its report in o/default-1: do not run it again"), run.stderr)
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        var truth = CalibrationFixture.experiment(baseResponse: 0.12)
+        truth.users = 400
+        try writeFile("test.csv", try CalibrationFixture.results(of: truth))
+        let calibrate = try shell("$R calibrate app.json test.csv --fit baseResponse --users 300 --out c.json > /dev/full")
+        XCTAssertEqual(calibrate.status, 74, calibrate.stderr)
+        XCTAssertTrue(calibrate.stderr.hasSuffix("the calibrated scenario is written to c.json\n"), calibrate.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("c.json")))
     }
 
     /// The scenario given as the database is named as such (64), and left as it was.
