@@ -49,10 +49,20 @@ public struct RunComparison: Sendable {
                 let y = byLabelB[label].flatMap { $0.isHoldout && Self.isLift(m) ? nil : $0.estimate(m) }
                 // A measure neither run has for this label (the holdout's trigger rate) is no row.
                 guard x != nil || y != nil else { continue }
-                rows.append(Row(label: label, measure: m, a: x, b: y, difference: Self.difference(x, y, method: method)))
+                rows.append(Row(label: label, measure: m, a: x, b: y,
+                                difference: Self.difference(x, y, method: method).map { Self.bounded($0, m) }))
             }
         }
         self.rows = rows
+    }
+
+    /// A difference cut to what it can be: of two shares, within ±1 (a lift, itself a difference of
+    /// shares, within ±2); the normal interval of a small run can reach past it.
+    static func bounded(_ e: Estimate, _ m: DecisionMeasure) -> Estimate {
+        guard m.isFraction else { return e }
+        let limit = isLift(m) ? 2.0 : 1.0
+        func cut(_ x: Double) -> Double { min(max(x, -limit), limit) }
+        return Estimate(value: cut(e.value), low: cut(e.low), high: cut(e.high))
     }
 
     static func isLift(_ m: DecisionMeasure) -> Bool { m == .opensLiftPerUser || m == .liftD7 || m == .liftD30 }

@@ -189,3 +189,15 @@ final class PairedZeroByConstructionTests: XCTestCase {
         XCTAssertFalse(row.contains("[0.00, 0.00]"), String(row))
     }
 }
+
+/// Differences between two runs are cut to what a difference of shares can be.
+final class RunComparisonBoundsTests: XCTestCase {
+    func testADifferenceOfSharesStaysWithinItsRange() {
+        let wide = Estimate(value: 0.797, low: 0.516, high: 1.078)
+        XCTAssertEqual(RunComparison.bounded(wide, .optOutRate), Estimate(value: 0.797, low: 0.516, high: 1))
+        XCTAssertEqual(RunComparison.bounded(Estimate(value: -1.5, low: -2.4, high: -0.6), .liftD7),
+                       Estimate(value: -1.5, low: -2, high: -0.6))
+        XCTAssertEqual(RunComparison.bounded(Estimate(value: 3, low: 1, high: 5), .opensLiftPerUser),
+                       Estimate(value: 3, low: 1, high: 5), "opens per user have no bound")
+    }
+}
