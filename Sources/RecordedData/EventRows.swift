@@ -29,6 +29,15 @@ protocol EventRow {
     func withValue<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
     /// Whether the row has a non-empty value at `column`.
     func has(_ column: Int) -> Bool
+    /// Hands `body` the id at `column` (a user's, a session's): its text, except that a JSON number is
+    /// read by its value, so that `42`, `42.0` and `4.2e1` (and the string `"42"`) name one id.
+    func withID<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R
+}
+
+extension EventRow {
+    func withID<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withValue(column, body)
+    }
 }
 
 /// A delimited line split into fields.
@@ -63,6 +72,21 @@ struct JSONRow: EventRow {
         case .absent, .null: return false
         default: return withValue(column) { !$0.isEmpty }
         }
+    }
+
+    func withID<R>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        guard case .number = values[column] else { return try withValue(column, body) }
+        // A whole number written with a fraction or an exponent (as tools that hold ids as floats
+        // write them) is the same id as its digits; any other number keeps its text.
+        let canonical: [UInt8]? = withValue(column) { text in
+            guard text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+                    || (text.first == UInt8(ascii: "-") && text.count == 2 && text.last == UInt8(ascii: "0")),
+                  let v = Double(String(decoding: text, as: UTF8.self)), v.isFinite, v == v.rounded(),
+                  abs(v) <= 9_007_199_254_740_992 else { return nil }
+            return Array(String(Int64(v)).utf8)
+        }
+        guard let canonical else { return try withValue(column, body) }
+        return try canonical.withUnsafeBufferPointer(body)
     }
 }
 

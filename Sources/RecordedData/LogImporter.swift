@@ -572,11 +572,11 @@ struct LogImporter {
         }
         var session: String?
         if let sessionField = columns.session {
-            session = row.withValue(sessionField) { String(decoding: $0, as: UTF8.self) }
+            session = row.withID(sessionField) { String(decoding: $0, as: UTF8.self) }
             if session == "" { return try reject("empty session id", field: sessionField) }
         }
         let userField = columns.user
-        let found = row.withValue(userField) { id -> Result<(Int, Bool), BadUserID> in
+        let found = row.withID(userField) { id -> Result<(Int, Bool), BadUserID> in
             if id.isEmpty { return .failure(BadUserID("empty user id")) }
             // A NUL would end the id in any C-based tool and make two users look like one (or one like two).
             if id.contains(0) { return .failure(BadUserID("user id \(Excerpt.quoted(id)) contains a NUL byte")) }

@@ -56,6 +56,19 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(log.users, [UserVisits(id: "42", visits: [1_704_067_200, 1_704_153_600])])
     }
 
+    /// A number id is read by its value: a whole number written with a fraction or an exponent is the
+    /// same user; a fraction, or a number past 2^53, keeps its text.
+    func testWholeNumbersWrittenAsFloatsNameTheSameUser() throws {
+        let ids = ["42", "42.0", "4.2e1", "420E-1", "\"42\"", "42.5", "-0", "0", "1e300"]
+        let text = ids.enumerated().map { i, id in
+            #"{"event":"open","properties":{"time":\#(1_704_067_200 + i * 86_400),"distinct_id":\#(id)}}"#
+        }.joined(separator: "\n")
+        let log = try RecordedLog.parse(text, format: mixpanel)
+        XCTAssertEqual(Set(log.users.map(\.id)), ["42", "42.5", "0", "1e300"])
+        XCTAssertEqual(log.users.first { $0.id == "42" }?.visits.count, 5)
+        XCTAssertEqual(log.users.first { $0.id == "0" }?.visits.count, 2)
+    }
+
     func testEventTypesAreCountedAndFiltered() throws {
         var format = mixpanel
         format.excludedEventTypes = ["purchase"]
