@@ -86,6 +86,9 @@ struct CalibrateCommand: RunnableCommand {
         try OutputPaths.checkFile(output, option: Self.output.name,
                                   inputs: [scenarioPath, resultsPath].filter { $0 != ScenarioLoading.standardInput })
         let (scenario, recorded, loaded) = try Self.load(scenarioPath, resultsPath, context: context)
+        // Nor over a recorded log the scenario reads, known once the scenario is.
+        try OutputPaths.checkFile(output, option: Self.output.name,
+                                  inputs: RecordedLogs.files(of: scenario, folder: ScenarioLoading.dataFolder(scenarioPath)))
         let results = try holdOut.map { try Self.without($0, loaded) } ?? loaded
         var options = Calibration.Options()
         options.users = users

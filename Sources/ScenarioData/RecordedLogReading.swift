@@ -34,6 +34,12 @@ extension RecordedSource {
 }
 
 extension RecordedLogs {
+    /// The files of the recorded logs `scenario`'s segments name, resolved against `folder` as `read`
+    /// resolves them: inputs a command must not write over.
+    public static func files(of scenario: Scenario, folder: String?) -> [String] {
+        sources(of: scenario).map { $0.0.resolvedPath(in: folder) }
+    }
+
     /// Reads every recorded log `scenario`'s segments name, in their order, from paths relative to `folder`
     /// (the scenario file's folder; nil: the working folder). A file named twice in the same format is read
     /// once. The first log that is missing, unreadable or bad stops the reading with a `RecordedDataError`

@@ -36,6 +36,29 @@ final class HostileInputTests: ReminderSimTestCase {
         return String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self)
     }
 
+    /// `calibrate --out` naming the recorded log its scenario reads is refused (64), the log untouched.
+    func testCalibrateNeverWritesOverARecordedLog() throws {
+        var log = "user,time\n"
+        for u in 0..<30 {
+            for k in 0..<4 { log += "u\(u),2024-01-\(String(format: "%02d", 1 + k * 3 + u % 3))T10:00:00Z\n" }
+        }
+        try writeFile("data/log.csv", log)
+        var scenario = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(try CalibrationFixture.experiment(baseResponse: 0.05).canonicalJSON().utf8)) as? [String: Any])
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        population["segments"] = [["name": "recorded", "returns": [
+            "distribution": "empirical", "data": "log.csv", "format": ["user": "user", "time": "time"]]]]
+        scenario["population"] = population
+        try writeFile("data/app.json", try JSONSerialization.data(withJSONObject: scenario))
+        var truth = CalibrationFixture.experiment(baseResponse: 0.05)
+        truth.users = 300
+        try writeFile("past.csv", try CalibrationFixture.results(of: truth))
+        let result = try remindersim("calibrate", "data/app.json", "past.csv", "--users", "200", "--out", "data/log.csv")
+        assertExit(result, 64)
+        assertContains(result.stderr, "data/log.csv: is an input of this command")
+        XCTAssertEqual(try String(contentsOfFile: workPath("data/log.csv"), encoding: .utf8), log)
+    }
+
     // MARK: Standard input
 
     func testClosedStandardInputIsNoInput() throws {

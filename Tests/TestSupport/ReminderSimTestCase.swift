@@ -161,6 +161,7 @@ open class ReminderSimTestCase: XCTestCase {
     @discardableResult
     public func writeFile(_ name: String, _ data: Data) throws -> URL {
         let url = workDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: url)
         return url
     }
