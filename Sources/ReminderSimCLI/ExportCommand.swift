@@ -66,6 +66,6 @@ struct ExportCommand: RunnableCommand {
         try OutputPaths.checkReplaceable(
             Path.join(folder, table.name), what: "an export of the \(tableName) table (its first line is not that table's header)",
             advice: "move it away or name another folder with \(csv.name)"
-        ) { start in table.isHeader(of: String(String.UnicodeScalarView(start.unicodeScalars.prefix { $0 != "\n" }))) }
+        ) { firstLine, _ in table.isHeader(of: firstLine) }
     }
 }

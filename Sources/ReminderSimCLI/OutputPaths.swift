@@ -53,10 +53,12 @@ enum OutputPaths {
     }
 
     /// A file a command replaces only when an earlier run of the command wrote it: missing, or a
-    /// regular file whose first bytes (up to 4 KiB, as text) `ours` recognises. Anything else at the
-    /// path (a file of the user's own, a link, a folder, a device) is refused (64), with `advice`.
-    /// `what` names what the file would be ("an export of the runs table").
-    static func checkReplaceable(_ path: String, what: String, advice: String, ours: (String) -> Bool) throws {
+    /// regular file whose first line (read up to 1 MiB; a file with a longer one is not the
+    /// command's) and first 64 KiB `ours` recognises. Anything else at the path (a file of the user's own, a link, a
+    /// folder, a device) is refused (64), with `advice`. `what` names what the file would be ("an
+    /// export of the runs table").
+    static func checkReplaceable(_ path: String, what: String, advice: String,
+                                 ours: (_ firstLine: String, _ start: String) -> Bool) throws {
         let shownPath = shown(path)
         switch entry(at: path) {
         case .missing: return
@@ -65,8 +67,16 @@ enum OutputPaths {
                 throw CommandError.ioError("\(shownPath): exists and cannot be read to check it is \(what); \(advice)")
             }
             defer { try? handle.close() }
-            let start = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
-            guard ours(start) else { throw UsageError("\(shownPath): already exists and is not \(what); \(advice)") }
+            var start = Data()
+            while start.count < 1 << 20, !start.contains(UInt8(ascii: "\n")) || start.count < 1 << 16,
+                  let chunk = try? handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                start.append(chunk)
+            }
+            let line = start.firstIndex(of: UInt8(ascii: "\n")).map { start[..<$0] }
+                ?? (start.count < 1 << 20 ? start[...] : nil)
+            guard let line, ours(String(decoding: line, as: UTF8.self), String(decoding: start.prefix(1 << 16), as: UTF8.self)) else {
+                throw UsageError("\(shownPath): already exists and is not \(what); \(advice)")
+            }
         case .folder, .link(to: .folder):
             throw UsageError("\(shownPath): is a folder where the command writes a file; \(advice)")
         case .link, .brokenLink:

@@ -71,11 +71,11 @@ struct ReadoutCommand: RunnableCommand {
             try OutputPaths.checkFolder(output, option: Self.output.name)
             // An earlier readout's files are replaced; a file of the user's by their names is not.
             let advice = "move it away or name another folder with \(Self.output.name)"
-            try OutputPaths.checkReplaceable(Path.join(output, "readout.md"), what: "a readout", advice: advice) {
-                $0.hasPrefix(Self.markdownTitle)
+            try OutputPaths.checkReplaceable(Path.join(output, "readout.md"), what: "a readout", advice: advice) { line, _ in
+                line.hasPrefix(Self.markdownTitle)
             }
-            try OutputPaths.checkReplaceable(Path.join(output, "readout.html"), what: "a readout", advice: advice) {
-                $0.hasPrefix("<!DOCTYPE html>") && $0.contains("<title>" + Self.htmlTitle)
+            try OutputPaths.checkReplaceable(Path.join(output, "readout.html"), what: "a readout", advice: advice) { line, start in
+                line == "<!DOCTYPE html>" && start.contains("<title>" + Self.htmlTitle)
             }
         }
         let (scenario, recorded, results) = try CalibrateCommand.load(scenarioPath, resultsPath, context: context)

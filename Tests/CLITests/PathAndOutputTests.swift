@@ -283,6 +283,11 @@ final class PathAndOutputTests: ReminderSimTestCase {
         // A header that starts like the table's but names a column it does not have is not an export.
         try writeFile("ex/runs.csv", "run_id,my_note\n1,x\n")
         assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex"), 64)
+        // Nor is one whose first line runs past what a first glance reads.
+        let long = "run_id" + String(repeating: ",seed", count: 818) + ",my_notes\nprecious\n"
+        try writeFile("ex/runs.csv", long)
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "ex"), 64)
+        XCTAssertEqual(try String(contentsOfFile: workPath("ex/runs.csv"), encoding: .utf8), long)
         try FileManager.default.removeItem(atPath: workPath("ex/runs.csv"))
 
         try FileManager.default.createSymbolicLink(atPath: workPath("ex/runs.csv"), withDestinationPath: "elsewhere.csv")
