@@ -56,7 +56,9 @@ struct MergeCommand: RunnableCommand {
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
         // The shards' second look is the merged run's: they must have asked for the same model draws.
         let draws = shards.map(\.run.record.modelDraws)
-        if let different = shards.indices.first(where: { draws[$0] != draws[0] }) {
+        // Compared as the draws they come to: --model-draws 32 is the default for an uncertain response.
+        let effective = shards.map { SecondLookRunner.draws($0.run.record.modelDraws, scenario: $0.run.results.scenario) }
+        if let different = shards.indices.first(where: { effective[$0] != effective[0] }) {
             func shown(_ k: Int?) -> String { k.map { "--model-draws \($0)" } ?? "the default model draws" }
             throw CommandError.dataError("\(shards[different].source): ran with \(shown(draws[different])), but "
                 + "\(shards[0].source) with \(shown(draws[0])); shards of one run are run alike")

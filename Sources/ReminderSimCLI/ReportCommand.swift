@@ -12,9 +12,9 @@ struct ReportCommand: RunnableCommand {
         abstract: "Render a stored run's or tune's report (Markdown, HTML, CSV and SVG charts) again.",
         discussion: """
             Writes <out>/<scenario>-<run>/report.md and the files it links. A tune (tune:<number> or \
-            tune:latest) is worked out again from its stored scenario, seed and users, which gives the \
-            same figures and takes about as long as the tune did (the model draws at their default \
-            number); its report goes to <out>/<scenario>-tune-<n>/ as 'tune' writes it. \
+            tune:latest) is worked out again from its stored scenario, seed, users and model draws, which \
+            gives the same figures and takes about as long as the tune did; its report goes to \
+            <out>/<scenario>-tune-<n>/ as 'tune' writes it. \
             Examples: remindersim report latest; remindersim report tune:latest
             """,
         arguments: StoredRunSelection.specs + ReportFolderOption.specs + [CSVSafeFlag.spec])

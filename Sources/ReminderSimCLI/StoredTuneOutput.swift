@@ -19,7 +19,7 @@ enum StoredTuneOutput {
         let result: TuneResult
         do {
             var tuner = try Tuner(scenario: scenario, threads: threads, recorded: recorded)
-            tuner.modelDraws = SecondLookRunner.draws(nil, scenario: scenario)
+            tuner.modelDraws = SecondLookRunner.draws(stored.modelDraws, scenario: scenario)
             result = try tuner.run { printer.show($0) }
         } catch {
             throw CommandError.dataError("\(store.database.path): tune \(id): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")

@@ -104,7 +104,8 @@ struct TuneCommand: RunnableCommand {
         let wall = RunCommand.seconds(since: started)
 
         let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
-                                createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads)
+                                createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
+                                modelDraws: modelDraws)
         let tuneID = try StoreAccess.perform { try store.save(record) }
         var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
         report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)

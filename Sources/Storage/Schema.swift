@@ -392,11 +392,12 @@ enum Schema {
         ALTER TABLE cron_rule_stats ADD COLUMN shown INTEGER;
         ALTER TABLE cron_rule_stats ADD COLUMN users_shown INTEGER;
         """,
-        // 8: the draws of the response model a run's second look was made with (`--model-draws`), so
-        // that a report rendered again and a merge of shards decide as the run did; NULL for runs
-        // stored before, which are rendered with the default.
+        // 8: the draws of the response model a run's second look, or a tune's finalists, were simulated
+        // under (`--model-draws`), so that a report rendered again and a merge of shards decide as the
+        // run did; NULL when none was asked for (and for runs and tunes stored before): the default.
         """
         ALTER TABLE runs ADD COLUMN model_draws INTEGER;
+        ALTER TABLE tunes ADD COLUMN model_draws INTEGER;
         """,
     ]
 

@@ -9,10 +9,13 @@ public struct TuneRecord: Sendable {
     public var createdAt: String
     public var wallSeconds: Double
     public var threads: Int
+    /// The `--model-draws` the tune was given; nil: the scenario's default, which a report uses too.
+    public var modelDraws: Int?
 
-    public init(result: TuneResult, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int) {
+    public init(result: TuneResult, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
+                modelDraws: Int? = nil) {
         (self.result, self.toolVersion, self.createdAt) = (result, toolVersion, createdAt)
-        (self.wallSeconds, self.threads) = (wallSeconds, threads)
+        (self.wallSeconds, self.threads, self.modelDraws) = (wallSeconds, threads, modelDraws)
     }
 }
 
@@ -31,8 +34,9 @@ extension RunStore {
         try database.run(
             """
             INSERT INTO tunes (scenario_name, scenario_json, seed, users, candidates, baseline_label, objective, drop_z,
-                               winner_index, winner_label, simulated, tool_version, created_at, wall_seconds, threads)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               winner_index, winner_label, simulated, tool_version, created_at, wall_seconds, threads,
+                               model_draws)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(s.name), .text(json), .integer(Int64(bitPattern: s.seed)), .integer(Int64(s.users)),
@@ -40,6 +44,7 @@ extension RunStore {
                 .real(r.plan.dropZ), r.winner.map { .integer(Int64($0)) } ?? .null,
                 r.winner.map { .text(r.candidates[$0].spec.label) } ?? .null, .integer(Int64(r.simulated)),
                 .text(tune.toolVersion), .text(tune.createdAt), .real(tune.wallSeconds), .integer(Int64(tune.threads)),
+                tune.modelDraws.map { .integer(Int64($0)) } ?? .null,
             ])
         let writer = TuneWriter(database: database, tuneID: database.lastInsertedRowID, result: r, threads: tune.threads)
         try writer.writeStages()
@@ -139,6 +144,8 @@ public struct StoredTune: Sendable {
     public let scenario: Scenario
     public let winnerLabel: String?
     public let toolVersion: String
+    /// The `--model-draws` the tune was given; nil: the default.
+    public let modelDraws: Int?
 }
 
 extension RunStore {
@@ -159,7 +166,7 @@ extension RunStore {
 
     /// Reads tune `id` back: its scenario (with its seed and final users) and its recommendation.
     public func loadTune(_ id: Int64) throws(StoreError) -> StoredTune {
-        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users"]
+        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users", "model_draws"]
         let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes WHERE tune_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no tune \(id)") }
         let row = StoredRow(first, table: "tunes", columns: columns, owner: "tune \(id)")
@@ -177,8 +184,12 @@ extension RunStore {
             guard try row.integer("users", in: 1...Int64.max) == scenario.users else {
                 throw row.damaged("users", "the tune's final users differ from its stored scenario's (\(scenario.users))")
             }
+            var modelDraws: Int?
+            if try row.optionalInteger("model_draws") != nil {
+                modelDraws = try row.integer("model_draws", in: 0...Int64(UncertainDecision.maximumDraws))
+            }
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
-                              toolVersion: try row.text("tool_version"))
+                              toolVersion: try row.text("tool_version"), modelDraws: modelDraws)
         } catch let error {
             throw named(error)
         }
