@@ -86,16 +86,42 @@ enum OutputPaths {
         }
     }
 
+    /// The longest name of one file or folder, and of a whole path, in bytes (Linux's NAME_MAX and
+    /// PATH_MAX less its terminating NUL).
+    static let maximumNameBytes = 255
+    static let maximumPathBytes = 4095
+
+    /// Refuses (64) a path the system would refuse as too long only when the work is done.
+    static func checkNameLengths(_ path: String, option: String) throws {
+        if path.utf8.count > maximumPathBytes {
+            throw UsageError("\(option): the path is \(path.utf8.count) bytes long; at most \(maximumPathBytes)")
+        }
+        if let long = path.split(separator: "/").first(where: { $0.utf8.count > maximumNameBytes }) {
+            throw UsageError("\(shown(path)): the name \(shown(String(long.prefix(40))))… is \(long.utf8.count) bytes long; "
+                + "a file or folder name may have at most \(maximumNameBytes) (\(option))")
+        }
+    }
+
+    /// Whether a part of `path` before its last is an existing file rather than a folder (`notes.txt/x`,
+    /// or `notes.txt/` itself).
+    static func partIsAFile(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) != 0 && errno == ENOTDIR
+    }
+
     /// Nil when a folder can be made (and is removed again) in `folder`; otherwise why not.
     static func cannotMakeFolders(in folder: String) -> String? {
-        let probe = Path.join(folder, ".remindersim-probe-\(getpid())")
-        if mkdir(probe, 0o700) == 0 {
-            rmdir(probe)
-            return nil
+        // A name no one else uses: one already there (made by someone else) proves nothing.
+        for _ in 0..<8 {
+            let probe = Path.join(folder, ".remindersim-probe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            if mkdir(probe, 0o700) == 0 {
+                rmdir(probe)
+                return nil
+            }
+            let code = errno
+            if code != EEXIST { return String(cString: strerror(code)) }
         }
-        let code = errno
-        if code == EEXIST { return nil }
-        return String(cString: strerror(code))
+        return "no new name could be made there"
     }
 
     /// Whether this user may create and remove entries in `folder`.
@@ -110,6 +136,11 @@ enum OutputPaths {
     static func checkFile(_ path: String, option: String, inputs: [String]) throws {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name the file to write") }
         let shownPath = shown(path)
+        if path.hasSuffix("/") { throw UsageError("\(shownPath): ends in /, as a folder does; \(option) must name a file") }
+        try checkNameLengths(path, option: option)
+        if partIsAFile(path) {
+            throw CommandError.ioError("\(shownPath): a part of it is a file, not a folder (\(option))")
+        }
         switch entry(at: path) {
         case .missing: break
         case .regularFile:
@@ -144,6 +175,10 @@ enum OutputPaths {
     static func checkFolder(_ path: String, option: String) throws {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name a folder (. for the current one)") }
         let shownPath = shown(path)
+        try checkNameLengths(path, option: option)
+        if partIsAFile(path) {
+            throw CommandError.ioError("\(shownPath): a part of it is a file, not a folder (\(option))")
+        }
         var existing = path
         while true {
             let found = entry(at: existing)

@@ -227,6 +227,28 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("c.json")))
     }
 
+    /// Paths the system would refuse only when writing are refused before the work: a name longer
+    /// than a file system takes (64), a file where a folder belongs (74), a folder's slash where a
+    /// file belongs (64); no database is made.
+    func testPathsTheSystemWouldRefuseAreFoundFirst() throws {
+        try writeFile("notes.txt", "mine\n")
+        let long = String(repeating: "e", count: 300)
+        let cases: [([String], Int32, String)] = [
+            (["run"] + Self.small + ["--db", "p.sqlite", "--out", long], 64, "is 300 bytes long; a file or folder name may have at most 255"),
+            (["run"] + Self.small + ["--db", "p.sqlite", "--out", "notes.txt/"], 74, "notes.txt/: a part of it is a file, not a folder"),
+            (["export", "1", "--db", "p.sqlite", "--csv", "notes.txt/x"], 74, "notes.txt/x: a part of it is a file, not a folder"),
+            (["calibrate", "a.json", "b.csv", "--out", "new.json/"], 64, "new.json/: ends in /, as a folder does; --out must name a file"),
+            (["calibrate", "a.json", "b.csv", "--out", long + ".json"], 64, "a file or folder name may have at most 255"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try remindersim(arguments: arguments)
+            assertExit(result, status)
+            assertContains(result.stderr, message)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("p.sqlite")))
+        XCTAssertEqual(try String(contentsOfFile: workPath("notes.txt"), encoding: .utf8), "mine\n")
+    }
+
     /// The scenario given as the database is named as such (64), and left as it was.
     func testTheScenarioAsTheDatabaseIsAUsageError() throws {
         let scenario = try remindersim("scenario").stdout
