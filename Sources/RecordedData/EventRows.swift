@@ -78,15 +78,54 @@ struct JSONRow: EventRow {
         guard case .number = values[column] else { return try withValue(column, body) }
         // A whole number written with a fraction or an exponent (as tools that hold ids as floats
         // write them) is the same id as its digits; any other number keeps its text.
-        let canonical: [UInt8]? = withValue(column) { text in
-            guard text.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
-                    || (text.first == UInt8(ascii: "-") && text.count == 2 && text.last == UInt8(ascii: "0")),
-                  let v = Double(String(decoding: text, as: UTF8.self)), v.isFinite, v == v.rounded(),
-                  abs(v) <= 9_007_199_254_740_992 else { return nil }
-            return Array(String(Int64(v)).utf8)
-        }
+        let canonical = withValue(column) { Self.wholeNumberDigits($0) }
         guard let canonical else { return try withValue(column, body) }
         return try canonical.withUnsafeBufferPointer(body)
+    }
+
+    /// The digits of a JSON number that is a whole number (`42.0`, `4.2e1`, `-0` → `42`, `42`, `0`),
+    /// worked out on its decimal digits, so exactly; nil when it has a fractional part, is already
+    /// written as its digits, or would have more than 40 digits.
+    static func wholeNumberDigits(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var negative = false, digits: [UInt8] = [], fractionDigits = 0, exponent = 0, i = 0
+        if i < text.count, text[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var inFraction = false
+        while i < text.count, text[i] != UInt8(ascii: "e"), text[i] != UInt8(ascii: "E") {
+            if text[i] == UInt8(ascii: ".") { inFraction = true } else {
+                digits.append(text[i])
+                if inFraction { fractionDigits += 1 }
+            }
+            i += 1
+        }
+        let plain = i == text.count && !inFraction
+        if i < text.count {
+            i += 1
+            var sign = 1
+            if i < text.count, text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-") {
+                sign = text[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+            }
+            while i < text.count {
+                exponent = min(exponent * 10 + Int(text[i] - UInt8(ascii: "0")), 1_000_000)
+                i += 1
+            }
+            exponent *= sign
+        }
+        // The value is digits × 10^(exponent − fractionDigits).
+        let shift = exponent - fractionDigits
+        while let first = digits.first, first == UInt8(ascii: "0"), digits.count > 1 { digits.removeFirst() }
+        if shift < 0 {
+            let dropped = min(-shift, digits.count)
+            guard digits.suffix(dropped).allSatisfy({ $0 == UInt8(ascii: "0") }) else { return nil }
+            digits.removeLast(dropped)
+            if digits.isEmpty { digits = [UInt8(ascii: "0")] }
+        } else if digits != [UInt8(ascii: "0")] {
+            guard digits.count + shift <= 40 else { return nil }
+            digits += [UInt8](repeating: UInt8(ascii: "0"), count: shift)
+        }
+        let isZero = digits == [UInt8(ascii: "0")]
+        if plain && !(negative && isZero) { return nil }
+        return (negative && !isZero ? [UInt8(ascii: "-")] : []) + digits
     }
 }
 

@@ -56,15 +56,19 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(log.users, [UserVisits(id: "42", visits: [1_704_067_200, 1_704_153_600])])
     }
 
-    /// A number id is read by its value: a whole number written with a fraction or an exponent is the
-    /// same user; a fraction, or a number past 2^53, keeps its text.
+    /// A number id is read by its value, worked out on its digits: a whole number written with a
+    /// fraction or an exponent is the same user; a fraction (however small) keeps its text.
     func testWholeNumbersWrittenAsFloatsNameTheSameUser() throws {
-        let ids = ["42", "42.0", "4.2e1", "420E-1", "\"42\"", "42.5", "-0", "0", "1e300"]
+        let ids = ["42", "42.0", "4.2e1", "420E-1", "\"42\"", "42.5", "-0", "0", "1e300", "1e16", "10000000000000000",
+                   "1e-400", "9007199254740993.0", "9007199254740993", "42.000000000000001"]
         let text = ids.enumerated().map { i, id in
             #"{"event":"open","properties":{"time":\#(1_704_067_200 + i * 86_400),"distinct_id":\#(id)}}"#
         }.joined(separator: "\n")
         let log = try RecordedLog.parse(text, format: mixpanel)
-        XCTAssertEqual(Set(log.users.map(\.id)), ["42", "42.5", "0", "1e300"])
+        XCTAssertEqual(Set(log.users.map(\.id)), ["42", "42.5", "0", "1e300", "10000000000000000", "1e-400",
+                                                   "9007199254740993", "42.000000000000001"])
+        XCTAssertEqual(log.users.first { $0.id == "9007199254740993" }?.visits.count, 2)
+        XCTAssertEqual(log.users.first { $0.id == "10000000000000000" }?.visits.count, 2)
         XCTAssertEqual(log.users.first { $0.id == "42" }?.visits.count, 5)
         XCTAssertEqual(log.users.first { $0.id == "0" }?.visits.count, 2)
     }
