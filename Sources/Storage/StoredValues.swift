@@ -67,7 +67,8 @@ struct StoredRow {
     /// A duration in seconds: a finite number ≥ 0.
     func seconds(_ column: String) throws(StoreError) -> Double {
         let v = try real(column)
-        guard v.isFinite, v >= 0 else { throw damaged(column, "\(v) is not a duration in seconds") }
+        // A run or tune of more than 30 years' wall time is no duration this tool measured.
+        guard v.isFinite, v >= 0, v <= 1e9 else { throw damaged(column, "\(v) is not a duration in seconds") }
         return v
     }
 

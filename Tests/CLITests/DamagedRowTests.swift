@@ -165,7 +165,8 @@ final class DamagedRowTests: ReminderSimTestCase {
     func testListChecksTheWallTimeAndShowsTextOnOneLine() throws {
         try makeRuns()
         for (n, sql) in ["UPDATE runs SET wall_seconds = 9e999 WHERE run_id = 1",
-                         "UPDATE runs SET wall_seconds = -3 WHERE run_id = 1"].enumerated() {
+                         "UPDATE runs SET wall_seconds = -3 WHERE run_id = 1",
+                         "UPDATE runs SET wall_seconds = 1e308 WHERE run_id = 1"].enumerated() {
             let database = try damaged(sql, as: "wall-\(n).sqlite")
             try assertRefused(["list"], database: database, mentions: ["run_overview.wall_seconds", "run 1", "not a duration"])
         }
