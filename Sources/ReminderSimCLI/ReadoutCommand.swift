@@ -101,10 +101,8 @@ struct ReadoutCommand: RunnableCommand {
         guard let output else { return }
         let markdown = Self.markdown(readout, scenario: scenario, results: shown)
         do {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            try Data(markdown.utf8).write(to: URL(fileURLWithPath: Path.join(output, "readout.md")), options: .atomic)
             let html = HTMLReport.render(markdown: markdown, charts: [:], title: Self.htmlTitle + scenario.name)
-            try Data(html.utf8).write(to: URL(fileURLWithPath: Path.join(output, "readout.html")), options: .atomic)
+            try ReportFiles.writeAll([("readout.md", Data(markdown.utf8)), ("readout.html", Data(html.utf8))], into: output)
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")
         }

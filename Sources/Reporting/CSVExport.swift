@@ -68,13 +68,11 @@ public enum CSVExport {
         ResultTables.all.map { CSVFile(name: "\($0.name).csv", table: Self.table($0, of: run)) }
     }
 
-    /// Writes `files` into `folder` (made if missing), each replaced whole; returns their names.
+    /// Writes `files` into `folder` (made if missing), all or none of them (`ReportFiles.writeAll`);
+    /// returns their names.
     @discardableResult
     public static func write(_ files: [CSVFile], to folder: String, raw: Bool = true) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for file in files {
-            try ReportFiles.write(file.table.encoded(neutralizeFormulas: !raw), to: Path.join(folder, file.name))
-        }
+        try ReportFiles.writeAll(files.map { ($0.name, Data($0.table.encoded(neutralizeFormulas: !raw).utf8)) }, into: folder)
         return files.map(\.name)
     }
 }
@@ -101,7 +99,45 @@ public struct CSVFile {
 }
 
 /// Writing report files.
-enum ReportFiles {
+public enum ReportFiles {
+    /// Writes `files` (name, contents) into `folder`, all or none: each goes to a hidden
+    /// `.NAME.partial-PID` beside its place first, and only once every one is written are they renamed
+    /// into place. When one cannot be written (a full disk), those written are removed, and so are
+    /// the folders made for them, so that the folder holds what it held before.
+    public static func writeAll(_ files: [(name: String, contents: Data)], into folder: String) throws {
+        var made: [String] = []
+        var missing = folder
+        while !missing.isEmpty, !FileManager.default.fileExists(atPath: missing) {
+            made.append(missing)
+            let parent = Path.folder(of: missing)
+            if parent == missing { break }
+            missing = parent
+        }
+        var written: [String] = []
+        func undo() {
+            for path in written { unlink(path) }
+            for path in made { rmdir(path) }
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for file in files {
+                let partial = Path.join(folder, ".\(file.name).partial-\(getpid())")
+                written.append(partial)
+                try file.contents.write(to: URL(fileURLWithPath: partial))
+            }
+        } catch {
+            undo()
+            throw error
+        }
+        for (file, partial) in zip(files, written) {
+            guard rename(partial, Path.join(folder, file.name)) == 0 else {
+                let code = errno
+                undo()
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code))])
+            }
+        }
+    }
+
     /// Writes text as UTF-8, replacing the file atomically so a reader never sees half of it.
     static func write(_ text: String, to path: String) throws {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

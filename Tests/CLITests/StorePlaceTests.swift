@@ -137,6 +137,24 @@ final class StorePlaceTests: ReminderSimTestCase {
                        "reading the store left files", file: file, line: line)
     }
 
+    /// An export that cannot write one of its files (here the file size limit) writes none: a new
+    /// folder is not left behind, and an earlier export keeps every one of its files.
+    func testAnExportIsWrittenWholeOrNotAtAll() throws {
+        assertExit(try remindersim(arguments: Self.run + ["--db", "runs.sqlite", "--out", "reports"]), 0)
+        assertExit(try remindersim(arguments: ["run", "--users", "300", "--days", "35", "--seed", "5", "--db", "runs.sqlite",
+                                               "--out", "reports"]), 0)
+        let limited = try remindersimLimited("ulimit -f 2", ["export", "2", "--db", "runs.sqlite", "--csv", "new/csv"])
+        assertExit(limited, 74)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("new")), "the folders made for it are removed")
+        assertExit(try remindersim("export", "1", "--db", "runs.sqlite", "--csv", "csv"), 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: workPath("csv")).sorted()
+        let contents = try before.map { try Data(contentsOf: URL(fileURLWithPath: workPath("csv/\($0)"))) }
+        assertExit(try remindersimLimited("ulimit -f 2", ["export", "2", "--db", "runs.sqlite", "--csv", "csv"]), 74)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workPath("csv")).sorted(), before)
+        XCTAssertEqual(try before.map { try Data(contentsOf: URL(fileURLWithPath: workPath("csv/\($0)"))) }, contents,
+                       "run 1's export is whole")
+    }
+
     // MARK: The file size limit
 
     /// Under a file size limit too small for the database, the run fails with exit 74 and "File too
