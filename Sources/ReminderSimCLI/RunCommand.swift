@@ -88,8 +88,8 @@ struct RunCommand: RunnableCommand {
     }
 
     /// The run itself, from the store opened: simulated, saved, second looks, report and summary.
-    private func simulateAndSave(_ scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, store: RunStore,
-                                 context: CommandContext) throws {
+    private func simulateAndSave(_ scenario: Scenario, model: CompiledModel, recorded: RecordedLogs,
+                                 store: () throws -> RunStore, context: CommandContext) throws {
         let started = DispatchTime.now()
         let users = shard?.users(of: scenario.users) ?? 0..<scenario.users
         let progress = ProgressBar(total: users.count, label: shard.map { "shard \($0)" } ?? "simulating", io: context.io)
@@ -112,7 +112,7 @@ struct RunCommand: RunnableCommand {
             results: results, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard,
             modelDraws: modelDraws)
-        let runID = try StoreAccess.perform { try store.save(record) }
+        let runID = try StoreAccess.perform { try store().save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {
             // A shard's numbers are a part of the run, not a result: they are reported once merged.

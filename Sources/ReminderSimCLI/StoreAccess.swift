@@ -21,25 +21,39 @@ enum StoreAccess {
         }
     }
 
-    /// Opens the database at `path` for a command that saves one result into it, and runs `body`,
-    /// which saves it; a database this call made is removed again when `body` fails, so that a
-    /// command stopped before it saved anything (bad data found while simulating, a budget refused)
-    /// leaves no empty database behind. A database that was there before is never removed.
+    /// Runs `body`, a command that saves one result into the database at `path` after its work, with
+    /// the store to save into: an existing database is opened (and checked) at once; a new one is
+    /// only checked, and made when `body` asks for the store to save, so that a command stopped
+    /// before it saves anything (bad data found while simulating, a budget refused, Ctrl-C) leaves no
+    /// database behind. A database made here that stays empty because `body` failed is removed
+    /// again; one that was there before never is.
     static func saving<T>(into path: String, inputs: [String?] = [], stderr: any OutputWriter,
-                          _ body: (RunStore) throws -> T) throws -> T {
+                          _ body: (_ store: () throws -> RunStore) throws -> T) throws -> T {
         // The scenario file given as the database would be refused by SQLite as "not a database"; say what it is.
         if let database = OutputPaths.identity(of: path),
            let input = inputs.compactMap({ $0 }).first(where: { $0 != "-" && OutputPaths.identity(of: $0).map { $0 == database } ?? false }) {
             throw UsageError("\(OutputPaths.shown(path)): is \(input == path ? "the scenario" : "the same file as the scenario \(OutputPaths.shown(input))") "
                 + "this command reads; \(DatabaseOption.spec.name) must name a database")
         }
-        let store = try open(path, create: true, stderr: stderr)
+        var store: RunStore?
+        if OutputPaths.entry(at: path) == .missing {
+            if path.isEmpty { throw UsageError("\(DatabaseOption.spec.name): the database path is empty; give the name of a database file") }
+            do { try RunStore.checkCanCreate(path) } catch { throw commandError(error) }
+        } else {
+            store = try open(path, create: true, stderr: stderr)
+        }
+        func opened() throws -> RunStore {
+            if let store { return store }
+            let made = try open(path, create: true, stderr: stderr)
+            store = made
+            return made
+        }
         do {
-            return try body(store)
+            return try body(opened)
         } catch {
             // Removed once released, with the folders made for it, if nothing was saved in it
             // meanwhile and no other process has it open.
-            store.abandon()
+            store?.abandon()
             throw error
         }
     }

@@ -74,7 +74,7 @@ struct TuneCommand: RunnableCommand {
 
     /// The tune itself, from the store opened: its cost checked against the budget, raced, saved and reported.
     private func tuneAndSave(_ tuner: Tuner, scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, name: String,
-                             store: RunStore, context: CommandContext) throws {
+                             store: () throws -> RunStore, context: CommandContext) throws {
         // A short calibration run gives the cost of one user under one configuration on this machine.
         let calibrationUsers = min(scenario.users, 500)
         let started = DispatchTime.now()
@@ -106,7 +106,7 @@ struct TuneCommand: RunnableCommand {
         let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
                                 modelDraws: modelDraws)
-        let tuneID = try StoreAccess.perform { try store.save(record) }
+        let tuneID = try StoreAccess.perform { try store().save(record) }
         var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
         report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
         let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe)

@@ -238,6 +238,13 @@ public final class RunStore {
         }
     }
 
+    /// Checks, without making anything, that a database can be made at `path` (it does not exist yet):
+    /// the errors `init` would give there. A command that saves once, after long work, checks first
+    /// and makes the database only to save into it, so that stopping it (Ctrl-C, bad data) leaves none.
+    public static func checkCanCreate(_ path: String) throws(StoreError) {
+        _ = try StorePlace(path: path, create: true)
+    }
+
     /// The command that opened the store stops before saving: a database this store made is removed
     /// when the store is released, as after a failed save, if it still holds nothing.
     public func abandon() {

@@ -36,6 +36,16 @@ final class CrashSafetyTests: ReminderSimTestCase {
     static let wide = ["run", "wide.json", "--users", "50", "--days", "1000", "--threads", "2", "--db", database]
     static let small = ["run", "--users", "3000", "--days", "60", "--threads", "2", "--db", database]
 
+    /// A run stopped before it saves (here killed while it simulates) leaves no new database, nor the
+    /// folders made for one: the database is made only to save into.
+    func testAStoppedRunLeavesNoNewDatabase() throws {
+        let big = try startRemindersim(["run", "--users", "100000000", "--days", "90", "--threads", "2", "--db", "new/runs.sqlite"])
+        XCTAssertTrue(big.waitForCPU(1, timeout: 60), "the big run ended, or never got going, before it could be stopped")
+        XCTAssertTrue(big.killNow(), "could not stop the big run")
+        _ = try XCTUnwrap(big.wait(timeout: 10))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("new")), "a database or its folder was made before the save")
+    }
+
     func testKilledRunsLeaveNoPartialRun() throws {
         let clock = Date()
         try writeWideScenario()
