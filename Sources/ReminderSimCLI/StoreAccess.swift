@@ -30,9 +30,17 @@ enum StoreAccess {
     static func saving<T>(into path: String, inputs: [String?] = [], stderr: any OutputWriter,
                           _ body: (_ store: () throws -> RunStore) throws -> T) throws -> T {
         // The scenario file given as the database would be refused by SQLite as "not a database"; say what it is.
+        func identity(_ input: String) -> (device: UInt64, inode: UInt64)? {
+            guard input == "-" else { return OutputPaths.identity(of: input) }
+            // Standard input redirected from the database file itself.
+            var status = stat()
+            guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            return (UInt64(status.st_dev), UInt64(status.st_ino))
+        }
         if let database = OutputPaths.identity(of: path),
-           let input = inputs.compactMap({ $0 }).first(where: { $0 != "-" && OutputPaths.identity(of: $0).map { $0 == database } ?? false }) {
-            throw UsageError("\(OutputPaths.shown(path)): is \(input == path ? "the scenario" : "the same file as the scenario \(OutputPaths.shown(input))") "
+           let input = inputs.compactMap({ $0 }).first(where: { identity($0).map { $0 == database } ?? false }) {
+            let named = input == "-" ? "on standard input" : OutputPaths.shown(input)
+            throw UsageError("\(OutputPaths.shown(path)): is \(input == path ? "the scenario" : "the same file as the scenario \(named)") "
                 + "this command reads; \(DatabaseOption.spec.name) must name a database")
         }
         var store: RunStore?

@@ -43,8 +43,12 @@ public enum LiveTestReport {
             + String(format: "−%.0f%%", c.varianceReduction * 100) + "): \(Text.group(c.totalUsers)) users in total ("
             + "\(c.usersPerArm.map(Text.group).joined(separator: " / ")); \(Text.group(c.totalUsersWithout)) for them "
             + "without CUPED)"
-        if let n = plan.liveUsers, let mde = c.minimumDetectableEffect {
-            text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
+        if let n = plan.liveUsers {
+            if let mde = c.minimumDetectableEffect {
+                text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"
+            } else {
+                text += "; \(Text.group(n)) user\(n == 1 ? " leaves" : "s leave") an arm fewer than two users: too few for any test"
+            }
         }
         return text + "."
     }

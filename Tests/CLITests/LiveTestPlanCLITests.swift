@@ -60,7 +60,9 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
             XCTAssertEqual((plan["cuped"] as? [String: Any])?["minimumDetectableEffect"] as? Double != nil, detects, "CUPED, \(n)")
         }
         let text = try remindersim("run", "--users", "1000", "--days", "30", "--live-users", "1", "--db", "r.db", "--out", "rep")
-        assertContains(text.stdout, "; 1 user leaves an arm fewer than two users: too few for any test.")
+        assertContains(text.stdout, "; 1 user leaves an arm fewer than two users: too few for any test. With CUPED")
+        XCTAssertEqual(text.stdout.components(separatedBy: "1 user leaves an arm fewer than two users").count, 3,
+                       "the plan with CUPED says so too")
     }
 
     /// `liveTest.preDays` 0 turns CUPED off, and the report says so.

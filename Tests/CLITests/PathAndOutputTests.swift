@@ -261,6 +261,9 @@ final class PathAndOutputTests: ReminderSimTestCase {
             assertContains(result.stderr, "\(file): is the scenario this command reads; --db must name a database")
             XCTAssertEqual(try String(contentsOfFile: workPath(file), encoding: .utf8), text)
         }
+        let piped = try shell("$R run - --users 40 --db s.json < s.json")
+        XCTAssertEqual(piped.status, 64, piped.stderr)
+        XCTAssertTrue(piped.stderr.contains("s.json: is the same file as the scenario on standard input"), piped.stderr)
     }
 
     /// A folder where nothing can be made, whatever its permissions say (/proc), is found before the
