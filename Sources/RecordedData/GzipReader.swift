@@ -44,10 +44,26 @@ struct GzipReader {
     }
 
     init(path: String) throws(ImportError) {
-        self.path = path
         guard let opened = fopen(path, "rb") else {
             throw .cannotRead(file: path, reason: "cannot open it for reading: \(String(cString: strerror(errno)))")
         }
+        try self.init(file: opened, path: path)
+    }
+
+    /// Reads what is left of an open descriptor (standard input) from where it stands, without
+    /// opening anything again: a pipe whose writer is gone, or a file partly read already, is read
+    /// as it is. `path` names it in messages.
+    init(descriptor: Int32, path: String) throws(ImportError) {
+        let copy = dup(descriptor)
+        guard copy >= 0, let opened = fdopen(copy, "rb") else {
+            if copy >= 0 { Foundation.close(copy) }
+            throw .cannotRead(file: path, reason: "cannot read it: \(String(cString: strerror(errno)))")
+        }
+        try self.init(file: opened, path: path)
+    }
+
+    private init(file opened: UnsafeMutablePointer<FILE>, path: String) throws(ImportError) {
+        self.path = path
         file = opened
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())

@@ -25,6 +25,13 @@ extension RecordedLog {
                  chunkSize: 1 << 20)
     }
 
+    /// Whether standard input is a regular file not yet read from: one that can be opened again by
+    /// its path and read whole, as a file named on the command line is.
+    static func standardInputIsAWholeFile() -> Bool {
+        var status = stat()
+        return fstat(STDIN_FILENO, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && lseek(STDIN_FILENO, 0, SEEK_CUR) == 0
+    }
+
     static func read(
         file path: String, format: LogFormat, observationEnd: Double?, onBadRow: BadRowPolicy,
         outliers: OutlierPolicy = .exclude, chunkSize: Int, lineLimit: Int = maximumLineBytes
@@ -38,8 +45,10 @@ extension RecordedLog {
         importer.lineLimit = lineLimit
         // A pipe or a terminal can be read once only: the bytes that tell gzip and ZIP apart cannot be
         // looked at first and read again, so zlib reads it, passing plain text through as it is.
-        if !isRegularFile(path) {
-            var reader = try GzipReader(path: path)
+        // Standard input is read from its descriptor, where it stands, unless it is a whole file.
+        let fromStandardInput = path == "/dev/stdin" && !standardInputIsAWholeFile()
+        if fromStandardInput || !isRegularFile(path) {
+            var reader = fromStandardInput ? try GzipReader(descriptor: STDIN_FILENO, path: path) : try GzipReader(path: path)
             defer { reader.close() }
             try feed(&reader, to: &importer, chunkSize: chunkSize) { first in
                 guard first.starts(with: [0x50, 0x4B, 0x03, 0x04]) else { return }

@@ -156,6 +156,19 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("mine.txt")))
     }
 
+    /// A log on standard input is read from the descriptor where it stands: a FIFO whose writer is
+    /// gone is not waited on, and a file partly read already is read from there.
+    func testALogOnStandardInputIsReadWhereItStands() throws {
+        try writeFile("log.csv", "user,time\nu1,2024-01-01T10:00:00Z\nu1,2024-01-05T10:00:00Z\nu2,2024-01-02T10:00:00Z\n")
+        try writeFile("skip.csv", "a line of something else\nuser,time\nu1,2024-01-01T10:00:00Z\nu1,2024-01-05T10:00:00Z\n")
+        let fifo = try shell("mkfifo p && (cat log.csv > p &) && sleep 0.3 && timeout 20 $R import - < p > fifo.txt")
+        XCTAssertEqual(fifo.status, 0, fifo.stderr)
+        assertContains(try String(contentsOfFile: workPath("fifo.txt"), encoding: .utf8), "users: 2, visits: 3")
+        let skipped = try shell("{ read line; $R import - > skip.txt; } < skip.csv")
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        assertContains(try String(contentsOfFile: workPath("skip.txt"), encoding: .utf8), "users: 1, visits: 2")
+    }
+
     /// A log read from a closed standard input says so.
     func testAClosedStandardInputIsNamed() throws {
         for command in ["$R import - <&-", "$R fit - --out f <&-"] {
