@@ -54,9 +54,9 @@ enum OutputPaths {
 
     /// A file a command replaces only when an earlier run of the command wrote it: missing, or a
     /// regular file whose first line (read up to 1 MiB; a file with a longer one is not the
-    /// command's) and first 64 KiB `ours` recognises. Anything else at the path (a file of the user's own, a link, a
-    /// folder, a device) is refused (64), with `advice`. `what` names what the file would be ("an
-    /// export of the runs table").
+    /// command's) and first 64 KiB `ours` recognises. Anything else at the path (a file of the
+    /// user's own, a link, a folder, a device) is refused (64), with `advice`. `what` names what the
+    /// file would be ("an export of the runs table").
     static func checkReplaceable(_ path: String, what: String, advice: String,
                                  ours: (_ firstLine: String, _ start: String) -> Bool) throws {
         let shownPath = shown(path)
@@ -90,6 +90,15 @@ enum OutputPaths {
     /// PATH_MAX less its terminating NUL).
     static let maximumNameBytes = 255
     static let maximumPathBytes = 4095
+
+    /// Refuses a path the system would refuse only when the work is done: a name too long (64), or a
+    /// file where a folder belongs (74).
+    static func checkReachable(_ path: String, option: String) throws {
+        try checkNameLengths(path, option: option)
+        if partIsAFile(path) {
+            throw CommandError.ioError("\(shown(path)): a part of it is a file, not a folder (\(option))")
+        }
+    }
 
     /// Refuses (64) a path the system would refuse as too long only when the work is done.
     static func checkNameLengths(_ path: String, option: String) throws {
@@ -137,10 +146,7 @@ enum OutputPaths {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name the file to write") }
         let shownPath = shown(path)
         if path.hasSuffix("/") { throw UsageError("\(shownPath): ends in /, as a folder does; \(option) must name a file") }
-        try checkNameLengths(path, option: option)
-        if partIsAFile(path) {
-            throw CommandError.ioError("\(shownPath): a part of it is a file, not a folder (\(option))")
-        }
+        try checkReachable(path, option: option)
         switch entry(at: path) {
         case .missing: break
         case .regularFile:
@@ -175,10 +181,7 @@ enum OutputPaths {
     static func checkFolder(_ path: String, option: String) throws {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name a folder (. for the current one)") }
         let shownPath = shown(path)
-        try checkNameLengths(path, option: option)
-        if partIsAFile(path) {
-            throw CommandError.ioError("\(shownPath): a part of it is a file, not a folder (\(option))")
-        }
+        try checkReachable(path, option: option)
         var existing = path
         while true {
             let found = entry(at: existing)

@@ -44,10 +44,10 @@ enum StoreAccess {
                 + "this command reads; \(DatabaseOption.spec.name) must name a database")
         }
         var store: RunStore?
-        if OutputPaths.entry(at: path) == .missing {
-            if path.isEmpty { throw UsageError("\(DatabaseOption.spec.name): the database path is empty; give the name of a database file") }
+        if !path.isEmpty && OutputPaths.entry(at: path) == .missing {
             do { try RunStore.checkCanCreate(path) } catch { throw commandError(error) }
         } else {
+            // An empty path is refused there, as everywhere a database is opened.
             store = try open(path, create: true, stderr: stderr)
         }
         func opened() throws -> RunStore {

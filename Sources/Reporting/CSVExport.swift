@@ -25,21 +25,6 @@ public enum CSVExport {
         }
     }
 
-    /// Writes every exported table of run `run` of `store` into `folder` as `<table>.csv`; returns the
-    /// file names. `raw` (the default) writes text exactly as stored; false puts a `'` before text a
-    /// spreadsheet would run as a formula (`--csv-safe`).
-    @discardableResult
-    public static func write(run: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
-        try write(store.load(run), to: folder, raw: raw)
-    }
-
-    /// Writes tune `tune`'s rows of the tables that hold tunes into `folder` as `<table>.csv`, every
-    /// column as stored; returns the file names. `raw` as for a run.
-    @discardableResult
-    public static func write(tune: Int64, store: RunStore, to folder: String, raw: Bool = true) throws -> [String] {
-        try write(files(tune: tune, store: store), to: folder, raw: raw)
-    }
-
     /// Tune `tune`'s rows of the tables that hold tunes, one file per table, every column as stored.
     public static func files(tune: Int64, store: RunStore) throws -> [CSVFile] {
         try RunStore.tuneTables.map { name in
@@ -69,7 +54,8 @@ public enum CSVExport {
     }
 
     /// Writes `files` into `folder` (made if missing), all or none of them (`ReportFiles.writeAll`);
-    /// returns their names.
+    /// returns their names. `raw` (the default) writes text exactly as stored; false puts a `'`
+    /// before text a spreadsheet would run as a formula (`--csv-safe`).
     @discardableResult
     public static func write(_ files: [CSVFile], to folder: String, raw: Bool = true) throws -> [String] {
         try ReportFiles.writeAll(files.map { ($0.name, Data($0.table.encoded(neutralizeFormulas: !raw).utf8)) }, into: folder)
