@@ -14,6 +14,12 @@ public struct ImportIssue: Error, Sendable, Equatable, CustomStringConvertible {
         self.column = column
     }
 
+    /// The same problem with the file `path` named `name` in its message (standard input read from
+    /// its device file, named as the command line names it).
+    func naming(_ path: String, as name: String) -> ImportIssue {
+        ImportIssue(line: line, reason: reason, file: ImportError.renamed(file, path, name), column: column)
+    }
+
     public var description: String {
         let place = file.isEmpty ? "line \(line)" : "\(file):\(line)"
         return column.map { "\(place): column \($0): \(reason)" } ?? "\(place): \(reason)"
@@ -42,6 +48,34 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case utf32(file: String)
     /// The format itself is unusable (unknown pattern token, non-ASCII delimiter, named column without header…).
     case invalidFormat(String)
+
+    /// `file` with the path `path` at its start (alone, or before a ZIP entry's name) named `name`.
+    static func renamed(_ file: String, _ path: String, _ name: String) -> String {
+        if file == path { return name }
+        return file.hasPrefix(path + " entry ") ? name + file.dropFirst(path.count) : file
+    }
+
+    /// The same problem with the file `path` named `name` in its message.
+    func naming(_ path: String, as name: String) -> ImportError {
+        let n = { (file: String) in Self.renamed(file, path, name) }
+        switch self {
+        case let .cannotRead(file, reason): return .cannotRead(file: n(file), reason: reason)
+        case let .corruptCompression(file, reason): return .corruptCompression(file: n(file), reason: reason)
+        case let .emptyFile(file, jsonLines): return .emptyFile(file: n(file), jsonLines: jsonLines)
+        case let .noEvents(file, rows, skipped, filtered):
+            return .noEvents(file: n(file), rows: rows, skipped: skipped, filtered: filtered)
+        case let .onlyOutliers(file, visits, bounds): return .onlyOutliers(file: n(file), visits: visits, bounds: bounds)
+        case let .missingColumn(file, column, header): return .missingColumn(file: n(file), name: column, header: header)
+        case let .ambiguousColumn(file, column, positions):
+            return .ambiguousColumn(file: n(file), name: column, positions: positions)
+        case let .columnOutOfRange(file, position, fieldCount):
+            return .columnOutOfRange(file: n(file), position: position, fieldCount: fieldCount)
+        case let .carriageReturnLines(file): return .carriageReturnLines(file: n(file))
+        case let .utf16(file): return .utf16(file: n(file))
+        case let .utf32(file): return .utf32(file: n(file))
+        case .invalidFormat: return self
+        }
+    }
 
     public var description: String {
         switch self {

@@ -14,15 +14,23 @@ extension RecordedLog {
     /// A gzip-compressed file (told by its first bytes, whatever its name) is decompressed as it is read;
     /// so is a ZIP archive, whose entries (each plain or gzip-compressed) are read one after another as
     /// parts of one log, their lines counted from 1 in each and their problems naming the entry.
+    /// Problems name the file `name` when given (standard input read as /dev/stdin), its path otherwise.
     public static func read(
         file path: String,
+        name: String? = nil,
         format: LogFormat,
         observationEnd: Double? = nil,
         onBadRow: BadRowPolicy = .stop,
         outliers: OutlierPolicy = .exclude
     ) throws -> RecordedLog {
-        try read(file: path, format: format, observationEnd: observationEnd, onBadRow: onBadRow, outliers: outliers,
-                 chunkSize: 1 << 20)
+        do {
+            return try read(file: path, format: format, observationEnd: observationEnd, onBadRow: onBadRow, outliers: outliers,
+                            chunkSize: 1 << 20)
+        } catch let error as ImportError {
+            throw name.map { error.naming(path, as: $0) } ?? error
+        } catch let issue as ImportIssue {
+            throw name.map { issue.naming(path, as: $0) } ?? issue
+        }
     }
 
     /// Whether standard input is a regular file not yet read from: one that can be opened again by

@@ -149,7 +149,7 @@ struct CalibrateCommand: RunnableCommand {
         ScenarioLoading.warn(scenario, path: scenarioPath, context: context)
         let text = try ScenarioLoading.readText(resultsPath, kind: "a results file")
         do {
-            return (scenario, recorded, try ExperimentResults.parse(text, file: resultsPath))
+            return (scenario, recorded, try ExperimentResults.parse(text, file: InputFile.displayName(resultsPath)))
         } catch {
             throw CommandError.dataError(error.description)
         }
@@ -159,10 +159,10 @@ struct CalibrateCommand: RunnableCommand {
     static func commandError(_ error: Error, scenarioPath: String, resultsPath: String) -> Error {
         switch error {
         case let error as CalibrationError:
-            return CommandError.dataError("\(resultsPath): \(error.description)")
+            return CommandError.dataError("\(InputFile.displayName(resultsPath)): \(error.description)")
         case let error as RecordedDataError:
             // The recorded logs were read and checked with the scenario; every trial point uses them as read.
-            return ScenarioLoading.commandError(error, message: "\(scenarioPath): \(error.description)")
+            return ScenarioLoading.commandError(error, message: "\(InputFile.displayName(scenarioPath)): \(error.description)")
         default:
             return error
         }

@@ -42,6 +42,9 @@ struct FitCommand: RunnableCommand {
     static let output = ReportFolderOption.spec.described("Where the segments and charts go (default: Reports/fit-<name>).")
 
     let data: String
+    /// The log's path: for `-`, the file standard input was redirected from (see `redirectedFile`),
+    /// or /dev/stdin, which a scenario cannot read again.
+    let source: String
     let logOptions: LogOptions
     let calibrationEnd: String?
     let gapUnit: GapUnit
@@ -51,6 +54,7 @@ struct FitCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         data = try arguments.value(LogOptions.data)
+        source = data == "-" ? Self.redirectedFile() ?? "/dev/stdin" : data
         logOptions = try LogOptions(arguments)
         calibrationEnd = try LogOptions.date(Self.calibrationEndOption, arguments)
         gapUnit = try arguments.value(Self.gapUnitOption, as: GapUnit.self)
@@ -130,7 +134,7 @@ struct FitCommand: RunnableCommand {
         }
         if !why.isEmpty {
             context.stderr.writeLine("\(context.commandPath.split(separator: " ").first ?? "remindersim"): warning: "
-                + "the resampled and replayed segments read \(OutputPaths.shown(data)) again, as a scenario does: "
+                + "the resampled and replayed segments read \(OutputPaths.shown(source)) again, as a scenario does: "
                 + why.joined(separator: "; ") + "; save the log as a file a scenario can read as it is")
         }
     }
@@ -160,8 +164,17 @@ struct FitCommand: RunnableCommand {
         return entries.sorted().first { !files.contains($0) && FolderPublishing.workingProcess($0) == nil }
     }
 
-    /// The log's path: standard input's for `-`.
-    var source: String { data == "-" ? "/dev/stdin" : data }
+    /// The file standard input is redirected from, when it is a regular file and the system names it
+    /// (Linux's /proc/self/fd/0): the segments then name that file, which a scenario can read again.
+    static func redirectedFile() -> String? {
+        var status = stat()
+        guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0"),
+              target.hasPrefix("/"), OutputPaths.entry(at: target) == .regularFile,
+              let file = OutputPaths.identity(of: target), let input = OutputPaths.identity(of: "/dev/stdin"),
+              file == input else { return nil }
+        return target
+    }
 
     func holdsTheLog() -> CommandError {
         CommandError(.usage, "\(Self.output.name): the folder holds the log \(OutputPaths.shown(data)) itself; "

@@ -32,7 +32,7 @@ struct ImportCommand: RunnableCommand {
         let log = try options.read(data, diagnostics: context.stderr.writeLine)
         let seconds = RunCommand.seconds(since: started)
         let out = context.stdout
-        out.writeLine("\(data): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
+        out.writeLine("\(InputFile.displayName(data)): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
         out.writeLine("  users: \(Text.group(Int64(log.users.count))), visits: \(Text.group(Int64(log.visitCount)))"
             + String(format: " (%.2f per user)", Double(log.visitCount) / Double(max(log.users.count, 1))))
         if let layout = log.layout { out.writeLine("  layout: \(layout)") }

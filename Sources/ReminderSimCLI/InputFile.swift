@@ -17,10 +17,15 @@ enum InputFile {
     /// The path that means standard input.
     static let standardInput = "-"
 
+    /// How an input's path is named in messages: standard input as `<stdin>`, whichever command reads it.
+    static func displayName(_ path: String) -> String {
+        path == standardInput ? "<stdin>" : path
+    }
+
     /// The bytes of `path` (`-`: standard input), at most `limit` of them. `kind` names the file in
     /// messages ("a scenario file").
     static func bytes(_ path: String, kind: String, limit: Int = maximumBytes) throws -> [UInt8] {
-        let name = path == standardInput ? "<stdin>" : path
+        let name = displayName(path)
         let descriptor: Int32
         if path == standardInput {
             guard !ProcessSetup.standardInputIsClosed else {

@@ -184,19 +184,21 @@ struct LogOptions: OptionGroup {
     /// Says on `diagnostics` what was read as a header and which visits are outliers.
     func read(_ path: String, diagnostics: (String) -> Void) throws -> RecordedLog {
         let log: RecordedLog
+        // `-` is standard input, as for the commands that read a scenario, and named as they name it.
+        let name = InputFile.displayName(path)
         if path == "-" || path == "/dev/stdin", ProcessSetup.standardInputIsClosed {
-            throw CommandError.noInput("\(path): standard input is closed")
+            throw CommandError.noInput("\(name): standard input is closed")
         }
         do {
-            // `-` is standard input, as for the commands that read a scenario.
             log = try RecordedSource(path: path == "-" ? "/dev/stdin" : path, format: format, observationEnd: observationEnd)
-                .read(onBadRow: skipBadRows ? .skip : .stop, outliers: keepOutliers ? .keep : .exclude)
+                .read(onBadRow: skipBadRows ? .skip : .stop, outliers: keepOutliers ? .keep : .exclude,
+                      name: path == "-" ? name : nil)
         } catch let error as RecordedDataError {
             // A format given on the command line that cannot be used is a usage error.
             if error.kind == .badFormat { throw UsageError(error.message) }
             throw ScenarioLoading.commandError(error, message: error.message)
         }
-        for line in Self.notes(log, path: path) { diagnostics(line) }
+        for line in Self.notes(log, path: name) { diagnostics(line) }
         return log
     }
 

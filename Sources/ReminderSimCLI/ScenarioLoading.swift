@@ -11,7 +11,7 @@ enum ScenarioLoading {
 
     /// How a scenario path is named in messages: standard input as `<stdin>`.
     static func displayName(_ path: String?) -> String? {
-        path == standardInput ? "<stdin>" : path
+        path.map(InputFile.displayName)
     }
 
     /// The scenario in `path` (`-`: standard input), or the built-in default when `path` is nil.

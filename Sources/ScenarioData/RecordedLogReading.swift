@@ -4,16 +4,17 @@ import RecordedData
 import Simulation
 
 extension RecordedSource {
-    /// Reads the log at `path` as it is (not resolved against any folder).
-    public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "") throws
-        -> RecordedLog
+    /// Reads the log at `path` as it is (not resolved against any folder); its problems name it `name`
+    /// when given (standard input, read as /dev/stdin), `path` otherwise.
+    public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "",
+                     name: String? = nil) throws -> RecordedLog
     {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(path): no such file")
+            throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(name ?? path): no such file")
         }
         do {
             return try RecordedLog.read(
-                file: path, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow, outliers: outliers)
+                file: path, name: name, format: logFormat, observationEnd: observationEndSeconds, onBadRow: onBadRow, outliers: outliers)
         } catch let error as ImportError {
             if case .cannotRead = error {
                 throw RecordedDataError(kind: .unreadable, scenarioPath: scenarioPath, message: "\(error)")

@@ -81,6 +81,17 @@ final class HostileInputTests: ReminderSimTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("c.json")))
     }
 
+    /// Results read from standard input are named `<stdin>` in their problems, as a scenario is.
+    func testResultsOnStandardInputAreNamedAsStandardInput() throws {
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.05).canonicalJSON())
+        for command in [["readout", "app.json", "-"], ["calibrate", "app.json", "-", "--out", "c.json"]] {
+            let result = try remindersim(arguments: command, stdin: "arm,users\nholdout,12\nholdout,13\n")
+            assertExit(result, 65)
+            assertContains(result.stderr, "remindersim: error: <stdin>:")
+            XCTAssertFalse(result.stderr.contains("error: -:"), result.stderr)
+        }
+    }
+
     func testAFolderAsStandardInputIsAnIOError() throws {
         let result = try limited(["validate", "-"], redirection: "< \"$HOME\"")
         assertExit(result, 74)

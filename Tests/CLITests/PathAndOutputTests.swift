@@ -169,12 +169,34 @@ final class PathAndOutputTests: ReminderSimTestCase {
         assertContains(try String(contentsOfFile: workPath("skip.txt"), encoding: .utf8), "users: 1, visits: 2")
     }
 
+    /// A fit of a log redirected from a file names that file in its segments, which a scenario can read
+    /// again; through a pipe they can only name /dev/stdin, and the fit warns.
+    func testAFitOfStandardInputNamesTheFileItCameFrom() throws {
+        var log = "user,time\n"
+        for u in 0..<40 { for d in stride(from: 1, to: 28, by: 3 + u % 4) { log += "u\(u),2024-01-\(d < 10 ? "0" : "")\(d)T10:00:00Z\n" } }
+        try writeFile("log.csv", log)
+        let redirected = try shell("$R fit - --out a < log.csv > /dev/null")
+        XCTAssertEqual(redirected.status, 0, redirected.stderr)
+        XCTAssertFalse(redirected.stderr.contains("warning"), redirected.stderr)
+        let file = try String(contentsOfFile: workPath("a/segments.json"), encoding: .utf8)
+        let real = URL(fileURLWithPath: workPath("log.csv")).resolvingSymlinksInPath().path
+        assertContains(file, "\"data\" : \"\(real)\"")
+        let piped = try shell("cat log.csv | $R fit - --out b > /dev/null")
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        assertContains(piped.stderr, "warning: the resampled and replayed segments read /dev/stdin again")
+        assertContains(try String(contentsOfFile: workPath("b/segments.json"), encoding: .utf8), "\"data\" : \"/dev/stdin\"")
+        // The log redirected from the fit's own folder is refused, as when it is named.
+        try FileManager.default.copyItem(atPath: workPath("log.csv"), toPath: workPath("a/log.csv"))
+        let inside = try shell("$R fit - --out a < a/log.csv")
+        XCTAssertEqual(inside.status, 64, inside.stderr)
+    }
+
     /// A log read from a closed standard input says so.
     func testAClosedStandardInputIsNamed() throws {
         for command in ["$R import - <&-", "$R fit - --out f <&-"] {
             let closed = try shell(command)
             XCTAssertEqual(closed.status, 66, closed.stderr)
-            XCTAssertTrue(closed.stderr.contains("-: standard input is closed"), closed.stderr)
+            XCTAssertTrue(closed.stderr.contains("error: <stdin>: standard input is closed"), closed.stderr)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("f")))
     }

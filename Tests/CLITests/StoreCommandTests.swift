@@ -172,11 +172,23 @@ final class StoreCommandTests: ReminderSimTestCase {
         XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("empty.sqlite")).count, 0)
     }
 
-    /// `-` reads a log from standard input, as it reads a scenario.
+    /// `-` reads a log from standard input, as it reads a scenario, and names it `<stdin>` as every
+    /// command names standard input: in its summary and in its problems.
     func testImportReadsStandardInputAsDash() throws {
         let result = try remindersim(arguments: ["import", "-"], stdin: "user,time\nu1,2024-01-01T00:00:00Z\nu1,2024-01-05T00:00:00Z\n")
         assertExit(result, 0)
-        assertContains(result.stdout, "-: 2 rows, 2 events kept")
+        assertContains(result.stdout, "<stdin>: 2 rows, 2 events kept")
+        assertContains(result.stderr, "<stdin>: read the first line as a header")
+        let bad = try remindersim(arguments: ["import", "-"], stdin: "user,time\nu1,yesterday\n")
+        assertExit(bad, 65)
+        XCTAssertEqual(bad.stderr, "remindersim: error: <stdin>:2: column time (position 1): cannot read timestamp 'yesterday' as ISO 8601\n")
+        let empty = try remindersim(arguments: ["fit", "-", "--out", "f"], stdin: "user,time\n")
+        assertExit(empty, 65)
+        assertContains(empty.stderr, "error: <stdin> holds no usable events")
+        // Named by its path, the device is named as given.
+        let named = try remindersim(arguments: ["import", "/dev/stdin"], stdin: "user,time\nu1,yesterday\n")
+        assertExit(named, 65)
+        assertContains(named.stderr, "error: /dev/stdin:2: column time")
     }
 
     func testLatestNamesTheLastRun() throws {
