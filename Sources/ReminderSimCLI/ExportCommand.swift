@@ -56,6 +56,7 @@ struct ExportCommand: RunnableCommand {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }
         for f in files { context.stdout.writeLine(Path.join(folder, f)) }
+        try StoreAccess.finishOutput(context, saved: "the tables are written to \(OutputPaths.shown(folder))", storedOnce: false)
     }
 
     /// An export replaces what an earlier export of the same table left at its file's place, and

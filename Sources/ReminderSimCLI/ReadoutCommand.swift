@@ -107,6 +107,7 @@ struct ReadoutCommand: RunnableCommand {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")
         }
         if !asJSON { context.stdout.writeLine("\nReport: \(Path.join(output, "readout.md")) and readout.html") }
+        try StoreAccess.finishOutput(context, saved: "the readout is written to \(OutputPaths.shown(output))", storedOnce: false)
     }
 
     /// How a readout's files begin, so that a later readout knows them as its own.

@@ -262,6 +262,31 @@ final class PathAndOutputTests: ReminderSimTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("c.json")))
     }
 
+    /// The commands that write files from a stored run, a readout or a fit say so too when standard
+    /// output is full once the files are written.
+    func testAFullStandardOutputSaysWhichFilesAreWritten() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full here") }
+        XCTAssertEqual(try shell("$R run --users 40 --days 35 --threads 1 --db r.sqlite --out o > /dev/null").status, 0)
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
+        var truth = CalibrationFixture.experiment(baseResponse: 0.12)
+        truth.users = 400
+        try writeFile("test.csv", try CalibrationFixture.results(of: truth))
+        var log = "user,time\n"
+        for u in 0..<30 { for d in stride(from: 1, to: 28, by: 2 + u % 5) { log += "u\(u),2024-01-\(d < 10 ? "0" : "")\(d)T10:00:00Z\n" } }
+        try writeFile("log.csv", log)
+        for (command, said, written) in [
+            ("export 1 --db r.sqlite --csv e", "the tables are written to e", "e/runs.csv"),
+            ("report 1 --db r.sqlite --out again", "the report is written to again/default-1", "again/default-1/report.md"),
+            ("readout app.json test.csv --out ro", "the readout is written to ro", "ro/readout.md"),
+            ("fit log.csv --out f", "the fit's files are written to f", "f/segments.json"),
+        ] {
+            let result = try shell("$R \(command) > /dev/full")
+            XCTAssertEqual(result.status, 74, "\(command): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasSuffix("No space left on device; \(said)\n"), "\(command): \(result.stderr)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: workPath(written)), command)
+        }
+    }
+
     /// Paths the system would refuse only when writing are refused before the work: a name longer
     /// than a file system takes (64), a file where a folder belongs (74), a folder's slash where a
     /// file belongs (64); no database is made.
