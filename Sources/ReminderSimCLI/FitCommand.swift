@@ -70,8 +70,8 @@ struct FitCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         try OutputPaths.checkFolder(output, option: Self.output.name)
         if OutputPaths.entry(at: output) == .folder {
-            if let foreign = Self.foreignEntry(in: output) { throw Self.foreignFolder(foreign) }
             if FolderPublishing.input(in: output, of: [source]) != nil { throw holdsTheLog() }
+            if let foreign = Self.foreignEntry(in: output) { throw Self.foreignFolder(foreign) }
         }
         let log = try logOptions.read(data, diagnostics: context.stderr.writeLine)
         var options = FitAnalysis.Options()
@@ -111,8 +111,9 @@ struct FitCommand: RunnableCommand {
             }
         }, existing: { existing, _ in
             // An earlier fit's folder is replaced whole, so no file of another log's fit stays behind.
+            if FolderPublishing.input(in: existing, of: [source]) != nil { return .refuse(holdsTheLog()) }
             if let foreign = Self.foreignEntry(in: existing) { return .refuse(Self.foreignFolder(foreign)) }
-            return FolderPublishing.input(in: existing, of: [source]) != nil ? .refuse(holdsTheLog()) : .replace
+            return .replace
         })
         context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
         context.stdout.writeLine("Segments for a scenario: \(Path.join(written, "segments.json")) "
@@ -160,9 +161,30 @@ struct FitCommand: RunnableCommand {
     }
 
     /// The first entry of `folder` that a fit does not write, if any: such a folder is not replaced.
+    /// An entry bearing a fit file's name is a fit's only when it is a regular file that begins as a
+    /// fit's file of that name does (`beginsAsWritten`): a file of the user's own that happens to
+    /// bear the name is not written over.
     static func foreignEntry(in folder: String) -> String? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return entries.sorted().first { !files.contains($0) && FolderPublishing.workingProcess($0) == nil }
+        return entries.sorted().first { entry in
+            guard FolderPublishing.workingProcess(entry) == nil else { return false }
+            guard files.contains(entry), OutputPaths.entry(at: Path.join(folder, entry)) == .regularFile,
+                  let start = OutputPaths.leadingText(of: Path.join(folder, entry)) else { return true }
+            return !beginsAsWritten(entry, start)
+        }
+    }
+
+    /// Whether `start`, the beginning of a file named `name`, is how a fit writes that file.
+    static func beginsAsWritten(_ name: String, _ start: String) -> Bool {
+        switch name {
+        case "segments.json": return start.hasPrefix("{\n  \"alternatives\" : [")
+        case "customers.csv": return start.hasPrefix("user,frequency,recency_")
+        case "survival.svg":
+            return start.hasPrefix("<svg ") && start.contains("<title>Time to the next visit: recorded vs fitted</title>")
+        case "repeat-visits.svg":
+            return start.hasPrefix("<svg ") && start.contains("<title>Repeat visits in the calibration window</title>")
+        default: return false
+        }
     }
 
     /// The file standard input is redirected from, when it is a regular file and the system names it
@@ -183,7 +205,8 @@ struct FitCommand: RunnableCommand {
     }
 
     static func foreignFolder(_ entry: String) -> CommandError {
-        CommandError(.usage, "\(Self.output.name): the folder holds \(OutputPaths.shown(entry)), which a fit does not write; "
+        let what = files.contains(entry) ? "which is not a file an earlier fit wrote" : "which a fit does not write"
+        return CommandError(.usage, "\(Self.output.name): the folder holds \(OutputPaths.shown(entry)), \(what); "
             + "a fit replaces its folder whole, so name a new folder or one an earlier fit wrote")
     }
 }

@@ -86,6 +86,15 @@ enum OutputPaths {
         }
     }
 
+    /// The first `limit` bytes of the file at `path` as text (invalid UTF-8 repaired), or nil when it
+    /// cannot be read.
+    static func leadingText(of path: String, limit: Int = 1 << 12) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: limit) else { return nil }
+        return String(decoding: data ?? Data(), as: UTF8.self)
+    }
+
     /// The longest name of one file or folder, and of a whole path, in bytes (Linux's NAME_MAX and
     /// PATH_MAX less its terminating NUL).
     static let maximumNameBytes = 255

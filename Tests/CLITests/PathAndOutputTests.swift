@@ -139,9 +139,10 @@ final class PathAndOutputTests: ReminderSimTestCase {
         var lines = ["user,time"]
         for u in 0..<200 { lines.append("u\(u),\(1_704_067_200 + (u * 7_919) % 8_640_000)") }
         try writeFile("once.csv", lines.joined(separator: "\n") + "\n")
-        try FileManager.default.createDirectory(atPath: workPath("fit"), withIntermediateDirectories: false)
-        try writeFile("fit/customers.csv", "user,frequency\nold,9\n")
-        try writeFile("fit/segments.json", "{}\n")
+        try writeFile("again.txt", try Self.cdnowExcerpt())
+        let earlier = try remindersim("fit", "again.txt", "--format", "cdnow", "--calibration-end", "1997-03-01", "--out", "fit")
+        assertExit(earlier, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("fit/customers.csv")), earlier.description)
         let fit = try remindersim("fit", "once.csv", "--timestamp", "epochSeconds", "--out", "fit")
         assertExit(fit, 0)
         XCTAssertFalse(fit.stdout.contains("customers.csv"), "this log gives no per-customer predictions:\n\(fit)")
@@ -149,11 +150,41 @@ final class PathAndOutputTests: ReminderSimTestCase {
                        "an earlier fit's customers.csv stayed beside this fit's files")
         XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("fit/segments.json")))
 
-        try writeFile("mine.txt", "keep\n")
-        let foreign = try remindersim("fit", "once.csv", "--timestamp", "epochSeconds", "--out", ".")
+        try writeFile("other/mine.txt", "keep\n")
+        let foreign = try remindersim("fit", "once.csv", "--timestamp", "epochSeconds", "--out", "other")
         assertExit(foreign, 64)
-        assertContains(foreign.stderr, "--out: the folder holds fit, which a fit does not write")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("mine.txt")))
+        assertContains(foreign.stderr, "--out: the folder holds mine.txt, which a fit does not write")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: workPath("other/mine.txt")))
+    }
+
+    /// The first 3,000 lines of the CDNOW log: enough for a fit with per-customer predictions.
+    static func cdnowExcerpt() throws -> String {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets/cdnow/CDNOW_master.txt").path
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.prefix(3_000).joined(separator: "\n") + "\n"
+    }
+
+    /// A file of the user's own that bears the name of a fit's file is not a fit's: its folder is
+    /// refused (64) and the file left as it was, whichever of the four names it bears.
+    func testFitNeverWritesOverAFileOfTheSameNameThatIsNotAFits() throws {
+        try writeFile("log.txt", try Self.cdnowExcerpt())
+        let fitLog = ["fit", "log.txt", "--format", "cdnow", "--calibration-end", "1997-03-01", "--out", "crm"]
+        for (name, text) in [("customers.csv", "name,email\nAlice,alice@example.com\n"), ("segments.json", "{\"mine\": 1}\n"),
+                             ("survival.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><title>Mine</title></svg>\n"),
+                             ("repeat-visits.svg", "")] {
+            try writeFile("crm/\(name)", text)
+            let fit = try remindersim(arguments: fitLog)
+            assertExit(fit, 64)
+            assertContains(fit.stderr, "--out: the folder holds \(name), which is not a file an earlier fit wrote")
+            XCTAssertEqual(try String(contentsOfFile: workPath("crm/\(name)"), encoding: .utf8), text)
+            try FileManager.default.removeItem(atPath: workPath("crm"))
+        }
+        // Each of an earlier fit's own files is known as one.
+        assertExit(try remindersim(arguments: fitLog), 0)
+        let written = try FileManager.default.contentsOfDirectory(atPath: workPath("crm")).sorted()
+        XCTAssertEqual(written, ["customers.csv", "repeat-visits.svg", "segments.json", "survival.svg"])
+        assertExit(try remindersim(arguments: fitLog), 0)
     }
 
     /// A log on standard input is read from the descriptor where it stands: a FIFO whose writer is
