@@ -106,7 +106,9 @@ struct LogOptions: OptionGroup {
             throw UsageError("\(Self.events.name) and \(Self.excludedEvents.name) both name \(Excerpt.quoted(both)): "
                 + "an event type is kept or left out, not both")
         }
-        let sessionGap: Double = try arguments.value(Self.sessionGap, expected: "minutes > 0", where: { $0 > 0 })
+        // A scenario's segment reads its log with the same format, within the same limits.
+        let sessionGap: Double = try arguments.value(Self.sessionGap, expected: "minutes > 0 and at most 1,000,000",
+                                                     where: { $0 > 0 && $0 <= 1e6 })
         let byDay = try arguments.flag(Self.byDay)
         if kind == "cdnow" {
             if header || noHeader {

@@ -167,6 +167,23 @@ final class RecordedFormatsTests: ReminderSimTestCase {
         assertContains(segments, #""utcOffsetField" : "user_properties.utc_offset""#)
     }
 
+    /// A log option takes what a scenario's format takes, no more: a fit never writes segments a
+    /// scenario refuses.
+    func testLogOptionsKeepToTheScenarioFormatsLimits() throws {
+        var lines = ["user,time"]
+        for u in 0..<40 { for d in stride(from: 1, to: 60, by: 3 + u % 4) { lines.append("u\(u),\(1_704_067_200 + d * 86_400)") } }
+        try writeFile("log.csv", lines.joined(separator: "\n") + "\n")
+        for command in [["import"], ["fit", "--out", "o"]] {
+            let over = try remindersim(arguments: command + ["log.csv", "--timestamp", "epochSeconds", "--session-gap", "1000001"])
+            assertExit(over, 64)
+            assertContains(over.stderr, "--session-gap")
+            assertContains(over.stderr, "at most 1,000,000")
+        }
+        assertExit(try remindersim("fit", "log.csv", "--timestamp", "epochSeconds", "--session-gap", "1000000", "--out", "fit"), 0)
+        let segments = try String(contentsOf: workDirectory.appendingPathComponent("fit/segments.json"), encoding: .utf8)
+        assertContains(segments, #""sessionGapMinutes" : 1000000"#)
+    }
+
     /// A scenario reads the segments and offsets a fit of an export wrote, and names a JSON field given by number.
     func testAScenarioReadsAnExportThroughTheFitsSegments() throws {
         let formats = try writeEveryFormat()
