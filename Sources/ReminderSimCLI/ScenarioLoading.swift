@@ -182,8 +182,8 @@ struct ScenarioOverrides: OptionGroup {
 
     /// `--seed` when given: a seed a scenario can hold (JSON keeps whole numbers exact up to 2^53 − 1).
     static func seed(_ arguments: ParsedArguments) throws -> UInt64? {
-        try arguments.valueIfPresent(seed, expected: "a whole number from 0 to 9007199254740991",
-                                     where: { $0 <= 9_007_199_254_740_991 })
+        try arguments.valueIfPresent(seed, expected: "a whole number from 0 to \(Scenario.maximumSeed)",
+                                     where: { $0 <= Scenario.maximumSeed })
     }
 
     /// The scenario in `path` (see `ScenarioLoading.load`) with these values in place of its own.

@@ -295,7 +295,7 @@ public final class RunStore {
                        "configurations"]
         return try everyRow(of: "run_overview", key: "run_id", owner: "run", columns: columns) { (id, r) throws(StoreError) in
             RunListing(
-                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
+                id: id, scenarioName: try r.text("scenario_name"), seed: Int64(try r.integer("seed", in: 0...Int64(Scenario.maximumSeed))),
                 users: Int64(try r.integer("users", in: 1...StoredCounts.limit)),
                 horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64(Scenario.maximumHorizonDays))),
                 status: try r.text("status"),

@@ -157,7 +157,7 @@ extension RunStore {
         let columns = ["tune_id", "scenario_name", "seed", "users", "candidates", "winner_label", "created_at", "wall_seconds"]
         return try everyRow(of: "tunes", key: "tune_id", owner: "tune", columns: columns) { (id, r) throws(StoreError) in
             TuneListing(
-                id: id, scenarioName: try r.text("scenario_name"), seed: try r.integer("seed"),
+                id: id, scenarioName: try r.text("scenario_name"), seed: Int64(try r.integer("seed", in: 0...Int64(Scenario.maximumSeed))),
                 users: Int64(try r.integer("users", in: 1...Int64.max)),
                 candidates: Int64(try r.integer("candidates", in: 1...Int64.max)), winnerLabel: try r.optionalText("winner_label"),
                 createdAt: try r.text("created_at"), wallSeconds: try r.seconds("wall_seconds"))

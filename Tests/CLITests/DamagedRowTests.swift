@@ -51,6 +51,8 @@ final class DamagedRowTests: ReminderSimTestCase {
             ("UPDATE tunes SET users = -5", ["list"], "tunes.users of tune 1: -5 is outside"),
             ("UPDATE tunes SET candidates = -1", ["list", "--json"], "tunes.candidates of tune 1: -1 is outside"),
             ("UPDATE tunes SET tune_id = -1", ["list"], "tunes.tune_id of row 1: -1 is outside"),
+            ("UPDATE tunes SET seed = -1", ["list"], "tunes.seed of tune 1: -1 is outside"),
+            ("UPDATE tunes SET seed = 4611686018427387904", ["list", "--json"], "tunes.seed of tune 1: 4611686018427387904 is outside"),
             ("UPDATE tunes SET scenario_json = json_set(scenario_json, '$.users', 100000000)", ["report", "tune:1", "--out", "rep"],
              "tunes.users of tune 1: the tune's final users differ from its stored scenario's (100000000)"),
             ("UPDATE tunes SET seed = seed + 1", ["report", "tune:latest", "--out", "rep"],
@@ -169,6 +171,11 @@ final class DamagedRowTests: ReminderSimTestCase {
                          "UPDATE runs SET wall_seconds = 1e308 WHERE run_id = 1"].enumerated() {
             let database = try damaged(sql, as: "wall-\(n).sqlite")
             try assertRefused(["list"], database: database, mentions: ["run_overview.wall_seconds", "run 1", "not a duration"])
+        }
+        // A seed no run can have (from 0 to 2^53 − 1) is not shown as one.
+        for (n, seed) in ["-1", "4611686018427387904"].enumerated() {
+            let database = try damaged("UPDATE runs SET seed = \(seed) WHERE run_id = 1", as: "seed-\(n).sqlite")
+            try assertRefused(["list", "--json"], database: database, mentions: ["run_overview.seed of run 1: \(seed) is outside"])
         }
         let database = try damaged("UPDATE runs SET created_at = 'x' || char(10) || 'y' WHERE run_id = 1", as: "created.sqlite")
         let list = try remindersim("list", "--db", database)

@@ -11,6 +11,8 @@ import ReminderEngine
 public struct Scenario: Encodable, Equatable, Sendable {
     /// The longest run, in days: ten years.
     public static let maximumHorizonDays = 3_650
+    /// The largest seed: 2^53 − 1, the largest whole number a JSON reader keeps exactly.
+    public static let maximumSeed: UInt64 = 9_007_199_254_740_991
 
     public var name: String
     public var description: String?
