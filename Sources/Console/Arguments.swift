@@ -169,7 +169,7 @@ public struct ParsedArguments: Sendable {
         }
         let extra = Array(positionals.dropFirst(singles.count))
         if let first = extra.first, !specs.contains(where: { $0.kind == .variadic }) {
-            throw UsageError("unexpected argument '\(first)'")
+            throw UsageError("unexpected argument '\(MessageText.oneLine(first))'")
         }
         (self.commandPath, self.specs, self.given, self.flags) = (commandPath, specs, given, flags)
         self.trailing = extra
@@ -208,7 +208,7 @@ public struct ParsedArguments: Sendable {
             throw UsageError("missing value for '\(spec.label)'")
         }
         guard let value = try? T(argument: raw), isValid(value) else {
-            throw UsageError("\(spec.label): expected \(expected), got \"\(raw)\"")
+            throw UsageError("\(spec.label): expected \(expected), got \"\(MessageText.oneLine(raw))\"")
         }
         return value
     }
@@ -247,7 +247,7 @@ public struct ParsedArguments: Sendable {
         do throws(ArgumentValueError) {
             return try T(argument: raw)
         } catch {
-            throw UsageError("\(spec.label): expected \(error.expected), got \"\(raw)\"")
+            throw UsageError("\(spec.label): expected \(error.expected), got \"\(MessageText.oneLine(raw))\"")
         }
     }
 
@@ -266,19 +266,19 @@ public struct ParsedArguments: Sendable {
             let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
             guard let spec = named.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option '\(name)'")
+                throw UsageError("unknown option '\(MessageText.oneLine(name))'")
             }
             return (spec, parts.count > 1 ? String(parts[1]) : nil)
         }
         let letters = word.dropFirst()
         guard let spec = named.first(where: { $0.shortName == letters.first }) else {
-            throw UsageError("unknown option '\(word)'")
+            throw UsageError("unknown option '\(MessageText.oneLine(word))'")
         }
         // `-u4` and `-u=4` attach a value; a flag never takes one, so `-vq` is unknown rather than guessed.
         var rest = letters.dropFirst()
         if rest.hasPrefix("=") { rest = rest.dropFirst() }
         if rest.isEmpty { return (spec, nil) }
-        guard spec.kind == .option else { throw UsageError("unknown option '\(word)'") }
+        guard spec.kind == .option else { throw UsageError("unknown option '\(MessageText.oneLine(word))'") }
         return (spec, String(rest))
     }
 

@@ -74,10 +74,10 @@ public enum CommandRunner {
     private static func subcommand(_ name: String, of command: any Command.Type) throws -> any Command.Type {
         let subcommands = command.configuration.subcommands
         guard !subcommands.isEmpty else {
-            throw UsageError("'\(command.configuration.name)' has no subcommand '\(name)'")
+            throw UsageError("'\(command.configuration.name)' has no subcommand '\(MessageText.oneLine(name))'")
         }
         guard let found = subcommands.first(where: { $0.configuration.name == name }) else {
-            throw UsageError("unknown subcommand '\(name)'; expected one of: \(names(subcommands))")
+            throw UsageError("unknown subcommand '\(MessageText.oneLine(name))'; expected one of: \(names(subcommands))")
         }
         return found
     }
@@ -92,11 +92,11 @@ public enum CommandRunner {
             io.stdout.write(exit.output.hasSuffix("\n") ? exit.output : exit.output + "\n")
             return ExitCode.success.rawValue
         case let usage as UsageError:
-            io.stderr.writeLine("\(tool): error: \(usage.message)")
+            io.stderr.writeLine("\(tool): error: \(MessageText.safe(usage.message))")
             io.stderr.writeLine("See '\(path.joined(separator: " ")) --help'.")
             return ExitCode.usage.rawValue
         case let failure as CommandError:
-            if !failure.message.isEmpty { io.stderr.writeLine("\(tool): error: \(failure.message)") }
+            if !failure.message.isEmpty { io.stderr.writeLine("\(tool): error: \(MessageText.safe(failure.message))") }
             return failure.code.rawValue
         case is CocoaError, is POSIXError:
             // A file operation no command anticipated: the system's reason, never Foundation's text.
@@ -104,7 +104,7 @@ public enum CommandRunner {
             return ExitCode.ioError.rawValue
         default:
             let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-            io.stderr.writeLine("\(tool): error: \(message)")
+            io.stderr.writeLine("\(tool): error: \(MessageText.safe(message))")
             return ExitCode.failure.rawValue
         }
     }

@@ -74,3 +74,36 @@ public enum Path {
         return end
     }
 }
+
+extension Path {
+    /// A path as a message shows it: on one line, line breaks, tabs and other control or format
+    /// characters escaped (`\n`, `\u{1b}`), and cut to its first `limit` scalars with `…`.
+    public static func shown(_ path: String, limit: Int = 160) -> String {
+        var out = ""
+        var count = 0
+        for scalar in path.unicodeScalars {
+            if count == limit {
+                out += "…"
+                break
+            }
+            count += 1
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                let escape: Bool
+                if scalar.value < 0x80 {
+                    escape = scalar.value < 0x20 || scalar.value == 0x7F
+                } else {
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator: escape = true
+                    default: escape = false
+                    }
+                }
+                out += escape ? "\\u{" + String(scalar.value, radix: 16) + "}" : String(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -17,9 +17,10 @@ enum InputFile {
     /// The path that means standard input.
     static let standardInput = "-"
 
-    /// How an input's path is named in messages: standard input as `<stdin>`, whichever command reads it.
+    /// How an input's path is named in messages: standard input as `<stdin>`, whichever command reads
+    /// it; a path on one line, its control characters escaped (`OutputPaths.shown`).
     static func displayName(_ path: String) -> String {
-        path == standardInput ? "<stdin>" : path
+        path == standardInput ? "<stdin>" : OutputPaths.shown(path)
     }
 
     /// The bytes of `path` (`-`: standard input), at most `limit` of them. `kind` names the file in
@@ -36,9 +37,9 @@ enum InputFile {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 let code = errno
-                if code == ENOENT || code == ENOTDIR { throw CommandError.noInput("\(path): no such file") }
-                if code == EACCES { throw CommandError.ioError("\(path): cannot be read (check its permissions)") }
-                throw CommandError.ioError("\(path): cannot be read: \(String(cString: strerror(code)))")
+                if code == ENOENT || code == ENOTDIR { throw CommandError.noInput("\(name): no such file") }
+                if code == EACCES { throw CommandError.ioError("\(name): cannot be read (check its permissions)") }
+                throw CommandError.ioError("\(name): cannot be read: \(String(cString: strerror(code)))")
             }
         }
         defer { if descriptor != STDIN_FILENO { close(descriptor) } }

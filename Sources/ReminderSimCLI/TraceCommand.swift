@@ -43,8 +43,12 @@ struct TraceCommand: RunnableCommand {
         let index: Int
         if let label {
             guard let i = model.configurations.indices.dropFirst().first(where: { model.configurations[$0].spec.label == label }) else {
-                let labels = model.configurations.dropFirst().map { "\"\($0.spec.label)\"" }.joined(separator: ", ")
-                throw UsageError("\(Self.config.name): no configuration \"\(label)\"; the scenario has \(labels)")
+                // The scenario's labels, the first few: a thousand of them would make a line no one reads.
+                let all = model.configurations.dropFirst().map(\.spec.label)
+                let shown = 20
+                let labels = all.prefix(shown).map { "\"\(MessageText.oneLine($0))\"" }.joined(separator: ", ")
+                    + (all.count > shown ? " and \(all.count - shown) more (see the scenario)" : "")
+                throw UsageError("\(Self.config.name): no configuration \"\(MessageText.oneLine(label))\"; the scenario has \(labels)")
             }
             index = i
         } else {

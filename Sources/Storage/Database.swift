@@ -1,3 +1,4 @@
+import FilePaths
 import Foundation
 import ReminderSimSQLite
 
@@ -168,7 +169,7 @@ public final class Database {
         guard code == SQLITE_OK, let handle else {
             let error = StoreError.from(code: code, connection: handle, sql: nil)
             sqlite3_close_v2(handle)
-            throw StoreError(error.kind == .sqlite ? .io : error.kind, "\(path): \(error.message)", result: error.result)
+            throw StoreError(error.kind == .sqlite ? .io : error.kind, "\(Path.shown(path)): \(error.message)", result: error.result)
         }
         self.handle = handle
         self.path = path

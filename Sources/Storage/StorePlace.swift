@@ -25,22 +25,22 @@ struct StorePlace {
         if lstat(path, &link) == 0 {
             var target = stat()
             guard stat(path, &target) == 0 else {
-                throw StoreError(.io, "\(path): a symbolic link to a file that does not exist, not a database file")
+                throw StoreError(.io, "\(Path.shown(path)): a symbolic link to a file that does not exist, not a database file")
             }
             let kind = target.st_mode & S_IFMT
-            if kind == S_IFDIR { throw StoreError(.io, "\(path): is a directory, not a database file") }
+            if kind == S_IFDIR { throw StoreError(.io, "\(Path.shown(path)): is a directory, not a database file") }
             guard kind == S_IFREG else {
-                throw StoreError(.io, "\(path): not a regular file (\(Self.describe(kind))); the database must be a file")
+                throw StoreError(.io, "\(Path.shown(path)): not a regular file (\(Self.describe(kind))); the database must be a file")
             }
             if create && access(folder, W_OK | X_OK) != 0 {
-                throw StoreError(.io, "\(path): cannot be written: folder \(folder) is read-only to this user "
+                throw StoreError(.io, "\(Path.shown(path)): cannot be written: folder \(folder) is read-only to this user "
                                  + "(the database keeps its journal beside it)")
             }
             (exists, missingFolders) = (true, [])
             return
         }
         guard errno == ENOENT || errno == ENOTDIR else {
-            throw StoreError(.io, "\(path): \(String(cString: strerror(errno)))")
+            throw StoreError(.io, "\(Path.shown(path)): \(String(cString: strerror(errno)))")
         }
         var missing: [String] = []
         var nearest = folder
@@ -50,14 +50,14 @@ struct StorePlace {
         }
         guard create else {
             let why = missing.isEmpty ? "" : " (folder \(missing.last ?? folder) does not exist)"
-            throw StoreError(.notFound, "\(path): no such database\(why)")
+            throw StoreError(.notFound, "\(Path.shown(path)): no such database\(why)")
         }
         var info = stat()
         guard stat(nearest, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw StoreError(.io, "\(path): cannot be created: \(nearest) is not a folder")
+            throw StoreError(.io, "\(Path.shown(path)): cannot be created: \(nearest) is not a folder")
         }
         guard access(nearest, W_OK | X_OK) == 0 else {
-            throw StoreError(.io, "\(path): cannot be created: folder \(nearest) is read-only to this user")
+            throw StoreError(.io, "\(Path.shown(path)): cannot be created: folder \(nearest) is read-only to this user")
         }
         (exists, missingFolders) = (false, missing)
     }
@@ -86,7 +86,7 @@ struct StorePlace {
             return true
         }
         if errno == EEXIST { return false }
-        throw StoreError(.io, "\(path): cannot be created: \(String(cString: strerror(errno)))")
+        throw StoreError(.io, "\(Path.shown(path)): cannot be created: \(String(cString: strerror(errno)))")
     }
 
     /// Removes a database this process made and could not finish: the file, its journals, and the

@@ -59,6 +59,35 @@ final class HostileInputTests: ReminderSimTestCase {
         XCTAssertEqual(try String(contentsOfFile: workPath("data/log.csv"), encoding: .utf8), log)
     }
 
+    // MARK: Text from the command line
+
+    /// Arguments and paths shown in errors cannot drive the terminal, keep the error on one line, and
+    /// a long one does not make a long line: escaped and cut, whichever command names them.
+    func testArgumentsAndPathsInErrorsAreEscaped() throws {
+        let cases: [([String], Int32, String)] = [
+            (["run", "--users", "1\u{1B}[2J"], 64, "got \"1\\u{1b}[2J\""),
+            (["list", "--db", "no\nsuch\u{1B}[1m.db"], 66, "no\\nsuch\\u{1b}[1m.db: no such database"),
+            (["validate", "we\nird\u{1B}[31m.json"], 66, "we\\nird\\u{1b}[31m.json: no such file"),
+            (["compare", "1\n\u{1B}[2J", "2"], 64, "got \"1\\n\\u{1b}[2J\""),
+            (["trace", "--user\n5"], 64, "unknown option '--user\\n5'"),
+            (["trace", "--user", "0", "--config", "\u{1B}[31mred\rX"], 64, "no configuration \"\\u{1b}[31mred\\rX\""),
+            (["trace", "--user", "0", "--config", String(repeating: "x", count: 100_000)], 64, "xxx…\""),
+        ]
+        for (arguments, status, shown) in cases {
+            let result = try remindersim(arguments: arguments)
+            assertExit(result, status)
+            assertContains(result.stderr, shown)
+            XCTAssertFalse(result.stderr.unicodeScalars.contains("\u{1B}"), "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("\r"), "\(arguments): \(result.stderr)")
+            XCTAssertLessThanOrEqual(result.stderr.split(separator: "\n").count, 2, "\(arguments): \(result.stderr)")
+            XCTAssertLessThan(result.stderr.count, 1_000, "\(arguments)")
+        }
+        // A scenario of a thousand configurations names the first twenty.
+        let many = try remindersim("trace", TuneCommandTests.datasets.appendingPathComponent("thousand-periods.json").path, "--user", "0", "--config", "nope")
+        assertExit(many, 64)
+        assertContains(many.stderr, " and 980 more (see the scenario)")
+    }
+
     // MARK: Standard input
 
     func testClosedStandardInputIsNoInput() throws {

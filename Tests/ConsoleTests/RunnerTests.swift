@@ -120,6 +120,21 @@ final class RunnerTests: XCTestCase {
         return Outcome(status: status, stdout: out.text, stderr: err.text)
     }
 
+    /// An argument echoed in an error is escaped and kept to one line, whatever it holds.
+    func testArgumentsInErrorsAreEscaped() {
+        let unknown = run(["echo", "--\u{1B}[2J\nfake"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.stderr.hasPrefix("tool: error: unknown option '--\\u{1b}[2J\\nfake'\n"), unknown.stderr)
+        let subcommand = run(["\u{202E}echo"])
+        XCTAssertEqual(subcommand.status, 64)
+        XCTAssertTrue(subcommand.stderr.contains("unknown subcommand '\\u{202e}echo'"), subcommand.stderr)
+        let bad = run(["fail", "da\u{1B}ta"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertFalse(bad.stderr.unicodeScalars.contains("\u{1B}"), bad.stderr)
+        let long = run(["echo", "--" + String(repeating: "x", count: 100_000)])
+        XCTAssertLessThan(long.stderr.count, 300, "one quoted argument makes one short line")
+    }
+
     func testSuccessWritesStdoutOnly() {
         let outcome = run(["echo", "-s", ",", "--loud", "a", "b"])
         XCTAssertEqual(outcome.status, 0)

@@ -5,6 +5,14 @@ import XCTest
 /// The path helper on the names that trap Foundation's `NSString` path methods on Linux, and on names
 /// that hold spaces, quotes, newlines, accents and combining marks.
 final class PathTests: XCTestCase {
+    /// A path in a message: on one line, its control and format characters escaped, a long one cut.
+    func testShown() {
+        XCTAssertEqual(Path.shown("Reports/run 1/é.md"), "Reports/run 1/é.md")
+        XCTAssertEqual(Path.shown("no\nsuch\u{1B}[1m.db"), "no\\nsuch\\u{1b}[1m.db")
+        XCTAssertEqual(Path.shown("a\u{202E}b\tc"), "a\\u{202e}b\\tc")
+        XCTAssertEqual(Path.shown(String(repeating: "d/", count: 200)), String(repeating: "d/", count: 80) + "…")
+    }
+
     func testParent() {
         let cases: [(String, String)] = [
             ("j", ""), (".", ""), ("..", ""), ("/", "/"), ("a/", ""), ("é", ""), ("", ""),
