@@ -38,8 +38,12 @@ struct CompareCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         let store = try StoreAccess.open(database, create: false)
-        let a = try StoreAccess.perform { try store.load(StoreAccess.runID(first, in: store)) }
-        let b = try StoreAccess.perform { try store.load(StoreAccess.runID(second, in: store)) }
+        let ids = (try StoreAccess.runID(first, in: store), try StoreAccess.runID(second, in: store))
+        guard ids.0 != ids.1 else {
+            throw UsageError("<run-a> and <run-b> name the same run, \(ids.0): every difference from itself is 0; name two runs")
+        }
+        let a = try StoreAccess.perform { try store.load(ids.0) }
+        let b = try StoreAccess.perform { try store.load(ids.1) }
         func describe(_ run: StoredRun) -> String {
             let s = run.record.scenario
             // A shard run holds only its share of the scenario's users: say which, and how many.

@@ -76,7 +76,7 @@ final class BadDatabaseTests: ReminderSimTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("newer.sqlite-wal")), "the database was left open")
 
         for arguments in [Self.run + ["--db", "newer.sqlite"], ["list", "--db", "newer.sqlite"],
-                          ["report", "1", "--db", "newer.sqlite"], ["compare", "1", "1", "--db", "newer.sqlite"]] {
+                          ["report", "1", "--db", "newer.sqlite"], ["compare", "1", "2", "--db", "newer.sqlite"]] {
             try assertRefused(arguments, status: 74, naming: "newer.sqlite",
                               mentions: ["newer", "schema version \(RunStore.schemaVersion + 1)"])
         }

@@ -141,9 +141,10 @@ final class DamagedRowTests: ReminderSimTestCase {
     /// A damaged row of one run keeps `list` from listing them all, but not a command from another run.
     func testADamagedRunDoesNotBlockTheOthers() throws {
         try makeRuns()
+        assertExit(try remindersim(arguments: Self.run + ["--db", "runs.sqlite", "--out", "reports"]), 0)
         let database = try damaged("DELETE FROM configurations WHERE run_id = 2", as: "other.sqlite")
         try assertRefused(["list"], database: database, mentions: ["run_overview.configurations", "run 2"])
-        for arguments in [["report", "1", "--out", "out"], ["export", "1", "--csv", "csv"], ["compare", "1", "1"]] {
+        for arguments in [["report", "1", "--out", "out"], ["export", "1", "--csv", "csv"], ["compare", "1", "3"]] {
             assertExit(try remindersim(arguments: arguments + ["--db", database]), 0)
         }
     }

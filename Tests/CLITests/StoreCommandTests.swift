@@ -115,8 +115,9 @@ final class StoreCommandTests: ReminderSimTestCase {
             XCTAssertEqual(r[col("method")], "independent")
         }
         XCTAssertEqual(Set(records.dropFirst().map { $0[col("label")] }), Set(labels1 + labels2))
-        // The same users on both sides: paired.
-        let same = try remindersim("compare", "1", "1", "--format", "json")
+        // The same users on both sides (the first run again, on one thread): paired.
+        assertExit(try remindersim("run", "--users", "1500", "--days", "35", "--threads", "1"), 0)
+        let same = try remindersim("compare", "1", "3", "--format", "json")
         assertExit(same, 0)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(same.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(json["method"] as? String, "paired")
@@ -125,6 +126,10 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertExit(markdownCompare, 0)
         MarkdownCheck.assertTablesIntact(markdownCompare.stdout)
         assertExit(try remindersim("compare", "1", "2", "--format", "xml"), 64)
+        // A run against itself is no comparison.
+        let itself = try remindersim("compare", "3", "latest")
+        assertExit(itself, 64)
+        assertContains(itself.stderr, "<run-a> and <run-b> name the same run, 3: every difference from itself is 0")
 
         // The report names every configuration: each one in its tables, the holdout in its summary.
         let markdown = String(decoding: after["report.md"] ?? Data(), as: UTF8.self)
