@@ -167,6 +167,8 @@ final class HostileTextTests: ReminderSimTestCase {
         let list = try remindersim("list")
         assertExit(list, 0)
         XCTAssertEqual(list.stdoutLines.count, 2, "list should be a header and one row:\n\(list.stdout)")
+        // The same run again, on one thread: its same users, compared.
+        assertExit(try remindersim("run", "hostile.json", "--users", "1000", "--days", "20", "--threads", "1"), 0)
         let compare = try remindersim("compare", "1", "latest")
         assertExit(compare, 0)
         let compareCSV = try remindersim("compare", "1", "latest", "--format", "csv")
