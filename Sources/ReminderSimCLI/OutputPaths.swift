@@ -92,7 +92,7 @@ enum OutputPaths {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let data = try? handle.read(upToCount: limit) else { return nil }
-        return String(decoding: data ?? Data(), as: UTF8.self)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The longest name of one file or folder, and of a whole path, in bytes (Linux's NAME_MAX and
