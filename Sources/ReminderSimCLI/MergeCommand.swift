@@ -70,7 +70,7 @@ struct MergeCommand: RunnableCommand {
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
             threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: draws.first ?? nil)
-        let id = try StoreAccess.perform { try store.save(record) }
+        let id = try StoreAccess.save("the merged run") { try store.save(record) }
         let run = StoredRun(id: id, record: record)
         let folder = try ReportCommand.render(run, output: output, csvSafe: csvSafe,
                                               secondLook: ReportCommand.recomputedSecondLook(run))

@@ -112,7 +112,7 @@ struct RunCommand: RunnableCommand {
             results: results, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard,
             modelDraws: modelDraws)
-        let runID = try StoreAccess.perform { try store().save(record) }
+        let runID = try StoreAccess.save("the run") { try store().save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {
             // A shard's numbers are a part of the run, not a result: they are reported once merged.

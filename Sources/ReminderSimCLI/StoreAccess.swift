@@ -104,6 +104,18 @@ enum StoreAccess {
         }
     }
 
+    /// Runs `body`, which saves `what` (e.g. "the run") in one transaction, turning store failures into
+    /// the tool's errors that say nothing of it was saved: a transaction that fails leaves the database
+    /// as it was, so the command can be run again once the cause (a full disk, a lock) is gone.
+    static func save<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            let failure = commandError(error)
+            throw CommandError(failure.code, failure.message + "; \(what) was not saved (the database is as it was)")
+        }
+    }
+
     /// The id of a run named on the command line, after checking it is stored.
     static func runID(_ reference: RunReference, in store: RunStore) throws -> Int64 {
         switch reference {

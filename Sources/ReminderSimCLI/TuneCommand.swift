@@ -106,7 +106,7 @@ struct TuneCommand: RunnableCommand {
         let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
                                 modelDraws: modelDraws)
-        let tuneID = try StoreAccess.perform { try store().save(record) }
+        let tuneID = try StoreAccess.save("the tune") { try store().save(record) }
         var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
         report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
         let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe)

@@ -46,6 +46,24 @@ final class CrashSafetyTests: ReminderSimTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("new")), "a database or its folder was made before the save")
     }
 
+    /// A save that fails part way (here a trigger of the database refuses a row, as a full disk would
+    /// refuse a page) says that nothing of the run was saved, and nothing was.
+    func testAFailedSaveSaysNothingWasSaved() throws {
+        let run = ["run", "--users", "300", "--days", "30", "--db", "f.sqlite", "--out", "o"]
+        assertExit(try remindersim(arguments: run), 0)
+        do {
+            let store = try RunStore(path: workPath("f.sqlite"), create: false, readOnly: false)
+            try store.database.execute(
+                "CREATE TRIGGER fail BEFORE INSERT ON period_stats BEGIN SELECT RAISE(ABORT, 'disk on fire'); END")
+        }
+        let failed = try remindersim(arguments: run)
+        assertExit(failed, 74)
+        assertContains(failed.stderr, "disk on fire")
+        assertContains(failed.stderr, "; the run was not saved (the database is as it was)")
+        let store = try RunStore(path: workPath("f.sqlite"), create: false, readOnly: true)
+        XCTAssertEqual(try store.runIDs(), [1])
+    }
+
     func testKilledRunsLeaveNoPartialRun() throws {
         let clock = Date()
         try writeWideScenario()

@@ -82,6 +82,12 @@ final class HostileInputTests: ReminderSimTestCase {
             XCTAssertLessThanOrEqual(result.stderr.split(separator: "\n").count, 2, "\(arguments): \(result.stderr)")
             XCTAssertLessThan(result.stderr.count, 1_000, "\(arguments)")
         }
+        // A log file whose name holds a line break is named on one line by the problems found in it.
+        try writeFile("lo\ng.csv", "user,date\n")
+        let log = try remindersim("fit", "lo\ng.csv")
+        assertExit(log, 65)
+        assertContains(log.stderr, "lo\\ng.csv holds no usable events")
+        XCTAssertEqual(log.stderr.split(separator: "\n").count, 1, log.stderr)
         // A scenario of a thousand configurations names the first twenty.
         let many = try remindersim("trace", TuneCommandTests.datasets.appendingPathComponent("thousand-periods.json").path, "--user", "0", "--config", "nope")
         assertExit(many, 64)
