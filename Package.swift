@@ -43,7 +43,7 @@ let package = Package(
             name: "Simulation", dependencies: ["ReminderEngine", "CronEngine", "Randomness", "GapFamilies", "RecordedData"],
             exclude: ["README.md"], swiftSettings: optimisedInDebug),
         .target(name: "ScenarioData", dependencies: ["Simulation", "RecordedData", "FilePaths"], exclude: ["README.md"]),
-        .target(name: "Console", exclude: ["README.md"]),
+        .target(name: "Console", dependencies: ["FilePaths"], exclude: ["README.md"]),
         .target(
             name: "Storage", dependencies: ["ReminderSimSQLite", "Simulation", "ReminderEngine", "FilePaths"], exclude: ["README.md"],
             swiftSettings: optimisedInDebug),

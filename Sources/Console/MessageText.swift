@@ -1,5 +1,7 @@
+import FilePaths
+
 /// Text from outside the program (an argument, a path, a name read from a file) made safe to show in
-/// a message on a terminal.
+/// a message on a terminal. The escaping is `Path.shown`'s, for any text.
 public enum MessageText {
     /// The longest text from outside quoted in a message, in Unicode scalars.
     public static let quoteLimit = 80
@@ -10,55 +12,19 @@ public enum MessageText {
     /// format character (an escape sequence's ESC, a bidirectional mark) written `\u{…}`; cut to
     /// `limit` scalars with `…`.
     public static func oneLine(_ text: String, limit: Int = quoteLimit) -> String {
-        var out = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == limit {
-                out += "…"
-                break
-            }
-            out += escaped(scalar, keepingLineBreaks: false)
-            count += 1
-        }
-        return out
+        Path.shown(text, limit: limit)
     }
 
     /// A whole message made safe for a terminal: its line breaks kept, every other control or format
     /// character escaped as `oneLine` escapes it, and each line cut at `lineLimit` scalars.
     public static func safe(_ message: String) -> String {
-        guard message.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) })
+        guard message.unicodeScalars.contains(where: { $0 != "\n" && Path.needsEscape($0) })
                 || message.unicodeScalars.count > lineLimit else { return message }
         return message.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            var out = ""
-            var count = 0
-            for scalar in line.unicodeScalars {
-                if count == lineLimit {
-                    out += "… (\(line.unicodeScalars.count - lineLimit) more characters)"
-                    break
-                }
-                out += escaped(scalar, keepingLineBreaks: true)
-                count += 1
-            }
-            return out
+            let count = line.unicodeScalars.count
+            guard count > lineLimit else { return Path.shown(String(line), limit: .max) }
+            let kept = String(String.UnicodeScalarView(line.unicodeScalars.prefix(lineLimit)))
+            return Path.shown(kept, limit: .max) + "… (\(count - lineLimit) more characters)"
         }.joined(separator: "\n")
-    }
-
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.value < 0x20 || scalar.value == 0x7F { return true }
-        if scalar.value < 0x80 { return false }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator: return true
-        default: return false
-        }
-    }
-
-    private static func escaped(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool) -> String {
-        switch scalar {
-        case "\n": return keepingLineBreaks ? "\n" : "\\n"
-        case "\r": return "\\r"
-        case "\t": return "\\t"
-        default:
-            return needsEscape(scalar) ? "\\u{" + String(scalar.value, radix: 16) + "}" : String(scalar)
-        }
     }
 }

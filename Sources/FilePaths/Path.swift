@@ -91,19 +91,19 @@ extension Path {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            default:
-                let escape: Bool
-                if scalar.value < 0x80 {
-                    escape = scalar.value < 0x20 || scalar.value == 0x7F
-                } else {
-                    switch scalar.properties.generalCategory {
-                    case .control, .format, .lineSeparator, .paragraphSeparator: escape = true
-                    default: escape = false
-                    }
-                }
-                out += escape ? "\\u{" + String(scalar.value, radix: 16) + "}" : String(scalar)
+            default: out += needsEscape(scalar) ? "\\u{" + String(scalar.value, radix: 16) + "}" : String(scalar)
             }
         }
         return out
+    }
+
+    /// Whether `shown` escapes `scalar`: a control character (C0, DEL, C1), a format character (an
+    /// invisible or bidirectional mark) or a line or paragraph separator.
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value < 0x80 { return scalar.value < 0x20 || scalar.value == 0x7F }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 }
