@@ -77,6 +77,6 @@ struct MergeCommand: RunnableCommand {
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
                 + "report: \(Path.join(folder, "report.md"))")
-        try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(into), its report in \(folder)")
+        try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(OutputPaths.shown(into)), its report in \(OutputPaths.shown(folder))")
     }
 }

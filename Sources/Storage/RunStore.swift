@@ -347,7 +347,8 @@ public final class RunStore {
 
     private func loadChecked(_ id: Int64) throws(StoreError) -> StoredRun {
         let columns = ["scenario_json", "tool_version", "created_at", "wall_seconds", "threads", "shard_index", "shard_count",
-                       "first_user", "end_user", "model_draws"]
+                       "first_user", "end_user", "model_draws", "scenario_name", "seed", "users", "horizon_days", "start_date",
+                       "status"]
         let rows = try database.rows(
             "SELECT \(columns.joined(separator: ", ")) FROM runs WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no run \(id)") }
@@ -370,12 +371,18 @@ public final class RunStore {
             }
             shard = s
         }
+        try Self.checkAgainstScenario(row, scenario, shard: shard)
         let end = try row.integer("end_user", in: 0...Int64(scenario.users))
         let start = try row.integer("first_user", in: 0...Int64(end))
         // Every configuration simulates every user of the run once: its user count is the run's.
         for (index, tally) in tallies.enumerated() where tally[.users] != Int64(end - start) {
             throw StoreError(.corrupt, "tallies.counts of run \(id), configuration \(index): \(tally[.users]) users, but the run "
                 + "covers \(end - start) (runs.first_user \(start) to end_user \(end))")
+        }
+        for (index, tally) in tallies.enumerated() {
+            if let (i, reason) = tally.firstImpossibleCount() {
+                throw StoreError(.corrupt, "tallies.counts of run \(id), configuration \(index): count \(i) is impossible: \(reason)")
+            }
         }
         let (sums, recorded) = try loadUserSums(run: id, scenario: scenario) ?? (nil, nil)
         var modelDraws: Int?
@@ -389,6 +396,23 @@ public final class RunStore {
             wallSeconds: try row.real("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
             shard: shard, modelDraws: modelDraws)
         return StoredRun(id: id, record: record)
+    }
+
+    /// Throws unless the run's row says what its stored scenario says (the columns `list` shows are
+    /// copies of the scenario's fields): an edited column would make one command show what another
+    /// does not.
+    private static func checkAgainstScenario(_ row: StoredRow, _ scenario: Scenario, shard: Shard?) throws(StoreError) {
+        func check(_ column: String, _ stored: String, _ expected: String) throws(StoreError) {
+            guard stored == expected else {
+                throw row.damaged(column, "\(stored), but the run's scenario (scenario_json) says \(expected)")
+            }
+        }
+        try check("scenario_name", "\"\(try row.text("scenario_name"))\"", "\"\(scenario.name)\"")
+        try check("seed", String(try row.integer("seed")), String(Int64(bitPattern: scenario.seed)))
+        try check("users", String(try row.integer("users")), String(scenario.users))
+        try check("horizon_days", String(try row.integer("horizon_days")), String(scenario.horizonDays))
+        try check("start_date", try row.text("start_date"), scenario.startDate)
+        try check("status", try row.text("status"), shard == nil ? "complete" : "shard")
     }
 
     /// The run's sums over users, and its totals per recorded user when its population replays
@@ -413,6 +437,9 @@ public final class RunStore {
             throw row.damaged("counts", "\(blob.count) bytes, but the run's scenario needs \(layout.count * 8)")
         }
         try Self.checkMagnitude(sums.counts, row, "counts")
+        if let (i, reason) = sums.firstImpossibleSum() {
+            throw row.damaged("counts", "sum \(i) is impossible: \(reason)")
+        }
         return (sums, try loadRecordedUserSums(row, layout: layout))
     }
 

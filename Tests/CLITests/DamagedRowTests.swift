@@ -210,6 +210,45 @@ final class DamagedRowTests: ReminderSimTestCase {
         assertExit(try remindersim("report", "latest", "--out", "out", "--db", columns), 0)
     }
 
+    /// Counts and sums no run can make (a count below zero, more users eligible than users, a sum of
+    /// squares below its sum), and a run's row that says other than its scenario, are refused by every
+    /// command that reads the run, and by merge: never shown, nor saved into a merged run.
+    func testImpossibleCountsAndEditedRunRowsAreRefused() throws {
+        try makeRuns()
+        let minusOne = "X'FFFFFFFFFFFFFFFF'"
+        let cases: [(String, String)] = [
+            // Count 1, the holdout's opens, made −1.
+            ("UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || \(minusOne) || substr(counts, 17) AS BLOB) WHERE run_id = 1 AND config_index = 0",
+             "tallies.counts of run 1, configuration 0: count 1 is impossible: -1 is below zero"),
+            // More users eligible on day 1 than users.
+            ("UPDATE tallies SET counts = CAST(substr(counts, 1, 8 * 16) || X'FFFFFF0000000000' || substr(counts, 8 * 17 + 1) AS BLOB) "
+                + "WHERE run_id = 1 AND config_index = 2",
+             "configuration 2: count 16 is impossible: 16777215 users eligible, more than the 200 users"),
+            // The first sum over users (the holdout's triggers, a count) made −1.
+            ("UPDATE user_sums SET counts = CAST(\(minusOne) || substr(counts, 9) AS BLOB) WHERE run_id = 1",
+             "user_sums.counts of run 1: sum 0 is impossible: -1 is below zero"),
+            ("UPDATE runs SET users = 5 WHERE run_id = 1", "runs.users of run 1: 5, but the run's scenario (scenario_json) says 200"),
+            ("UPDATE runs SET seed = seed + 1 WHERE run_id = 1", "runs.seed of run 1: "),
+            ("UPDATE runs SET horizon_days = 90 WHERE run_id = 1", "runs.horizon_days of run 1: 90, but"),
+            ("UPDATE runs SET scenario_name = 'other' WHERE run_id = 1", "runs.scenario_name of run 1: \"other\", but"),
+            ("UPDATE runs SET status = 'shard' WHERE run_id = 1", "runs.status of run 1: shard, but the run's scenario (scenario_json) says complete"),
+        ]
+        for (k, (sql, mention)) in cases.enumerated() {
+            let database = try damaged(sql, as: "impossible-\(k).sqlite")
+            for command in [["report", "1", "--out", "out"], ["export", "1", "--csv", "csv-\(k)"], ["compare", "1", "2"]] {
+                try assertRefused(command, database: database, mentions: [mention])
+            }
+        }
+        // A shard with an impossible count is not merged.
+        for k in 1...2 {
+            assertExit(try remindersim(arguments: Self.run + ["--shard", "\(k)/2", "--db", "part\(k).sqlite"]), 0)
+        }
+        let bad = try damaged(cases[0].0, from: "part1.sqlite", as: "bad-part1.sqlite")
+        try assertRefused(["merge", bad, "part2.sqlite", "--into", "merged.sqlite", "--out", "merged"], database: nil,
+                          mentions: [bad, "count 1 is impossible"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")))
+    }
+
     /// Shards with an edited shard count, or counts that only overflow once added up: merge refuses
     /// them without trying to list a billion missing shards or adding past what a count can hold.
     func testMergeOfDamagedShards() throws {
@@ -218,7 +257,7 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
         // Shards of no users, as a shard of 4 · 10¹⁸ is: their ranges and their user counts say so.
         let none = "UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0; "
-            + "UPDATE tallies SET counts = CAST(zeroblob(8) || substr(counts, 9) AS BLOB)"
+            + "UPDATE tallies SET counts = CAST(zeroblob(length(counts)) AS BLOB)"
         let huge = try damaged(none, from: "shard1.sqlite", as: "huge1.sqlite")
         _ = try damaged(none, from: "shard2.sqlite", as: "huge2.sqlite")
         let merge = try remindersim("merge", huge, "huge2.sqlite", "--into", "merged.sqlite", "--out", "merged")

@@ -283,6 +283,11 @@ final class PathAndOutputTests: ReminderSimTestCase {
         let run = try shell("$R run --users 40 --days 35 --threads 1 --db r.sqlite --out o > /dev/full")
         XCTAssertEqual(run.status, 74, run.stderr)
         XCTAssertTrue(run.stderr.contains("run 1 is saved in r.sqlite, its report in o/default-1: do not run it again"), run.stderr)
+        // Paths with line breaks are shown escaped, on the message's one line.
+        let odd = try shell("$R run --users 40 --days 35 --threads 1 --db \"$(printf 'a\\nb.sqlite')\" --out \"$(printf 'o\\nq')\" > /dev/full")
+        XCTAssertEqual(odd.status, 74, odd.stderr)
+        XCTAssertTrue(odd.stderr.hasSuffix("run 1 is saved in a\\nb.sqlite, its report in o\\nq/default-1: do not run it again\n"), odd.stderr)
+        XCTAssertEqual(odd.stderr.split(separator: "\n").count, 1, odd.stderr)
         try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.12).canonicalJSON())
         var truth = CalibrationFixture.experiment(baseResponse: 0.12)
         truth.users = 400

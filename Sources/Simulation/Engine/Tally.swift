@@ -134,3 +134,31 @@ extension Tally {
         return (counts[layout.curveRetained(day: k)], eligible)
     }
 }
+
+extension Tally {
+    /// The first count no run can produce, and why: every count counts something, so none is below
+    /// zero but the sum of the lifts over the holdout; the users eligible on day 1, 7 or 30 are at
+    /// most the users, and those retained, gained or lost on it at most the eligible; the active
+    /// users of a day are at most the users. Nil for counts a run could have made. A database
+    /// edited by hand shows here before any measure is computed from it.
+    public func firstImpossibleCount() -> (index: Int, reason: String)? {
+        for (i, v) in counts.enumerated() where v < 0 && i != Counter.opensLiftSum.rawValue {
+            return (i, "\(v) is below zero, and it counts something")
+        }
+        let users = self[.users]
+        for (eligible, others) in [(Counter.eligibleD1, [Counter.retainedD1, .gainedD1, .lostD1]),
+                                   (.eligibleD7, [.retainedD7, .gainedD7, .lostD7]),
+                                   (.eligibleD30, [.retainedD30, .gainedD30, .lostD30])] {
+            if self[eligible] > users {
+                return (eligible.rawValue, "\(self[eligible]) users eligible, more than the \(users) users")
+            }
+            for other in others where self[other] > self[eligible] {
+                return (other.rawValue, "\(self[other]) users, more than the \(self[eligible]) eligible")
+            }
+        }
+        for day in 0..<layout.days where daily(day) > users {
+            return (layout.daily(day), "\(daily(day)) users active on day \(day), more than the \(users) users")
+        }
+        return nil
+    }
+}

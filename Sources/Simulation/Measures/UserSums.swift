@@ -352,3 +352,48 @@ extension UserSums {
         return out
     }
 }
+
+extension UserSums {
+    /// The first sum no run can produce, and why: the per-user quantities are whole numbers, so a sum
+    /// of their squares is never below the sum of their magnitudes, and all of them but the lifts
+    /// over the holdout and the pairs' differences are counts, never below zero. Nil for sums a run
+    /// could have made. A database edited by hand shows here before any interval is computed from it.
+    public func firstImpossibleSum() -> (index: Int, reason: String)? {
+        var signed = Set<Int>()
+        for c in 0..<layout.configurations {
+            for s in 0..<layout.groups { signed.insert(layout.segment(c, s) + SegmentCounter.opensLiftSum.rawValue) }
+        }
+        for p in layout.pairList.indices {
+            signed.insert(layout.pair(at: p) + PairCounter.opensDiff.rawValue)
+            signed.insert(layout.pair(at: p) + PairCounter.deliveredDiff.rawValue)
+        }
+        for (i, v) in counts.enumerated() where v < 0 && !signed.contains(i) {
+            return (i, "\(v) is below zero, and it sums counts")
+        }
+        // (sum, sum of squares) of whole numbers: Σx² ≥ Σ|x| ≥ |Σx|.
+        var squares: [(Int, Int)] = []
+        func ratio(_ o: Int) { squares += [(o, o + 2), (o + 1, o + 3)] }
+        for c in 0..<layout.configurations {
+            for r in ClusteredRatio.allCases { ratio(layout.ratio(c, r)) }
+            for slot in 0..<(layout.messageSlots[c] + layout.periodSlots[c]) {
+                ratio(layout.slot(c, slot, response: false))
+                ratio(layout.slot(c, slot, response: true))
+            }
+            for s in 0..<layout.groups {
+                let g = layout.segment(c, s)
+                squares.append((g + SegmentCounter.opensLiftSum.rawValue, g + SegmentCounter.opensLiftSquares.rawValue))
+                ratio(layout.segmentRatio(c, s, response: false))
+                ratio(layout.segmentRatio(c, s, response: true))
+            }
+        }
+        for p in layout.pairList.indices {
+            let o = layout.pair(at: p)
+            squares.append((o + PairCounter.opensDiff.rawValue, o + PairCounter.opensDiffSquares.rawValue))
+            squares.append((o + PairCounter.deliveredDiff.rawValue, o + PairCounter.deliveredDiffSquares.rawValue))
+        }
+        for (sum, square) in squares where counts[square] < counts[sum].magnitude {
+            return (square, "a sum of squares of whole numbers, \(counts[square]), below the magnitude of their sum, \(counts[sum])")
+        }
+        return nil
+    }
+}

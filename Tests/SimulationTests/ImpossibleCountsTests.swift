@@ -1,0 +1,61 @@
+@testable import Simulation
+import XCTest
+
+/// The sums a run makes pass the check of what a run can make, and sums edited into what no run
+/// can make are found.
+final class ImpossibleCountsTests: XCTestCase {
+    func simulate() throws -> RunTallies {
+        var scenario = Scenario.builtInDefault
+        scenario.users = 400
+        scenario.horizonDays = 40
+        return try CompiledModel(scenario).run(options: RunOptions(threads: 1))
+    }
+
+    func testARunsCountsAndSumsArePossible() throws {
+        let tallies = try simulate()
+        for tally in tallies.tallies { XCTAssertNil(tally.firstImpossibleCount().map(\.reason)) }
+        let sums = try XCTUnwrap(tallies.sums)
+        XCTAssertNil(sums.firstImpossibleSum().map(\.reason))
+        // The run has signed terms that are below zero somewhere (lifts and differences), which pass.
+        XCTAssertTrue(sums.counts.contains { $0 < 0 }, "no signed sum below zero: the test shows nothing")
+    }
+
+    func testEditedCountsAreFound() throws {
+        let tallies = try simulate()
+        var tally = tallies.tallies[1]
+        tally.counts[Counter.opens.rawValue] = -1
+        XCTAssertEqual(tally.firstImpossibleCount()?.index, Counter.opens.rawValue)
+        tally = tallies.tallies[1]
+        tally.counts[Counter.opensLiftSum.rawValue] = -tally.counts[Counter.opensLiftSum.rawValue] - 1
+        XCTAssertNil(tally.firstImpossibleCount().map(\.reason), "the lifts' sum is signed")
+        tally = tallies.tallies[1]
+        tally.counts[Counter.retainedD7.rawValue] = tally[.eligibleD7] + 1
+        XCTAssertEqual(tally.firstImpossibleCount()?.index, Counter.retainedD7.rawValue)
+        tally = tallies.tallies[1]
+        tally.counts[tally.layout.daily(3)] = tally[.users] + 1
+        XCTAssertEqual(tally.firstImpossibleCount()?.index, tally.layout.daily(3))
+    }
+
+    func testEditedSumsAreFound() throws {
+        let sums = try XCTUnwrap(try simulate().sums)
+        let layout = sums.layout
+        // A sum of squares below the magnitude of its sum: a pair's squared opens differences.
+        var edited = sums
+        let pair = layout.pair(at: 0)
+        edited.counts[pair + PairCounter.opensDiffSquares.rawValue] = edited.counts[pair + PairCounter.opensDiff.rawValue].magnitude == 0
+            ? -1 : Int64(edited.counts[pair + PairCounter.opensDiff.rawValue].magnitude) - 1
+        XCTAssertEqual(edited.firstImpossibleSum()?.index, pair + PairCounter.opensDiffSquares.rawValue)
+        // A ratio's Σx² below Σx.
+        edited = sums
+        let trigger = layout.ratio(1, .trigger)
+        XCTAssertGreaterThan(edited.counts[trigger], 0)
+        edited.counts[trigger + 2] = edited.counts[trigger] - 1
+        XCTAssertEqual(edited.firstImpossibleSum()?.index, trigger + 2)
+        // A signed difference may be below zero, a count may not.
+        edited = sums
+        edited.counts[pair + PairCounter.opensDiff.rawValue] = -1
+        XCTAssertNil(edited.firstImpossibleSum().map(\.reason))
+        edited.counts[pair + PairCounter.users.rawValue] = -1
+        XCTAssertEqual(edited.firstImpossibleSum()?.index, pair + PairCounter.users.rawValue)
+    }
+}
