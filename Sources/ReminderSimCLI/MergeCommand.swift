@@ -48,10 +48,18 @@ struct MergeCommand: RunnableCommand {
         for path in shardDatabases {
             let store = try StoreAccess.open(path, create: false, option: Self.shardDatabases.name)
             let found = try StoreAccess.perform { try store.list().filter { $0.status == "shard" } }
-            if found.isEmpty { throw CommandError.dataError("\(path): holds no shard run (written by 'remindersim run --shard k/n')") }
-            for listing in found {
-                shards.append(("\(path) run \(listing.id)", try StoreAccess.perform { try store.load(listing.id) }))
+            if found.isEmpty {
+                throw CommandError.dataError("\(OutputPaths.shown(path)): holds no shard run (written by 'remindersim run --shard k/n')")
             }
+            for listing in found {
+                shards.append(("\(OutputPaths.shown(path)) run \(listing.id)", try StoreAccess.perform { try store.load(listing.id) }))
+            }
+        }
+        // Draws may change from one version to the next: shards of one run come from one build.
+        if let other = shards.first(where: { $0.run.record.toolVersion != shards[0].run.record.toolVersion }) {
+            throw CommandError.dataError("\(other.source): ran remindersim \(MessageText.oneLine(other.run.record.toolVersion)), but "
+                + "\(shards[0].source) \(MessageText.oneLine(shards[0].run.record.toolVersion)); shards of one run are run by one "
+                + "version, whose draws they share")
         }
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
         // The shards' second look is the merged run's: they must have asked for the same model draws.

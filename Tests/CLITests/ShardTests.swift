@@ -1,5 +1,7 @@
 import Foundation
+import ReminderSimCLI
 import ReminderSimTestSupport
+import Storage
 import XCTest
 
 /// Split runs merged back must be the whole run, to the byte.
@@ -47,7 +49,16 @@ final class ShardTests: ReminderSimTestCase {
         }
         assertExit(try remindersim("run", "--users", "300", "--days", "35", "--seed", "5", "--shard", "3/4",
                                    "--db", "four.sqlite"), 0)
+        // Shard 3 of seed 5 as another version would have stored it.
+        assertExit(try remindersim("run", "--users", "300", "--days", "35", "--seed", "5", "--shard", "3/3",
+                                   "--db", "other.sqlite"), 0)
+        do {
+            let store = try RunStore(path: workPath("other.sqlite"), create: false, readOnly: false)
+            try store.database.execute("UPDATE runs SET tool_version = '9.9.9'")
+        }
         let cases: [([String], String)] = [
+            (["s1.sqlite", "s2.sqlite", "other.sqlite"],
+             "other.sqlite run 1: ran remindersim 9.9.9, but s1.sqlite run 1 \(ReminderSim.version); shards of one run are run by one version"),
             (["s1.sqlite", "s2.sqlite"], "shard 3/3 is missing"),
             (["s1.sqlite", "s1.sqlite", "s2.sqlite"], "shard 1/3 appears twice"),
             (["s1.sqlite", "s2.sqlite", "s3.sqlite"], "seed 6, but s1.sqlite run 1 has seed 5"),
