@@ -34,10 +34,13 @@ public struct CalibrationError: Error, Sendable, Equatable, CustomStringConverti
 
     public let kind: Kind
     public let description: String
+    /// The results file's line the problem is on, when it is one arm's.
+    public let line: Int?
 
-    init(_ kind: Kind, _ description: String) {
+    init(_ kind: Kind, _ description: String, line: Int? = nil) {
         self.kind = kind
         self.description = description
+        self.line = line
     }
 }
 

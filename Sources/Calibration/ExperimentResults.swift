@@ -39,6 +39,9 @@ public struct ExperimentResults: Sendable, Equatable {
     public init(arms: [Arm]) { self.arms = arms }
 
     static let required = ["arm", "users", "delivered", "opens", "opt_outs"]
+    /// The largest count a results file may give, and the most users its arms may add up to: 2^53 − 1,
+    /// the largest whole number every step of a readout keeps exactly.
+    public static let maximumCount = (1 << 53) - 1
     static let optional = ["retained_d7", "retained_d30", "attributed", "planned_share"]
 
     /// One line's fields as RFC 4180 has them: separated by commas, blanks around a field dropped, a
@@ -155,8 +158,8 @@ public struct ExperimentResults: Sendable, Equatable {
                     if required.contains(name) { throw fail(lineNumber, column(name), "is empty") }
                     return nil
                 }
-                guard let value = Int(text), value >= 0 else {
-                    throw fail(lineNumber, column(name), "expected a whole number ≥ 0, got \(Excerpt.quoted(text))")
+                guard let value = Int(text), value >= 0, value <= maximumCount else {
+                    throw fail(lineNumber, column(name), "expected a whole number from 0 to \(maximumCount), got \(Excerpt.quoted(text))")
                 }
                 return value
             }
@@ -193,6 +196,9 @@ public struct ExperimentResults: Sendable, Equatable {
                 throw fail(lineNumber, column("attributed"), "\(attributed) is more than the arm's \(arm.opens) opens")
             }
             arms.append(arm)
+            guard arms.reduce(0, { $0 + $1.users }) <= maximumCount else {
+                throw fail(lineNumber, column("users"), "the arms' users add up to more than \(maximumCount)")
+            }
         }
         guard header != nil else { throw fail(1, nil, "the file is empty: expected a header and one row per arm") }
         guard !arms.isEmpty else { throw fail(lineNumber, nil, "no arms: expected one row per arm after the header") }

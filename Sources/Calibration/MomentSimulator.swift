@@ -31,8 +31,8 @@ struct MomentSimulator {
                 func quote(_ label: String) -> String { Excerpt.quoted(label, limit: Excerpt.messageLimit, mark: "\"") }
                 let labels = (["holdout"] + all.prefix(20).map(\.label)).map(quote).joined(separator: ", ")
                     + (all.count > 20 ? ", …" : "")
-                throw CalibrationError(.mismatch, "line \(a.line): arm \(quote(a.label)) is not a configuration of the scenario "
-                    + "(its arms: \(labels))")
+                throw CalibrationError(.mismatch, "arm \(quote(a.label)) is not a configuration of the scenario "
+                    + "(its arms: \(labels))", line: a.line)
             }
             used.append(c)
         }
@@ -52,8 +52,8 @@ struct MomentSimulator {
         for a in results.arms {
             let index = a.label == "holdout" ? 0 : 1 + used.firstIndex { $0.label == a.label }!
             if index == 0, a.delivered > 0 || a.optOuts > 0 || (a.attributed ?? 0) > 0 {
-                throw CalibrationError(.mismatch, "line \(a.line): the holdout reports notifications (delivered, opt-outs or "
-                    + "attributed opens), but a holdout sends none")
+                throw CalibrationError(.mismatch, "the holdout reports notifications (delivered, opt-outs or "
+                    + "attributed opens), but a holdout sends none", line: a.line)
             }
             var values: [(Kind, Int)] = [(.delivered, a.delivered), (.opens, a.opens), (.optOuts, a.optOuts)]
             if let v = a.retainedD7 { values.append((.retainedD7, v)) }

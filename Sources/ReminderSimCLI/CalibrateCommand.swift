@@ -159,7 +159,8 @@ struct CalibrateCommand: RunnableCommand {
     static func commandError(_ error: Error, scenarioPath: String, resultsPath: String) -> Error {
         switch error {
         case let error as CalibrationError:
-            return CommandError.dataError("\(InputFile.displayName(resultsPath)): \(error.description)")
+            // Named as the results file's own problems are: file:line: reason.
+            return CommandError.dataError("\(InputFile.displayName(resultsPath))\(error.line.map { ":\($0)" } ?? ""): \(error.description)")
         case let error as RecordedDataError:
             // The recorded logs were read and checked with the scenario; every trial point uses them as read.
             return ScenarioLoading.commandError(error, message: "\(InputFile.displayName(scenarioPath)): \(error.description)")

@@ -54,7 +54,14 @@ final class CalibrateCommandTests: ReminderSimTestCase {
         try writeFile("bad.csv", "arm,users,delivered,opens,opt_outs\n2d,100,x,3,1\n")
         let bad = try remindersim("calibrate", "app.json", "bad.csv")
         assertExit(bad, 65)
-        assertContains(bad.stderr, "bad.csv:2: column 3 (delivered): expected a whole number ≥ 0, got 'x'")
+        assertContains(bad.stderr, "bad.csv:2: column 3 (delivered): expected a whole number from 0 to 9007199254740991, got 'x'")
+        // An arm the scenario does not have is named as the file's other problems are: file:line.
+        try writeFile("arms.csv", "arm,users,delivered,opens,opt_outs\nholdout,100,0,800,0\nweekly,100,300,840,6\n")
+        for command in ["calibrate", "readout"] {
+            let unknown = try remindersim(command, "app.json", "arms.csv")
+            assertExit(unknown, 65)
+            assertContains(unknown.stderr, "arms.csv:3: arm \"weekly\" is not a configuration of the scenario")
+        }
         try writeFile("one.csv", "arm,users,delivered,opens,opt_outs\nholdout,100,0,800,0\n2d,100,300,840,6\n")
         let fatigue = try remindersim("calibrate", "app.json", "one.csv", "--fit", "baseResponse,fatigue")
         assertExit(fatigue, 65)

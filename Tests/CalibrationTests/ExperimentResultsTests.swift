@@ -63,7 +63,7 @@ final class ExperimentResultsTests: XCTestCase {
         XCTAssertEqual(problem(header + "2d,1000,3000,8400\n")?.description,
                        "past.csv:2: expected 5 fields as in the header, found 4")
         XCTAssertEqual(problem(header + "2d,1000,-3,8400,1\n")?.description,
-                       "past.csv:2: column 3 (delivered): expected a whole number ≥ 0, got '-3'")
+                       "past.csv:2: column 3 (delivered): expected a whole number from 0 to 9007199254740991, got '-3'")
         XCTAssertEqual(problem(header + "2d,0,3,8400,1\n")?.description, "past.csv:2: column 2 (users): must be > 0")
         XCTAssertEqual(problem(header + "2d,10,3,84,11\n")?.description,
                        "past.csv:2: column 5 (opt_outs): 11 is more than the arm's 10 users")
@@ -76,7 +76,12 @@ final class ExperimentResultsTests: XCTestCase {
         XCTAssertEqual(problem("arm,users,delivered,opens,opt_outs,planned_share\n2d,10,3,84,1,0x10\n")?.description,
                        "past.csv:2: column 6 (planned_share): expected a number > 0, got '0x10'")
         XCTAssertEqual(problem(header + "2d,10,\u{1B}[2J,84,1\n")?.description,
-                       "past.csv:2: column 3 (delivered): expected a whole number ≥ 0, got '\\x1B[2J'")
+                       "past.csv:2: column 3 (delivered): expected a whole number from 0 to 9007199254740991, got '\\x1B[2J'")
+        // Counts a readout keeps exactly: each at most 2^53 − 1, and so the arms' users together.
+        XCTAssertEqual(problem(header + "2d,9007199254740992,3,84,1\n")?.description,
+                       "past.csv:2: column 2 (users): expected a whole number from 0 to 9007199254740991, got '9007199254740992'")
+        XCTAssertEqual(problem(header + "holdout,9007199254740991,0,84,0\n2d,1,0,84,0\n")?.description,
+                       "past.csv:3: column 2 (users): the arms' users add up to more than 9007199254740991")
     }
 
     func testResultsThatDoNotFitTheScenarioAreRefused() throws {
@@ -99,7 +104,8 @@ final class ExperimentResultsTests: XCTestCase {
         let twoDays = ExperimentResults.Arm(label: "2d", users: 100, delivered: 300, opens: 840, optOuts: 6, line: 3)
         let unknown = ExperimentResults.Arm(label: "weekly", users: 100, delivered: 300, opens: 840, optOuts: 6, line: 4)
         XCTAssertEqual(refusal([holdout, unknown])?.description,
-                       "line 4: arm \"weekly\" is not a configuration of the scenario (its arms: \"holdout\", \"1/2/4d circular\", \"2d\")")
+                       "arm \"weekly\" is not a configuration of the scenario (its arms: \"holdout\", \"1/2/4d circular\", \"2d\")")
+        XCTAssertEqual(refusal([holdout, unknown])?.line, 4)
         var noisy = holdout
         noisy.delivered = 5
         XCTAssertEqual(refusal([noisy, twoDays])?.kind, .mismatch)
