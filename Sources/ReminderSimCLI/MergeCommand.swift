@@ -44,6 +44,7 @@ struct MergeCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         // Where the merged run's report goes is checked before any shard is read.
         try StoreAccess.checkOutputFolder(output)
+        try StoreAccess.checkName(into, option: Self.into.name)
         var shards: [(source: String, run: StoredRun)] = []
         for path in shardDatabases {
             let store = try StoreAccess.open(path, create: false, option: Self.shardDatabases.name)

@@ -12,12 +12,22 @@ enum StoreAccess {
     /// for reading only. `option` names where the path came from in the message for an empty one. A
     /// command that writes passes its `stderr`, where a wait for another process's lock is announced.
     static func open(_ path: String, create: Bool, option: String = DatabaseOption.spec.name, stderr: (any OutputWriter)? = nil) throws -> RunStore {
-        if path.isEmpty { throw UsageError("\(option): the database path is empty; give the name of a database file") }
+        try checkName(path, option: option)
         do {
             return try RunStore(path: path, create: create, readOnly: !create,
                                 onWait: stderr.map { err in { err.writeLine("remindersim: \($0)") } })
         } catch {
             throw commandError(error)
+        }
+    }
+
+    /// Refuses a database path that names no file: an empty one, and `-`, which every other input of
+    /// the tool reads as standard input (a file of that name is `./-`).
+    static func checkName(_ path: String, option: String = DatabaseOption.spec.name) throws {
+        if path.isEmpty { throw UsageError("\(option): the database path is empty; give the name of a database file") }
+        if path == "-" {
+            throw UsageError("\(option): '-' is not a database: a database is a file, not standard input or output "
+                + "(a file named '-' is ./-)")
         }
     }
 
@@ -43,11 +53,11 @@ enum StoreAccess {
             throw UsageError("\(OutputPaths.shown(path)): is \(input == path ? "the scenario" : "the same file as the scenario \(named)") "
                 + "this command reads; \(DatabaseOption.spec.name) must name a database")
         }
+        try checkName(path)
         var store: RunStore?
-        if !path.isEmpty && OutputPaths.entry(at: path) == .missing {
+        if OutputPaths.entry(at: path) == .missing {
             do { try RunStore.checkCanCreate(path) } catch { throw commandError(error) }
         } else {
-            // An empty path is refused there, as everywhere a database is opened.
             store = try open(path, create: true, stderr: stderr)
         }
         func opened() throws -> RunStore {

@@ -57,7 +57,13 @@ final class StorePlaceTests: ReminderSimTestCase {
             let empty = try remindersim(arguments: arguments + ["--db", ""])
             assertExit(empty, 64)
             assertContains(empty.stderr, "remindersim: error: --db: the database path is empty")
+            let dash = try remindersim(arguments: arguments + ["--db", "-"])
+            assertExit(dash, 64)
+            assertContains(dash.stderr, "remindersim: error: --db: '-' is not a database")
         }
+        let into = try remindersim("merge", "a.sqlite", "--into", "-")
+        assertExit(into, 64)
+        assertContains(into.stderr, "--into: '-' is not a database")
         XCTAssertEqual(workTree(), ["pipe.sqlite", "dangling.sqlite"].sorted())
     }
 
