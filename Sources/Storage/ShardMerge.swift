@@ -59,6 +59,19 @@ public enum ShardMerge {
                           tallies: keepEveryPair ? total : total.keepingDecisionPairs(scenario: reference.scenario))
     }
 
+    /// The scenario fields (as a scenario file names them) on which `a` and `b` differ.
+    static func differingFields(_ a: Scenario, _ b: Scenario) -> [String] {
+        let fields: [(String, Bool)] = [
+            ("name", a.name != b.name), ("description", a.description != b.description), ("seed", a.seed != b.seed),
+            ("users", a.users != b.users), ("horizonDays", a.horizonDays != b.horizonDays),
+            ("startDate", a.startDate != b.startDate), ("population", a.population != b.population),
+            ("response", a.response != b.response), ("configurations", a.configurations != b.configurations),
+            ("grid", a.grid != b.grid), ("baseline", a.baseline != b.baseline), ("decision", a.decision != b.decision),
+            ("tune", a.tune != b.tune), ("liveTest", a.liveTest != b.liveTest),
+        ]
+        return fields.filter(\.1).map(\.0)
+    }
+
     /// Why one shard does not belong with the reference shard, if it does not.
     private static func problems(
         of shard: (source: String, run: StoredRun), against reference: (source: String, run: StoredRun), count: Int
@@ -72,7 +85,11 @@ public enum ShardMerge {
         } else if r.scenario.users != ref.users {
             problems.append("\(source): \(r.scenario.users) users, but \(reference.source) has \(ref.users)")
         } else if (try? r.scenario.canonicalJSON()) != (try? ref.canonicalJSON()) {
-            problems.append("\(source): a different scenario from \(reference.source) (\"\(r.scenario.name)\")")
+            let fields = differingFields(r.scenario, ref)
+            problems.append("\(source): a different scenario from \(reference.source) (\"\(r.scenario.name)\")"
+                + (fields.isEmpty ? "" : ": its \(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")"))
+            // Its sums' other layout follows from it, and says nothing more.
+            return problems
         }
         guard k.count == count else {
             return problems + ["\(source): shard \(k), but \(reference.source) is one of \(count)"]

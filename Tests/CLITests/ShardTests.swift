@@ -56,7 +56,10 @@ final class ShardTests: ReminderSimTestCase {
             let store = try RunStore(path: workPath("other.sqlite"), create: false, readOnly: false)
             try store.database.execute("UPDATE runs SET tool_version = '9.9.9'")
         }
+        assertExit(try remindersim("run", "--users", "300", "--days", "30", "--seed", "5", "--shard", "3/3",
+                                   "--db", "days.sqlite"), 0)
         let cases: [([String], String)] = [
+            (["s1.sqlite", "s2.sqlite", "days.sqlite"], "days.sqlite run 1: a different scenario from s1.sqlite run 1 (\"default\"): its horizonDays differs\n"),
             (["s1.sqlite", "s2.sqlite", "other.sqlite"],
              "other.sqlite run 1: ran remindersim 9.9.9, but s1.sqlite run 1 \(ReminderSim.version); shards of one run are run by one version"),
             (["s1.sqlite", "s2.sqlite"], "shard 3/3 is missing"),
