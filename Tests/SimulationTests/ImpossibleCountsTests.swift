@@ -1,3 +1,5 @@
+import Foundation
+import ScenarioData
 @testable import Simulation
 import XCTest
 
@@ -18,6 +20,28 @@ final class ImpossibleCountsTests: XCTestCase {
         XCTAssertNil(sums.firstImpossibleSum().map(\.reason))
         // The run has signed terms that are below zero somewhere (lifts and differences), which pass.
         XCTAssertTrue(sums.counts.contains { $0 < 0 }, "no signed sum below zero: the test shows nothing")
+    }
+
+    /// No scenario of `Datasets/` (recorded users replayed, platforms, sequences, delivery policies,
+    /// a thousand configurations) makes a count or sum the check calls impossible.
+    func testEveryExampleScenariosCountsArePossible() throws {
+        let datasets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets")
+        let files = try FileManager.default.contentsOfDirectory(at: datasets, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "json" && $0.lastPathComponent != "scenario.schema.json" }
+        XCTAssertGreaterThanOrEqual(files.count, 10)
+        for file in files {
+            var scenario = try Scenario.decode(String(contentsOf: file, encoding: .utf8), source: file.lastPathComponent)
+            scenario.users = file.lastPathComponent == "thousand-periods.json" ? 60 : 600
+            scenario.horizonDays = min(scenario.horizonDays, 45)
+            let model = try CompiledModel(scenario, recorded: RecordedLogs.read(for: scenario, folder: datasets.path))
+            let tallies = model.run(options: RunOptions(threads: 2))
+            for (i, tally) in tallies.tallies.enumerated() {
+                XCTAssertNil(tally.firstImpossibleCount().map(\.reason), "\(file.lastPathComponent), configuration \(i)")
+            }
+            let sums = try XCTUnwrap(tallies.sums, file.lastPathComponent)
+            XCTAssertNil(sums.firstImpossibleSum().map(\.reason), file.lastPathComponent)
+        }
     }
 
     func testEditedCountsAreFound() throws {
