@@ -137,7 +137,7 @@ struct CalibrateCommand: RunnableCommand {
         context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
             + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))
-        try StoreAccess.finishOutput(context, saved: "the calibrated scenario is written to \(OutputPaths.shown(output))", storedOnce: false)
+        try StoreAccess.finishOutput(context, saved: "the calibrated scenario is written to \(output)", storedOnce: false)
     }
 
     /// The scenario, its recorded logs and the results file, each read and checked, for calibrate and readout.

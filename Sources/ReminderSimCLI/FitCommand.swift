@@ -138,7 +138,7 @@ struct FitCommand: RunnableCommand {
                 + "the resampled and replayed segments read \(OutputPaths.shown(source)) again, as a scenario does: "
                 + why.joined(separator: "; ") + "; save the log as a file a scenario can read as it is")
         }
-        try StoreAccess.finishOutput(context, saved: "the fit's files are written to \(OutputPaths.shown(written))", storedOnce: false)
+        try StoreAccess.finishOutput(context, saved: "the fit's files are written to \(written)", storedOnce: false)
     }
 
     /// The path (`segment.returns.sigma`) of the first number in `value` that is not finite, if any.

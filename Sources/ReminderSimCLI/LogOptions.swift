@@ -194,7 +194,7 @@ struct LogOptions: OptionGroup {
         do {
             log = try RecordedSource(path: path == "-" ? "/dev/stdin" : path, format: format, observationEnd: observationEnd)
                 .read(onBadRow: skipBadRows ? .skip : .stop, outliers: keepOutliers ? .keep : .exclude,
-                      name: path == "-" || name != path ? name : nil)
+                      name: name != path ? name : nil)
         } catch let error as RecordedDataError {
             // A format given on the command line that cannot be used is a usage error.
             if error.kind == .badFormat { throw UsageError(error.message) }

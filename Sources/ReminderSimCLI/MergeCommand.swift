@@ -56,12 +56,6 @@ struct MergeCommand: RunnableCommand {
                 shards.append(("\(OutputPaths.shown(path)) run \(listing.id)", try StoreAccess.perform { try store.load(listing.id) }))
             }
         }
-        // Draws may change from one version to the next: shards of one run come from one build.
-        if let other = shards.first(where: { $0.run.record.toolVersion != shards[0].run.record.toolVersion }) {
-            throw CommandError.dataError("\(other.source): ran remindersim \(MessageText.oneLine(other.run.record.toolVersion)), but "
-                + "\(shards[0].source) \(MessageText.oneLine(shards[0].run.record.toolVersion)); shards of one run are run by one "
-                + "version, whose draws they share")
-        }
         let merged = try StoreAccess.perform { try ShardMerge.merge(shards, keepEveryPair: allPairs) }
         // The shards' second look is the merged run's: they must have asked for the same model draws.
         let draws = shards.map(\.run.record.modelDraws)
@@ -86,6 +80,6 @@ struct MergeCommand: RunnableCommand {
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
                 + "report: \(Path.join(folder, "report.md"))")
-        try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(OutputPaths.shown(into)), its report in \(OutputPaths.shown(folder))")
+        try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(into), its report in \(folder)")
     }
 }

@@ -35,11 +35,11 @@ struct ReportCommand: RunnableCommand {
         case let (store, .run(id)):
             let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
             context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
-            try StoreAccess.finishOutput(context, saved: "the report is written to \(OutputPaths.shown(folder))", storedOnce: false)
+            try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         case let (store, .tune(id)):
             let folder = try StoredTuneOutput.report(id, store: store, output: output, csvSafe: csvSafe, context: context)
             context.stdout.writeLine("Report of tune \(id): \(Path.join(folder, "report.md"))")
-            try StoreAccess.finishOutput(context, saved: "the report is written to \(OutputPaths.shown(folder))", storedOnce: false)
+            try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         }
     }
 

@@ -151,7 +151,7 @@ struct RunCommand: RunnableCommand {
             context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads, secondLook: second))
             context.stdout.writeLine("\nSaved as run \(runID) in \(simulation.database); report: \(report)")
         }
-        try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(OutputPaths.shown(simulation.database)), its report in \(OutputPaths.shown(folder))")
+        try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(simulation.database), its report in \(folder)")
         if stats {
             let sessions = results.sessions
             let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))

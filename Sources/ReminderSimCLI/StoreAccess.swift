@@ -86,6 +86,7 @@ enum StoreAccess {
     /// Pushes out what a command that saved something printed. When standard output cannot take it
     /// (a full disk, a closed descriptor), the error says what was saved, so that running the command
     /// again does not store it twice; a reader that closed the pipe early ends the command quietly.
+    /// `saved` names paths as given: it is shown on one line, their line breaks and control characters escaped.
     static func finishOutput(_ context: CommandContext, saved: String, storedOnce: Bool = true) throws {
         do {
             try context.stdout.flush()
@@ -93,7 +94,7 @@ enum StoreAccess {
             return
         } catch {
             throw CommandError.ioError("cannot write to standard output: \(CommandRunner.systemReason(error)); "
-                + "\(saved)" + (storedOnce ? ": do not run it again" : ""))
+                + MessageText.oneLine(saved, limit: .max) + (storedOnce ? ": do not run it again" : ""))
         }
     }
 

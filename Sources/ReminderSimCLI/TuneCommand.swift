@@ -117,7 +117,7 @@ struct TuneCommand: RunnableCommand {
             context.stdout.write(report.summary())
             context.stdout.writeLine("\nSaved as tune \(tuneID) in \(simulation.database); report: \(reportFile)")
         }
-        try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(OutputPaths.shown(simulation.database)), its report in \(OutputPaths.shown(written))")
+        try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(simulation.database), its report in \(written)")
     }
 
     /// The live-test plan of the winner against the baseline: the two simulated together on the final

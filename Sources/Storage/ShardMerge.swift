@@ -1,3 +1,4 @@
+import FilePaths
 import Simulation
 
 /// Combining the shards of a split run into the whole run.
@@ -80,6 +81,12 @@ public enum ShardMerge {
         let ref = reference.run.record.scenario
         guard let k = r.shard else { return ["\(source): not a shard"] }
         var problems: [String] = []
+        // Draws may change from one version to the next: shards of one run come from one build.
+        let version = reference.run.record.toolVersion
+        if r.toolVersion != version {
+            problems.append("\(source): ran remindersim \(Path.shown(r.toolVersion, limit: 40)), but \(reference.source) "
+                + "\(Path.shown(version, limit: 40)); shards of one run are run by one version, whose draws they share")
+        }
         if r.scenario.seed != ref.seed {
             problems.append("\(source): seed \(r.scenario.seed), but \(reference.source) has seed \(ref.seed)")
         } else if r.scenario.users != ref.users {
