@@ -5,10 +5,13 @@ import Simulation
 
 extension RecordedSource {
     /// Reads the log at `path` as it is (not resolved against any folder); its problems name it `name`
-    /// when given (standard input, read as /dev/stdin), `path` otherwise.
+    /// when given (standard input, read as /dev/stdin), `path` otherwise (escaped as `Path.shown`).
     public func read(onBadRow: BadRowPolicy = .stop, outliers: OutlierPolicy = .exclude, scenarioPath: String = "",
                      name: String? = nil) throws -> RecordedLog
     {
+        // A path with a line break or control character is named escaped, on one line.
+        let escaped = Path.shown(path, limit: .max)
+        let name = name ?? (escaped == path ? nil : escaped)
         guard FileManager.default.fileExists(atPath: path) else {
             throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(name ?? path): no such file")
         }

@@ -88,6 +88,22 @@ final class HostileInputTests: ReminderSimTestCase {
         assertExit(log, 65)
         assertContains(log.stderr, "lo\\ng.csv holds no usable events")
         XCTAssertEqual(log.stderr.split(separator: "\n").count, 1, log.stderr)
+        // So is a log a scenario names in its `data` field, whether it is missing or holds nothing usable.
+        var scenario = try XCTUnwrap(try JSONSerialization.jsonObject(
+            with: Data(try CalibrationFixture.experiment(baseResponse: 0.05).canonicalJSON().utf8)) as? [String: Any])
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        for (file, problem) in [("ab\nsent\u{1B}[1m.csv", "ab\\nsent\\u{1b}[1m.csv: no such file"), ("lo\ng.csv", "lo\\ng.csv: ")] {
+            population["segments"] = [["name": "recorded", "returns": ["distribution": "empirical", "data": file]]]
+            scenario["population"] = population
+            try writeFile("named.json", try JSONSerialization.data(withJSONObject: scenario))
+            for arguments in [["validate", "named.json"], ["run", "named.json", "--users", "10"]] {
+                let result = try remindersim(arguments: arguments)
+                XCTAssertNotEqual(result.status, 0, result.description)
+                assertContains(result.stderr, "population.segments[0].returns.data: " + problem)
+                XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+                XCTAssertFalse(result.stderr.unicodeScalars.contains("\u{1B}"), result.stderr)
+            }
+        }
         // A scenario of a thousand configurations names the first twenty.
         let many = try remindersim("trace", TuneCommandTests.datasets.appendingPathComponent("thousand-periods.json").path, "--user", "0", "--config", "nope")
         assertExit(many, 64)
