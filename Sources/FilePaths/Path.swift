@@ -97,6 +97,40 @@ extension Path {
         return out
     }
 
+    /// `text` as one word of a POSIX shell command line, on one line: as it is when the shell reads
+    /// it so (letters, digits and `_-./+,:@%=`, not starting with `-`), in single quotes when nothing
+    /// in it needs escaping, and otherwise in bash's `$'…'` with line breaks and control or format
+    /// characters escaped, so that a command shown with it can be pasted and names the same file.
+    public static func shellWord(_ text: String) -> String {
+        let plain = !text.isEmpty && !text.hasPrefix("-") && text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-./+,:@%=".unicodeScalars.contains(scalar))
+        }
+        if plain { return text }
+        guard text.unicodeScalars.contains(where: needsEscape) else {
+            return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        }
+        var out = "$'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "'": out += "\\'"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                guard needsEscape(scalar) else {
+                    out.unicodeScalars.append(scalar)
+                    continue
+                }
+                let hex = String(scalar.value, radix: 16)
+                out += scalar.value < 0x80 ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                    : scalar.value < 0x10000 ? "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    : "\\U" + String(repeating: "0", count: 8 - hex.count) + hex
+            }
+        }
+        return out + "'"
+    }
+
     /// Whether `shown` escapes `scalar`: a control character (C0, DEL, C1), a format character (an
     /// invisible or bidirectional mark) or a line or paragraph separator.
     public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

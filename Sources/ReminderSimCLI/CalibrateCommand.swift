@@ -104,7 +104,7 @@ struct CalibrateCommand: RunnableCommand {
             throw Self.commandError(error, scenarioPath: scenarioPath, resultsPath: resultsPath)
         }
         let seconds = RunCommand.seconds(since: started)
-        context.stdout.write(Self.render(calibration, start: scenario, results: resultsPath, options: options))
+        context.stdout.write(Self.render(calibration, start: scenario, results: InputFile.displayName(resultsPath), options: options))
         if let holdOut {
             let predictions: ArmPredictions
             do {
@@ -133,7 +133,7 @@ struct CalibrateCommand: RunnableCommand {
         } catch {
             throw CommandError.ioError("\(output): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
         }
-        context.stdout.writeLine("\nCalibrated scenario: \(output) (run it with: remindersim run \(output))")
+        context.stdout.writeLine("\nCalibrated scenario: \(OutputPaths.listed(output)) (run it with: remindersim run \(Path.shellWord(output)))")
         context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
             + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))
@@ -196,7 +196,7 @@ struct CalibrateCommand: RunnableCommand {
 
     static func render(_ c: Calibration, start: Scenario, results: String, options: Calibration.Options) -> String {
         let arms = Set(c.moments.map(\.arm)).count
-        var out = "Calibrating the response of \"\(start.name)\" on \(arms) arm\(arms == 1 ? "" : "s") of \(results): "
+        var out = "Calibrating the response of \"\(TerminalText.printable(start.name, limit: 80))\" on \(arms) arm\(arms == 1 ? "" : "s") of \(results): "
             + "\(Text.group(Int64(options.users))) simulated users per arm, seed \(options.seed ?? start.seed).\n\n"
         var rows = [["parameter", "start", "fitted", "95% interval"]]
         for e in c.estimates {

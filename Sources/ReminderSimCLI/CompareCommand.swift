@@ -15,7 +15,7 @@ struct CompareCommand: RunnableCommand {
             population and holdout; the interval is then bounded by se(A) + se(B)), independent otherwise. \
             Example: remindersim compare 3 latest --format csv
             """,
-        arguments: [runA, runB, format] + DatabaseOption.specs)
+        arguments: [runA, runB, format, CSVSafeFlag.spec] + DatabaseOption.specs)
 
     static let runA = ArgumentSpec.positional("run-a", help: "The first run (a number from 'remindersim list', or 'latest').")
     static let runB = ArgumentSpec.positional("run-b", help: "The second run.")
@@ -28,12 +28,15 @@ struct CompareCommand: RunnableCommand {
     let second: RunReference
     let database: String
     let format: RunComparison.Format
+    let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
         first = try arguments.value(Self.runA, as: RunReference.self)
         second = try arguments.value(Self.runB, as: RunReference.self)
         database = try DatabaseOption(arguments).path
         format = try arguments.value(Self.format, as: ComparisonFormat.self).format
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        if csvSafe && format != .csv { throw UsageError("\(CSVSafeFlag.spec.name): only with --format csv") }
     }
 
     func run(context: CommandContext) throws {
@@ -55,7 +58,7 @@ struct CompareCommand: RunnableCommand {
             return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(users), "
                 + "\(s.horizonDays) days from \(s.startDate)"
         }
-        context.stdout.write(RunComparison(a, b).render(format, describeA: describe(a), describeB: describe(b)))
+        context.stdout.write(RunComparison(a, b).render(format, describeA: describe(a), describeB: describe(b), csvSafe: csvSafe))
     }
 }
 

@@ -55,7 +55,7 @@ struct ExportCommand: RunnableCommand {
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")
         }
-        for f in files { context.stdout.writeLine(Path.join(folder, f)) }
+        for f in files { context.stdout.writeLine(OutputPaths.listed(Path.join(folder, f))) }
         try StoreAccess.finishOutput(context, saved: "the tables are written to \(OutputPaths.shown(folder))", storedOnce: false)
     }
 

@@ -86,7 +86,7 @@ struct FitCommand: RunnableCommand {
                 + "a day from \(LogOptions.day(log.firstVisit)) up to, not including, \(LogOptions.day(log.observationEnd))")
         }
         let analysis = FitAnalysis(log: log, options: options)
-        context.stdout.write(FitText.render(analysis, data: data))
+        context.stdout.write(FitText.render(analysis, data: data == "-" ? data : OutputPaths.listed(data)))
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
@@ -94,7 +94,7 @@ struct FitCommand: RunnableCommand {
         if !log.utcOffsets.isEmpty { segments["utcOffsets"] = UTCOffsetText.scenarioShares(log.utcOffsets) }
         // Every fitted value written is a finite number; one that is not would make the file unreadable.
         if let path = Self.nonFinite(segments) {
-            throw CommandError.dataError("\(data): the fitted segment's \(path) is not a finite number; the log gives "
+            throw CommandError.dataError("\(InputFile.displayName(data)): the fitted segment's \(path) is not a finite number; the log gives "
                 + "the models no hold (see the table above)")
         }
         let json = try JSONSerialization.data(
@@ -116,13 +116,14 @@ struct FitCommand: RunnableCommand {
             return .replace
         })
         context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
-        context.stdout.writeLine("Segments for a scenario: \(Path.join(written, "segments.json")) "
+        context.stdout.writeLine("Segments for a scenario: \(OutputPaths.listed(Path.join(written, "segments.json"))) "
             + "(paste its \"segment\" into population.segments; \"alternatives\" holds the other models, one at a time)")
         if analysis.customerPredictions() != nil {
             context.stdout.writeLine("Per-customer predictions over \(String(format: "%g", analysis.predictionHorizon)) "
-                + "\(bgnbdUnit.rawValue): \(Path.join(written, "customers.csv"))")
+                + "\(bgnbdUnit.rawValue): \(OutputPaths.listed(Path.join(written, "customers.csv")))")
         }
-        context.stdout.writeLine("Charts: \(Path.join(written, "survival.svg")), \(Path.join(written, "repeat-visits.svg"))")
+        context.stdout.writeLine("Charts: \(OutputPaths.listed(Path.join(written, "survival.svg"))), "
+            + OutputPaths.listed(Path.join(written, "repeat-visits.svg")))
         // A scenario reads its log as it is, again: from a file, without skipping bad rows, and
         // leaving outliers out.
         var why: [String] = []

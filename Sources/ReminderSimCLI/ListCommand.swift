@@ -33,7 +33,7 @@ struct ListCommand: RunnableCommand {
         // a schema, and lists nothing in it.
         if OutputPaths.entry(at: database) == .regularFile,
            ((try? FileManager.default.attributesOfItem(atPath: database)[.size]) as? NSNumber)?.intValue == 0 {
-            context.stdout.write(json ? "[]\n" : "No runs in \(database) yet; 'remindersim run' adds one.\n")
+            context.stdout.write(json ? "[]\n" : "No runs in \(OutputPaths.listed(database)) yet; 'remindersim run' adds one.\n")
             return
         }
         let store = try StoreAccess.open(database, create: false)
@@ -44,11 +44,11 @@ struct ListCommand: RunnableCommand {
             return
         }
         guard !runs.isEmpty || !tunes.isEmpty else {
-            context.stdout.writeLine("No runs in \(database) yet; 'remindersim run' adds one.")
+            context.stdout.writeLine("No runs in \(OutputPaths.listed(database)) yet; 'remindersim run' adds one.")
             return
         }
         if runs.isEmpty {
-            context.stdout.writeLine("No runs in \(database) yet, only tunes; 'remindersim run' adds one.")
+            context.stdout.writeLine("No runs in \(OutputPaths.listed(database)) yet, only tunes; 'remindersim run' adds one.")
         } else {
             context.stdout.write(Self.runTable(runs))
         }

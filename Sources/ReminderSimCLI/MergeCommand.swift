@@ -78,8 +78,8 @@ struct MergeCommand: RunnableCommand {
         let folder = try ReportCommand.render(run, output: output, csvSafe: csvSafe,
                                               secondLook: ReportCommand.recomputedSecondLook(run))
         context.stdout.writeLine(
-            "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(into); "
-                + "report: \(Path.join(folder, "report.md"))")
+            "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(OutputPaths.listed(into)); "
+                + "report: \(OutputPaths.listed(Path.join(folder, "report.md")))")
         try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(into), its report in \(folder)")
     }
 }

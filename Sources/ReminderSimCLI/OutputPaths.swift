@@ -14,6 +14,12 @@ enum OutputPaths {
         TerminalText.printable(path, limit: 160)
     }
 
+    /// A path as a command's results on stdout name it (a saved run's database, a written file): on
+    /// one line, control characters escaped as `shown` does, never cut.
+    static func listed(_ path: String) -> String {
+        Path.shown(path, limit: .max)
+    }
+
     /// What is at a path, without following a final symbolic link.
     indirect enum Entry: Equatable {
         case missing

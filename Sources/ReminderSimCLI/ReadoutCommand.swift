@@ -106,7 +106,7 @@ struct ReadoutCommand: RunnableCommand {
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")
         }
-        if !asJSON { context.stdout.writeLine("\nReport: \(Path.join(output, "readout.md")) and readout.html") }
+        if !asJSON { context.stdout.writeLine("\nReport: \(OutputPaths.listed(Path.join(output, "readout.md"))) and readout.html") }
         try StoreAccess.finishOutput(context, saved: "the readout is written to \(OutputPaths.shown(output))", storedOnce: false)
     }
 

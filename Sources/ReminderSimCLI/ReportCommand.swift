@@ -34,11 +34,11 @@ struct ReportCommand: RunnableCommand {
         switch try selection.open() {
         case let (store, .run(id)):
             let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
-            context.stdout.writeLine("Report of run \(id): \(Path.join(folder, "report.md"))")
+            context.stdout.writeLine("Report of run \(id): \(OutputPaths.listed(Path.join(folder, "report.md")))")
             try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         case let (store, .tune(id)):
             let folder = try StoredTuneOutput.report(id, store: store, output: output, csvSafe: csvSafe, context: context)
-            context.stdout.writeLine("Report of tune \(id): \(Path.join(folder, "report.md"))")
+            context.stdout.writeLine("Report of tune \(id): \(OutputPaths.listed(Path.join(folder, "report.md")))")
             try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         }
     }

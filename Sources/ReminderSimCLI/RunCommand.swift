@@ -117,7 +117,7 @@ struct RunCommand: RunnableCommand {
         if let shard {
             // A shard's numbers are a part of the run, not a result: they are reported once merged.
             context.stdout.writeLine(
-                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(simulation.database).")
+                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(OutputPaths.listed(simulation.database)).")
             context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")
             return
         }
@@ -140,8 +140,8 @@ struct RunCommand: RunnableCommand {
                                               secondLook: second)
         } catch let error as CommandError {
             // The run is saved: say so, and how to get its report once the folder can be written.
-            throw CommandError(error.code, error.message + "; run \(runID) is saved in \(simulation.database): "
-                + "`remindersim report \(runID) --db \(simulation.database)` renders it again")
+            throw CommandError(error.code, error.message + "; run \(runID) is saved in \(OutputPaths.shown(simulation.database)): "
+                + "`remindersim report \(runID) --db \(Path.shellWord(simulation.database))` renders it again")
         }
         let renderSeconds = Self.seconds(since: rendering)
         let report = Path.join(folder, "report.md")
@@ -149,7 +149,7 @@ struct RunCommand: RunnableCommand {
             context.stdout.write(RunJSON.render(results, runID: runID, report: report, secondLook: second))
         } else {
             context.stdout.write(SummaryText.render(results, wallSeconds: wall, threads: simulation.threads, secondLook: second))
-            context.stdout.writeLine("\nSaved as run \(runID) in \(simulation.database); report: \(report)")
+            context.stdout.writeLine("\nSaved as run \(runID) in \(OutputPaths.listed(simulation.database)); report: \(OutputPaths.listed(report))")
         }
         try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(simulation.database), its report in \(folder)")
         if stats {

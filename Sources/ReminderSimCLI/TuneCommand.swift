@@ -115,7 +115,7 @@ struct TuneCommand: RunnableCommand {
             context.stdout.write(try report.commandJSON(tuneID: tuneID, database: simulation.database, report: reportFile))
         } else {
             context.stdout.write(report.summary())
-            context.stdout.writeLine("\nSaved as tune \(tuneID) in \(simulation.database); report: \(reportFile)")
+            context.stdout.writeLine("\nSaved as tune \(tuneID) in \(OutputPaths.listed(simulation.database)); report: \(OutputPaths.listed(reportFile))")
         }
         try StoreAccess.finishOutput(context, saved: "tune \(tuneID) is saved in \(simulation.database), its report in \(written)")
     }

@@ -11,7 +11,7 @@ struct ValidateCommand: RunnableCommand {
         discussion: """
             Every file is checked. Exits 0 when all are valid, 66 when one is missing, 74 when one cannot be \
             read, otherwise 65 when any is invalid. With --json, stdout holds one JSON array with an object \
-            per file, in the order given: file, valid, problems (each with its JSON path, "" for the whole \
+            per file, in the order given: file (its path as given, "<stdin>" for standard input), valid, problems (each with its JSON path, "" for the whole \
             file, and reason), warnings (the same), notes (texts), and for a valid file configurations (not \
             counting the holdout), users and horizonDays, null otherwise; the exit status is the same, and \
             the errors are still named on stderr.
@@ -113,7 +113,8 @@ struct FileCheck {
         let files: [[String: Any]] = checks.map { check in
             let s = check.scenario
             return [
-                "file": check.name, "valid": s != nil, "problems": issues(check.problems),
+                // The path as given (JSON escapes what it must), so that a reader gets the file's name back.
+                "file": check.path == InputFile.standardInput ? "<stdin>" : check.path, "valid": s != nil, "problems": issues(check.problems),
                 "warnings": issues(s?.warnings() ?? []), "notes": check.notes,
                 "configurations": s.map { $0.expandedConfigurations.count } ?? NSNull(),
                 "users": s.map(\.users) ?? NSNull(), "horizonDays": s.map(\.horizonDays) ?? NSNull(),

@@ -91,8 +91,9 @@ public struct RunComparison: Sendable {
             + (sameScenario ? "" : " The runs come from different scenarios; rows are matched by label only.")
     }
 
-    /// The comparison in one of the formats.
-    public func render(_ format: Format, describeA: String, describeB: String) -> String {
+    /// The comparison in one of the formats; `csvSafe` puts a `'` before CSV text a spreadsheet would
+    /// run as a formula.
+    public func render(_ format: Format, describeA: String, describeB: String, csvSafe: Bool = false) -> String {
         switch format {
         case .text:
             var table = [["configuration", "measure", "A", "B", "B − A"]]
@@ -120,7 +121,7 @@ public struct RunComparison: Sendable {
                 rows: rows.map { r in
                     [.integer(runA), .integer(runB), .text(r.label), .text(r.measure.measure.name)] + values(r.a) + values(r.b)
                         + values(r.difference) + [.text(method.rawValue)]
-                }).encoded()
+                }).encoded(neutralizeFormulas: csvSafe)
         case .json:
             let doc = ComparisonJSON(
                 runA: runA, runB: runB, method: method.rawValue, sameScenario: sameScenario,

@@ -110,6 +110,35 @@ final class HostileInputTests: ReminderSimTestCase {
         assertContains(many.stderr, " and 980 more (see the scenario)")
     }
 
+    /// Paths a command's results name on stdout (the saved run's database, the files written) are
+    /// escaped there as in its errors: a line break or an escape sequence in a name cannot start a line
+    /// or drive the terminal, and a command shown to run next names the file as the shell reads it.
+    func testPathsInResultsAreEscaped() throws {
+        let db = "d\nb\u{1B}[31m.sqlite", out = "o\nut\u{1B}[2J"
+        let shownDB = #"d\nb\u{1b}[31m.sqlite"#, shownOut = #"o\nut\u{1b}[2J"#
+        try writeFile("e\nmpty.sqlite", "")
+        try writeFile("app.json", try CalibrationFixture.experiment(baseResponse: 0.05).canonicalJSON())
+        var truth = CalibrationFixture.experiment(baseResponse: 0.15)
+        truth.users = 4_000
+        try writeFile("past.csv", try CalibrationFixture.results(of: truth))
+        let cases: [([String], String)] = [
+            (["run", "--users", "200", "--db", db, "--out", out], "Saved as run 1 in \(shownDB); report: \(shownOut)/"),
+            (["report", "1", "--db", db, "--out", out + "2"], "Report of run 1: \(shownOut)2/"),
+            (["export", "1", "--db", db, "--csv", out + "3"], "\(shownOut)3/"),
+            (["list", "--db", "e\nmpty.sqlite"], #"No runs in e\nmpty.sqlite yet"#),
+            (["calibrate", "app.json", "past.csv", "--fit", "baseResponse", "--users", "2000", "--out", "c\n\u{1B}[31m.json"],
+             #"Calibrated scenario: c\n\u{1b}[31m.json (run it with: remindersim run $'c\n\x1b[31m.json')"#),
+        ]
+        for (arguments, shown) in cases {
+            let result = try remindersim(arguments: arguments)
+            assertExit(result, 0)
+            assertContains(result.stdout, shown)
+            XCTAssertFalse(result.stdout.unicodeScalars.contains("\u{1B}"), "\(arguments): \(result.stdout)")
+            XCTAssertFalse(result.stdout.split(separator: "\n").contains { $0.hasPrefix("ut") || $0.hasPrefix("b\u{1B}") },
+                           "\(arguments): \(result.stdout)")
+        }
+    }
+
     // MARK: Standard input
 
     func testClosedStandardInputIsNoInput() throws {

@@ -173,6 +173,14 @@ final class HostileTextTests: ReminderSimTestCase {
         assertExit(compare, 0)
         let compareCSV = try remindersim("compare", "1", "latest", "--format", "csv")
         let rows = try CSVTable.parse(compareCSV.stdout).count - 1
+        // As stored by default, so that it joins with the database; with a ' before a formula for a spreadsheet.
+        let safeCSV = try remindersim("compare", "1", "latest", "--format", "csv", "--csv-safe")
+        assertExit(safeCSV, 0)
+        let rawLabels = Set(try CSVTable.parse(compareCSV.stdout).dropFirst().map { $0[2] })
+        let safeLabels = Set(try CSVTable.parse(safeCSV.stdout).dropFirst().map { $0[2] })
+        XCTAssertTrue(rawLabels.contains(Self.hyperlink), "\(rawLabels)")
+        XCTAssertTrue(safeLabels.contains("'" + Self.hyperlink) && !safeLabels.contains(Self.hyperlink), "\(safeLabels)")
+        assertExit(try remindersim("compare", "1", "latest", "--csv-safe"), 64)
         XCTAssertGreaterThanOrEqual(rows, Self.labels.count)
         XCTAssertEqual(compare.stdoutLines.count, 3 + 1 + 1 + rows,
                        "compare should be two run lines, a note, a blank, a header and one line per row:\n\(compare.stdout)")

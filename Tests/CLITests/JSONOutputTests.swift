@@ -26,7 +26,8 @@ final class JSONOutputTests: ReminderSimTestCase {
 
     func testValidateJSONListsEachFileWithItsProblems() throws {
         let good = try writeScenario("good.json") { $0["name"] = Self.awkwardName }
-        let bad = try writeScenario("bad.json") {
+        // A name a message would escape is given back as it is: JSON escapes what it must.
+        let bad = try writeScenario("b\nad\u{1B}[31m" + String(repeating: "x", count: 200) + ".json") {
             $0["users"] = -1
             $0["horizonDays"] = 0
         }

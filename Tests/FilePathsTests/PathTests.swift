@@ -82,6 +82,32 @@ final class PathTests: XCTestCase {
         }
     }
 
+    /// A shell word names the same text when bash reads it, whatever the text holds, on one line.
+    func testShellWordIsReadBackByBash() throws {
+        XCTAssertEqual(Path.shellWord("Reports/app-1.json"), "Reports/app-1.json")
+        XCTAssertEqual(Path.shellWord("my app's.json"), "'my app'\\''s.json'")
+        XCTAssertEqual(Path.shellWord("a\nb"), "$'a\\nb'")
+        let texts = ["plain.json", "", "-", "-x", "two words", "it's", "'", "\\", "a\\'b", "$HOME", "`id`", "*", "~",
+                     "a\nb", "\r\t", "x\u{1B}[31m", "\u{7F}", "\u{85}", "\u{9B}2J", "\u{202E}rtl", "\u{2028}",
+                     "é café", "日本", "🙂", "\u{1D173}", "a\u{1}\u{1F}b", "!event", "a;b|c&d", "\"q\""]
+        for text in texts {
+            let word = Path.shellWord(text)
+            XCTAssertFalse(word.contains("\n") || word.contains("\r"), word)
+            XCTAssertFalse(word.unicodeScalars.contains(where: Path.needsEscape), word)
+            let bash = Process()
+            bash.executableURL = URL(fileURLWithPath: "/bin/bash")
+            bash.arguments = ["-c", "printf '%s' " + word]
+            bash.environment = ["LC_ALL": "C.UTF-8"]
+            let output = Pipe()
+            bash.standardOutput = output
+            try bash.run()
+            let read = output.fileHandleForReading.readDataToEndOfFile()
+            bash.waitUntilExit()
+            XCTAssertEqual(bash.terminationStatus, 0, word)
+            XCTAssertEqual(Array(read), Array(text.utf8), "\(word) reads back as \(String(decoding: read, as: UTF8.self))")
+        }
+    }
+
     /// No source file uses Foundation's path methods: they trap on ordinary names, and the helper is the one
     /// place paths are taken apart.
     func testNoSourceFileUsesFoundationPathMethods() throws {
