@@ -13,16 +13,36 @@ enum StoredTuneOutput {
         try StoreAccess.checkOutputFolder(output)
         let stored = try StoreAccess.perform { try store.loadTune(id) }
         let scenario = stored.scenario
-        let (_, recorded) = try ScenarioLoading.compileReading(scenario, path: nil)
+        let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: nil)
         let threads = ProcessInfo.processInfo.activeProcessorCount
+        // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a
+        // search far longer than the stored tune's, says the row was edited.
+        func damaged(_ reason: String) -> CommandError {
+            CommandError.ioError("\(OutputPaths.shown(store.database.path)): tunes.scenario_json of tune \(id): \(reason)")
+        }
+        var tuner: Tuner
+        do {
+            tuner = try Tuner(scenario: scenario, threads: threads, recorded: recorded)
+        } catch {
+            throw damaged("\(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+        }
+        tuner.modelDraws = SecondLookRunner.draws(stored.modelDraws, scenario: scenario)
+        let estimate = try TuneCommand.estimatedSeconds(tuner, model: model, threads: threads, name: "tune \(id)")
+        // Allowing for a machine 20 times slower, or for a tune that ran briefly.
+        let took = stored.wallSeconds * Double(stored.threads) / Double(threads)
+        if estimate > max(TuneCommand.defaultBudget, 20 * took) {
+            throw damaged("its search would take about \(TuneCommand.duration(estimate)) here, where the tune took "
+                + "\(TuneCommand.duration(stored.wallSeconds)) on \(stored.threads) thread\(stored.threads == 1 ? "" : "s") when "
+                + "it was stored: the row was edited")
+        }
+        context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(estimate)) "
+            + "on \(threads) thread\(threads == 1 ? "" : "s")")
         let printer = ProgressPrinter(io: context.io)
         let result: TuneResult
         do {
-            var tuner = try Tuner(scenario: scenario, threads: threads, recorded: recorded)
-            tuner.modelDraws = SecondLookRunner.draws(stored.modelDraws, scenario: scenario)
             result = try tuner.run { printer.show($0) }
         } catch {
-            throw CommandError.dataError("\(store.database.path): tune \(id): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+            throw damaged("\(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
         }
         printer.done()
         let winner = result.winner.map { result.candidates[$0].spec.label }

@@ -31,7 +31,9 @@ struct TuneCommand: RunnableCommand {
     static let budget = ArgumentSpec.option("--budget", valueName: "seconds", help: """
         Refuse, before searching, a space whose search would take longer than this (estimated \
         from a short calibration run).
-        """, default: "600")
+        """, default: String(Int(defaultBudget)))
+    /// `--budget` when not given, in seconds.
+    static let defaultBudget = 600.0
     static let json = JSONFlag.spec.described("""
         Print the summary and the recommendation as one JSON document on stdout instead of text (see above).
         """)
@@ -72,16 +74,23 @@ struct TuneCommand: RunnableCommand {
         }
     }
 
+    /// How long `tuner`'s search would take on this machine on `threads` threads, from a short
+    /// calibration run of `model`: the cost of one user under one configuration, times the plan's
+    /// configuration-users. `name` names the scenario in its errors.
+    static func estimatedSeconds(_ tuner: Tuner, model: CompiledModel, threads: Int, name: String) throws -> Double {
+        let calibrationUsers = min(model.scenario.users, 500)
+        let started = DispatchTime.now()
+        let calibration = model.run(options: RunOptions(threads: threads, users: 0..<calibrationUsers, chunkSize: 32))
+        if let breach = calibration.sessionLimitBreach { throw CommandError.dataError("\(name): \(model.explain(breach))") }
+        let perSimulation = RunCommand.seconds(since: started) / Double(calibrationUsers * model.configurations.count)
+        return perSimulation * tuner.plan.simulations
+    }
+
     /// The tune itself, from the store opened: its cost checked against the budget, raced, saved and reported.
     private func tuneAndSave(_ tuner: Tuner, scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, name: String,
                              store: () throws -> RunStore, context: CommandContext) throws {
-        // A short calibration run gives the cost of one user under one configuration on this machine.
-        let calibrationUsers = min(scenario.users, 500)
         let started = DispatchTime.now()
-        let calibration = model.run(options: RunOptions(threads: simulation.threads, users: 0..<calibrationUsers, chunkSize: 32))
-        if let breach = calibration.sessionLimitBreach { throw CommandError.dataError("\(name): \(model.explain(breach))") }
-        let perSimulation = RunCommand.seconds(since: started) / Double(calibrationUsers * model.configurations.count)
-        let estimate = perSimulation * tuner.plan.simulations
+        let estimate = try Self.estimatedSeconds(tuner, model: model, threads: simulation.threads, name: name)
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "

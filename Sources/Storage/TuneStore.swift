@@ -146,6 +146,9 @@ public struct StoredTune: Sendable {
     public let toolVersion: String
     /// The `--model-draws` the tune was given; nil: the default.
     public let modelDraws: Int?
+    /// The tune's wall time and threads when it ran.
+    public let wallSeconds: Double
+    public let threads: Int
 }
 
 extension RunStore {
@@ -166,7 +169,7 @@ extension RunStore {
 
     /// Reads tune `id` back: its scenario (with its seed and final users) and its recommendation.
     public func loadTune(_ id: Int64) throws(StoreError) -> StoredTune {
-        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users", "model_draws"]
+        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users", "model_draws", "wall_seconds", "threads"]
         let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes WHERE tune_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no tune \(id)") }
         let row = StoredRow(first, table: "tunes", columns: columns, owner: "tune \(id)")
@@ -189,7 +192,8 @@ extension RunStore {
                 modelDraws = try row.integer("model_draws", in: 0...Int64(UncertainDecision.maximumDraws))
             }
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
-                              toolVersion: try row.text("tool_version"), modelDraws: modelDraws)
+                              toolVersion: try row.text("tool_version"), modelDraws: modelDraws,
+                              wallSeconds: try row.seconds("wall_seconds"), threads: Int(try row.integer("threads", in: 1...4_096)))
         } catch let error {
             throw named(error)
         }

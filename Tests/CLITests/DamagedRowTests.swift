@@ -57,6 +57,14 @@ final class DamagedRowTests: ReminderSimTestCase {
              "tunes.users of tune 1: the tune's final users differ from its stored scenario's (100000000)"),
             ("UPDATE tunes SET seed = seed + 1", ["report", "tune:latest", "--out", "rep"],
              "tunes.seed of tune 1: the tune's seed differs from its stored scenario's"),
+            // A scenario's checks pass, a tune's do not.
+            ("UPDATE tunes SET scenario_json = json_set(scenario_json, '$.tune.space.periods.max', 100000000)",
+             ["report", "tune:1", "--out", "rep"], "tunes.scenario_json of tune 1: tune.space"),
+            // Edited consistently, the tune's users would take hours to work out again.
+            ("UPDATE tunes SET users = 200000000, scenario_json = json_set(scenario_json, '$.users', 200000000)",
+             ["report", "tune:1", "--out", "rep"], "tunes.scenario_json of tune 1: its search would take about"),
+            ("UPDATE tunes SET wall_seconds = 1e300", ["report", "tune:1", "--out", "rep"], "tunes.wall_seconds of tune 1"),
+            ("UPDATE tunes SET threads = 0", ["report", "tune:1", "--out", "rep"], "tunes.threads of tune 1"),
         ]
         for (n, (sql, arguments, mention)) in cases.enumerated() {
             let database = try damaged(sql, from: "tunes.sqlite", as: "tune-\(n).sqlite")
