@@ -93,7 +93,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         // SQLite says "disk I/O error" for every failed read or write; the system's reason says which
         // ("File too large", "No space left on device").
         if code & 0xFF == SQLITE_IOERR || code & 0xFF == SQLITE_FULL, let connection {
-            let number = lastSystemError(connection)
+            // A failed -shm file (a file-size limit as it is sized) is kept only as the last system error.
+            let number = lastSystemError(connection) != 0 ? lastSystemError(connection) : sqlite3_system_errno(connection)
             if number != 0 { text += ": " + String(cString: strerror(number)) }
         }
         let kind: Kind

@@ -151,6 +151,8 @@ final class StorePlaceTests: ReminderSimTestCase {
                                                "--out", "reports"]), 0)
         let limited = try remindersimLimited("ulimit -f 2", ["export", "2", "--db", "runs.sqlite", "--csv", "new/csv"])
         assertExit(limited, 74)
+        // Whichever file meets the limit first (SQLite's shared-memory file here), the system's reason is given.
+        assertContains(limited.stderr, "File too large")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("new")), "the folders made for it are removed")
         assertExit(try remindersim("export", "1", "--db", "runs.sqlite", "--csv", "csv"), 0)
         let before = try FileManager.default.contentsOfDirectory(atPath: workPath("csv")).sorted()
