@@ -30,6 +30,12 @@ enum DecisionReport {
         }
         let value = Text.measure(d.rule.objective, results.all[best].estimate(d.rule.objective))
         var text = "Ship \(label(results, best)): \(d.rule.objective.title) \(value)"
+        // A stated smallest gain worth shipping that the gain over the baseline does not clear is said here too.
+        if d.rule.minimumDifference > 0, best != d.baseline,
+           let c = d.versusBaseline.first(where: { $0.measure == d.comparedMeasure }), let v = verdict(results, c), v != .clearlyBetter {
+            text += "; against the baseline, \(label(results, d.baseline)), it is \(v.text) (\(Text.difference(c)); "
+                + "\(d.rule.minimumDifferenceText))"
+        }
         if let runner = d.runnerUp, let toldApart = d.topTwoToldApart, !toldApart,
            let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
             text += "; it cannot be told apart from \(label(results, runner)) at \(users) users on \(c.measure.title) ("

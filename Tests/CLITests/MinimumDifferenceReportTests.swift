@@ -21,13 +21,19 @@ final class MinimumDifferenceReportTests: ReminderSimTestCase {
     }
 
     func report(minimum: Double?, folder: String) throws -> String {
+        try run(minimum: minimum, folder: folder).report
+    }
+
+    /// The run's report.md and its stdout (the terminal summary), or its `run --json` document.
+    func run(minimum: Double?, folder: String, json: Bool = false) throws -> (report: String, stdout: String) {
         _ = try writeFile("\(folder).json", scenario(minimum: minimum))
-        let run = try remindersim("run", "\(folder).json", "--users", "2000", "--days", "40", "--threads", "2", "--out", folder)
+        let run = try remindersim(arguments: ["run", "\(folder).json", "--users", "2000", "--days", "40", "--threads", "2", "--out", folder]
+            + (json ? ["--json"] : []))
         assertExit(run, 0)
         let out = workDirectory.appendingPathComponent(folder)
         let runs = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix("minimum-") }
         let dir = out.appendingPathComponent(try XCTUnwrap(runs.first, "no report folder in \(folder)"))
-        return try String(contentsOf: dir.appendingPathComponent("report.md"), encoding: .utf8)
+        return (try String(contentsOf: dir.appendingPathComponent("report.md"), encoding: .utf8), run.stdout)
     }
 
     func testTheGainIsHeldToTheMinimumDifference() throws {
@@ -37,5 +43,23 @@ final class MinimumDifferenceReportTests: ReminderSimTestCase {
         let strict = try report(minimum: 100, folder: "strict")
         assertContains(strict, "smallest gain worth shipping 100 in opens per user vs holdout", "report.md")
         assertContains(strict, "Against the baseline on opens per user: 1d is better, by less than what matters", "report.md")
+    }
+
+    /// The call itself says so wherever it is read (the report's headline, the terminal, `run --json`)
+    /// when the gain over the baseline does not clear a stated minimum; with none stated it is as before.
+    func testTheCallSaysWhenTheGainDoesNotClearTheMinimum() throws {
+        let caveat = "; against the baseline, 30d, it is better, by less than what matters ("
+        let strict = try run(minimum: 100, folder: "strict")
+        assertContains(strict.report, "**Ship 1d: ", "report.md")
+        assertContains(strict.report, caveat, "report.md")
+        assertContains(strict.stdout, caveat, "terminal")
+        assertContains(strict.stdout, "smallest gain worth shipping 100 in opens per user vs holdout)", "terminal")
+        let json = try run(minimum: 100, folder: "json", json: true)
+        assertContains(json.stdout, caveat, "run --json")
+        let plain = try run(minimum: nil, folder: "plain")
+        XCTAssertFalse(plain.report.contains("; against the baseline, "), "no minimum stated: the headline is as before")
+        XCTAssertFalse(plain.stdout.contains("; against the baseline, "))
+        let clear = try run(minimum: 0.001, folder: "clear")
+        XCTAssertFalse(clear.stdout.contains("; against the baseline, "), "a gain that clears the minimum needs no caveat")
     }
 }
