@@ -87,7 +87,9 @@ public final class ProgressBar: @unchecked Sendable {
         }
     }
 
-    /// One progress line, exactly `width` columns when there is room for a bar.
+    /// One progress line, exactly `width` columns when there is room for a bar, and never more than
+    /// `width`: on a narrow terminal the label goes first, then the count and rate, then the end of
+    /// what is left (a line wider than the terminal would wrap, and each redraw leave a row behind).
     public static func render(done: Int, total: Int, elapsed: Double, width: Int,
                               label: String = "", color: Bool = false) -> String {
         let done = max(0, done)
@@ -99,7 +101,11 @@ public final class ProgressBar: @unchecked Sendable {
         let stats = "\(percentText) \(done)/\(total) \(rate) \(timing)"
         let prefix = label.isEmpty ? "" : label + " "
         let barWidth = width - prefix.count - stats.count - 3
-        guard barWidth >= 5 else { return prefix + stats }
+        guard barWidth >= 5 else {
+            let short = "\(percentText) \(timing)"
+            let line = [prefix + stats, stats, short].first { $0.count <= width } ?? String(short.prefix(max(1, width)))
+            return line
+        }
         let filled = total > 0 ? min(barWidth, done * barWidth / total) : barWidth
         var bar = String(repeating: "#", count: filled)
         if color && filled > 0 { bar = "\u{1B}[32m" + bar + "\u{1B}[0m" }

@@ -215,7 +215,7 @@ final class ProgressPrinter: Sendable {
         state.withLock { s in
             let now = DispatchTime.now().uptimeNanoseconds
             let fresh = s.key != key
-            guard fresh || now >= s.last + (io.stderrIsTerminal ? 250_000_000 : 5_000_000_000) else { return }
+            guard fresh || now >= s.last + (redraws ? 250_000_000 : 5_000_000_000) else { return }
             s.key = key
             s.last = now
             let elapsed = Double(now - start) / 1e9
@@ -225,11 +225,19 @@ final class ProgressPrinter: Sendable {
                     + "\(TuneCommand.count(p.entered)) evaluated, \(TuneCommand.count(p.left)) left"
                 : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(p.entered) candidate\(p.entered == 1 ? "" : "s")"
             let line = "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
-            if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K" + line) } else { io.stderr.writeLine(line) }
+            // Redrawn in place on a terminal that knows escapes, cut to its width so that it never wraps;
+            // one line each time elsewhere (a file, a pipe, TERM=dumb).
+            if redraws {
+                io.stderr.write("\r\u{1B}[K" + String(line.prefix(Terminal.width(fd: STDERR_FILENO) ?? 80)))
+            } else {
+                io.stderr.writeLine(line)
+            }
         }
     }
 
     func done() {
-        if io.stderrIsTerminal { io.stderr.write("\r\u{1B}[K") }
+        if redraws { io.stderr.write("\r\u{1B}[K") }
     }
+
+    private var redraws: Bool { io.stderrIsTerminal && io.stderrUnderstandsEscapes }
 }

@@ -24,6 +24,36 @@ final class TuneCommandTests: ReminderSimTestCase {
         return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
     }
 
+    /// On a terminal the stage lines are redrawn in place and cut to its width; on one that knows no
+    /// escapes (TERM=dumb) they are plain lines. Run under `script`, which gives the tool a terminal.
+    func testProgressLinesFitTheTerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no /usr/bin/script") }
+        let file = try scenario(space: ["periods": ["min": 1, "max": 4]])
+        let binary = try executableURL().path
+        for (term, columns) in [("xterm", 30), ("dumb", 30), ("xterm", 200)] {
+            let command = "stty cols \(columns); '\(binary)' tune '\(file.path)' --users 600 --threads 2 --db t-\(term)-\(columns).sqlite "
+                + "--out out >/dev/null"
+            let child = try ChildProcess(
+                executable: URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qec", command, "/dev/null"],
+                environment: environment(["TERM": term]), directory: workDirectory, spool: workDirectory)
+            let result = try XCTUnwrap(child.wait(timeout: 120))
+            assertExit(result, 0)
+            let shown = result.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+            assertContains(shown, "tune: final at 600 users", "\(term) \(columns)")
+            if term == "dumb" {
+                XCTAssertFalse(shown.unicodeScalars.contains("\u{1B}"), "TERM=dumb: \(shown.debugDescription)")
+                XCTAssertFalse(shown.contains("\r"), "TERM=dumb: \(shown.debugDescription)")
+            } else {
+                // Every redraw: carriage return, erase the line, then at most a terminal's width of text.
+                let redraws = shown.components(separatedBy: "\r\u{1B}[K").dropFirst().map { $0.prefix { $0 != "\r" && $0 != "\n" } }
+                XCTAssertFalse(redraws.isEmpty, shown.debugDescription)
+                for line in redraws where line.hasPrefix("tune: ") {
+                    XCTAssertLessThanOrEqual(line.count, columns, "\(term) \(columns): \(line)")
+                }
+            }
+        }
+    }
+
     /// A tune refused for its budget leaves no new database behind.
     func testATuneOverItsBudgetLeavesNoDatabase() throws {
         let file = try scenario(space: ["periods": ["min": 1, "max": 8]])

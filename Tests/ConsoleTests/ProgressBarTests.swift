@@ -75,8 +75,24 @@ final class ProgressBarTests: XCTestCase {
     }
 
     func testRenderDropsTheBarWhenTooNarrow() {
-        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 20),
+        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 22),
                        " 50% 5/10 5.0/s ETA 1s")
+        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 30, label: "simulating"),
+                       " 50% 5/10 5.0/s ETA 1s", "the label goes first")
+        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 20), " 50% ETA 1s")
+        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 5), " 50% ")
+        XCTAssertEqual(ProgressBar.render(done: 5, total: 10, elapsed: 1, width: 0), " ")
+    }
+
+    /// However narrow the terminal, a line never wraps: it fits the width, down to one column.
+    func testRenderNeverWraps() {
+        for width in 1...120 {
+            for (done, total) in [(0, 10), (5, 10), (10, 10), (123_456, 10_000_000), (9_999_999, 10_000_000)] {
+                let line = ProgressBar.render(done: done, total: total, elapsed: 3_700, width: width, label: "simulating users")
+                XCTAssertLessThanOrEqual(line.count, width, "\(width): \(line)")
+                XCTAssertFalse(line.isEmpty)
+            }
+        }
     }
 
     func testRenderColorsOnlyTheFilledPart() {
