@@ -134,14 +134,9 @@ struct RunCommand: RunnableCommand {
         // still leaves a run with its report.
         let rendering = DispatchTime.now()
         // Rendered from the results in memory: the saved run reads back to the same results.
-        let folder: String
-        do {
-            folder = try ReportCommand.render(StoredRun(id: runID, record: record), output: simulation.output, csvSafe: csvSafe,
-                                              secondLook: second)
-        } catch let error as CommandError {
-            // The run is saved: say so, and how to get its report once the folder can be written.
-            throw CommandError(error.code, error.message + "; run \(runID) is saved in \(OutputPaths.shown(simulation.database)): "
-                + "`remindersim report \(runID) --db \(Path.shellWord(simulation.database))` renders it again")
+        let folder = try StoreAccess.reporting(saved: "run \(runID)", in: simulation.database, reference: "\(runID)") {
+            try ReportCommand.render(StoredRun(id: runID, record: record), output: simulation.output, csvSafe: csvSafe,
+                                     secondLook: second)
         }
         let renderSeconds = Self.seconds(since: rendering)
         let report = Path.join(folder, "report.md")

@@ -83,6 +83,18 @@ enum StoreAccess {
         try OutputPaths.checkFolder(out, option: ReportFolderOption.spec.name)
     }
 
+    /// Runs `write`, the report of what was just saved as `saved` ("run 3", "tune 2") in `database`;
+    /// when it fails, its error also says that the result is saved and how `report` renders it again
+    /// (`reference`: "3", "tune:2"), so that the command is not run again to store it twice.
+    static func reporting<T>(saved: String, in database: String, reference: String, _ write: () throws -> T) throws -> T {
+        do {
+            return try write()
+        } catch let error as CommandError {
+            throw CommandError(error.code, error.message + "; \(saved) is saved in \(OutputPaths.shown(database)): "
+                + "`remindersim report \(reference) --db \(Path.shellWord(database))` renders it again")
+        }
+    }
+
     /// Pushes out what a command that saved something printed. When standard output cannot take it
     /// (a full disk, a closed descriptor), the error says what was saved, so that running the command
     /// again does not store it twice; a reader that closed the pipe early ends the command quietly.
@@ -122,8 +134,13 @@ enum StoreAccess {
         do {
             return try body()
         } catch let error as StoreError {
-            let failure = commandError(error)
-            throw CommandError(failure.code, failure.message + "; \(what) was not saved (the database is as it was)")
+            throw notSaved(commandError(error))
+        } catch let error as CommandError {
+            // A new database that could not be made: an error of `open`.
+            throw notSaved(error)
+        }
+        func notSaved(_ failure: CommandError) -> CommandError {
+            CommandError(failure.code, failure.message + "; \(what) was not saved (the database is as it was)")
         }
     }
 

@@ -116,9 +116,11 @@ struct TuneCommand: RunnableCommand {
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
                                 modelDraws: modelDraws)
         let tuneID = try StoreAccess.save("the tune") { try store().save(record) }
-        var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
-        report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
-        let written = try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe)
+        let (report, written) = try StoreAccess.reporting(saved: "tune \(tuneID)", in: simulation.database, reference: "tune:\(tuneID)") {
+            var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
+            report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
+            return (report, try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe))
+        }
         let reportFile = Path.join(written, "report.md")
         if json {
             context.stdout.write(try report.commandJSON(tuneID: tuneID, database: simulation.database, report: reportFile))
@@ -167,12 +169,13 @@ struct TuneCommand: RunnableCommand {
                                      title: "Tune: \(scenarioName)")
         let files = [("report.md", markdown), ("report.html", html), ("recommendation.json", try report.recommendationJSON()),
                      ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + charts
-        return try FolderPublishing.publish(folder, what: "the tune's report", render: { folder in
+        return try FolderPublishing.publish(folder, what: "the tune's report", render: { partial in
             do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-                for (file, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: Path.join(folder, file))) }
+                try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: false)
+                for (file, text) in files { try Data(text.utf8).write(to: URL(fileURLWithPath: Path.join(partial, file))) }
             } catch {
-                throw CommandError.ioError("\(OutputPaths.shown(folder)): cannot be written: \(CommandRunner.systemReason(error))")
+                // Named by where it goes: the hidden folder it is written in first means nothing to the user.
+                throw CommandError.ioError("\(OutputPaths.shown(folder)): cannot write the tune's report: \(CommandRunner.systemReason(error))")
             }
         }, existing: { existing, rendered in
             let mine = FileManager.default.contents(atPath: Path.join(rendered, "recommendation.json"))

@@ -22,6 +22,52 @@ final class StorePlaceTests: ReminderSimTestCase {
         return try XCTUnwrap(result, "remindersim \(arguments) did not finish within 120 s", file: file, line: line)
     }
 
+    // MARK: A result saved, its report not written
+
+    /// A run, tune or merged run whose report cannot be written once it is saved (here a umask of 777
+    /// leaves the report's folders unwritable to the process that makes them) says that it is saved
+    /// and how `report` renders it, so that it is not made and stored again.
+    func testASavedResultWhoseReportFailsSaysItIsSaved() throws {
+        try requireUnprivileged()
+        chmod(workDirectory.path, 0o777)
+        for k in 1...2 {
+            assertExit(try remindersim(arguments: Self.run + ["--shard", "\(k)/2", "--db", "s\(k).sqlite", "--out", "unused"]), 0)
+        }
+        let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("tune-periods.json"))
+        let space: [String: Any] = ["periods": ["min": 1, "max": 3], "sequenceLength": ["min": 1, "max": 1]]
+        let edited = try JSONEdit.setting(space, at: "tune.space",
+                                          in: JSONEdit.setting(30, at: "horizonDays", in: JSONSerialization.jsonObject(with: data)))
+        _ = try writeFile("tune.json", try JSONEdit.text(edited))
+        // Databases made beforehand: under that umask a new one cannot be opened once made.
+        for database in ["r.sqlite", "t.sqlite", "my runs.sqlite"] {
+            assertExit(try remindersim(arguments: Self.run + ["--db", database, "--out", "unused"]), 0)
+        }
+        let cases: [([String], String)] = [
+            (Self.run + ["--db", "r.sqlite", "--out", "R1"], "; run 2 is saved in r.sqlite: `remindersim report 2 --db r.sqlite` renders it again"),
+            (["tune", "tune.json", "--users", "300", "--db", "t.sqlite", "--out", "R2"],
+             "; tune 1 is saved in t.sqlite: `remindersim report tune:1 --db t.sqlite` renders it again"),
+            (["merge", "s1.sqlite", "s2.sqlite", "--into", "my runs.sqlite", "--out", "R3"],
+             "; run 2 is saved in my runs.sqlite: `remindersim report 2 --db 'my runs.sqlite'` renders it again"),
+            // And a new database that cannot be opened once made: nothing is saved, and the message says so.
+            (Self.run + ["--db", "new.sqlite", "--out", "R4"], "; the run was not saved (the database is as it was)"),
+        ]
+        let binary = try executableURL().path
+        for (arguments, saved) in cases {
+            var words = ["-c", "umask 777; exec \"$0\" \"$@\"", binary] + arguments
+            var executable = URL(fileURLWithPath: "/bin/sh")
+            if getuid() == 0 {
+                words = ["--reuid=65534", "--regid=65534", "--clear-groups", "--", executable.path] + words
+                executable = URL(fileURLWithPath: "/usr/bin/setpriv")
+            }
+            let child = try ChildProcess(executable: executable, arguments: words, environment: environment([:]),
+                                         directory: workDirectory, spool: spoolDirectory)
+            let result = try XCTUnwrap(child.wait(timeout: 120), "\(arguments) did not finish")
+            assertExit(result, 74)
+            assertContains(result.stderr, saved)
+            XCTAssertFalse(result.stderr.contains(".partial-"), "the report is named by where it goes: \(result.stderr)")
+        }
+    }
+
     // MARK: Paths that cannot hold a database
 
     /// Devices and pipes are refused by name before SQLite opens them, so no journal is made beside
