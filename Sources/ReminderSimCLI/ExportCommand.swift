@@ -51,6 +51,7 @@ struct ExportCommand: RunnableCommand {
             case let .tune(id): tables = try StoreAccess.perform { try CSVExport.files(tune: id, store: store) }
             }
             for table in tables { try Self.checkReplaceable(table, in: folder) }
+            FolderPublishing.removeLeftovers(in: folder)
             files = try CSVExport.write(tables, to: folder, raw: !safe)
         } catch let error as CocoaError {
             throw CommandError.ioError("\(folder): cannot write CSV files: \(CommandRunner.systemReason(error))")

@@ -1,6 +1,7 @@
 import Console
 import FilePaths
 import Foundation
+import Reporting
 
 /// Output folders written whole or not at all.
 ///
@@ -106,30 +107,18 @@ enum FolderPublishing {
         return nil
     }
 
-    /// The process id in the name of a folder a publishing process works in (`.NAME.partial-PID`,
-    /// `.NAME.old-PID`), or nil for any other name.
-    static func workingProcess(_ entry: String) -> pid_t? {
-        guard entry.hasPrefix(".") else { return nil }
-        for marker in [".partial-", ".old-"] {
-            guard let range = entry.range(of: marker, options: .backwards), range.lowerBound > entry.index(after: entry.startIndex)
-            else { continue }
-            let digits = entry[range.upperBound...]
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let pid = pid_t(digits), pid > 0 else {
-                continue
-            }
-            return pid
-        }
-        return nil
-    }
+    /// The process id in the name of a folder a publishing process works in (`ReportFiles.workingProcess`).
+    static func workingProcess(_ entry: String) -> pid_t? { ReportFiles.workingProcess(entry) }
 
-    /// Removes the partial and old folders that processes no longer running left in `parent`; those
-    /// of live processes are theirs.
+    /// Removes the partial and old folders that processes no longer running left in `parent`
+    /// (`ReportFiles.isLeftover`); those of live processes are theirs.
     static func removeLeftovers(in parent: String) {
         let fileManager = FileManager.default
         for entry in (try? fileManager.contentsOfDirectory(atPath: parent)) ?? [] {
-            guard let pid = workingProcess(entry), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let path = Path.join(parent, entry)
-            guard OutputPaths.entry(at: path) == .folder else { continue }
+            guard workingProcess(entry) != nil, OutputPaths.entry(at: path) == .folder, ReportFiles.isLeftover(entry, at: path) else {
+                continue
+            }
             try? fileManager.removeItem(atPath: path)
         }
     }

@@ -102,6 +102,7 @@ struct ReadoutCommand: RunnableCommand {
         let markdown = Self.markdown(readout, scenario: scenario, results: shown)
         do {
             let html = HTMLReport.render(markdown: markdown, charts: [:], title: Self.htmlTitle + scenario.name)
+            FolderPublishing.removeLeftovers(in: output)
             try ReportFiles.writeAll([("readout.md", Data(markdown.utf8)), ("readout.html", Data(html.utf8))], into: output)
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")

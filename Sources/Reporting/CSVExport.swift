@@ -90,7 +90,16 @@ public enum ReportFiles {
     /// `.NAME.partial-PID` beside its place first, and only once every one is written are they renamed
     /// into place. When one cannot be written (a full disk), those written are removed, and so are
     /// the folders made for them, so that the folder holds what it held before.
+    /// Partial files of these names that a process no longer running left (see `isLeftover`) are
+    /// removed first.
     public static func writeAll(_ files: [(name: String, contents: Data)], into folder: String) throws {
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard files.contains(where: { entry.hasPrefix(".\($0.name).partial-") }) else { continue }
+            let path = Path.join(folder, entry)
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, isLeftover(entry, at: path) else { continue }
+            unlink(path)
+        }
         var made: [String] = []
         var missing = folder
         while !missing.isEmpty, !FileManager.default.fileExists(atPath: missing) {
@@ -122,6 +131,37 @@ public enum ReportFiles {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code))])
             }
         }
+    }
+
+    /// The process id in the name of what a writing process works in beside its destination
+    /// (`.NAME.partial-PID`, `.NAME.old-PID`), or nil for any other name.
+    public static func workingProcess(_ entry: String) -> pid_t? {
+        guard entry.hasPrefix(".") else { return nil }
+        for marker in [".partial-", ".old-"] {
+            guard let range = entry.range(of: marker, options: .backwards), range.lowerBound > entry.index(after: entry.startIndex)
+            else { continue }
+            let digits = entry[range.upperBound...]
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let pid = pid_t(digits), pid > 0 else {
+                continue
+            }
+            return pid
+        }
+        return nil
+    }
+
+    /// How long a working file or folder stays untouched before it may be taken for a leftover.
+    public static let leftoverAge: Double = 600
+
+    /// Whether `entry` (at `path`) is what a writing process left and no longer needs: named by a
+    /// process that is not running here, and not modified for `leftoverAge` seconds. The age keeps
+    /// the work of a live process that this one cannot see (another machine writing to a shared
+    /// folder, another container) from being taken for a dead one's: a partial file or folder being
+    /// written is fresh.
+    public static func isLeftover(_ entry: String, at path: String) -> Bool {
+        guard let pid = workingProcess(entry), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return false }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return false }
+        return Date().timeIntervalSince1970 - Double(status.st_mtim.tv_sec) >= leftoverAge
     }
 
     /// Writes text as UTF-8, replacing the file atomically so a reader never sees half of it.

@@ -421,17 +421,43 @@ final class PathAndOutputTests: ReminderSimTestCase {
     }
 
     /// Partial and old folders that killed processes left are removed by the next command publishing
-    /// into the same folder, whatever report they were for; a live process's are left alone.
+    /// into the same folder, whatever report they were for; a live process's are left alone, and so
+    /// are fresh ones: a process this one cannot see (on another machine sharing the folder, in
+    /// another container) may be writing them.
     func testLeftoversOfKilledProcessesAreRemoved() throws {
         let dead = try XCTUnwrap(deadProcessID())
         let live = ProcessInfo.processInfo.processIdentifier
-        for name in [".other-7.partial-\(dead)", ".default-3.old-\(dead)", ".mine.partial-\(live)"] {
+        for name in [".other-7.partial-\(dead)", ".default-3.old-\(dead)", ".mine.partial-\(live)", ".fresh.partial-\(dead)"] {
             try FileManager.default.createDirectory(atPath: workPath("Reports/\(name)/x"), withIntermediateDirectories: true)
         }
         try writeFile("Reports/.notes.partial-\(dead)", "a file, not a folder a render made\n")
+        for name in [".other-7.partial-\(dead)", ".default-3.old-\(dead)", ".mine.partial-\(live)", ".notes.partial-\(dead)"] {
+            try makeOld(workPath("Reports/\(name)"))
+        }
         assertExit(try remindersim(arguments: ["run"] + Self.small + ["--db", "r.sqlite"]), 0)
         XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: workPath("Reports"))),
-                       ["default-1", ".mine.partial-\(live)", ".notes.partial-\(dead)"])
+                       ["default-1", ".mine.partial-\(live)", ".notes.partial-\(dead)", ".fresh.partial-\(dead)"])
+
+        // An export or a readout removes what a killed one left, and a killed report's folder.
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "csv"), 0)
+        for name in [".runs.csv.partial-\(dead)", ".configurations.csv.partial-\(dead)", ".mine.csv.partial-\(dead)"] {
+            try writeFile("csv/\(name)", "half a file\n")
+            try makeOld(workPath("csv/\(name)"))
+        }
+        try FileManager.default.createDirectory(atPath: workPath("csv/.default-1.partial-\(dead)"), withIntermediateDirectories: false)
+        try makeOld(workPath("csv/.default-1.partial-\(dead)"))
+        try writeFile("csv/.runs.csv.partial-\(live)", "another export's, still being written\n")
+        try makeOld(workPath("csv/.runs.csv.partial-\(live)"))
+        assertExit(try remindersim("export", "1", "--db", "r.sqlite", "--csv", "csv"), 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: workPath("csv")).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(Set(left), [".mine.csv.partial-\(dead)", ".runs.csv.partial-\(live)"],
+                       "only an export's own files are removed, and only a dead process's")
+    }
+
+    /// Sets the modification time of `path` to a day ago, past the age at which a leftover is removed.
+    private func makeOld(_ path: String) throws {
+        var times = [timespec(tv_sec: time(nil) - 86_400, tv_nsec: 0), timespec(tv_sec: time(nil) - 86_400, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW), 0, path)
     }
 
     /// A process id that no process has now: one that just ended.
