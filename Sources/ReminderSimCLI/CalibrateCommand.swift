@@ -129,9 +129,12 @@ struct CalibrateCommand: RunnableCommand {
         }
         calibrated.description = [own, note].compactMap { $0?.isEmpty == false ? $0 : nil }.joined(separator: " ")
         do {
-            try calibrated.canonicalJSON().write(toFile: output, atomically: true, encoding: .utf8)
+            // Written beside its place first and renamed into place; a killed command's partial file is
+            // removed by the next one writing there.
+            try ReportFiles.writeAll([(Path.lastComponent(output), Data(try calibrated.canonicalJSON().utf8))],
+                                     into: Path.folder(of: output))
         } catch {
-            throw CommandError.ioError("\(output): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
+            throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
         }
         context.stdout.writeLine("\nCalibrated scenario: \(OutputPaths.listed(output)) (run it with: remindersim run \(Path.shellWord(output)))")
         context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
