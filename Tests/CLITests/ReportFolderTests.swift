@@ -75,8 +75,13 @@ final class ReportFolderTests: ReminderSimTestCase {
             }
         }
         print("report kills: \(killedWhileWriting) of \(Self.kills) left no folder; the render lives \(String(format: "%.2f", life)) s")
-        // After a kill, the next render clears the killed one's partial folder and writes the report.
+        // After a kill, the next render clears the killed one's partial folder (once it is old enough
+        // not to be a live writer's on another machine) and writes the report.
         for i in 0..<Self.kills {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: workPath("killed-\(i)"))) ?? [] where entry.hasPrefix(".") {
+                var times = [timespec(tv_sec: time(nil) - 86_400, tv_nsec: 0), timespec(tv_sec: time(nil) - 86_400, tv_nsec: 0)]
+                XCTAssertEqual(utimensat(AT_FDCWD, workPath("killed-\(i)/\(entry)"), &times, AT_SYMLINK_NOFOLLOW), 0)
+            }
             assertExit(try remindersim("report", "1", "--db", "wide.sqlite", "--out", "killed-\(i)"), 0)
             XCTAssertEqual(try contents("killed-\(i)/default-1"), whole)
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workPath("killed-\(i)")), ["default-1"])
