@@ -168,7 +168,7 @@ struct FitCommand: RunnableCommand {
     static func foreignEntry(in folder: String) -> String? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.sorted().first { entry in
-            guard FolderPublishing.workingProcess(entry) == nil else { return false }
+            guard ReportFiles.workingProcess(entry) == nil else { return false }
             guard files.contains(entry), OutputPaths.entry(at: Path.join(folder, entry)) == .regularFile,
                   let start = OutputPaths.leadingText(of: Path.join(folder, entry)) else { return true }
             return !beginsAsWritten(entry, start)

@@ -92,7 +92,7 @@ enum FolderPublishing {
         let fileManager = FileManager.default
         let mine = Set((try? fileManager.contentsOfDirectory(atPath: rendered)) ?? [])
         let theirs = (try? fileManager.contentsOfDirectory(atPath: existing)) ?? []
-        return theirs.allSatisfy { mine.contains($0) || workingProcess($0) != nil }
+        return theirs.allSatisfy { mine.contains($0) || ReportFiles.workingProcess($0) != nil }
     }
 
     /// The first of `inputs` that is a file directly in `folder` (by identity, whatever the name it is
@@ -107,16 +107,13 @@ enum FolderPublishing {
         return nil
     }
 
-    /// The process id in the name of a folder a publishing process works in (`ReportFiles.workingProcess`).
-    static func workingProcess(_ entry: String) -> pid_t? { ReportFiles.workingProcess(entry) }
-
     /// Removes the partial and old folders that processes no longer running left in `parent`
     /// (`ReportFiles.isLeftover`); those of live processes are theirs.
     static func removeLeftovers(in parent: String) {
         let fileManager = FileManager.default
         for entry in (try? fileManager.contentsOfDirectory(atPath: parent)) ?? [] {
             let path = Path.join(parent, entry)
-            guard workingProcess(entry) != nil, OutputPaths.entry(at: path) == .folder, ReportFiles.isLeftover(entry, at: path) else {
+            guard ReportFiles.workingProcess(entry) != nil, OutputPaths.entry(at: path) == .folder, ReportFiles.isLeftover(entry, at: path) else {
                 continue
             }
             try? fileManager.removeItem(atPath: path)
