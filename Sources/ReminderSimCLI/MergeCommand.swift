@@ -75,9 +75,12 @@ struct MergeCommand: RunnableCommand {
             threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: draws.first ?? nil)
         let id = try StoreAccess.save("the merged run") { try store.save(record) }
         let run = StoredRun(id: id, record: record)
+        let status = StatusLine(io: context.io)
+        status.show("run \(id) is saved in \(OutputPaths.shown(into)); checking the decision and writing its report…")
         let folder = try StoreAccess.reporting(saved: "run \(id)", in: into, reference: "\(id)") {
             try ReportCommand.render(run, output: output, csvSafe: csvSafe, secondLook: ReportCommand.recomputedSecondLook(run))
         }
+        status.clear()
         context.stdout.writeLine(
             "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(OutputPaths.listed(into)); "
                 + "report: \(OutputPaths.listed(Path.join(folder, "report.md")))")

@@ -122,6 +122,9 @@ struct RunCommand: RunnableCommand {
             return
         }
 
+        // Said while it lasts, and left standing if the command is stopped before the report is written.
+        let status = StatusLine(io: context.io)
+        status.show("run \(runID) is saved in \(OutputPaths.shown(simulation.database)); checking the decision and writing its report…")
         // The second looks at the decision: the re-check on other users, the model draws or the sensitivity runs.
         let looking = DispatchTime.now()
         let second = try SecondLookRunner(
@@ -139,6 +142,7 @@ struct RunCommand: RunnableCommand {
                                      secondLook: second)
         }
         let renderSeconds = Self.seconds(since: rendering)
+        status.clear()
         let report = Path.join(folder, "report.md")
         if json {
             context.stdout.write(RunJSON.render(results, runID: runID, report: report, secondLook: second))

@@ -116,11 +116,14 @@ struct TuneCommand: RunnableCommand {
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
                                 modelDraws: modelDraws)
         let tuneID = try StoreAccess.save("the tune") { try store().save(record) }
+        let status = StatusLine(io: context.io)
+        status.show("tune \(tuneID) is saved in \(OutputPaths.shown(simulation.database)); planning its live test and writing its report…")
         let (report, written) = try StoreAccess.reporting(saved: "tune \(tuneID)", in: simulation.database, reference: "tune:\(tuneID)") {
             var report = TuneReport(result: result, wallSeconds: wall, threads: simulation.threads)
             report.liveTest = try Self.liveTestPlan(result, recorded: recorded, threads: simulation.threads, path: simulation.path)
             return (report, try Self.write(report, out: simulation.output, scenarioName: scenario.name, tuneID: tuneID, csvSafe: csvSafe))
         }
+        status.clear()
         let reportFile = Path.join(written, "report.md")
         if json {
             context.stdout.write(try report.commandJSON(tuneID: tuneID, database: simulation.database, report: reportFile))

@@ -9,6 +9,28 @@ final class RunCommandTests: ReminderSimTestCase {
     /// follow the thread count inside the parentheses (resource figures, say).
     static let timingLine = #"^\d+ configurations? and the holdout in \d+(\.\d+)? s \([\d,]+ sessions, \d+ threads?\b.*\)$"#
 
+    /// Once the run is saved, a terminal is told so while the decision is checked and the report
+    /// written (a Ctrl-C then leaves the line standing), and the line is erased once they are done;
+    /// TERM=dumb, like a file, gets nothing. Run under `script`, which gives the tool a terminal.
+    func testATerminalIsToldTheRunIsSavedWhileItsReportIsWritten() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no /usr/bin/script") }
+        let binary = try executableURL().path
+        for term in ["xterm", "dumb"] {
+            let command = "'\(binary)' run --users 300 --days 35 --threads 1 --db r-\(term).sqlite --out out >/dev/null"
+            let child = try ChildProcess(
+                executable: URL(fileURLWithPath: "/usr/bin/script"), arguments: ["-qec", command, "/dev/null"],
+                environment: environment(["TERM": term]), directory: workDirectory, spool: workDirectory)
+            let result = try XCTUnwrap(child.wait(timeout: 120))
+            assertExit(result, 0)
+            if term == "dumb" {
+                XCTAssertFalse(result.stdout.contains("is saved in"), result.stdout.debugDescription)
+            } else {
+                assertContains(result.stdout, "\r\u{1B}[Krun 1 is saved in r-xterm.sqlite; checking the decision and writing its "
+                               + "report…\r\u{1B}[K", "the terminal")
+            }
+        }
+    }
+
     func testRunNamesEveryConfigurationAndTheHoldout() throws {
         let scenario = try defaultScenario()
         let configurations = try XCTUnwrap(scenario["configurations"] as? [[String: Any]])
