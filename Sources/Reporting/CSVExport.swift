@@ -159,9 +159,8 @@ public enum ReportFiles {
     /// written is fresh.
     public static func isLeftover(_ entry: String, at path: String) -> Bool {
         guard let pid = workingProcess(entry), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return false }
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return false }
-        return Date().timeIntervalSince1970 - Double(status.st_mtim.tv_sec) >= leftoverAge
+        guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return false }
+        return Date().timeIntervalSince(modified) >= leftoverAge
     }
 
     /// Writes text as UTF-8, replacing the file atomically so a reader never sees half of it.
