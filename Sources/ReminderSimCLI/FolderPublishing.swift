@@ -113,9 +113,7 @@ enum FolderPublishing {
         let fileManager = FileManager.default
         for entry in (try? fileManager.contentsOfDirectory(atPath: parent)) ?? [] {
             let path = Path.join(parent, entry)
-            guard ReportFiles.workingProcess(entry) != nil, OutputPaths.entry(at: path) == .folder, ReportFiles.isLeftover(entry, at: path) else {
-                continue
-            }
+            guard ReportFiles.isLeftover(entry, at: path), OutputPaths.entry(at: path) == .folder else { continue }
             try? fileManager.removeItem(atPath: path)
         }
     }

@@ -24,7 +24,7 @@ enum StoredTuneOutput {
         do {
             tuner = try Tuner(scenario: scenario, threads: threads, recorded: recorded)
         } catch {
-            throw damaged("\(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+            throw damaged(error.located)
         }
         tuner.modelDraws = SecondLookRunner.draws(stored.modelDraws, scenario: scenario)
         let estimate = try TuneCommand.estimatedSeconds(tuner, model: model, threads: threads, name: "tune \(id)")
@@ -42,7 +42,7 @@ enum StoredTuneOutput {
         do {
             result = try tuner.run { printer.show($0) }
         } catch {
-            throw damaged("\(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+            throw damaged(error.located)
         }
         printer.done()
         let winner = result.winner.map { result.candidates[$0].spec.label }

@@ -65,7 +65,7 @@ struct TuneCommand: RunnableCommand {
             tuner = try Tuner(scenario: scenario, threads: simulation.threads, recorded: recorded)
             tuner.modelDraws = SecondLookRunner.draws(modelDraws, scenario: scenario)
         } catch {
-            throw CommandError.dataError("\(name): \(error.path): \(error.reason)")
+            throw CommandError.dataError("\(name): \(error.located)")
         }
         // Where the results go is checked first, before a new database is made.
         try StoreAccess.checkOutputFolder(simulation.output)
@@ -107,7 +107,7 @@ struct TuneCommand: RunnableCommand {
         do {
             result = try tuner.run { printer.show($0) }
         } catch {
-            throw CommandError.dataError("\(name): \(error.path.isEmpty ? "" : error.path + ": ")\(error.reason)")
+            throw CommandError.dataError("\(name): \(error.located)")
         }
         printer.done()
         let wall = RunCommand.seconds(since: started)

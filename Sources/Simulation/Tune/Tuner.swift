@@ -6,6 +6,9 @@ public struct TuneError: Error, Sendable {
     /// The scenario field at fault ("" for the whole scenario).
     public let path: String
     public let reason: String
+
+    /// "path: reason", or the reason alone for the whole scenario.
+    public var located: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }
 
 /// How the race is staged, fixed by the number of candidates and the final user count alone (never
