@@ -374,6 +374,11 @@ public final class RunStore {
         try Self.checkAgainstScenario(row, scenario, shard: shard)
         let end = try row.integer("end_user", in: 0...Int64(scenario.users))
         let start = try row.integer("first_user", in: 0...Int64(end))
+        // A whole run covers every user of its scenario; only a shard covers a part.
+        if shard == nil && (start != 0 || end != scenario.users) {
+            throw row.damaged(start != 0 ? "first_user" : "end_user", "users \(start) to \(end), but a complete run covers "
+                + "0 to \(scenario.users), its scenario's users")
+        }
         // Every configuration simulates every user of the run once: its user count is the run's.
         for (index, tally) in tallies.enumerated() where tally[.users] != Int64(end - start) {
             throw StoreError(.corrupt, "tallies.counts of run \(id), configuration \(index): \(tally[.users]) users, but the run "
@@ -384,7 +389,7 @@ public final class RunStore {
                 throw StoreError(.corrupt, "tallies.counts of run \(id), configuration \(index): count \(i) is impossible: \(reason)")
             }
         }
-        let (sums, recorded) = try loadUserSums(run: id, scenario: scenario) ?? (nil, nil)
+        let (sums, recorded) = try loadUserSums(run: id, scenario: scenario, users: Int64(end - start)) ?? (nil, nil)
         var modelDraws: Int?
         if try row.optionalInteger("model_draws") != nil {
             modelDraws = try row.integer("model_draws", in: 0...Int64(UncertainDecision.maximumDraws))
@@ -393,7 +398,7 @@ public final class RunStore {
             results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums,
                                                                         recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.text("created_at"),
-            wallSeconds: try row.real("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
+            wallSeconds: try row.seconds("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
             shard: shard, modelDraws: modelDraws)
         return StoredRun(id: id, record: record)
     }
@@ -418,7 +423,8 @@ public final class RunStore {
     /// The run's sums over users, and its totals per recorded user when its population replays
     /// recorded users; nil for a run stored before the sums were kept (schema version 1), and no
     /// totals for a run stored before they were (version 5).
-    private func loadUserSums(run id: Int64, scenario: Scenario) throws(StoreError) -> (UserSums, RecordedUserSums?)? {
+    private func loadUserSums(run id: Int64, scenario: Scenario, users: Int64) throws(StoreError)
+        -> (UserSums, RecordedUserSums?)? {
         let columns = ["segments", "counts", "pair_references", "recorded_users", "recorded_user_sums"]
         let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM user_sums WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { return nil }
@@ -440,11 +446,13 @@ public final class RunStore {
         if let (i, reason) = sums.firstImpossibleSum() {
             throw row.damaged("counts", "sum \(i) is impossible: \(reason)")
         }
-        return (sums, try loadRecordedUserSums(row, layout: layout))
+        return (sums, try loadRecordedUserSums(row, layout: layout, users: users))
     }
 
-    /// The totals per recorded user of a `user_sums` row whose sums have `layout`; nil when NULL.
-    private func loadRecordedUserSums(_ row: StoredRow, layout: UserSumsLayout) throws(StoreError) -> RecordedUserSums? {
+    /// The totals per recorded user of a `user_sums` row whose sums have `layout`, in a run of `users`
+    /// users; nil when NULL.
+    private func loadRecordedUserSums(_ row: StoredRow, layout: UserSumsLayout, users: Int64) throws(StoreError)
+        -> RecordedUserSums? {
         guard let clusters = try row.optionalInteger("recorded_users") else { return nil }
         let blob = try row.blob("recorded_user_sums")
         guard clusters >= 0 && clusters <= Int64(blob.count / 8) else {
@@ -455,6 +463,10 @@ public final class RunStore {
             throw row.damaged("recorded_user_sums", "\(blob.count) bytes, but \(clusters) recorded users need \(recorded.count * 8)")
         }
         try Self.checkMagnitude(totals.counts, row, "recorded_user_sums")
+        guard totals.replaying(of: users) != nil else {
+            throw row.damaged("recorded_user_sums", "its recorded users are replayed by more virtual users than the run's \(users), "
+                + "or by a negative number")
+        }
         return totals
     }
 

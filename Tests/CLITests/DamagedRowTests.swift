@@ -124,8 +124,8 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
     }
 
-    /// A configuration's user count is the run's: a count edited to −1 or 0, or a user range cut to
-    /// half or to nothing, no longer matches it.
+    /// A configuration's user count is the run's: a count edited to −1 or 0 no longer matches it, and
+    /// a whole run's user range cut to half or to nothing no longer covers its scenario's users.
     func testUserCountsAgreeWithTheRunsUsers() throws {
         try makeRuns()
         let cases: [(sql: String, mentions: [String])] = [
@@ -133,8 +133,10 @@ final class DamagedRowTests: ReminderSimTestCase {
              ["tallies.counts", "configuration 1", "-1 users", "covers 200"]),
             ("UPDATE tallies SET counts = CAST(zeroblob(8) || substr(counts, 9) AS BLOB) WHERE run_id = 1 AND config_index = 0",
              ["tallies.counts", "configuration 0", "0 users"]),
-            ("UPDATE runs SET first_user = 100 WHERE run_id = 1", ["200 users", "covers 100", "first_user 100"]),
-            ("UPDATE runs SET end_user = 0 WHERE run_id = 1", ["200 users", "covers 0"]),
+            // A whole run covers all its scenario's users.
+            ("UPDATE runs SET first_user = 100 WHERE run_id = 1",
+             ["runs.first_user", "users 100 to 200, but a complete run covers 0 to 200, its scenario's users"]),
+            ("UPDATE runs SET end_user = 0 WHERE run_id = 1", ["runs.end_user", "users 0 to 0, but a complete run covers 0 to 200"]),
         ]
         let listed = try damaged("UPDATE runs SET users = 1152921504606846976 WHERE run_id = 1", as: "listed.sqlite")
         try assertRefused(["list"], database: listed, mentions: ["run_overview.users", "run 1"])
@@ -240,6 +242,8 @@ final class DamagedRowTests: ReminderSimTestCase {
             ("UPDATE runs SET horizon_days = 90 WHERE run_id = 1", "runs.horizon_days of run 1: 90, but"),
             ("UPDATE runs SET scenario_name = 'other' WHERE run_id = 1", "runs.scenario_name of run 1: \"other\", but"),
             ("UPDATE runs SET status = 'shard' WHERE run_id = 1", "runs.status of run 1: shard, but the run's scenario (scenario_json) says complete"),
+            // A wall time no clock measured.
+            ("UPDATE runs SET wall_seconds = -1 WHERE run_id = 1", "runs.wall_seconds of run 1: -1.0 is not a duration in seconds"),
         ]
         for (k, (sql, mention)) in cases.enumerated() {
             let database = try damaged(sql, as: "impossible-\(k).sqlite")

@@ -1,5 +1,5 @@
 import Foundation
-import Simulation
+@testable import Simulation
 import SimulationTestSupport
 import XCTest
 
@@ -81,6 +81,36 @@ final class ReplayClusteringTests: XCTestCase {
         XCTAssertEqual(many.recordedUsersReplayed, 50)
         XCTAssertEqual(many.clusters, 50)
         XCTAssertEqual(many.effectiveUsers, Int64((2_000 / many.designEffect!).rounded()))
+    }
+
+    /// Totals that count more replaying users than the run has, or fewer than none, give no
+    /// clustering (they come only from an edited database, which the store refuses first); and a
+    /// design effect next to zero gives no effective user count rather than one past Int64.
+    func testImpossibleTotalsGiveNoClustering() throws {
+        let s = ReplayFixture.scenario(users: 200, seed: 31)
+        let t = try run(s, daily: ReplayFixture.draw(recordedUsers: 10, dailyShare: 0.3, seed: 32))
+        let totals = try XCTUnwrap(t.recordedUserSums), sums = try XCTUnwrap(t.sums)
+        XCTAssertEqual(totals.replaying(of: 200)?.users, 200)
+        XCTAssertEqual(totals.replaying(of: 200)?.recordedUsers, 10)
+        XCTAssertNil(totals.replaying(of: 199))
+        XCTAssertNotNil(ReplayClustering(totals, sums: sums, users: 200))
+        for first in [Int64(-1), 1 << 50, Int64.max] {
+            var edited = totals
+            edited.counts[0] = first
+            XCTAssertNil(edited.replaying(of: 200), "\(first)")
+            XCTAssertNil(ReplayClustering(edited, sums: sums, users: 200), "\(first)")
+        }
+        // Each row below the run's users, but their sum past Int64 without the check.
+        var wrapping = totals
+        for row in 0..<wrapping.layout.clusters { wrapping.counts[row * wrapping.layout.width] = Int64.max / 4 }
+        XCTAssertNil(wrapping.replaying(of: Int64.max / 2))
+
+        let summary = ReplaySummary(users: 200, replayingUsers: 200, recordedUsersReplayed: 10, clusters: 10,
+                                    objective: .opensLiftPerUser, configuration: 1, designEffect: 1e-17)
+        XCTAssertNil(summary.effectiveUsers)
+        let plain = ReplaySummary(users: 200, replayingUsers: 200, recordedUsersReplayed: 10, clusters: 10,
+                                  objective: .opensLiftPerUser, configuration: 1, designEffect: 4)
+        XCTAssertEqual(plain.effectiveUsers, 50)
     }
 
     /// Users of a segment that does not replay are their own clusters: the units are the recorded

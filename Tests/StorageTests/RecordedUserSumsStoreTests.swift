@@ -92,7 +92,12 @@ final class RecordedUserSumsStoreTests: FolderTestCase {
         for (update, column) in [("recorded_users = 29", "recorded_user_sums"), ("recorded_users = -1", "recorded_users"),
                                  ("recorded_users = 99999999999", "recorded_users"),
                                  ("recorded_user_sums = x'00'", "recorded_users"), ("recorded_user_sums = NULL", "recorded_user_sums"),
-                                 ("recorded_users = 'x'", "recorded_users")] {
+                                 ("recorded_users = 'x'", "recorded_users"),
+                                 // The first recorded user replayed by 501 virtual users of 500, then by −1.
+                                 ("recorded_user_sums = CAST(X'F501000000000000' || substr(recorded_user_sums, 9) AS BLOB)",
+                                  "recorded_user_sums"),
+                                 ("recorded_user_sums = CAST(X'FFFFFFFFFFFFFFFF' || substr(recorded_user_sums, 9) AS BLOB)",
+                                  "recorded_user_sums")] {
             try store.database.execute("UPDATE user_sums SET \(update)")
             XCTAssertThrowsError(try store.load(id), update) { error in
                 XCTAssertTrue("\(error)".contains("user_sums.\(column)"), "\(update): \(error)")

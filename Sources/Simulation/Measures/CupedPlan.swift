@@ -155,7 +155,7 @@ public struct CupedPlan: Sendable {
         let d = r.meanY - b.meanY
         let z2 = LiveTestPlan.zSum * LiveTestPlan.zSum
         let total = z2 * adjusted / (d * d), without = z2 * spread / (d * d)
-        guard d != 0, total.isFinite, without.isFinite, without < 1e15 else { return nil }
+        guard d != 0, total.isFinite, without.isFinite, total < 1e15, without < 1e15 else { return nil }
         func arms(_ n: Double) -> [Int64] { shares.map { Int64((n * $0).rounded(.up)) } }
         (self.preDays, self.simulatedUsers, self.seed) = (preDays, simulatedUsers, seed)
         correlations = [r.correlation, b.correlation]

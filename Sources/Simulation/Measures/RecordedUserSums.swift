@@ -143,6 +143,20 @@ extension RecordedUserSums {
         }
         return result
     }
+
+    /// The virtual users who replayed a recorded user and the recorded users they replayed; nil when no
+    /// run of `users` users could have counted them (a negative count of replaying users, or more of
+    /// them than users).
+    public func replaying(of users: Int64) -> (users: Int64, recordedUsers: Int64)? {
+        var replaying: Int64 = 0, replayed: Int64 = 0
+        for row in 0..<layout.clusters {
+            let n = counts[row * layout.width]
+            guard n >= 0, n <= users &- replaying else { return nil }
+            replaying &+= n
+            if n > 0 { replayed &+= 1 }
+        }
+        return (replaying, replayed)
+    }
 }
 
 /// The intervals of a run whose population replays recorded users, clustered by recorded user: the
@@ -169,22 +183,21 @@ public struct ReplayClustering: Sendable {
     private let layout: RecordedUserSumsLayout
 
     /// - Parameters: `sums`: the run's sums over users, with the same configurations and pairs;
-    ///   `users`: the run's users. Nil when the layouts disagree.
+    ///   `users`: the run's users. Nil when the layouts disagree, or when the totals count more
+    ///   replaying users than `users`.
     public init?(_ totals: RecordedUserSums, sums: UserSums, users: Int64) {
         let l = totals.layout
-        guard l.configurations == sums.layout.configurations, l.pairList == sums.layout.pairList else { return nil }
+        guard l.configurations == sums.layout.configurations, l.pairList == sums.layout.pairList,
+              let (replaying, replayed) = totals.replaying(of: users) else { return nil }
         layout = l
         self.users = users
         let naive = Self.naiveSums(sums, layout: l, users: users)
         // Σ over recorded users of the products of their totals.
         var products = Array(repeating: Int64(0), count: l.quantities * RecordedUserSumsLayout.productWidth)
-        var replayed: Int64 = 0, replaying: Int64 = 0
         totals.counts.withUnsafeBufferPointer { c in
             for row in 0..<l.clusters {
                 let r = row * l.width
                 guard c[r] > 0 else { continue }
-                replayed += 1
-                replaying &+= c[r]
                 for (q, col) in l.columns.enumerated() {
                     let x = c[r + col.x], y = c[r + col.y]
                     products[3 * q] &+= x &* x
@@ -318,9 +331,10 @@ public struct ReplaySummary: Sendable {
     public let designEffect: Double?
 
     /// Virtual users over the design effect: as many independent users would give the same interval.
+    /// Nil when unknown, or too many to count (a design effect next to zero, from edited totals).
     public var effectiveUsers: Int64? {
         guard let d = designEffect, d > 0, d.isFinite else { return nil }
-        return Int64((Double(users) / d).rounded())
+        return Int64(exactly: (Double(users) / d).rounded())
     }
 }
 
