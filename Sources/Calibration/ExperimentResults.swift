@@ -116,11 +116,15 @@ public struct ExperimentResults: Sendable, Equatable {
         while next < lines.count {
             // One record: a line, and the lines after it while a quoted field is open (an odd number of
             // quotes so far), joined by newlines as RFC 4180 allows; it is named by its first line.
+            // The quotes are counted line by line, each once: a quote left open is found in one pass.
+            func oddQuotes(_ line: Substring) -> Bool { line.utf8.lazy.filter { $0 == UInt8(ascii: "\"") }.count % 2 == 1 }
             var record = String(lines[next])
+            var open = oddQuotes(lines[next])
             next += 1
             lineNumber = next
-            while record.utf8.lazy.filter({ $0 == UInt8(ascii: "\"") }).count % 2 == 1 && next < lines.count {
+            while open && next < lines.count {
                 record += "\n" + lines[next]
+                open = open != oddQuotes(lines[next])
                 next += 1
             }
             var line = Substring(record)

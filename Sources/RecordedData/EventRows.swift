@@ -113,7 +113,9 @@ struct JSONRow: EventRow {
         }
         // The value is digits × 10^(exponent − fractionDigits).
         let shift = exponent - fractionDigits
-        while let first = digits.first, first == UInt8(ascii: "0"), digits.count > 1 { digits.removeFirst() }
+        // Leading zeros dropped in one step (one by one would take the square of their count).
+        let zeros = digits.prefix(while: { $0 == UInt8(ascii: "0") }).count
+        if zeros > 0 { digits.removeFirst(min(zeros, digits.count - 1)) }
         if shift < 0 {
             let dropped = min(-shift, digits.count)
             guard digits.suffix(dropped).allSatisfy({ $0 == UInt8(ascii: "0") }) else { return nil }

@@ -123,7 +123,22 @@ struct ZipArchive {
                 record: Array(directory[at..<(at + 46)])))
             at += 46 + skip
         }
+        try Self.checkApart(entries, damaged)
         return entries
+    }
+
+    /// Throws unless every entry's local header and data lie apart from the others': entries whose
+    /// data is shared (each one read again, a small archive standing for terabytes) are refused.
+    /// An entry takes at least its 30-byte local header and its compressed data.
+    static func checkApart(_ entries: [Entry], _ damaged: (String) -> ImportError) throws(ImportError) {
+        let order = entries.indices.sorted { entries[$0].localHeaderOffset < entries[$1].localHeaderOffset }
+        for (a, b) in zip(order, order.dropFirst()) {
+            let first = entries[a]
+            guard first.localHeaderOffset + 30 + first.compressedSize <= entries[b].localHeaderOffset else {
+                throw damaged("entries \(Excerpt.name(first.name, limit: 200)) and \(Excerpt.name(entries[b].name, limit: 200)) "
+                    + "share their data (the archive repeats one entry's data under other names)")
+            }
+        }
     }
 
     /// Streams the decompressed content of `entry` to `body`, `chunkSize` compressed bytes at a time,
@@ -149,6 +164,8 @@ struct ZipArchive {
         func deliver(_ bytes: UnsafeRawBufferPointer) throws {
             crc = crc32(crc, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
             produced += bytes.count
+            // Past the size the directory states: damaged, and not worth reading to its end.
+            guard produced <= entry.size else { throw damaged("the data does not match the archive's checksum (CRC-32) or size") }
             try inner.feed(bytes, into: body)
         }
         let inflater = entry.method == 8 ? try Inflater(windowBits: -MAX_WBITS, place: place) : nil

@@ -128,6 +128,7 @@ struct CalibrateCommand: RunnableCommand {
             text.range(of: "Response calibrated on ").map { String(text[..<$0.lowerBound]).trimmingCharacters(in: .whitespaces) } ?? text
         }
         calibrated.description = [own, note].compactMap { $0?.isEmpty == false ? $0 : nil }.joined(separator: " ")
+        calibrated = Self.dataPaths(of: calibrated, from: ScenarioLoading.dataFolder(scenarioPath), writtenTo: output)
         do {
             // Written beside its place first and renamed into place; a killed command's partial file is
             // removed by the next one writing there.
@@ -141,6 +142,29 @@ struct CalibrateCommand: RunnableCommand {
             + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))
         try StoreAccess.finishOutput(context, saved: "the calibrated scenario is written to \(output)", storedOnce: false)
+    }
+
+    /// `scenario`, to be written at `output`, with its recorded logs still found: a relative `data` path is
+    /// read from the folder of the file that names it, so a scenario written to another folder than
+    /// `folder` (the one it was read from; nil: the working folder) names them by absolute paths.
+    static func dataPaths(of scenario: Scenario, from folder: String?, writtenTo output: String) -> Scenario {
+        guard (folder ?? "") != Path.parent(output) else { return scenario }
+        func absolute(_ source: RecordedSource) -> RecordedSource {
+            guard source.path.utf8.first != UInt8(ascii: "/") else { return source }
+            var moved = source
+            let resolved = Path.resolve(Path.resolve(source.path, relativeTo: folder), relativeTo: FileManager.default.currentDirectoryPath)
+            moved.path = URL(fileURLWithPath: resolved).standardizedFileURL.path
+            return moved
+        }
+        var s = scenario
+        for i in s.population.segments.indices {
+            switch s.population.segments[i].returns {
+            case let .recordedGaps(source): s.population.segments[i].returns = .recordedGaps(absolute(source))
+            case let .replay(source): s.population.segments[i].returns = .replay(absolute(source))
+            case .parametric, .empirical: break
+            }
+        }
+        return s
     }
 
     /// The scenario, its recorded logs and the results file, each read and checked, for calibrate and readout.

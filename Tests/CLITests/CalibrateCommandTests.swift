@@ -49,6 +49,40 @@ final class CalibrateCommandTests: ReminderSimTestCase {
         XCTAssertEqual(again.description?.components(separatedBy: "Response calibrated on").count, 2, again.description ?? "")
     }
 
+    /// A scenario whose segment reads a recorded log by a relative path, calibrated into another folder,
+    /// still finds its log there (by an absolute path); calibrated beside itself, the path stays as written.
+    func testACalibratedScenarioInAnotherFolderStillFindsItsRecordedLog() throws {
+        var truth = experiment(baseResponse: 0.15)
+        truth.users = 2_000
+        try writeFile("results/past-test.csv", try CalibrationFixture.results(of: truth))
+        var log = "user,time\n"
+        for user in 0..<40 {
+            for visit in 0..<6 { log += "u\(user),2024-01-\(String(format: "%02d", 1 + (user + visit * 5) % 28))T10:00:00Z\n" }
+        }
+        try writeFile("app/logs/visits.csv", log)
+        var app = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try experiment(baseResponse: 0.05).canonicalJSON().utf8))
+            as? [String: Any])
+        var population = try XCTUnwrap(app["population"] as? [String: Any])
+        population["segments"] = [["name": "recorded", "returns": [
+            "distribution": "empirical", "data": "logs/visits.csv", "format": ["user": "user", "time": "time"]]]]
+        app["population"] = population
+        try writeFile("app/app.json", String(decoding: try JSONSerialization.data(withJSONObject: app), as: UTF8.self))
+
+        func data(_ file: String) throws -> String? {
+            let written = try Scenario.decode(String(contentsOf: workDirectory.appendingPathComponent(file), encoding: .utf8))
+            guard case let .recordedGaps(source) = written.population.segments.first?.returns else { return nil }
+            return source.path
+        }
+        let fit = ["--fit", "baseResponse", "--users", "500", "--threads", "2"]
+        assertExit(try remindersim(arguments: ["calibrate", "app/app.json", "results/past-test.csv", "--out", "results/cal.json"] + fit), 0)
+        XCTAssertEqual(try data("results/cal.json"), workDirectory.appendingPathComponent("app/logs/visits.csv").standardizedFileURL.path)
+        assertExit(try remindersim("validate", "results/cal.json"), 0)
+        // Written beside the scenario (the default place), the relative path is kept.
+        assertExit(try remindersim(arguments: ["calibrate", "app/app.json", "results/past-test.csv"] + fit), 0)
+        XCTAssertEqual(try data("app/app-calibrated.json"), "logs/visits.csv")
+        assertExit(try remindersim("validate", "app/app-calibrated.json"), 0)
+    }
+
     func testRefusalsAndUsage() throws {
         try writeFile("app.json", try experiment(baseResponse: 0.05).canonicalJSON())
         try writeFile("bad.csv", "arm,users,delivered,opens,opt_outs\n2d,100,x,3,1\n")

@@ -83,6 +83,28 @@ final class HostileExportTests: ReminderSimTestCase {
         try assertRefused("export.zip", ["--format", "amplitude"], ["export.zip entry 1/cut.json.gz", "ends before its last block"])
     }
 
+    /// Directory entries that point at one entry's data (a few megabytes standing for terabytes, each
+    /// entry read again) are refused before any is read; so is an entry that inflates past its stated size.
+    func testEntriesSharingTheirDataAreRefused() throws {
+        let content = ExportFixtures.gzip(Self.amplitude)
+        var zip = ExportFixtures.zip([(name: "1/a.json.gz", content: content), (name: "1/b.json.gz", content: content)])
+        func le32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(zip[at + $1]) << (8 * $1) } }
+        let end = zip.count - 22, directory = le32(end + 16)
+        // The second directory record's local header offset, made the first entry's.
+        let second = directory + 46 + "1/a.json.gz".utf8.count
+        for k in 0..<4 { zip[second + 42 + k] = 0 }
+        try writeFile("shared.zip", Data(zip))
+        try assertRefused("shared.zip", ["--format", "amplitude"],
+                          ["shared.zip", "entries 1/a.json.gz and 1/b.json.gz share their data"])
+
+        var small = ExportFixtures.zip([(name: "1/a.json.gz", content: content)])
+        let record = (0..<4).reduce(0) { $0 | Int(small[small.count - 22 + 16 + $1]) << (8 * $1) }
+        // The stated size, one byte short.
+        small[record + 24] &-= 1
+        try writeFile("short.zip", Data(small))
+        try assertRefused("short.zip", ["--format", "amplitude"], ["short.zip entry 1/a.json.gz", "checksum (CRC-32) or size"])
+    }
+
     func testAMissingFieldInAnArchiveNamesTheEntry() throws {
         let zip = ExportFixtures.zip([(name: "1/a.json.gz", content: ExportFixtures.gzip(#"{"event_type":"x","event_time":"2024-01-01 00:00:00.000000","session_id":1}"# + "\n"))])
         try writeFile("export.zip", Data(zip))

@@ -84,6 +84,16 @@ final class ExperimentResultsTests: XCTestCase {
                        "past.csv:3: column 2 (users): the arms' users add up to more than 9007199254740991")
     }
 
+    /// A quote left open near the top of a large file is found in one pass over its lines: each
+    /// line's quotes are counted once, not the whole record's again at every line.
+    func testAQuoteLeftOpenInALargeFileIsFoundAtOnce() {
+        let text = "arm,users,delivered,opens,opt_outs\n\"holdout" + String(repeating: "\nx", count: 200_000) + "\n"
+        let started = Date()
+        XCTAssertEqual(problem(text)?.description, "past.csv:2: field 1: its quote is not closed before the end of the file")
+        // Counted again at every line, the quotes took minutes here.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
     func testResultsThatDoNotFitTheScenarioAreRefused() throws {
         let scenario = smallScenario()
         func refusal(_ arms: [ExperimentResults.Arm], _ parameters: [ResponseParameter] = [.baseResponse]) -> CalibrationError? {

@@ -73,6 +73,19 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(log.users.first { $0.id == "0" }?.visits.count, 2)
     }
 
+    /// Leading zeros, however many, are dropped in one step: an id of a million zeros is read at once.
+    func testAnIdOfManyZerosIsReadInLinearTime() throws {
+        let zeros = String(repeating: "0", count: 1_000_000)
+        let text = #"{"event":"open","properties":{"time":1704067200,"distinct_id":0.\#(zeros)}}"# + "\n"
+            + #"{"event":"open","properties":{"time":1704153600,"distinct_id":0.\#(zeros)5}}"#
+        let started = Date()
+        let log = try RecordedLog.parse(text, format: mixpanel)
+        // The first is zero; the second a fraction, which keeps its text.
+        XCTAssertEqual(log.users.map(\.id).sorted(), ["0", "0.\(zeros)5"])
+        // Dropped one at a time, the zeros took minutes; in one step, milliseconds.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+    }
+
     func testEventTypesAreCountedAndFiltered() throws {
         var format = mixpanel
         format.excludedEventTypes = ["purchase"]
