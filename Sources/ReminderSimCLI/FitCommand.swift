@@ -87,6 +87,14 @@ struct FitCommand: RunnableCommand {
         }
         let analysis = FitAnalysis(log: log, options: options)
         context.stdout.write(FitText.render(analysis, data: data == "-" ? data : OutputPaths.listed(data)))
+        // A replayed user must have been observed for the scenario's whole horizon, of whole days.
+        let replayDays = Self.replayDays(log)
+        let replays = analysis.recommendation().model == .replayed
+        if replays && replayDays < 1 {
+            throw CommandError.dataError("\(InputFile.displayName(data)): no model can be fitted to the log, and its users cannot "
+                + "be replayed: a scenario replays only users observed for its whole horizon, a day or more, and the longest "
+                + "observation here is \(Self.duration(Self.longestObservation(log))); no segment is written")
+        }
 
         // An absolute path: a scenario reads `data` relative to its own folder, wherever it is saved.
         let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
@@ -116,6 +124,10 @@ struct FitCommand: RunnableCommand {
             return .replace
         })
         context.stdout.writeLine("\nRecommended segment: \(analysis.recommendation().reason).")
+        if replays {
+            context.stdout.writeLine("A scenario replays only users observed for its whole horizon: scenarios of at most "
+                + "\(replayDays) day\(replayDays == 1 ? "" : "s") can replay this log's users.")
+        }
         context.stdout.writeLine("Segments for a scenario: \(OutputPaths.listed(Path.join(written, "segments.json"))) "
             + "(paste its \"segment\" into population.segments; \"alternatives\" holds the other models, one at a time)")
         if analysis.customerPredictions() != nil {
@@ -140,6 +152,23 @@ struct FitCommand: RunnableCommand {
                 + why.joined(separator: "; ") + "; save the log as a file a scenario can read as it is")
         }
         try StoreAccess.finishOutput(context, saved: "the fit's files are written to \(written)", storedOnce: false)
+    }
+
+    /// The longest any user of `log` was observed, from the first visit to the end of observation, in seconds.
+    static func longestObservation(_ log: RecordedLog) -> Double {
+        log.users.reduce(0) { longest, user in max(longest, user.visits.first.map { log.observationEnd - $0 } ?? 0) }
+    }
+
+    /// The longest horizon, in whole days, of a scenario that can replay `log`'s users.
+    static func replayDays(_ log: RecordedLog) -> Int {
+        let days = (longestObservation(log) / 86_400).rounded(.down)
+        return days.isFinite ? Int(min(max(days, 0), 1e9)) : 0
+    }
+
+    /// `seconds` as a person reads a duration under a day: seconds, minutes or hours.
+    static func duration(_ seconds: Double) -> String {
+        seconds < 120 ? String(format: "%.0f s", seconds) : seconds < 7_200 ? String(format: "%.0f min", seconds / 60)
+            : String(format: "%.1f h", seconds / 3_600)
     }
 
     /// The path (`segment.returns.sigma`) of the first number in `value` that is not finite, if any.

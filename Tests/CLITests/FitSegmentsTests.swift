@@ -92,6 +92,27 @@ final class FitSegmentsTests: ReminderSimTestCase {
         try assertRunsAlone(segment)
     }
 
+    /// A log where no user came back fits no model: its users are replayed, which a scenario does for
+    /// users observed over its whole horizon. Observed for less than a day, no segment is written (a
+    /// scenario would refuse it); observed longer, the fit says the longest horizon that can replay them.
+    func testAReplayedSegmentNeedsAUserObservedForADay() throws {
+        try writeFile("short.csv", "user,time\na,2024-01-01T00:00:00Z\na,2024-01-01T00:10:00Z\na,2024-01-01T00:20:00Z\n")
+        let short = try remindersim("fit", "short.csv", "--out", "short")
+        assertExit(short, 65)
+        assertContains(short.stderr, "short.csv: no model can be fitted to the log, and its users cannot be replayed: a scenario "
+            + "replays only users observed for its whole horizon, a day or more, and the longest observation here is 20 min; "
+            + "no segment is written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("short")))
+
+        try writeFile("once.csv", "user,time\na,2024-01-01T00:00:00Z\nb,2024-01-03T12:00:00Z\n")
+        let once = try remindersim("fit", "once.csv", "--observation-end", "2024-01-12", "--out", "once")
+        assertExit(once, 0)
+        assertContains(once.stdout, "the recorded users are replayed")
+        // Observed from 2024-01-01 to the end of 2024-01-12: 11 days and a few hours.
+        assertContains(once.stdout, "A scenario replays only users observed for its whole horizon: scenarios of at most 11 days can replay "
+            + "this log's users.")
+    }
+
     func testSegmentsThatReadTheLogWarnWhenItNeededSkippingOrOutliers() throws {
         var lines = ["user,time"]
         for u in 0..<40 { for k in 0..<3 { lines.append("u\(u),\(1_704_067_200 + u * 3_600 + k * 86_400 * (1 + u % 4))") } }
