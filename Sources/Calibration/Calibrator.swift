@@ -224,7 +224,12 @@ public struct Calibration: Sendable {
             Stage(users: n, method: .gaussNewton, steps: polish.steps, simulations: evaluations - searchEvaluations),
         ]
         let p = parameters.count
-        let v = try sandwich(jacobian: kept.map { g[$0] }, weights: weights, sigma: sigma, parameters: p)
+        let v: [[Double]]
+        do {
+            v = try sandwich(jacobian: kept.map { g[$0] }, weights: weights, sigma: sigma, parameters: p)
+        } catch {
+            throw notResponding(parameters, jacobian: kept.map { g[$0] }, weights: weights, at: best, bound: 20)
+        }
         let estimates = parameters.indices.map { i in Estimate(parameters[i], logOdds: best[i], variance: v[i][i]) }
 
         let statistic = quadraticForm(kept.map { observed[$0] - atFit[$0] }, covariance: sigma)
@@ -373,6 +378,30 @@ public struct Calibration: Sendable {
             throw CalibrationError(.notIdentified, "the moments do not respond to the parameters at the fit")
         }
         return multiply(multiply(aInverse, b), aInverse)
+    }
+
+    /// Why the covariance cannot be worked out at the fit `z` (log-odds, searched within ±`bound`): the
+    /// parameters the moments no longer respond to, each with the value it reached when that is at the
+    /// edge of the search (a rate driven to 0 or 1 by a count of zero, say); all of them together when
+    /// each still moves the moments, but only as the others do.
+    static func notResponding(_ parameters: [ResponseParameter], jacobian gk: [[Double]], weights: [Double], at z: [Double],
+                              bound: Double) -> CalibrationError {
+        let a = information(gk, weights: weights, parameters: parameters.count)
+        let largest = parameters.indices.map { a[$0][$0] }.max() ?? 0
+        let flat = parameters.indices.filter { !(a[$0][$0] > largest * 1e-12) }
+        guard !flat.isEmpty else {
+            return CalibrationError(.notIdentified, "the moments do not respond to "
+                + parameters.map(\.rawValue).joined(separator: ", ") + " apart at the fit: they move them only together; "
+                + "fit fewer of them")
+        }
+        let named = flat.map { i -> String in
+            let name = parameters[i].rawValue
+            guard abs(z[i]) > 0.9 * bound else { return name }
+            return name + " (driven to " + String(format: "%.3g", Calibration.logistic(z[i])) + ", the edge of what the search tries)"
+        }
+        return CalibrationError(.notIdentified, "the moments do not respond to " + named.joined(separator: ", ")
+            + " at the fit: nothing in the test measures \(flat.count == 1 ? "it" : "them") there (a count of zero, such as no "
+            + "opt-outs or no attributed opens, drives a rate to 0); leave \(flat.count == 1 ? "it" : "them") out of --fit")
     }
 
     /// r'Σ⁻¹r, the goodness-of-fit statistic; with the diagonal alone when Σ cannot be inverted.

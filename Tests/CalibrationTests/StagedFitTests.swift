@@ -133,4 +133,30 @@ final class StagedFitTests: XCTestCase {
         XCTAssertEqual(a.stages, b.stages)
         XCTAssertEqual(a.moments, b.moments)
     }
+
+    /// A fit whose covariance cannot be worked out names the parameters the moments stopped responding
+    /// to, with the value one reached at the search's edge; or all of them, when they only move together.
+    func testAFitWithoutCovarianceNamesTheParametersThatStoppedMattering() {
+        let parameters: [ResponseParameter] = [.baseResponse, .optOutPerDelivery]
+        // Three moments; the second parameter moves none of them.
+        let flat = [[1.0, 0], [0.5, 0], [2, 0]], weights = [1.0, 1, 1]
+        let named = Calibration.notResponding(parameters, jacobian: flat, weights: weights, at: [-2, -3], bound: 20)
+        XCTAssertEqual(named.kind, .notIdentified)
+        XCTAssertEqual(named.description, "the moments do not respond to optOutPerDelivery at the fit: nothing in the test "
+            + "measures it there (a count of zero, such as no opt-outs or no attributed opens, drives a rate to 0); leave it "
+            + "out of --fit")
+        let edge = Calibration.notResponding(parameters, jacobian: flat, weights: weights, at: [-2, -19.5], bound: 20)
+        XCTAssertTrue(edge.description.contains("optOutPerDelivery (driven to 3.4e-09, the edge of what the search tries)"),
+                      edge.description)
+        // Both move the moments, but only in step: named together.
+        let together = Calibration.notResponding(parameters, jacobian: [[1, 2], [0.5, 1], [2, 4]], weights: weights,
+                                                 at: [-2, -3], bound: 20)
+        XCTAssertEqual(together.description, "the moments do not respond to baseResponse, optOutPerDelivery apart at the fit: "
+            + "they move them only together; fit fewer of them")
+        // And these are exactly the cases the covariance cannot be worked out for.
+        for g in [flat, [[1, 2], [0.5, 1], [2, 4]]] {
+            XCTAssertThrowsError(try Calibration.sandwich(jacobian: g, weights: weights, sigma: [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                                                          parameters: 2))
+        }
+    }
 }
