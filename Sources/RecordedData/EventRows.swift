@@ -168,8 +168,43 @@ public struct UTCOffsetTally: Sendable, Equatable {
         users.sorted { $0.key < $1.key }.map { (seconds: $0.key, users: $0.value) }
     }
 
-    /// An offset field's value: whole seconds east of UTC, within `range`.
+    /// The digits of `text` when it is a whole number written as a decimal number with a fraction or an
+    /// exponent (a sign, digits, then `.` and digits, then `e` or `E`, a sign and digits); nil otherwise.
+    static func floatWritten(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+        var i = 0
+        func digits() -> Bool {
+            let start = i
+            while i < text.count, isDigit(text[i]) { i += 1 }
+            return i > start
+        }
+        let signed = i < text.count && (text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+"))
+        if signed { i += 1 }
+        let body = i
+        guard digits() else { return nil }
+        var written = false
+        if i < text.count, text[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() else { return nil }
+            written = true
+        }
+        if i < text.count, text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") { i += 1 }
+            guard digits() else { return nil }
+            written = true
+        }
+        guard written, i == text.count else { return nil }
+        // JSON's grammar, which the digits are worked out on, has no leading `+`.
+        let negative = signed && text[0] == UInt8(ascii: "-")
+        let number = (negative ? [UInt8(ascii: "-")] : []) + Array(text[body...])
+        return number.withUnsafeBufferPointer { JSONRow.wholeNumberDigits($0) }
+    }
+
+    /// An offset field's value: whole seconds east of UTC, within `range`. A whole number written with a
+    /// fraction or an exponent (`3600.0`, `36e2`), as tools that hold numbers as floats write it, is its value.
     static func seconds(_ text: UnsafeBufferPointer<UInt8>) -> Result<Int, BadOffset> {
+        if let digits = floatWritten(text) { return digits.withUnsafeBufferPointer { Self.seconds($0) } }
         var i = 0
         var negative = false
         if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
@@ -183,6 +218,10 @@ public struct UTCOffsetTally: Sendable, Equatable {
             i += 1
         }
         guard i > start, i == text.count else {
+            // More digits than any offset has: a whole number, out of range.
+            if i > start, text[i...].allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) {
+                return .failure(BadOffset(reason: "UTC offset \(Excerpt.quoted(text)) s is outside UTC−12 to UTC+14"))
+            }
             return .failure(BadOffset(reason: "UTC offset \(Excerpt.quoted(text)) is not a whole number of seconds"))
         }
         let seconds = negative ? -value : value

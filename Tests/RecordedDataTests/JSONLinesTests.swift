@@ -86,6 +86,28 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
+    /// An offset field holds whole seconds: written plainly, with a sign, or as a float (`3600.0`, `36e2`);
+    /// a fraction is not whole, and a whole number past UTC+14 is out of range, whatever its length.
+    func testOffsetsWrittenAsFloatsAreTheirValue() {
+        func read(_ text: String) -> String {
+            Array(text.utf8).withUnsafeBufferPointer { bytes in
+                switch UTCOffsetTally.seconds(bytes) {
+                case let .success(seconds): return String(seconds)
+                case let .failure(bad): return bad.reason
+                }
+            }
+        }
+        for (text, seconds) in [("3600", "3600"), ("+3600", "3600"), ("-3600", "-3600"), ("3600.0", "3600"), ("36e2", "3600"),
+                                ("+36E2", "3600"), ("-3.6e3", "-3600"), ("-0.0", "0"), ("360000e-2", "3600")] {
+            XCTAssertEqual(read(text), seconds, text)
+        }
+        for text in ["3600.5", "1e5x", "1.e5", ".5", "e5", "36e", "--1", "1+1", "", "+", "3600.0.0"] {
+            XCTAssertEqual(read(text), "UTC offset \(Excerpt.quoted(text)) is not a whole number of seconds", text)
+        }
+        XCTAssertEqual(read("9999999999999"), "UTC offset '9999999999999' s is outside UTC−12 to UTC+14")
+        XCTAssertEqual(read("1e5"), "UTC offset 100000 s is outside UTC−12 to UTC+14")
+    }
+
     func testEventTypesAreCountedAndFiltered() throws {
         var format = mixpanel
         format.excludedEventTypes = ["purchase"]
