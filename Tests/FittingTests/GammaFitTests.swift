@@ -82,6 +82,23 @@ final class GammaFitTests: XCTestCase {
         }
     }
 
+    /// One ended gap with no longer censored one is a spike too, for every family with a shape (the gamma
+    /// once reached a shape of 9e38 and a log-likelihood of 1e25, first in the table); a censored gap
+    /// past it gives the search something to fit.
+    func testOneEndedGapAloneIsRefused() throws {
+        for censored in [[], [CensoredGap(duration: 1, censored: true)]] {
+            for model in [gamma, GapModel(.weibull)!, GapModel(.lognormal)!] {
+                XCTAssertThrowsError(try model.fit([CensoredGap(duration: 152, censored: false)] + censored)) { error in
+                    guard case let .degenerateData(reason) = error as? FittingError else { return XCTFail("\(error)") }
+                    XCTAssertEqual(reason, "only one gap ended, and no user was seen away for longer: the events have no spread")
+                }
+            }
+        }
+        let fit = try gamma.fit([CensoredGap(duration: 2, censored: false), CensoredGap(duration: 5, censored: true)])
+        XCTAssertTrue(fit.logLikelihood.isFinite && fit.logLikelihood < 0, "\(fit.logLikelihood)")
+        XCTAssertLessThan(fit.parameters[0].value, 1e6, "shape")
+    }
+
     func testRefitsWithAFixedDropout() throws {
         var generator = Xoshiro256(seed: 7204)
         let gaps = simulateGaps(GammaDistribution(shape: 2, scale: 1), subjects: 1000, window: 60, dropout: 0.2,
