@@ -119,6 +119,11 @@ struct JSONLineReader {
             return
         }
         let here = select(wanted) { paths[$0].count == level }
+        // A name repeated in one object leaves which value is meant to the reader: none is chosen.
+        if let again = (0..<paths.count).first(where: { here & 1 << Paths($0) != 0 && values[$0] != .absent }) {
+            let name = paths[again].map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+            throw Failure(reason: "the field \(Excerpt.quoted(name)) is given more than once")
+        }
         Self.each(here) { values[$0] = found }
         let deeper = wanted & ~here
         switch found {

@@ -48,6 +48,18 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertNotNil(found(" \t{ \"a\" : [ ] , \"b\" : { } } ", ["a"]))
     }
 
+    /// A field a path reads, given twice in one object (or reached twice through a repeated parent or
+    /// key/value record), is refused rather than read as one of its values; repeated names the paths do
+    /// not read are left alone.
+    func testAFieldGivenTwiceIsRefused() {
+        for line in [#"{"u":1,"u":2}"#, #"{"p":{"u":1},"p":{"u":2}}"#, #"{"p":[{"key":"u","value":1},{"key":"u","value":2}]}"#] {
+            var reader = JSONLineReader(paths: line.contains("p") ? ["p.u"] : ["u"])
+            let failure = Array(line.utf8).withUnsafeBufferPointer { reader.read($0) }
+            XCTAssertEqual(failure?.reason, "the field '\(line.contains("p") ? "p.u" : "u")' is given more than once", line)
+        }
+        XCTAssertEqual(found(#"{"u":1,"x":2,"x":3}"#, ["u"]), ["1"])
+    }
+
     func testNumbersAndStringsNameTheSameUser() throws {
         let log = try RecordedLog.parse(
             #"{"event":"open","properties":{"time":1704067200,"distinct_id":42}}"# + "\n"
