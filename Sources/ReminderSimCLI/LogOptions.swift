@@ -178,7 +178,9 @@ struct LogOptions: OptionGroup {
     /// A date option's value, checked to be a date `YYYY-MM-DD`; nil when it is not given.
     static func date(_ option: ArgumentSpec, _ arguments: ParsedArguments) throws -> String? {
         guard let text: String = try arguments.optionalValue(option) else { return nil }
-        guard CalendarDate(iso: text) != nil else { throw UsageError("\(option.name): expected a date YYYY-MM-DD, got \"\(text)\"") }
+        guard CalendarDate(iso: text) != nil else {
+            throw UsageError("\(option.name): expected a date YYYY-MM-DD from 0001-01-01 to 9999-12-31, got \(Excerpt.quoted(text, mark: "\""))")
+        }
         return text
     }
 

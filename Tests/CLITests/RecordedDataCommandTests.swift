@@ -127,6 +127,12 @@ final class RecordedDataCommandTests: ReminderSimTestCase {
         let badFormat = try remindersim("import", "events.csv", "--timestamp", "whenever")
         assertExit(badFormat, 64)
         assertContains(badFormat.stderr, "--timestamp")
+        // A date the calendar does not hold says which it holds; a line break in it stays on one line.
+        for (day, shown) in [("0000-01-01", "\"0000-01-01\""), ("2024-01\n-01", "\"2024-01\\x0A-01\"")] {
+            let badDay = try remindersim("import", "events.csv", "--observation-end", day)
+            assertExit(badDay, 64)
+            assertContains(badDay.stderr, "--observation-end: expected a date YYYY-MM-DD from 0001-01-01 to 9999-12-31, got \(shown)")
+        }
     }
 
     func testAScenarioWithABrokenLogIsRefusedWithItsLocation() throws {
