@@ -56,9 +56,11 @@ struct SecondLookRunner {
         }
         // The five best configurations by the objective and the baseline, as `tune` re-runs its finalists.
         let keep = Array(Set(decision.ranked.prefix(5) + [decision.baseline].filter { $0 > 0 })).sorted()
+        // Each change is read against the same configurations on the same users with the response unchanged.
         var sensitivity: [(name: String, recommended: String?)] = []
-        for (name, response) in DecisionSecondLook.sensitivityModels(scenario.response) {
-            progress?(name)
+        let models = [(DecisionSecondLook.unchanged, scenario.response)] + DecisionSecondLook.sensitivityModels(scenario.response)
+        for (name, response) in models {
+            progress?(name == DecisionSecondLook.unchanged ? "sensitivity control" : name)
             var s = scenario.keeping(keep)
             s.users = min(s.users, DecisionRecheck.maximumUsers)
             let weights = s.response.messageWeights
@@ -67,7 +69,8 @@ struct SecondLookRunner {
             let r = try simulate(s, keepsDetail: false)
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }
-        return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: sensitivity, prePeriod: prePeriod)
+        return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: Array(sensitivity.dropFirst()),
+                                  sensitivityUnchanged: sensitivity[0].recommended, prePeriod: prePeriod)
     }
 
     /// The results of `scenario` simulated whole, on its own users; without `keepsDetail`, only what

@@ -121,7 +121,9 @@ public enum RunJSON {
                     }
                 },
                 sensitivity: secondLook.flatMap { look in
-                    look.sensitivity.isEmpty ? nil : look.sensitivity.map { SensitivityJSON(change: $0.name, recommended: $0.recommended) }
+                    // The control first: the same runs with the response unchanged, which each change is read against.
+                    look.sensitivity.isEmpty ? nil : ([(DecisionSecondLook.unchanged, look.sensitivityUnchanged)] + look.sensitivity)
+                        .map { SensitivityJSON(change: $0.0, recommended: $0.1) }
                 },
                 liveTest: LiveTestReport.JSONValue(results.liveTestPlan(prePeriod: secondLook?.prePeriod))),
             configurations: results.all.map { c in

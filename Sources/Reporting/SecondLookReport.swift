@@ -41,17 +41,26 @@ public enum SecondLookReport {
     }
 
     /// The quick sensitivity check in one sentence; nil when it was not run.
+    ///
+    /// Each change's recommendation is read against the same runs' with the response unchanged: on fewer
+    /// users than the run, that one need not be the run's own call, and a change that only repeats it
+    /// changed nothing.
     public static func sensitivityText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard !look.sensitivity.isEmpty else { return nil }
         let point = results.decision.recommended.map { results.all[$0].label }
+        let control = look.sensitivityUnchanged
         let parts = look.sensitivity.map { s in
-            "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == point ? " (same)" : "")
+            "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == control ? " (same)" : "")
         }
         let users = min(results.scenario.users, DecisionRecheck.maximumUsers)
-        let text = "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): "
-            + parts.joined(separator: "; ") + "."
-        guard let point else { return text }
-        let changed = look.sensitivity.filter { $0.recommended != point }.map(\.name)
+        var text = "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): "
+        if control != point {
+            text += "with the response unchanged, these runs recommend \(control ?? "none (none meets the constraints)") rather "
+                + "than \(point ?? "none") (too close to tell apart on \(Text.group(Int64(users))) users), and against that: "
+        }
+        text += parts.joined(separator: "; ") + "."
+        guard point != nil else { return text }
+        let changed = look.sensitivity.filter { $0.recommended != control }.map(\.name)
         if changed.isEmpty { return text + " The call holds under each change." }
         return text + " The call does NOT hold under every change (" + changed.joined(separator: ", ")
             + "): it depends on the response model; check its numbers, or give them ranges or run calibrate, before shipping."

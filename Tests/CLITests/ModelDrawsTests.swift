@@ -112,7 +112,7 @@ final class ModelDrawsTests: ReminderSimTestCase {
             let d = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
             return try XCTUnwrap((d["decision"] as? [String: Any])?["sensitivity"] as? [[String: String]], text)
         }
-        XCTAssertEqual(try sensitivity(asked.stdout).count, 3, "base response halved, doubled, opt-outs doubled")
+        XCTAssertEqual(try sensitivity(asked.stdout).count, 4, "unchanged, base response halved, doubled, opt-outs doubled")
         XCTAssertEqual(try sensitivity(asked.stdout), try sensitivity(plain.stdout))
     }
 
@@ -148,7 +148,7 @@ final class ModelDrawsTests: ReminderSimTestCase {
         XCTAssertNil(decision["modelDraws"])
         let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
         XCTAssertEqual(sensitivity.compactMap { $0["change"] as? String },
-                       ["base response halved", "base response doubled", "opt-outs doubled"])
+                       ["unchanged", "base response halved", "base response doubled", "opt-outs doubled"])
         XCTAssertNil(Self.configurations(point)["daily"]?["probabilityBest"])
     }
 

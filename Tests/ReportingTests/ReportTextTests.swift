@@ -115,15 +115,28 @@ final class RunReportTests: XCTestCase {
         let point = try XCTUnwrap(results.decision.recommended.map { results.all[$0].label })
         let other = try XCTUnwrap(results.all.dropFirst().map(\.label).first { $0 != point })
         let same = DecisionSecondLook(recheck: nil, uncertain: nil,
-                                      sensitivity: [("base response halved", point), ("opt-outs doubled", point)])
+                                      sensitivity: [("base response halved", point), ("opt-outs doubled", point)],
+                                      sensitivityUnchanged: point)
         let holds = try XCTUnwrap(SecondLookReport.sensitivityText(results, same))
         XCTAssertTrue(holds.hasSuffix("The call holds under each change."), holds)
+        XCTAssertFalse(holds.contains("with the response unchanged"), holds)
         let flipped = DecisionSecondLook(recheck: nil, uncertain: nil,
                                          sensitivity: [("base response halved", point), ("base response doubled", other),
-                                                       ("opt-outs doubled", nil)])
+                                                       ("opt-outs doubled", nil)],
+                                         sensitivityUnchanged: point)
         let text = try XCTUnwrap(SecondLookReport.sensitivityText(results, flipped))
         XCTAssertTrue(text.contains("The call does NOT hold under every change (base response doubled, opt-outs doubled)"), text)
         XCTAssertFalse(text.contains("holds under each change"), text)
+        // On the fewer users of these runs the unchanged response already picks another: the changes are
+        // read against that pick, and a change that repeats it changed nothing.
+        let smaller = DecisionSecondLook(recheck: nil, uncertain: nil,
+                                         sensitivity: [("base response halved", other), ("base response doubled", other)],
+                                         sensitivityUnchanged: other)
+        let fewer = try XCTUnwrap(SecondLookReport.sensitivityText(results, smaller))
+        XCTAssertTrue(fewer.contains("with the response unchanged, these runs recommend \(other) rather than \(point) (too close "
+            + "to tell apart on"), fewer)
+        XCTAssertTrue(fewer.contains("base response halved: \(other) (same); base response doubled: \(other) (same)."), fewer)
+        XCTAssertTrue(fewer.hasSuffix("The call holds under each change."), fewer)
     }
 
 }

@@ -175,13 +175,21 @@ public struct DecisionSecondLook: Sendable {
     public let uncertain: UncertainDecision?
     /// The recommendation of the rule with the response changed: (what changed, recommended label).
     public let sensitivity: [(name: String, recommended: String?)]
+    /// The rule's recommendation in the same runs (the same configurations, on the same users) with the
+    /// response unchanged: what each change's is read against, since those runs may have fewer users
+    /// than the run, whose own call they need not repeat. Nil when none meets the constraints there.
+    public let sensitivityUnchanged: String?
     /// The simulated live test on users who already have the app, behind the live-test plan with CUPED.
     public let prePeriod: PrePeriodSimulation?
 
     public init(recheck: DecisionRecheck?, uncertain: UncertainDecision?, sensitivity: [(name: String, recommended: String?)],
-                prePeriod: PrePeriodSimulation? = nil) {
+                sensitivityUnchanged: String? = nil, prePeriod: PrePeriodSimulation? = nil) {
         (self.recheck, self.uncertain, self.sensitivity, self.prePeriod) = (recheck, uncertain, sensitivity, prePeriod)
+        self.sensitivityUnchanged = sensitivityUnchanged
     }
+
+    /// The name of the sensitivity run with the response unchanged, the others' control.
+    public static let unchanged = "unchanged"
 
     /// The response changes of the quick sensitivity check: base response halved and doubled,
     /// opt-outs doubled, as `tune` runs them.
