@@ -30,11 +30,23 @@ enum DecisionReport {
         }
         let value = Text.measure(d.rule.objective, results.all[best].estimate(d.rule.objective))
         var text = "Ship \(label(results, best)): \(d.rule.objective.title) \(value)"
-        // A stated smallest gain worth shipping that the gain over the baseline does not clear is said here too.
-        if d.rule.minimumDifference > 0, best != d.baseline,
-           let c = d.versusBaseline.first(where: { $0.measure == d.comparedMeasure }), let v = verdict(results, c), v != .clearlyBetter {
-            text += "; against the baseline, \(label(results, d.baseline)), it is \(v.text) (\(Text.difference(c)); "
-                + "\(d.rule.minimumDifferenceText))"
+        // A constraint the recommendation may break with more users.
+        let close = d.constraints.filter { tooCloseToCall(results.all[best], $0) }
+        if !close.isEmpty {
+            text += "; too close to call on " + close.map { c in
+                "\(constraintText(c.measure, c.bound)) (\(Text.measure(c.measure, results.all[best].estimate(c.measure))))"
+            }.joined(separator: " and ") + ": its interval crosses the limit"
+        }
+        // A gain over the baseline that is not clear (of the smallest gain worth shipping, when one is
+        // stated) is said here too, with the constraints that rule the baseline out.
+        if best != d.baseline, let c = d.versusBaseline.first(where: { $0.measure == d.comparedMeasure }),
+           let v = verdict(results, c), v != .clearlyBetter {
+            text += "; against the baseline, \(label(results, d.baseline)), it is \(v.text) (\(Text.difference(c))"
+                + (d.rule.minimumDifference > 0 ? "; \(d.rule.minimumDifferenceText)" : "") + ")"
+            let broken = d.constraints.filter { $0.excluded.contains(d.baseline) }
+            if !broken.isEmpty {
+                text += ", but the baseline breaks " + broken.map { constraintText($0.measure, $0.bound) }.joined(separator: " and ")
+            }
         }
         if let runner = d.runnerUp, let toldApart = d.topTwoToldApart, !toldApart,
            let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
@@ -141,6 +153,13 @@ enum DecisionReport {
         return out
     }
 
+    /// Whether `config`'s interval on `c`'s measure crosses one of its limits: with more users it could
+    /// fall on either side.
+    static func tooCloseToCall(_ config: ConfigurationResult, _ c: ConstraintCheck) -> Bool {
+        guard let e = config.estimate(c.measure) else { return false }
+        return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
+    }
+
     /// Each constraint: whether it binds, what it excludes and which configurations are too close to call.
     static func constraintsText(_ results: RunResults) -> String {
         let constraints = results.decision.constraints
@@ -150,10 +169,7 @@ enum DecisionReport {
             header: ["constraint", "binds", "configurations it excludes", "too close to call (interval crosses the limit)"],
             alignments: [.left, .left, .left, .left],
             rows: constraints.map { c in
-                let close = results.shown.filter { config in
-                    guard let e = config.estimate(c.measure) else { return false }
-                    return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
-                }
+                let close = results.shown.filter { tooCloseToCall($0, c) }
                 return [constraintText(c.measure, c.bound),
                  c.binds ? "yes: it excludes a configuration that would otherwise win" : "no",
                  c.excluded.isEmpty ? "none" : c.excluded.map { "\(label(results, $0)) (\(Text.measure(c.measure, results.all[$0].estimate(c.measure))))" }

@@ -32,7 +32,10 @@ extension DecisionReport {
                 + "\(rule.minimumDifferenceText).\n\n"
         case .betterByLessThanMatters:
             return "**Better, by less than what matters:** the runner-up, \(name), is behind on \(c.measure.title) by "
-                + "\(Text.difference(c)); the interval excludes zero but does not lie above the \(rule.minimumDifferenceText).\n\n"
+                + "\(Text.difference(c)); the interval excludes zero and lies at or below the \(rule.minimumDifferenceText).\n\n"
+        case .betterNotClearlyByWhatMatters:
+            return "**Better, but not clearly by what matters:** the runner-up, \(name), is behind on \(c.measure.title) by "
+                + "\(Text.difference(c)); the interval excludes zero but reaches below the \(rule.minimumDifferenceText).\n\n"
         default:
             return nil
         }

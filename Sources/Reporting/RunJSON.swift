@@ -64,6 +64,8 @@ public enum RunJSON {
         let max: Double?
         let binds: Bool
         let excludes: [String]
+        /// The configurations whose interval crosses a limit: they could fall on either side with more users.
+        let tooCloseToCall: [String]
     }
 
     struct ConfigurationJSON: Encodable {
@@ -100,9 +102,10 @@ public enum RunJSON {
             report: report, baseline: results.baseline.label,
             decision: DecisionJSON(
                 objective: d.rule.objective.rawValue,
-                constraints: d.constraints.map {
-                    ConstraintJSON(measure: $0.measure.rawValue, min: $0.bound.min, max: $0.bound.max, binds: $0.binds,
-                                   excludes: $0.excluded.map { results.all[$0].label })
+                constraints: d.constraints.map { c in
+                    ConstraintJSON(measure: c.measure.rawValue, min: c.bound.min, max: c.bound.max, binds: c.binds,
+                                   excludes: c.excluded.map { results.all[$0].label },
+                                   tooCloseToCall: results.shown.filter { DecisionReport.tooCloseToCall($0, c) }.map(\.label))
                 },
                 recommended: name(d.recommended), runnerUp: name(d.runnerUp), topTwoToldApart: d.topTwoToldApart,
                 usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results),

@@ -15,7 +15,9 @@ public enum SecondLookReport {
         var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(r.users))) users): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
         if r.survives {
-            text += "; the call survives."
+            // Still ahead on the estimate, but perhaps not clearly: an interval that holds zero says so.
+            let clear = r.comparison.flatMap(\.difference).map { $0.low > 0 || $0.high < 0 } ?? true
+            text += clear ? "; the call survives." : "; the call survives, narrowly: still ahead, but not told apart there."
         } else if !r.stillAdmissible {
             text += "; the call does not survive: \(a) misses a constraint there."
         } else {

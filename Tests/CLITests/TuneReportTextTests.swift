@@ -23,7 +23,7 @@ final class TuneReportTextTests: ReminderSimTestCase {
     func testTheReportSaysWhereTheListedConfigurationsEnded() throws {
         let (result, folder) = try tune()
         assertExit(result, 0)
-        assertContains(result.stdout, "smallest gain worth shipping 0.05 in opens per user vs holdout")
+        assertContains(result.stdout, "smallest gain worth shipping 0.05 in opens per user")
         assertContains(result.stdout, "Listed configurations, where they ended:")
         assertContains(result.stdout, "\"1 day\" (in the space as \"1d\"): ")
         assertContains(result.stdout, "\"1/3/7d sequence\": ")

@@ -12,11 +12,16 @@ final class MinimumDifferenceTests: XCTestCase {
     func testTheVerdictHoldsTheIntervalToTheMinimum() {
         let rule = DecisionRule(objective: .opensLiftPerUser, minimumDifference: 0.05)
         XCTAssertEqual(rule.verdict(comparison(0.06, 0.10)), .clearlyBetter)
-        XCTAssertEqual(rule.verdict(comparison(0.01, 0.10)), .betterByLessThanMatters)
+        // Above zero, and reaching above the minimum: perhaps what matters, not surely.
+        XCTAssertEqual(rule.verdict(comparison(0.01, 0.10)), .betterNotClearlyByWhatMatters)
         XCTAssertEqual(rule.verdict(comparison(0.01, 0.04)), .betterByLessThanMatters)
+        XCTAssertEqual(rule.verdict(comparison(0.01, 0.05)), .betterByLessThanMatters)
         XCTAssertEqual(rule.verdict(comparison(-0.01, 0.10)), .notToldApart)
         XCTAssertEqual(rule.verdict(comparison(-0.04, -0.01)), .worseByLessThanMatters)
+        XCTAssertEqual(rule.verdict(comparison(-0.08, -0.01)), .worseNotClearlyByWhatMatters)
         XCTAssertEqual(rule.verdict(comparison(-0.10, -0.06)), .clearlyWorse)
+        XCTAssertEqual(ObjectiveVerdict.betterNotClearlyByWhatMatters.text, "better, but not clearly by what matters")
+        XCTAssertEqual(ObjectiveVerdict.worseNotClearlyByWhatMatters.text, "worse, perhaps by what matters")
         // The default 0 is today's test: clearly better when the interval excludes zero.
         let plain = DecisionRule(objective: .opensLiftPerUser)
         XCTAssertEqual(plain.verdict(comparison(0.001, 0.04)), .clearlyBetter)
@@ -30,9 +35,10 @@ final class MinimumDifferenceTests: XCTestCase {
 
     func testTheReportStatesTheMinimum() {
         XCTAssertEqual(DecisionRule(objective: .opensLiftPerUser).minimumDifferenceText,
-                       "smallest gain worth shipping 0 in opens per user vs holdout (the default; set `minimumDifference` to state yours)")
+                       "smallest gain worth shipping 0 in opens per user (the default; set `minimumDifference` to state yours)")
+        // A difference of two configurations' lifts over the holdout is a difference of the measure itself.
         XCTAssertEqual(DecisionRule(objective: .liftD30, minimumDifference: 0.005).minimumDifferenceText,
-                       "smallest gain worth shipping 0.5 pp in D30 retention vs holdout")
+                       "smallest gain worth shipping 0.5 pp in D30 retention")
     }
 
     func testDecisionAndTuneReadItAndWriteItBack() throws {

@@ -5,12 +5,17 @@ import Foundation
 public enum ObjectiveVerdict: String, Sendable {
     /// The paired interval of the gain lies above the minimum difference.
     case clearlyBetter
-    /// The gain's interval lies above zero but not above the minimum difference.
+    /// The gain's interval lies above zero but, whole, not above the minimum difference: the gain may
+    /// be what matters, but is not surely.
+    case betterNotClearlyByWhatMatters
+    /// The gain's interval lies above zero and at or below the minimum difference.
     case betterByLessThanMatters
     /// The interval holds zero.
     case notToldApart
-    /// The gain's interval lies below zero but not below minus the minimum difference.
+    /// The gain's interval lies below zero and at or above minus the minimum difference.
     case worseByLessThanMatters
+    /// The gain's interval lies below zero and reaches below minus the minimum difference.
+    case worseNotClearlyByWhatMatters
     /// The gain's interval lies below minus the minimum difference.
     case clearlyWorse
 
@@ -18,9 +23,11 @@ public enum ObjectiveVerdict: String, Sendable {
     public var text: String {
         switch self {
         case .clearlyBetter: return "clearly better"
+        case .betterNotClearlyByWhatMatters: return "better, but not clearly by what matters"
         case .betterByLessThanMatters: return "better, by less than what matters"
         case .notToldApart: return "cannot be told apart"
         case .worseByLessThanMatters: return "worse, by less than what matters"
+        case .worseNotClearlyByWhatMatters: return "worse, perhaps by what matters"
         case .clearlyWorse: return "clearly worse"
         }
     }
@@ -45,16 +52,17 @@ extension DecisionRule {
         let (low, high) = objective.higherIsBetter ? (d.low, d.high) : (-d.high, -d.low)
         let m = objective.hasPairedDifference ? minimumDifference : 0
         if low > m { return .clearlyBetter }
-        if low > 0 { return .betterByLessThanMatters }
+        if low > 0 { return high > m ? .betterNotClearlyByWhatMatters : .betterByLessThanMatters }
         if high < -m { return .clearlyWorse }
-        if high < 0 { return .worseByLessThanMatters }
+        if high < 0 { return low < -m ? .worseNotClearlyByWhatMatters : .worseByLessThanMatters }
         return .notToldApart
     }
 
     /// The minimum difference in a sentence, saying when it is the default.
     public var minimumDifferenceText: String {
         let shown = objective.isFraction ? Self.plain(100 * minimumDifference) + " pp" : Self.plain(minimumDifference)
-        return "smallest gain worth shipping \(shown) in \(objective.title)"
+        // A difference of two configurations' lifts is a difference of the measure itself.
+        return "smallest gain worth shipping \(shown) in \(objective.hasPairedDifference ? objective.pairMeasure.title : objective.title)"
             + (minimumDifference == 0 ? " (the default; set `minimumDifference` to state yours)" : "")
     }
 
