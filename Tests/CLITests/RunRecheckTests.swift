@@ -53,6 +53,14 @@ final class RunRecheckTests: ReminderSimTestCase {
             let difference = try XCTUnwrap((recheck["difference"] as? [String: Any])?["value"] as? Double)
             XCTAssertEqual(difference, a - b, accuracy: 1e-12)
             XCTAssertEqual(recheck["measure"] as? String, "opens_per_user")
+            // A call that survives with an interval holding zero survives narrowly, and says so.
+            if survives {
+                let interval = try XCTUnwrap(recheck["difference"] as? [String: Any])
+                let (low, high) = (try XCTUnwrap(interval["low"] as? Double), try XCTUnwrap(interval["high"] as? Double))
+                let summary = try XCTUnwrap(recheck["summary"] as? String)
+                XCTAssertTrue(summary.hasSuffix(low > 0 || high < 0 ? "; the call survives."
+                                                : "; the call survives, narrowly: still ahead, but not told apart there."), summary)
+            }
             outcomes.append(survives)
         }
         XCTAssertEqual(outcomes, [true, false], "the scenario should show a call that survives and one that does not")
