@@ -25,6 +25,8 @@ public struct RunComparison: Sendable {
     public let runB: Int64
     public let method: Method
     public let sameScenario: Bool
+    /// The user counts of two runs whose scenarios differ in nothing else; nil otherwise.
+    public let userCounts: (a: Int, b: Int)?
     public let rows: [Row]
 
     public static let measures: [DecisionMeasure] = [
@@ -37,6 +39,9 @@ public struct RunComparison: Sendable {
         runB = b.id
         let sa = a.record.scenario, sb = b.record.scenario
         sameScenario = (try? sa.canonicalJSON()) == (try? sb.canonicalJSON())
+        var resized = sa
+        resized.users = sb.users
+        userCounts = !sameScenario && (try? resized.canonicalJSON()) == (try? sb.canonicalJSON()) ? (sa.users, sb.users) : nil
         method = a.results.sharesUsers(with: b.results) ? .paired : .independent
         var labels = a.results.all.map(\.label)
         for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
@@ -86,9 +91,12 @@ public struct RunComparison: Sendable {
 
     var note: String {
         (method == .paired
-            ? "Differences are B − A, paired: both runs simulated the same users (same seed, user count, population and holdout)."
+            ? "Differences are B − A over the same users (same seed, user count, population and holdout): the runs keep no "
+                + "per-user data, so each interval is bounded to hold whatever the runs' correlation, se(B − A) ≤ se(A) + se(B), "
+                + "and is wider than independent runs' would be."
             : "Differences are B − A, independent: the runs did not simulate the same users.")
-            + (sameScenario ? "" : " The runs come from different scenarios; rows are matched by label only.")
+            + (sameScenario ? "" : userCounts.map { " Both runs are of one scenario, at \(Text.group(Int64($0.a))) and "
+                + "\(Text.group(Int64($0.b))) users." } ?? " The runs come from different scenarios; rows are matched by label only.")
     }
 
     /// The comparison in one of the formats; `csvSafe` puts a `'` before CSV text a spreadsheet would

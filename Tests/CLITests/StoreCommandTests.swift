@@ -152,6 +152,26 @@ final class StoreCommandTests: ReminderSimTestCase {
         }
     }
 
+    /// Two runs of the same users are compared with intervals bounded whatever their correlation, and the
+    /// note says so rather than promise a paired (narrower) interval; two runs of one scenario at other
+    /// user counts are named as such, not as different scenarios.
+    func testCompareSaysWhatItsIntervalsAreAndWhatDiffers() throws {
+        for users in ["1200", "1200", "800"] {
+            assertExit(try remindersim("run", "--users", users, "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        }
+        let same = try remindersim("compare", "1", "2", "--db", "n.sqlite")
+        assertExit(same, 0)
+        assertContains(same.stdout, "Differences are B − A over the same users (same seed, user count, population and holdout): "
+            + "the runs keep no per-user data, so each interval is bounded to hold whatever the runs' correlation, "
+            + "se(B − A) ≤ se(A) + se(B), and is wider than independent runs' would be.")
+        XCTAssertFalse(same.stdout.contains("scenario"), same.stdout)
+        let sizes = try remindersim("compare", "1", "3", "--db", "n.sqlite")
+        assertExit(sizes, 0)
+        assertContains(sizes.stdout, "independent: the runs did not simulate the same users. Both runs are of one scenario, "
+            + "at 1,200 and 800 users.")
+        XCTAssertFalse(sizes.stdout.contains("different scenarios"), sizes.stdout)
+    }
+
     /// A shard run holds a share of its scenario's users: `compare` says which shard and how many.
     func testCompareNamesAShardAndItsUsers() throws {
         let run = ["run", "--users", "300", "--days", "20", "--install-spread", "10", "--threads", "1", "--db", "c.sqlite", "--out", "out"]
