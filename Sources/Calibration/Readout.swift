@@ -249,27 +249,51 @@ public struct Readout: Sendable {
                                call: call, reason: reason)
         }
         var unmeasured: [String] = []
+        // Constraints whose limit the arm's 95% interval crosses: the test cannot tell which side it is on.
+        var close: [String] = []
         for (measure, bound) in rule.orderedConstraints {
-            guard let v = value(a, measure, holdout: holdout, variances) else {
+            guard let (v, low, high) = interval(a, measure, holdout: holdout, variances) else {
                 unmeasured.append(measure.rawValue)
                 continue
             }
-            if !bound.admits(v) {
-                return make(.dontShip, "its \(measure.title) of \(String(format: "%.4g", v)) breaks the constraint")
-            }
+            let shown = "its \(measure.title) of \(String(format: "%.4g", v)) (95% interval \(String(format: "%.4g", low))–"
+                + "\(String(format: "%.4g", high)))"
+            let crosses = [bound.min, bound.max].contains { limit in limit.map { low < $0 && $0 < high } ?? false }
+            if !bound.admits(v) && !crosses { return make(.dontShip, shown + " breaks the constraint") }
+            if crosses { close.append(shown + (bound.admits(v) ? " may break the constraint" : " may meet the constraint")) }
         }
         let probe = make(.inconclusive, "")
         let (low, high) = rule.objective.higherIsBetter ? (probe.lower, probe.upper) : (-probe.upper, -probe.lower)
         let m = rule.objective.hasPairedDifference ? rule.minimumDifference : 0
         let shown = String(format: "%g", m)
         let unchecked = unmeasured.isEmpty ? "" : " (not measured, so not checked: \(unmeasured.joined(separator: ", ")))"
-        if low > m {
-            return make(.ship, "the gain's 95% interval lies above the minimum difference of \(shown)" + unchecked)
-        }
         if high < m {
             return make(.dontShip, "the gain's 95% interval lies below the minimum difference of \(shown)")
         }
+        if !close.isEmpty {
+            return make(.inconclusive, close.joined(separator: "; ") + ": too close to the limit to call; a larger test could tell")
+        }
+        if low > m {
+            return make(.ship, "the gain's 95% interval lies above the minimum difference of \(shown)" + unchecked)
+        }
         return make(.inconclusive, "the gain's 95% interval holds the minimum difference of \(shown): a larger test could tell")
+    }
+
+    /// An arm's value of `measure` as a constraint reads it, with its 95% interval: a lift is the arm's
+    /// rate above the holdout's, the two arms independent samples.
+    static func interval(_ a: ExperimentResults.Arm, _ measure: DecisionMeasure, holdout: ExperimentResults.Arm?,
+                         _ variances: [String: [String: Double]]) -> (value: Double, low: Double, high: Double)? {
+        guard let v = value(a, measure, holdout: holdout, variances), let r = rate(a, measure, variances) else { return nil }
+        var variance = r.1 / Double(a.users)
+        switch measure {
+        case .opensLiftPerUser, .liftD7, .liftD30:
+            guard let h = holdout, let base = rate(h, measure, variances) else { return nil }
+            variance += base.1 / Double(h.users)
+        default:
+            break
+        }
+        let half = 1.959_964 * variance.squareRoot()
+        return (v, v - half, v + half)
     }
 
     /// An arm's rate for `measure`, per user, with its per-user variance: a share's from the binomial, a

@@ -84,6 +84,22 @@ final class ReadoutTests: XCTestCase {
         let noisy = arm("2d", users: 20_000, optOuts: 1_200, retained: 6_700)
         let broken = Readout.compare(ExperimentResults(arms: [holdout, noisy]), rule: rule, baseline: nil, variances: [:]).0
         XCTAssertEqual(broken.first?.call, .dontShip)
+        // 5.15% of 20,000 (95% interval 4.84–5.46%) and 4.9% (4.60–5.20%): the limit of 5% lies inside the
+        // interval, so whichever side the estimate is on, the test cannot tell: inconclusive, though the gain is clear.
+        for (optOuts, words) in [(1_030, "may meet the constraint"), (980, "may break the constraint")] {
+            let close = arm("2d", users: 20_000, optOuts: optOuts, retained: 6_700)
+            let c = try XCTUnwrap(Readout.compare(ExperimentResults(arms: [holdout, close]), rule: rule, baseline: nil,
+                                                  variances: [:]).0.first)
+            XCTAssertEqual(c.call, .inconclusive, c.reason)
+            let p = Double(optOuts) / 20_000, half = 1.959_964 * (p * (1 - p) / 20_000).squareRoot()
+            XCTAssertEqual(c.reason, "its opt-out rate of \(String(format: "%.4g", p)) (95% interval "
+                + "\(String(format: "%.4g", p - half))–\(String(format: "%.4g", p + half))) \(words): too close to the limit to "
+                + "call; a larger test could tell")
+        }
+        // Clearly inside the limit (2% of 20,000: 1.81–2.19%), the gain decides.
+        let inside = arm("2d", users: 20_000, optOuts: 400, retained: 6_700)
+        XCTAssertEqual(Readout.compare(ExperimentResults(arms: [holdout, inside]), rule: rule, baseline: nil, variances: [:]).0.first?.call,
+                       .ship)
     }
 
     func testOpensAreComparedWithTheSimulatedPerUserVariances() throws {
