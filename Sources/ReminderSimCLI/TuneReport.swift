@@ -13,6 +13,9 @@ struct TuneReport {
 
     var rule: DecisionRule { result.rule }
     func label(_ c: Int) -> String { result.candidates[c].spec.label }
+    /// A label or name as the summary shows it: on one line, control and format characters by their codes.
+    func shown(_ text: String) -> String { TerminalText.printable(text, limit: 200) }
+    func shownLabel(_ c: Int) -> String { shown(label(c)) }
 
     func show(_ e: Estimate?, _ m: DecisionMeasure) -> String {
         guard let e else { return "n/a" }
@@ -68,9 +71,25 @@ struct TuneReport {
         }
     }
 
-    /// The recommended configuration as a scenario configuration, ready to paste.
+    /// The recommended configuration as a scenario configuration, ready to paste: control and format
+    /// characters (a right-to-left override, DEL) written as JSON escapes, which read back as the same text
+    /// but show on a terminal and in the report as what they are.
     func configurationJSON(_ c: Int) throws -> String {
-        try result.candidates[c].spec.canonicalJSON()
+        Self.visibleJSON(try result.candidates[c].spec.canonicalJSON())
+    }
+
+    /// `json` with every control or format character (found only inside its strings) as a `\u` escape.
+    static func visibleJSON(_ json: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            guard category == .control || category == .format, scalar != "\n" else {
+                out.append(scalar)
+                continue
+            }
+            for unit in String(scalar).utf16 { out.append(contentsOf: String(format: "\\u%04x", unit).unicodeScalars) }
+        }
+        return String(out)
     }
 
     /// The findings as the terminal shows them; without `timings` (the report's copy) nothing in it
@@ -78,8 +97,8 @@ struct TuneReport {
     func summary(timings: Bool = true) -> String {
         let r = result
         var out: [String] = []
-        out.append("Tune of \"\(r.scenario.name)\": \(TuneCommand.count(r.candidates.count)) candidates against the baseline "
-                   + "\"\(r.baseline.label)\"; \(ruleText).")
+        out.append("Tune of \"\(shown(r.scenario.name))\": \(TuneCommand.count(r.candidates.count)) candidates against the baseline "
+                   + "\"\(shown(r.baseline.label))\"; \(ruleText).")
         out.append("  " + spaceLine)
         out.append(contentsOf: stageLines(timings: timings).map { "  " + $0 })
         // Users a racing stage took from the stage before were simulated once, not twice.
@@ -91,17 +110,17 @@ struct TuneReport {
         out.append("")
         guard let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures else {
             out.append("No candidate meets every constraint at \(TuneCommand.count(r.final.users)) users: nothing to recommend.")
-            out.append("Finalists: " + r.final.ranking.map { label($0.candidate) }.joined(separator: ", "))
+            out.append("Finalists: " + r.final.ranking.map { shownLabel($0.candidate) }.joined(separator: ", "))
             out.append("Listed configurations, where they ended:")
             out.append(contentsOf: listedLines(winner: nil).map { "  " + $0 })
             return out.joined(separator: "\n") + "\n"
         }
         let o = rule.objective
-        out.append("Recommendation: \"\(label(w))\"" + listedNote(w))
+        out.append("Recommendation: \"\(shownLabel(w))\"" + listedNote(w))
         out.append("  \(o.title): \(show(f.measures[o], o)) at \(TuneCommand.count(f.users)) users")
         let pm = r.final.versusRunnerUp?.measure ?? o.pairMeasure
         let vsBase = r.final.versusBaseline.first { $0.measure == pm }
-        out.append("  against the baseline \"\(r.baseline.label)\": \(pm.title) \(showDifference(vsBase)) (paired)"
+        out.append("  against the baseline \"\(shown(r.baseline.label))\": \(pm.title) \(showDifference(vsBase)) (paired)"
                    + (vsBase.flatMap(verdictText).map { ": " + $0 } ?? ""))
         for line in constraintLines(f) { out.append("  " + line) }
         let broken = rule.orderedConstraints.filter { m, b in !(r.final.baseline.value(m).map(b.admits) ?? false) }
@@ -112,7 +131,7 @@ struct TuneReport {
         }
         if let ru = r.final.versusRunnerUp, r.final.ranking.filter(\.admissible).count > 1 {
             let second = r.final.ranking.filter(\.admissible)[1].candidate
-            out.append("  against the runner-up \"\(label(second))\": \(showDifference(ru))"
+            out.append("  against the runner-up \"\(shownLabel(second))\": \(showDifference(ru))"
                        + (ru.includesZero ? " — not told apart at this user count"
                           : verdictText(ru).map { " — " + $0 } ?? ""))
         }
@@ -122,7 +141,7 @@ struct TuneReport {
                        + "\(show(rf.measures[o], o)); against the baseline \(showDifference(d))"
                        + "; constraints \(re.admits(w) ? "met" : "NOT all met")")
             if let l = r.bestListed, l != w, let c = re.subjectVersus[l] {
-                out.append("  against the best listed configuration \"\(label(l))\" there: \(c.measure.title) "
+                out.append("  against the best listed configuration \"\(shownLabel(l))\" there: \(c.measure.title) "
                            + "\(showDifference(c))" + (verdictText(c).map { ": " + $0 } ?? ""))
             }
         }
@@ -150,12 +169,12 @@ struct TuneReport {
     func sensitivityLine(_ s: TuneCheck, winner w: Int) -> String {
         var text = "\(s.name): "
         if let v = s.winner {
-            text += "winner \"\(label(v))\"" + (v == w ? " (the same)" : " (a different one)")
+            text += "winner \"\(shownLabel(v))\"" + (v == w ? " (the same)" : " (a different one)")
         } else {
             text += "none of the top five meets every constraint"
         }
         if let b = bestByObjective(s), b != s.winner {
-            text += "; best on \(rule.objective.rawValue) alone \"\(label(b))\"" + (b == w ? " (the winner)" : "")
+            text += "; best on \(rule.objective.rawValue) alone \"\(shownLabel(b))\"" + (b == w ? " (the winner)" : "")
         }
         return text
     }
@@ -191,13 +210,16 @@ struct TuneReport {
     func markdown() -> String {
         let r = result
         let o = rule.objective
-        var md: [String] = ["# Tune: \(r.scenario.name)", ""]
-        md.append("Rule: \(ruleText). Baseline: \"\(r.baseline.label)\". Seed \(r.scenario.seed), "
+        var md: [String] = ["# Tune: \(Markdown.escapeInline(r.scenario.name))", ""]
+        md.append("Rule: \(ruleText). Baseline: \"\(Markdown.escapeCell(r.baseline.label))\". Seed \(r.scenario.seed), "
                   + "\(TuneCommand.count(r.scenario.users)) final users, \(TuneCommand.count(r.candidates.count)) candidates.")
         md.append("")
-        md.append("```")
-        md.append(summary(timings: false).trimmingCharacters(in: .newlines))
-        md.append("```")
+        // A fence longer than any run of backticks in the summary, which no label can close.
+        let summaryText = summary(timings: false).trimmingCharacters(in: .newlines)
+        let fence = String(repeating: "`", count: max(3, Self.longestBacktickRun(summaryText) + 1))
+        md.append(fence)
+        md.append(summaryText)
+        md.append(fence)
         md.append("")
         md.append("## Stages")
         md.append("")
@@ -275,7 +297,17 @@ struct TuneReport {
         return md
     }
 
-    func escape(_ s: String) -> String { s.replacingOccurrences(of: "|", with: "\\|") }
+    func escape(_ s: String) -> String { Markdown.escapeCell(s) }
+
+    /// The most backticks in a row in `text`.
+    static func longestBacktickRun(_ text: String) -> Int {
+        var longest = 0, run = 0
+        for byte in text.utf8 {
+            run = byte == UInt8(ascii: "`") ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        return longest
+    }
 
     /// Every candidate with its last figures, as RFC 4180 CSV written as every other CSV file is
     /// (`CSVTable`); `safe` puts a `'` before a text a spreadsheet would run as a formula.
@@ -406,7 +438,7 @@ extension TuneReport {
     func listedNote(_ w: Int) -> String {
         let names = result.listed.filter { $0.candidate == w }.map(\.label)
         guard let first = names.first else { return "" }
-        let quoted = names.map { "\"\($0)\"" }.joined(separator: ", ")
+        let quoted = names.map { "\"\(shown($0))\"" }.joined(separator: ", ")
         if first == result.baseline.label || names.contains(result.baseline.label) {
             return " — the baseline \(quoted) itself, as the scenario lists it: keep it"
         }
@@ -448,9 +480,9 @@ extension TuneReport {
 
     func listedLines(winner w: Int?) -> [String] {
         result.listed.map { x in
-            "\"\(x.label)\"" + (x.label == label(x.candidate) ? ""
-                : x.candidate < spaceSize ? " (in the space as \"\(label(x.candidate))\")"
-                : " (the same as \"\(label(x.candidate))\")")
+            "\"\(shown(x.label))\"" + (x.label == label(x.candidate) ? ""
+                : x.candidate < spaceSize ? " (in the space as \"\(shownLabel(x.candidate))\")"
+                : " (the same as \"\(shownLabel(x.candidate))\")")
                 + ": \(listedEnd(x.candidate, winner: w))"
         }
     }
@@ -488,9 +520,9 @@ extension TuneReport {
             return "Under \(u.draws) draws of the response model: no finalist meets every constraint in at least "
                 + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
         }
-        var line = "Under \(u.draws) draws of the response model: \"\(drawLabel(best, members))\" (probability best "
+        var line = "Under \(u.draws) draws of the response model: \"\(shown(drawLabel(best, members)))\" (probability best "
             + String(format: "%.0f%%, feasible %.0f%%", s.probabilityBest * 100, s.probabilityFeasible * 100) + ")"
-        if let w = result.winner, drawLabel(best, members) != label(w) { line += "; not the point winner \"\(label(w))\"" }
+        if let w = result.winner, drawLabel(best, members) != label(w) { line += "; not the point winner \"\(shownLabel(w))\"" }
         return line + "."
     }
 
@@ -499,7 +531,7 @@ extension TuneReport {
         guard let (members, u) = result.modelDraws else { return [] }
         let o = rule.objective
         var md = ["## Under the response model's uncertainty", ""]
-        md.append((modelDrawsLine() ?? "") + " The finalists and the baseline are simulated on the final users under "
+        md.append(Markdown.escapeInline(modelDrawsLine() ?? "") + " The finalists and the baseline are simulated on the final users under "
                   + "\(u.draws) draws of the response parameters, the same users at every draw. Rule: \(u.ruleText).")
         md.append("")
         md.append("| configuration | P(best) | P(feasible) | expected \(o.title) | expected loss |")

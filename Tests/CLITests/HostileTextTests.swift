@@ -208,6 +208,43 @@ final class HostileTextTests: ReminderSimTestCase {
         }
     }
 
+    /// A tune's summary (terminal and report) and its report's tables show hostile labels as run's do:
+    /// on one line, hidden and control characters by their codes, no fence closed, no table broken,
+    /// no live HTML; the configuration to paste reads back as the same label.
+    func testTuneReportShowsHostileLabelsHarmlessly() throws {
+        let labels = ["bidi\u{202E}evil", "```\n# injected heading", "back\\|slash", "ctl\u{7}bell\u{7F}", "<b>x</b>"]
+        var scenario: Any = try defaultScenario()
+        scenario = try JSONEdit.setting(labels.enumerated().map { i, label in
+            ["label": label, "reminders": [["messages": ["hi"], "timePeriods": [i + 1]]]] as [String: Any]
+        }, at: "configurations", in: scenario)
+        scenario = try JSONEdit.setting([String: Double](), at: "response.messageWeights", in: scenario)
+        scenario = try JSONEdit.setting(["baseline": labels[0], "space": ["periods": ["min": 5, "max": 6]]] as [String: Any],
+                                        at: "tune", in: scenario)
+        try writeFile("tune.json", try JSONEdit.text(scenario))
+        let tune = try remindersim("tune", "tune.json", "--users", "300", "--days", "20", "--install-spread", "7", "--threads", "2", "--out", "out")
+        assertExit(tune, 0)
+        let folder = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: workPath("out")).first)
+        let report = try String(contentsOfFile: workPath("out/\(folder)/report.md"), encoding: .utf8)
+        let html = try String(contentsOfFile: workPath("out/\(folder)/report.html"), encoding: .utf8)
+        for (name, text) in [("stdout", tune.stdout), ("report.md", report), ("report.html", html)] {
+            let raw = text.unicodeScalars.filter {
+                $0 != "\n" && ($0.properties.generalCategory == .control || $0.properties.generalCategory == .format)
+            }
+            XCTAssertTrue(raw.isEmpty, "\(name) holds raw control or format characters: \(raw.map { String($0.value, radix: 16) })")
+        }
+        XCTAssertNil(html.range(of: "<b>x"), "report.html holds the label's HTML raw")
+        XCTAssertFalse(tune.stdoutLines.contains { $0.hasPrefix("# injected") }, "a label's line break reached the terminal")
+        MarkdownCheck.assertTablesIntact(report)
+        XCTAssertFalse(report.components(separatedBy: "\n").contains { $0.hasPrefix("# injected") }, "a label closed the fence")
+        XCTAssertEqual(html.components(separatedBy: "<h1").count, 2, "one heading of the first level, the title")
+        for label in labels.dropFirst() { assertContains(report, "| \(Markdown.escapeCell(label)) |", "report.md") }
+        // The configuration to paste is JSON whose escapes read back as the label itself.
+        let after = try XCTUnwrap(tune.stdout.components(separatedBy: "Configuration to paste into the scenario's \"configurations\":\n").last)
+        let paste = try XCTUnwrap(after.components(separatedBy: "\n}\n").first) + "\n}"
+        let configuration = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(paste.utf8)) as? [String: Any])
+        XCTAssertEqual(configuration["label"] as? String, labels[0])
+    }
+
     /// The longest scenario name, 200 characters of 4 bytes each, cannot be a folder name as it is
     /// (255 bytes at most on common file systems): the report folder must still be made, under a
     /// shortened name.

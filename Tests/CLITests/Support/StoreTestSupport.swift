@@ -194,7 +194,7 @@ enum MarkdownCheck {
             let pipes = unescapedPipes(header)
             XCTAssertGreaterThanOrEqual(pipes, 2, "table at line \(table.line): header \(header)", file: file, line: line)
             let delimiter = table.rows.count > 1 ? table.rows[1] : ""
-            XCTAssertNotNil(delimiter.range(of: #"^\|( :?-{3,}:? \|)+$"#, options: .regularExpression),
+            XCTAssertNotNil(delimiter.range(of: #"^\|( ?:?-{3,}:? ?\|)+$"#, options: .regularExpression),
                             "table at line \(table.line): the second line is not a delimiter row: \(delimiter.prefix(200))",
                             file: file, line: line)
             for (offset, row) in table.rows.enumerated() {
