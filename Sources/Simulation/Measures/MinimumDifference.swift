@@ -25,7 +25,7 @@ public enum ObjectiveVerdict: String, Sendable {
         case .clearlyBetter: return "clearly better"
         case .betterNotClearlyByWhatMatters: return "better, but not clearly by what matters"
         case .betterByLessThanMatters: return "better, by less than what matters"
-        case .notToldApart: return "cannot be told apart"
+        case .notToldApart: return "not told apart"
         case .worseByLessThanMatters: return "worse, by less than what matters"
         case .worseNotClearlyByWhatMatters: return "worse, perhaps by what matters"
         case .clearlyWorse: return "clearly worse"
