@@ -97,6 +97,7 @@ final class ScenarioValidationTests: ReminderSimTestCase {
     /// for the tune block, naming the path; a count per user cannot be negative.
     func testBoundsOutsideWhatAMeasureCanTakeAreRefused() throws {
         let s = Self.scenario([Self.configuration("a")], [
+            "horizonDays": 31,
             "decision": ["constraints": ["optOutRate": ["max": 3], "retentionD7": ["min": -1],
                                          "liftD30": ["min": -0.5, "max": 0.2], "deliveredPerUser": ["max": -2]]],
             "tune": ["constraints": ["responseRate": ["min": 1.5]], "space": ["periods": ["min": 1, "max": 3]]],
@@ -110,6 +111,31 @@ final class ScenarioValidationTests: ReminderSimTestCase {
             "tune.constraints.responseRate.min: must be between 0 and 1 (the values responseRate can take), got 1.5",
         ])
         XCTAssertEqual(found.count, 4, "a lift between -1 and 1 is a bound that can be meant:\n\(found.joined(separator: "\n"))")
+    }
+
+    /// A rule that reads retention on a day the run never reaches is refused where it says so, for the
+    /// decision and the tune alike, and for a horizon set by `--days`; a day more is enough.
+    func testARetentionDayBeyondTheRunIsRefused() throws {
+        let s = Self.scenario([Self.configuration("a")], [
+            "decision": ["objective": "liftD30", "constraints": ["retentionD7": ["min": 0.1]]],
+            "tune": ["constraints": ["retentionD30": ["min": 0.01]], "space": ["periods": ["min": 1, "max": 3]]],
+        ])
+        try writeFile("days.json", try JSONEdit.text(s))
+        let reason = "reads each user's day 30 after the install, which a run of 30 days (horizonDays) never reaches, so no user "
+            + "could be counted: lengthen the run to at least 31 days or choose another measure"
+        let found = problems(try remindersim("validate", "days.json"), file: "days.json")
+        assertListed(found, ["decision.objective: liftD30 " + reason, "tune.constraints.retentionD30: retentionD30 " + reason])
+        XCTAssertEqual(found.count, 2, "day 7 is within 30 days:\n\(found.joined(separator: "\n"))")
+        var longer = s
+        longer["horizonDays"] = 31
+        try writeFile("days31.json", try JSONEdit.text(longer))
+        assertExit(try remindersim("validate", "days31.json"), 0)
+        try writeFile("d7.json", try JSONEdit.text(Self.scenario([Self.configuration("a")], [
+            "decision": ["constraints": ["retentionD7": ["min": 0.1]]]])))
+        let short = problems(try remindersim("run", "d7.json", "--days", "7", "--install-spread", "0"), file: "d7.json")
+        assertListed(short, ["decision.constraints.retentionD7: retentionD7 reads each user's day 7 after the install, which a run "
+            + "of 7 days (horizonDays) never reaches"])
+        XCTAssertTrue(short.allSatisfy { $0.hasSuffix("(horizonDays is 7 from --days 7)") }, short.joined(separator: "\n"))
     }
 
     /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.

@@ -13,6 +13,15 @@ public enum DecisionMeasure: String, CaseIterable, Codable, Sendable {
     case deliveredPerExtraOpen
     case triggerRate, responseRate
 
+    /// The day after each user's install a retention measure reads (7 or 30); nil for the others.
+    public var retentionDay: Int? {
+        switch self {
+        case .liftD7, .retentionD7: return 7
+        case .liftD30, .retentionD30: return 30
+        default: return nil
+        }
+    }
+
     /// The measure's position among the cases: hashing and comparing it is cheaper than its raw
     /// value (the default for a `String` enum), which a tune's ranking of thousands of candidates
     /// does at every comparison.

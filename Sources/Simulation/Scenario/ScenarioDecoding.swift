@@ -206,6 +206,7 @@ extension JSONFieldReader {
         parts.grid = optionalField(o, "grid") { r, j, p in r.grid(j, at: p) }
         parts.baseline = optionalField(o, "baseline", Self.name)
         let decision = optionalField(o, "decision") { r, j, p in r.decisionRule(j, at: p) }
+        parts.decision = decision
         parts.tune = optionalField(o, "tune") { r, j, p in r.tuneSpec(j, at: p) }
         let liveTest = optionalField(o, "liveTest") { r, j, p in r.liveTestSettings(j, at: p) }
         guard let name = parts.name, let description, let seed, let users = parts.users,

@@ -17,6 +17,8 @@ struct ScenarioParts {
     var grid: GridSpec??
     /// `.some(nil)`: read, and the baseline is the holdout.
     var baseline: String??
+    /// `.some(nil)`: read, and there is no decision block (the default rule).
+    var decision: DecisionRule??
     /// `.some(nil)`: read, and there is no tune block.
     var tune: TuneSpec??
 
@@ -33,6 +35,7 @@ struct ScenarioParts {
         labels = s.configurations.map(\.label)
         grid = .some(s.grid)
         baseline = .some(s.baseline)
+        decision = .some(s.decision)
         tune = .some(s.tune)
     }
 
@@ -73,7 +76,25 @@ struct ScenarioParts {
         if let q = response?.quietHours, q.start == q.end {
             fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
         }
+        if let horizonDays { issues += retentionDayIssues(horizonDays) }
         return issues
+    }
+
+    /// A decision or tune rule that reads retention on a day the run never reaches: no user could be
+    /// counted, and the call would rest on nothing.
+    func retentionDayIssues(_ horizonDays: Int) -> [ScenarioIssue] {
+        var rules: [(String, DecisionRule)] = []
+        if case let .some(.some(d)) = decision { rules.append(("decision", d)) }
+        if case let .some(.some(t)) = tune { rules.append(("tune", t.rule)) }
+        return rules.flatMap { path, rule in
+            ([(rule.objective, "\(path).objective")] + rule.orderedConstraints.map { ($0.measure, "\(path).constraints.\($0.measure.rawValue)") })
+                .compactMap { measure, at -> ScenarioIssue? in
+                    guard let k = measure.retentionDay, horizonDays <= k else { return nil }
+                    return ScenarioIssue(path: at, reason: "\(measure.rawValue) reads each user's day \(k) after the install, which a run "
+                        + "of \(horizonDays) days (horizonDays) never reaches, so no user could be counted: lengthen the run to at "
+                        + "least \(k + 1) days or choose another measure")
+                }
+        }
     }
 
     /// The configurations' count, their own problems, their labels, and what names them: the baseline
