@@ -116,8 +116,14 @@ enum ScenarioLoading {
     static func warn(_ scenario: Scenario, path: String?, context: CommandContext) {
         let tool = context.commandPath.split(separator: " ").first.map(String.init) ?? "remindersim"
         let name = displayName(path) ?? "the built-in scenario"
-        for warning in scenario.warnings() {
+        let warnings = scenario.warnings()
+        // As many as the problems an error lists; the rest counted (`validate --json` lists them all).
+        for warning in warnings.prefix(listedProblems) {
             context.stderr.writeLine("\(tool): warning: \(name): \(warning)")
+        }
+        if warnings.count > listedProblems {
+            context.stderr.writeLine("\(tool): warning: \(name): … and \(warnings.count - listedProblems) more warnings "
+                + "(`remindersim validate --json` lists them all)")
         }
     }
 

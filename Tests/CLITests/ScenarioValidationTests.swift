@@ -176,6 +176,17 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         let longer = try remindersim("run", "seq.json", "--days", "61", "--threads", "1")
         assertExit(longer, 0)
         XCTAssertEqual(longer.stderr, "")
+        // 150 configurations of one step past the horizon: 100 warnings listed, the rest counted; --json has all.
+        let many = Self.scenario((0..<150).map { ["label": "s\($0)", "sequence": ["afterDays": [40], "messages": ["m"]]] })
+        try writeFile("many.json", try JSONEdit.text(many))
+        let flood = try remindersim("validate", "many.json")
+        assertExit(flood, 0)
+        XCTAssertEqual(flood.stderrLines.count, 101, flood.stderr)
+        XCTAssertEqual(flood.stderrLines.last, "remindersim: warning: many.json: … and 50 more warnings "
+            + "(`remindersim validate --json` lists them all)")
+        let json = try remindersim("validate", "many.json", "--json")
+        let files = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual((files.first?["warnings"] as? [Any])?.count, 150)
     }
 
     /// A reminder whose every delay is at least the run's length can never fire: allowed, and said.
