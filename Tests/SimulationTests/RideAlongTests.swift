@@ -2,6 +2,7 @@ import CronEngine
 import Foundation
 import ReminderEngine
 @testable import Simulation
+import Synchronization
 import XCTest
 
 /// Configurations that ride on the holdout's sessions count exactly what each counts on its own:
@@ -247,7 +248,8 @@ final class RideAlongTests: XCTestCase {
         }
     }
 
-    /// Users who reach the session limit stop the run the same way.
+    /// Users who reach the session limit stop the run the same way: at the same user and configuration,
+    /// whatever the threads (the counts of a stopped run are partial, and never read).
     func testASessionLimitBreachIsTheSame() throws {
         var population = Fixtures.population(.exponential(mean: 1, unit: .minutes))
         population.segments[0].coldLaunchAfterMinutes = 1
@@ -258,7 +260,24 @@ final class RideAlongTests: XCTestCase {
         XCTAssertNotNil(riding.sessionLimitBreach)
         CompiledModel.ridesAlong = false
         defer { CompiledModel.ridesAlong = true }
-        XCTAssertEqual(model.run(options: RunOptions(threads: 2)), riding)
+        XCTAssertEqual(model.run(options: RunOptions(threads: 2)).sessionLimitBreach, riding.sessionLimitBreach)
+        XCTAssertEqual(model.run(options: RunOptions(threads: 1)).sessionLimitBreach, riding.sessionLimitBreach)
+    }
+
+    /// A small run is handed out in at least eight chunks a thread (so every thread has work and the progress
+    /// moves), a large one in chunks of at most `chunkSize`; the counts are the same for any cut.
+    func testSmallRunsAreCutFinerWithTheSameCounts() throws {
+        let s = Fixtures.scenario(users: 400, days: 30, population: Fixtures.population(.exponential(mean: 2, unit: .days)),
+                                  configurations: [Fixtures.reminder([1]), Fixtures.reminder([3], label: "three")])
+        let model = try CompiledModel(s)
+        for threads in [1, 2, 4] {
+            let calls = Mutex<[Int]>([])
+            let cut = model.run(options: RunOptions(threads: threads, progress: { n in calls.withLock { $0.append(n) } }))
+            XCTAssertEqual(calls.withLock { $0.count }, 400 / (400 / (threads * 8)) + (400 % (400 / (threads * 8)) == 0 ? 0 : 1),
+                           "\(threads) threads")
+            XCTAssertEqual(calls.withLock { $0.reduce(0, +) }, 400)
+            XCTAssertEqual(cut, model.run(options: RunOptions(threads: 1, chunkSize: 100_000)))
+        }
     }
 
     /// Every scenario of the examples folder that runs on its own data.

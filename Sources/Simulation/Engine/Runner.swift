@@ -8,7 +8,7 @@ public struct RunOptions: Sendable {
     public var threads: Int
     /// The user indices to simulate: all of them, or one shard's share.
     public var users: Range<Int>?
-    /// Users per unit of work handed to a thread.
+    /// Users per unit of work handed to a thread, at most: a run of fewer than eight of them a thread is cut finer.
     public var chunkSize: Int
     /// Called from worker threads with the number of users just finished.
     public var progress: (@Sendable (Int) -> Void)?
@@ -386,7 +386,10 @@ extension CompiledModel {
     /// One pass over the users keeping the sums of layout `sumsLayout`.
     func run(options: RunOptions, sums sumsLayout: UserSumsLayout) -> RunTallies {
         let range = options.users ?? 0..<scenario.users
-        let chunks = (range.count + options.chunkSize - 1) / options.chunkSize
+        // A small run is cut finer, at least eight chunks a thread, so that every thread has work and the
+        // progress moves; the counts are integers, the same for any cut.
+        let chunkSize = max(1, min(options.chunkSize, range.count / (max(options.threads, 1) * 8)))
+        let chunks = (range.count + chunkSize - 1) / chunkSize
         let next = Atomic<Int>(0)
         let lastChunk = Atomic<Int>(Int.max)
         let results = Mutex<[RunTallies]>([])
@@ -412,8 +415,8 @@ extension CompiledModel {
             while true {
                 let chunk = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard chunk < chunks, chunk <= lastChunk.load(ordering: .relaxed) else { break }
-                let lower = range.lowerBound + chunk * options.chunkSize
-                let upper = min(lower + options.chunkSize, range.upperBound)
+                let lower = range.lowerBound + chunk * chunkSize
+                let upper = min(lower + chunkSize, range.upperBound)
                 breach = simulate(users: lower..<upper, into: counts, sums: &sums, recorder: recorder, replay: replay,
                                   pairInputs: options.pairInputs, holdoutCache: holdoutCache, scratch: &scratch)
                 if breach != nil {
