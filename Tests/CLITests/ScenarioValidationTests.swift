@@ -138,6 +138,23 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         XCTAssertTrue(short.allSatisfy { $0.hasSuffix("(horizonDays is 7 from --days 7)") }, short.joined(separator: "\n"))
     }
 
+    /// The daily rows a run stores and reports, one per configuration (and the holdout) and day, are
+    /// bounded: their memory grows with them whatever the users. 1,000 configurations fit 399 days, not 400.
+    func testDailyRowsAreBounded() throws {
+        func file(days: Int) throws -> String {
+            let configurations = (0..<999).map { Self.configuration("c\($0)", periods: [1 + $0 % 30]) }
+            var s = Self.scenario(configurations, ["horizonDays": days])
+            s["grid"] = ["timePeriods": [[3]], "messages": ["m"]]
+            try writeFile("rows\(days).json", try JSONEdit.text(s))
+            return "rows\(days).json"
+        }
+        assertExit(try remindersim("validate", try file(days: 399)), 0)
+        let found = problems(try remindersim("validate", try file(days: 400)), file: "rows400.json")
+        XCTAssertEqual(found, ["horizonDays: 1,000 configurations and the holdout over 400 days (horizonDays) make 400,400 daily "
+            + "rows for the run's tables and report, whose memory grows with them; at most 400,000: shorten the run or compare "
+            + "fewer configurations at once"])
+    }
+
     /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.
     func testTooManyListedConfigurationsNameTheListAndTheLimit() throws {
         let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }

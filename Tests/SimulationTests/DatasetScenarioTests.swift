@@ -92,6 +92,10 @@ final class DatasetScenarioTests: XCTestCase {
     /// The ceiling of these depends on the objective (1 for a share), which a schema range cannot say:
     /// the schema gives the ceiling of a count and MinimumDifferenceTests checks a share's.
     static let objectiveDependentMaximum = ["minimumDifference"]
+    /// The ceiling of this depends on the configurations' count (their daily rows, `Scenario.maximumDailyRows`),
+    /// which a schema range cannot say: the schema gives the ceiling of the days and ScenarioValidationTests
+    /// checks the rows'.
+    static let countDependentMaximum = ["horizonDays"]
 
     static let companions: [String: [(key: String, value: Double)]] = [
         // installSpreadDays ≤ horizonDays
@@ -271,6 +275,9 @@ final class DatasetScenarioTests: XCTestCase {
                         && value < 1 { continue }
                     if accepted && Self.objectiveDependentMaximum.contains(where: leaf.readerPath.hasSuffix)
                         && value > 1 { continue }
+                    if accepted && Self.countDependentMaximum.contains(leaf.readerPath),
+                       let count = (try? Scenario.decode(text))?.expandedConfigurations.count,
+                       Double(count + 1) * value > Double(Scenario.maximumDailyRows) { continue }
                     probed += 1
                     var edited = example.replacing(at: leaf.steps[...], with: .number(value))
                     for (key, other) in Self.companions[leaf.readerPath] ?? [] {

@@ -37,6 +37,9 @@ extension Scenario {
     /// The most configurations (listed and generated) one scenario may compare, besides the holdout:
     /// each is simulated for every user and stored with its own tables.
     public static let maximumConfigurations = 1_000
+    /// The most rows of daily counts a run may store and report: configurations and the holdout, times
+    /// its days (about 1.5 KB of memory each while stored and reported).
+    public static let maximumDailyRows = 400_000
 
     /// What the configurations count as: the listed ones, then the grid's; a list longer than the
     /// limit is named first, as the part of the file that made the count.

@@ -77,6 +77,16 @@ struct ScenarioParts {
             fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
         }
         if let horizonDays { issues += retentionDayIssues(horizonDays) }
+        if !relaxed, let horizonDays, let listed = configurations, case let .some(grid) = grid {
+            let count = listed.count + (grid?.combinationCount ?? 0)
+            // Past the count limit, that limit is the problem; the rows are one per configuration and day.
+            if count <= Scenario.maximumConfigurations, (count + 1) * horizonDays > Scenario.maximumDailyRows {
+                fail("horizonDays", "\(TextLimit.grouped(count)) configurations and the holdout over \(horizonDays) days (horizonDays) make "
+                    + "\(TextLimit.grouped((count + 1) * horizonDays)) daily rows for the run's tables and report, whose memory "
+                    + "grows with them; at most \(TextLimit.grouped(Scenario.maximumDailyRows)): shorten the run or compare fewer "
+                    + "configurations at once")
+            }
+        }
         return issues
     }
 
