@@ -155,6 +155,25 @@ final class ScenarioValidationTests: ReminderSimTestCase {
             + "fewer configurations at once"])
     }
 
+    /// Labels a report could not tell apart are refused: one that differs from another only in spaces or
+    /// invisible characters, one that reads as "holdout", one that starts or ends with a space. Labels that
+    /// differ in case show so, and are allowed.
+    func testLookAlikeLabelsAreRefused() throws {
+        let labels = ["A", "A\u{200B}", " holdout", "HoldOut\u{2060}", "b ", "Abc", "abc", "a b"]
+        try writeFile("alike.json", try JSONEdit.text(Self.scenario(labels.map { Self.configuration($0) })))
+        let found = problems(try remindersim("validate", "alike.json"), file: "alike.json")
+        XCTAssertEqual(found, [
+            "configurations[1].label: \"A\\u{200b}\" reads as \"A\", the label of configurations[0] (they differ only in spaces "
+                + "or invisible characters): reports could not tell them apart",
+            "configurations[2].label: \" holdout\" reads as \"holdout\", which is reserved for the holdout (it differs only in case, "
+                + "spaces or invisible characters)",
+            "configurations[2].label: \" holdout\" starts or ends with a space, which reports do not show",
+            "configurations[3].label: \"HoldOut\\u{2060}\" reads as \"holdout\", which is reserved for the holdout (it differs only "
+                + "in case, spaces or invisible characters)",
+            "configurations[4].label: \"b \" starts or ends with a space, which reports do not show",
+        ])
+    }
+
     /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.
     func testTooManyListedConfigurationsNameTheListAndTheLimit() throws {
         let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }

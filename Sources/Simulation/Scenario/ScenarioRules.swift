@@ -243,6 +243,8 @@ struct LabelCheck {
     let listed: Int
     /// The labels seen so far, and where.
     private var seen: [String: String] = [:]
+    /// The labels seen so far by how they read (`lookalike`), with the label and where.
+    private var read: [String: (label: String, at: String)] = [:]
     private var gridTooLong = false
 
     /// As `JSONFieldReader.relaxed`: no length limit for a stored scenario's labels.
@@ -268,14 +270,39 @@ struct LabelCheck {
         }
         if label.isEmpty { fail("\(p).label", "must not be empty") }
         if Scenario.isBlank(label) { fail("\(p).label", Scenario.blank) }
-        if label.lowercased() == "holdout" { fail("\(p).label", "\"holdout\" is reserved for the holdout") }
+        let reads = Self.lookalike(label)
+        if label.lowercased() == "holdout" {
+            fail("\(p).label", "\"holdout\" is reserved for the holdout")
+        } else if !relaxed && reads.lowercased() == "holdout" {
+            fail("\(p).label", "\(ScenarioIssue.quote(label)) reads as \"holdout\", which is reserved for the holdout (it differs only in "
+                + "case, spaces or invisible characters)")
+        }
+        if !relaxed, let first = label.unicodeScalars.first, let last = label.unicodeScalars.last,
+           first.properties.isWhitespace || last.properties.isWhitespace {
+            fail("\(p).label", "\(ScenarioIssue.quote(label)) starts or ends with a space, which reports do not show")
+        }
         if let first = seen[label] {
             // A grid's labels are made, not written: the duplicate is a repeated choice in the grid.
             fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(label)) is already the label of \(first)")
         } else {
             seen[label] = p
+            if !relaxed, !reads.isEmpty, let other = read[reads] {
+                fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(label)) reads as \(ScenarioIssue.quote(other.label)), "
+                    + "the label of \(other.at) (they differ only in spaces or invisible characters): reports could not tell "
+                    + "them apart")
+            } else if !reads.isEmpty && reads.lowercased() != "holdout" {
+                read[reads] = (label, p)
+            }
         }
         return issues
+    }
+
+    /// How a label reads: without its spaces and its invisible (format and control) characters.
+    static func lookalike(_ label: String) -> String {
+        String(String.UnicodeScalarView(label.unicodeScalars.filter { scalar in
+            !scalar.properties.isWhitespace && scalar.properties.generalCategory != .format
+                && scalar.properties.generalCategory != .control
+        }))
     }
 }
 
