@@ -25,8 +25,9 @@ public struct RunComparison: Sendable {
     public let runB: Int64
     public let method: Method
     public let sameScenario: Bool
-    /// The user counts of two runs whose scenarios differ in nothing else; nil otherwise.
-    public let userCounts: (a: Int, b: Int)?
+    /// What differs between two runs of one scenario run at another user count or seed, in words
+    /// ("at 1,200 and 800 users", "at seeds 1 and 2"); nil when the scenarios differ in more, or not at all.
+    public let sameScenarioBut: String?
     public let rows: [Row]
 
     public static let measures: [DecisionMeasure] = [
@@ -39,9 +40,16 @@ public struct RunComparison: Sendable {
         runB = b.id
         let sa = a.record.scenario, sb = b.record.scenario
         sameScenario = (try? sa.canonicalJSON()) == (try? sb.canonicalJSON())
-        var resized = sa
-        resized.users = sb.users
-        userCounts = !sameScenario && (try? resized.canonicalJSON()) == (try? sb.canonicalJSON()) ? (sa.users, sb.users) : nil
+        var moved = sa
+        (moved.users, moved.seed) = (sb.users, sb.seed)
+        if !sameScenario && (try? moved.canonicalJSON()) == (try? sb.canonicalJSON()) {
+            var parts: [String] = []
+            if sa.seed != sb.seed { parts.append("seeds \(sa.seed) and \(sb.seed)") }
+            if sa.users != sb.users { parts.append("\(Text.group(Int64(sa.users))) and \(Text.group(Int64(sb.users))) users") }
+            sameScenarioBut = "at " + parts.joined(separator: ", ")
+        } else {
+            sameScenarioBut = nil
+        }
         method = a.results.sharesUsers(with: b.results) ? .paired : .independent
         var labels = a.results.all.map(\.label)
         for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
@@ -95,8 +103,8 @@ public struct RunComparison: Sendable {
                 + "per-user data, so each interval is bounded to hold whatever the runs' correlation, se(B − A) ≤ se(A) + se(B), "
                 + "and is wider than independent runs' would be."
             : "Differences are B − A, independent: the runs did not simulate the same users.")
-            + (sameScenario ? "" : userCounts.map { " Both runs are of one scenario, at \(Text.group(Int64($0.a))) and "
-                + "\(Text.group(Int64($0.b))) users." } ?? " The runs come from different scenarios; rows are matched by label only.")
+            + (sameScenario ? "" : sameScenarioBut.map { " Both runs are of one scenario, \($0)." }
+                ?? " The runs come from different scenarios; rows are matched by label only.")
     }
 
     /// The comparison in one of the formats; `csvSafe` puts a `'` before CSV text a spreadsheet would

@@ -154,7 +154,7 @@ final class StoreCommandTests: ReminderSimTestCase {
 
     /// Two runs of the same users are compared with intervals bounded whatever their correlation, and the
     /// note says so rather than promise a paired (narrower) interval; two runs of one scenario at other
-    /// user counts are named as such, not as different scenarios.
+    /// user counts or seeds are named as such, not as different scenarios.
     func testCompareSaysWhatItsIntervalsAreAndWhatDiffers() throws {
         for users in ["1200", "1200", "800"] {
             assertExit(try remindersim("run", "--users", users, "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
@@ -170,6 +170,12 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertContains(sizes.stdout, "independent: the runs did not simulate the same users. Both runs are of one scenario, "
             + "at 1,200 and 800 users.")
         XCTAssertFalse(sizes.stdout.contains("different scenarios"), sizes.stdout)
+        assertExit(try remindersim("run", "--users", "800", "--days", "30", "--seed", "5", "--db", "n.sqlite", "--out", "n"), 0)
+        let seeds = try remindersim("compare", "1", "4", "--db", "n.sqlite")
+        assertContains(seeds.stdout, "Both runs are of one scenario, at seeds 20261202 and 5, 1,200 and 800 users.")
+        assertExit(try remindersim("run", "--users", "800", "--days", "31", "--db", "n.sqlite", "--out", "n"), 0)
+        assertContains(try remindersim("compare", "3", "5", "--db", "n.sqlite").stdout,
+                       "The runs come from different scenarios; rows are matched by label only.")
     }
 
     /// A shard run holds a share of its scenario's users: `compare` says which shard and how many.
