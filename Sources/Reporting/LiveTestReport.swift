@@ -13,6 +13,14 @@ public enum LiveTestReport {
     static func share(_ s: Double) -> String { String(format: "%g%%", (s * 1000).rounded() / 10) }
 
     /// The plan in one sentence.
+    /// The most users a live test is taken to reach: a plan needing more says so.
+    static let reachableUsers: Int64 = 100_000_000
+
+    /// What a plan of `total` users adds when no live test could reach them; empty otherwise.
+    static func beyondReach(_ total: Int64) -> String {
+        total > reachableUsers ? " — more users than a live test can reach: the arms are too alike for a test to tell apart" : ""
+    }
+
     public static func sentence(_ plan: LiveTestPlan) -> String {
         let allocation = plan.arms.map { "\($0.label) \(share($0.share))" }.joined(separator: ", ")
         guard let total = plan.totalUsers, let perArm = plan.usersPerArm, let d = plan.difference else {
@@ -21,6 +29,7 @@ public enum LiveTestReport {
         var text = "Live test (\(allocation); α \(LiveTestPlan.alpha) two-sided, power \(LiveTestPlan.power)): "
             + "\(Text.group(total)) users in total (\(perArm.map(Text.group).joined(separator: " / "))) to show the simulated "
             + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(plan.days) days"
+        text += beyondReach(total)
         if let n = plan.liveUsers {
             if let mde = plan.minimumDetectableEffect {
                 text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"

@@ -108,6 +108,13 @@ final class RunReportTests: XCTestCase {
         let one = SummaryText.render(RunResults(scenario: s, tallies: HandMadeTallies.tallies(for: s)), wallSeconds: 1.25, threads: 1)
         XCTAssertTrue(one.contains("1 configuration and the holdout in 1.25 s"), one)
     }
+    /// A live-test plan past what any test reaches says so, rather than give billions of users as a plan.
+    func testAPlanNoTestCanReachSaysSo() {
+        XCTAssertEqual(LiveTestReport.beyondReach(100_000_000), "")
+        XCTAssertEqual(LiveTestReport.beyondReach(5_621_562_674),
+                       " — more users than a live test can reach: the arms are too alike for a test to tell apart")
+    }
+
     /// The sensitivity sentence says whether the call holds under each change, and names those
     /// where it does not.
     func testTheSensitivitySentenceSaysWhetherTheCallHolds() throws {
