@@ -33,7 +33,18 @@ struct ReportCommand: RunnableCommand {
         try StoreAccess.checkOutputFolder(output)
         switch try selection.open() {
         case let (store, .run(id)):
-            let folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
+            // The second look is worked out again (under model draws, as long as the run's own simulation):
+            // a terminal is told so while it lasts.
+            let status = StatusLine(io: context.io)
+            status.show("run \(id): checking its decision again and writing its report…")
+            let folder: String
+            do {
+                folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
+            } catch {
+                status.clear()
+                throw error
+            }
+            status.clear()
             context.stdout.writeLine("Report of run \(id): \(OutputPaths.listed(Path.join(folder, "report.md")))")
             try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         case let (store, .tune(id)):

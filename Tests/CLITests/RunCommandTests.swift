@@ -28,6 +28,15 @@ final class RunCommandTests: ReminderSimTestCase {
                 assertContains(result.stdout, "\r\u{1B}[Krun 1 is saved in r-xterm.sqlite; checking the decision and writing its "
                                + "report…\r\u{1B}[K", "the terminal")
             }
+            // Rendered again, the run's decision is checked again: said the same way while it lasts.
+            let again = try ChildProcess(
+                executable: URL(fileURLWithPath: "/usr/bin/script"),
+                arguments: ["-qec", "'\(binary)' report 1 --db r-\(term).sqlite --out out >/dev/null", "/dev/null"],
+                environment: environment(["TERM": term]), directory: workDirectory, spool: workDirectory)
+            let rendered = try XCTUnwrap(again.wait(timeout: 120))
+            assertExit(rendered, 0)
+            let line = "\r\u{1B}[Krun 1: checking its decision again and writing its report…\r\u{1B}[K"
+            XCTAssertEqual(rendered.stdout.contains(line), term == "xterm", rendered.stdout.debugDescription)
         }
     }
 
