@@ -47,6 +47,17 @@ public enum CronRule: Equatable, Sendable {
         }
     }
 
+    /// Whether a field of the rule asks for a count of 0, which no launch has: the counters count the
+    /// launch being made, so each is at least 1. Such a rule never matches, though it reads as one that could.
+    public var asksForCountZero: Bool {
+        func zero(_ f: CronField) -> Bool { f == .equals(0) }
+        switch self {
+        case .never: return false
+        case let .total(field): return zero(field)
+        case let .daily(times, day): return zero(times) || zero(day)
+        }
+    }
+
     /// Parses a rule as the given mode reads it. Only documented mode can fail: the original
     /// parser accepts any string and simply never matches what it cannot read.
     public init(parsing text: String, mode: CronMode) throws(CronRuleError) {

@@ -174,6 +174,21 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         ])
     }
 
+    /// A cron rule asking for a count of 0 is allowed but never matches: a warning says so, at the rule.
+    func testACronRuleAskingForCountZeroIsAWarning() throws {
+        var c = Self.configuration("a")
+        c["cronRules"] = ["1 */7", "0 1", ["rule": "* 0", "prompt": "storeReview"]]
+        try writeFile("zero.json", try JSONEdit.text(Self.scenario([c])))
+        let validated = try remindersim("validate", "zero.json")
+        assertExit(validated, 0)
+        let tail = " asks for a count of 0, which no launch has (launches and days count from 1): it never matches, and its "
+            + "else-block runs at every launch"
+        XCTAssertEqual(validated.stderrLines, [
+            "remindersim: warning: zero.json: configurations[0].cronRules[1]: \"0 1\"" + tail,
+            "remindersim: warning: zero.json: configurations[0].cronRules[2].rule: \"* 0\"" + tail,
+        ])
+    }
+
     /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.
     func testTooManyListedConfigurationsNameTheListAndTheLimit() throws {
         let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }

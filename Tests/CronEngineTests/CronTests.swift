@@ -250,3 +250,26 @@ final class ReadmeTableTests: XCTestCase {
         XCTAssertThrowsError(try jobs.add("1 1 1"))
     }
 }
+
+/// A rule asking for a count of 0 reads as one that could match, but no launch has a count of 0: the
+/// counters count the launch being made. It is said to never match exactly when it never does over
+/// every counter a run of launches reaches.
+final class CountZeroTests: XCTestCase {
+    func testARuleAskingForACountOfZeroNeverMatchesAndSaysSo() throws {
+        for (rule, mode, zero) in [("0", CronMode.documented, true), ("0 0", .documented, true), ("* 0", .documented, true),
+                                   ("0 *", .documented, true), ("1 0", .original, true), ("1 */0", .documented, false),
+                                   ("1", .documented, false), ("1 */7", .documented, false), ("3", .original, false),
+                                   ("* *", .documented, false)] {
+            let parsed = try CronRule(parsing: rule, mode: mode)
+            XCTAssertEqual(parsed.asksForCountZero, zero, "\(rule) in \(mode)")
+            var counters = LaunchCounters(), matchedOnce = false
+            for day in 1...40 {
+                for _ in 0..<(day % 3 + 1) {
+                    counters.recordLaunch(onDay: 20_240_100 + day)
+                    matchedOnce = matchedOnce || parsed.matches(counters)
+                }
+            }
+            if zero { XCTAssertFalse(matchedOnce, "\(rule) in \(mode) matched a launch") }
+        }
+    }
+}

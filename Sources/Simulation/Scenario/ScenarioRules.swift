@@ -1,3 +1,5 @@
+import CronEngine
+
 /// The parts of a scenario that could be read, for the rules that involve several of them. A list
 /// holds nil for each element that could not be read, so that the rules still check the others.
 struct ScenarioParts {
@@ -378,6 +380,15 @@ extension Scenario {
                 path: "configurations[\(i)].reminders",
                 reason: "its shortest delay, \(shown), is no shorter than the run's \(horizonDays) days (horizonDays): no "
                     + "notification can fire, and the configuration measures the same as the holdout"))
+        }
+        for (i, c) in configurations.enumerated() {
+            for (j, spec) in c.cronRules.enumerated() {
+                guard let rule = try? CronRule(parsing: spec.rule, mode: c.cronMode), rule.asksForCountZero else { continue }
+                warnings.append(ScenarioIssue(
+                    path: "configurations[\(i)].cronRules[\(j)]" + (spec.prompt == nil ? "" : ".rule"),
+                    reason: "\(ScenarioIssue.quote(spec.rule)) asks for a count of 0, which no launch has (launches and days "
+                        + "count from 1): it never matches, and its else-block runs at every launch"))
+            }
         }
         for (i, c) in configurations.enumerated() {
             guard let sequence = c.sequence else { continue }
