@@ -314,13 +314,14 @@ struct TuneReport {
     func candidatesCSV(safe: Bool = false) -> String {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
-        var table = CSVTable(header: ["label", "stage", "users", "dropped"]
-            + measures.flatMap { [$0.rawValue, "\($0.rawValue)_low", "\($0.rawValue)_high"] })
+        // Named as every table names them: `candidate_index` joins `tune_candidates`, measures by their snake_case names.
+        var table = CSVTable(header: ["candidate_index", "label", "stage", "users", "dropped"]
+            + measures.flatMap { [$0.measure.name, "\($0.measure.name)_low", "\($0.measure.name)_high"] })
         func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
         table.rows.reserveCapacity(result.candidates.count)
-        for c in result.candidates {
+        for (index, c) in result.candidates.enumerated() {
             let f = c.figures
-            var row: [CSVField] = [.text(c.spec.label), .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
+            var row: [CSVField] = [.integer(Int64(index)), .text(c.spec.label), .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
                                    c.dropped.map { .text($0) } ?? .null]
             for m in measures {
                 let e = f?.measures[m]

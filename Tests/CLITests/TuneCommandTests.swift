@@ -155,9 +155,12 @@ final class TuneCommandTests: ReminderSimTestCase {
             XCTAssertTrue(text.hasSuffix("\r\n"))
             XCTAssertFalse(text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every record ends in CRLF")
             let records = try CSVTable.parse(text)
-            XCTAssertEqual(records.first?.prefix(4), ["label", "stage", "users", "dropped"])
+            XCTAssertEqual(records.first?.prefix(5), ["candidate_index", "label", "stage", "users", "dropped"])
+            // The measures by the names every table gives them.
+            XCTAssertEqual(records.first?.dropFirst(5).prefix(3), ["opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high"])
             XCTAssertEqual(Set(records.map(\.count)).count, 1, "every record as wide as the header")
-            let labels = records.dropFirst().map { $0[0] }
+            XCTAssertEqual(records.dropFirst().map { $0[0] }, (0..<(records.count - 1)).map(String.init))
+            let labels = records.dropFirst().map { $0[1] }
             XCTAssertTrue(labels.contains(safe ? "'" + odd : odd), "\(labels)")
             XCTAssertTrue(labels.contains(safe ? "'-3 days, then more" : "-3 days, then more"), "\(labels)")
             XCTAssertTrue(labels.contains("-2"), "a signed number is not a formula: \(labels)")
