@@ -374,6 +374,9 @@ struct TuneReport {
                                       "clearlyWorse": $0.worse, "leftOutBeforehand": $0.overCapacity] },
         ]
         if let plan = liveTest { root["liveTest"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(LiveTestReport.JSONValue(plan))) }
+        // The baseline beside the finalists, on the final users: its figures there, whatever stage it left at as a candidate.
+        root["baselineAtFinal"] = ["users": r.final.users, "objectiveEstimate": estimate(r.final.baseline.measures[rule.objective]),
+                                   "constraints": constraints(r.final.baseline)] as [String: Any]
         let pm = r.final.versusRunnerUp?.measure ?? rule.objective.pairMeasure
         if let w = r.winner, let f = r.final.ranking.first(where: { $0.candidate == w })?.figures {
             let encoded = try JSONEncoder().encode(r.candidates[w].spec)

@@ -108,6 +108,14 @@ final class TuneCommandTests: ReminderSimTestCase {
             with: Data(contentsOf: folder.appendingPathComponent("recommendation.json"))) as? [String: Any])
         XCTAssertEqual(recommendation["candidates"] as? Int, 65)
         XCTAssertEqual(recommendation["users"] as? Int, 1200)
+        // The baseline on the final users, whatever stage it left at as a candidate: the figures the summary reads.
+        let baseline = try XCTUnwrap(recommendation["baselineAtFinal"] as? [String: Any])
+        XCTAssertEqual(baseline["users"] as? Int, 1200)
+        let constraints = try XCTUnwrap(baseline["constraints"] as? [String: Any])
+        XCTAssertEqual(Set(constraints.keys), ["optOutRate", "deliveredPerExtraOpen"])
+        let value = try XCTUnwrap((baseline["objectiveEstimate"] as? [String: Any])?["value"] as? Double)
+        assertContains(try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8),
+                       "| – | baseline 3 days | \(String(format: "%.3f", value)) [", "report.md")
         if let configuration = recommendation["configuration"] as? [String: Any] {
             // Ready to paste: the configuration reads back as a scenario's configuration.
             let label = try XCTUnwrap(configuration["label"] as? String)
