@@ -189,6 +189,20 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         ])
     }
 
+    /// A send window wholly inside the quiet hours changes nothing: a warning at the window says so.
+    func testASendWindowInsideQuietHoursIsAWarning() throws {
+        var inside = Self.configuration("inside")
+        inside["delivery"] = ["sendWindow": ["start": "10:00", "end": "11:00"], "quietHours": ["start": "09:00", "end": "12:00"]]
+        var overlapping = Self.configuration("overlapping")
+        overlapping["delivery"] = ["sendWindow": ["start": "11:00", "end": "13:00"], "quietHours": ["start": "09:00", "end": "12:00"]]
+        try writeFile("window.json", try JSONEdit.text(Self.scenario([inside, overlapping])))
+        let validated = try remindersim("validate", "window.json")
+        assertExit(validated, 0)
+        XCTAssertEqual(validated.stderrLines, ["remindersim: warning: window.json: configurations[0].delivery.sendWindow: the window "
+            + "10:00–11:00 lies wholly inside the quiet hours 09:00–12:00: every notification moved into it moves on to 12:00, "
+            + "so the window changes nothing"])
+    }
+
     /// 1,001 listed configurations are too many: the message names the list the file has, not a grid.
     func testTooManyListedConfigurationsNameTheListAndTheLimit() throws {
         let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }

@@ -5,6 +5,23 @@ import XCTest
 
 /// Delivery policies through the whole simulator, against counts made independently from the
 /// engines' own schedule.
+/// `LocalTimeSpan.covers`: every minute of one span inside another, the night's wrap past midnight included.
+final class LocalTimeSpanCoverTests: XCTestCase {
+    func testASpanCoversExactlyTheSpansWithinIt() {
+        func span(_ a: Int, _ b: Int) -> LocalTimeSpan { LocalTimeSpan(startMinute: a * 60, endMinute: b * 60) }
+        let day = span(9, 12), night = span(22, 7)
+        XCTAssertTrue(day.covers(span(10, 11)))
+        XCTAssertTrue(day.covers(span(9, 12)))
+        XCTAssertFalse(day.covers(span(8, 11)), "starts before")
+        XCTAssertFalse(day.covers(span(11, 13)), "ends after")
+        XCTAssertTrue(night.covers(span(23, 2)), "both across midnight")
+        XCTAssertTrue(night.covers(span(1, 6)))
+        XCTAssertFalse(night.covers(span(6, 8)))
+        XCTAssertFalse(day.covers(span(11, 10)), "the complement's wrap")
+        XCTAssertTrue(LocalTimeSpan(startMinute: 0, endMinute: 1_439).covers(LocalTimeSpan(startMinute: 1_438, endMinute: 1_439)))
+    }
+}
+
 final class DeliveryPolicyRunTests: XCTestCase {
     let hour = 3_600.0, day = 86_400.0
 

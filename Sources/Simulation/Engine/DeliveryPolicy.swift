@@ -61,6 +61,16 @@ public struct LocalTimeSpan: Encodable, Equatable, Sendable, CustomStringConvert
         return end > t ? end : end + 86_400
     }
 
+    /// Whether every minute of `other` lies in this span.
+    public func covers(_ other: LocalTimeSpan) -> Bool {
+        var minute = other.startMinute
+        while minute != other.endMinute {
+            guard contains(localSeconds: Double(minute) * 60) else { return false }
+            minute = (minute + 1) % 1_440
+        }
+        return true
+    }
+
     static func minuteOfDay(_ t: Double) -> Double {
         let r = t.truncatingRemainder(dividingBy: 86_400)
         return (r < 0 ? r + 86_400 : r) / 60

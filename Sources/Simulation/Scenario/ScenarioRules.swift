@@ -382,6 +382,14 @@ extension Scenario {
                     + "notification can fire, and the configuration measures the same as the holdout"))
         }
         for (i, c) in configurations.enumerated() {
+            // A fixed send window wholly inside quiet hours: every notification moved into it is moved out
+            // again, to the quiet hours' end, so the window changes nothing.
+            if case let .span(window)? = c.delivery.sendWindow, let quiet = c.delivery.quietHours, quiet.covers(window) {
+                warnings.append(ScenarioIssue(
+                    path: "configurations[\(i)].delivery.sendWindow",
+                    reason: "the window \(window) lies wholly inside the quiet hours \(quiet): every notification moved into it "
+                        + "moves on to \(LocalTimeSpan.text(quiet.endMinute)), so the window changes nothing"))
+            }
             for (j, spec) in c.cronRules.enumerated() {
                 guard let rule = try? CronRule(parsing: spec.rule, mode: c.cronMode), rule.asksForCountZero else { continue }
                 warnings.append(ScenarioIssue(
