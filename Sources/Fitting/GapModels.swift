@@ -187,12 +187,13 @@ struct GapData {
     /// Throws when the ended gaps are all of one length and `family` has a shape: it has nothing to fit
     /// but a spike, which its search would chase for as long as it is let (sigma or 1/shape to zero,
     /// a gamma likelihood growing past any sense in floating point), each step over every gap.
-    /// One ended gap is such a spike too unless a longer censored gap keeps it from one.
+    /// One ended gap is such a spike too unless a censored gap clearly longer (by a tenth) keeps it from
+    /// one: a censored gap a second longer still lets the search narrow the spike to that second.
     func checkSpread(for family: GapFamily) throws(FittingError) {
         guard family.parameters.count > 1, let first = events.first, events.allSatisfy({ $0 == first }) else { return }
         if events.count > 1 { throw .degenerateData("every ended gap has the same length: the events have no spread") }
-        guard censored.allSatisfy({ $0 < first }) else { return }
-        throw .degenerateData("only one gap ended, and no user was seen away for longer: the events have no spread")
+        guard censored.allSatisfy({ $0 < first * 1.1 }) else { return }
+        throw .degenerateData("only one gap ended, and no user was seen away for much longer: the events have no spread")
     }
 
     func logLikelihood(_ distribution: GapDistribution) -> Double {

@@ -212,6 +212,8 @@ public struct UTCOffsetTally: Sendable, Equatable {
             i += 1
         }
         var value = 0
+        // Leading zeros add nothing, and count towards no digit limit.
+        while i + 1 < text.count, text[i] == UInt8(ascii: "0"), text[i + 1] &- UInt8(ascii: "0") < 10 { i += 1 }
         let start = i
         while i < text.count, text[i] &- UInt8(ascii: "0") < 10, i - start < 7 {
             value = value * 10 + Int(text[i] &- UInt8(ascii: "0"))

@@ -68,7 +68,7 @@ struct ReportCommand: RunnableCommand {
     static func recomputedSecondLook(_ run: StoredRun) -> DecisionSecondLook? {
         guard run.record.shard == nil else { return nil }
         let scenario = run.results.scenario
-        guard let recorded = try? ScenarioLoading.compileReading(scenario, path: nil).recorded else { return nil }
+        guard let recorded = try? ScenarioLoading.compileReading(scenario, path: nil, stored: true).recorded else { return nil }
         return try? SecondLookRunner(
             results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
             draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil

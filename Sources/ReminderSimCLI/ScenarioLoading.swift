@@ -53,18 +53,19 @@ enum ScenarioLoading {
 
     /// The model of a scenario read from `path` (nil: the built-in one), with its recorded logs loaded.
     /// `days` is the `--days` that overrode the scenario's horizon, named in any problem it caused.
-    static func compile(_ scenario: Scenario, path: String?, days: Int? = nil) throws -> CompiledModel {
-        try compileReading(scenario, path: path, days: days).model
+    static func compile(_ scenario: Scenario, path: String?, days: Int? = nil, decides: Bool = true) throws -> CompiledModel {
+        try compileReading(scenario, path: path, days: days, decides: decides).model
     }
 
     /// The model of a scenario read from `path`, as `compile`, and the recorded logs it read for it, for a
     /// command that compiles variants of the scenario without reading them again. The scenario's own
-    /// problems come before any log is read.
-    static func compileReading(_ scenario: Scenario, path: String?, days: Int? = nil) throws
-        -> (model: CompiledModel, recorded: RecordedLogs)
+    /// problems come before any log is read. `stored`: a scenario read back from the database, not held to
+    /// the limits on new runs; `decides`: the command makes a decision (all but `trace`).
+    static func compileReading(_ scenario: Scenario, path: String?, days: Int? = nil, stored: Bool = false,
+                               decides: Bool = true) throws -> (model: CompiledModel, recorded: RecordedLogs)
     {
         do {
-            return try checkReading(scenario, path: path, days: days)
+            return try checkReading(scenario, path: path, days: days, stored: stored, decides: decides)
         } catch let error as ScenarioError {
             throw invalid(error)
         }
@@ -76,12 +77,12 @@ enum ScenarioLoading {
         try checkReading(scenario, path: path, days: days).model
     }
 
-    private static func checkReading(_ scenario: Scenario, path: String?, days: Int? = nil) throws
-        -> (model: CompiledModel, recorded: RecordedLogs)
+    private static func checkReading(_ scenario: Scenario, path: String?, days: Int? = nil, stored: Bool = false,
+                                     decides: Bool = true) throws -> (model: CompiledModel, recorded: RecordedLogs)
     {
         let name = displayName(path)
         do {
-            let issues = scenario.semanticIssues()
+            let issues = scenario.semanticIssues(relaxed: stored, decides: decides)
             if !issues.isEmpty { throw ScenarioError(issues: issues) }
             let recorded = try RecordedLogs.read(for: scenario, folder: dataFolder(path))
             return (try CompiledModel(scenario, recorded: recorded), recorded)

@@ -54,8 +54,10 @@ struct SecondLookRunner {
         guard decision.recommended != nil else {
             return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: [], prePeriod: prePeriod)
         }
-        // The five best configurations by the objective and the baseline, as `tune` re-runs its finalists.
-        let keep = Array(Set(decision.ranked.prefix(5) + [decision.baseline].filter { $0 > 0 })).sorted()
+        // The five best configurations by the objective, the five best that meet every constraint (the
+        // recommendation first) and the baseline, as `tune` re-runs its finalists.
+        let keep = Array(Set(decision.ranked.prefix(5) + decision.admissible.prefix(5) + [decision.baseline].filter { $0 > 0 }))
+            .sorted()
         // Each change is read against the same configurations on the same users with the response unchanged.
         var sensitivity: [(name: String, recommended: String?)] = []
         let models = [(DecisionSecondLook.unchanged, scenario.response)] + DecisionSecondLook.sensitivityModels(scenario.response)

@@ -13,7 +13,7 @@ enum StoredTuneOutput {
         try StoreAccess.checkOutputFolder(output)
         let stored = try StoreAccess.perform { try store.loadTune(id) }
         let scenario = stored.scenario
-        let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: nil)
+        let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: nil, stored: true)
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a
         // search far longer than the stored tune's, says the row was edited.

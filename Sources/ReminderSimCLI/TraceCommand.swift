@@ -38,7 +38,8 @@ struct TraceCommand: RunnableCommand {
         guard user < scenario.users else {
             throw UsageError("\(Self.user.name): the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
         }
-        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days)
+        // A trace makes no decision: a rule on a day the (shortened) run never reaches is no problem here.
+        let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days, decides: false)
         ScenarioLoading.warn(scenario, path: path, context: context)
         let index: Int
         if let label {

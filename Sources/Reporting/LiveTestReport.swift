@@ -40,6 +40,12 @@ public enum LiveTestReport {
         return text + ". " + cupedSentence(plan)
     }
 
+    /// The users the plan with CUPED needs, per arm and without CUPED, and whether a test can reach them.
+    static func cupedTotals(_ c: CupedPlan) -> String {
+        "\(Text.group(c.totalUsers)) users in total (\(c.usersPerArm.map(Text.group).joined(separator: " / ")); "
+            + "\(Text.group(c.totalUsersWithout)) for them without CUPED)" + beyondReach(c.totalUsers)
+    }
+
     /// The plan with CUPED in one sentence, or why there is none.
     public static func cupedSentence(_ plan: LiveTestPlan) -> String {
         guard plan.preDays > 0 else { return "CUPED: off (liveTest.preDays is 0)." }
@@ -49,9 +55,7 @@ public enum LiveTestReport {
         var text = "With CUPED on the opens of the \(plan.preDays) days before, for users who already have the app (their "
             + "simulated difference \(amount(plan.metric, c.difference)); ρ "
             + "\(c.correlations.map { String(format: "%.2f", $0) }.joined(separator: " / ")), variance "
-            + String(format: "−%.0f%%", c.varianceReduction * 100) + "): \(Text.group(c.totalUsers)) users in total ("
-            + "\(c.usersPerArm.map(Text.group).joined(separator: " / ")); \(Text.group(c.totalUsersWithout)) for them "
-            + "without CUPED)"
+            + String(format: "−%.0f%%", c.varianceReduction * 100) + "): " + cupedTotals(c)
         if let n = plan.liveUsers {
             if let mde = c.minimumDetectableEffect {
                 text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"

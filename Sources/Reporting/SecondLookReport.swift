@@ -55,10 +55,15 @@ public enum SecondLookReport {
             "\(s.name): \(s.recommended ?? "none meets the constraints")" + (s.recommended == control ? " (same)" : "")
         }
         let users = min(results.scenario.users, DecisionRecheck.maximumUsers)
-        var text = "Response sensitivity (the best five and the baseline re-run on \(Text.group(Int64(users))) users): "
+        // The best five by the objective, and those meeting every constraint when they are others (`SecondLookRunner`).
+        let d = results.decision
+        let admitted = Set(d.admissible.prefix(5)).isSubset(of: Set(d.ranked.prefix(5))) ? "" : ", the five best that meet every constraint"
+        var text = "Response sensitivity (the best five\(admitted) and the baseline re-run on \(Text.group(Int64(users))) users): "
         if control != point {
+            // On fewer users than the run's, the two may simply not be told apart there.
+            let fewer = users < results.scenario.users ? " (too close to tell apart on \(Text.group(Int64(users))) users)" : ""
             text += "with the response unchanged, these runs recommend \(control ?? "none (none meets the constraints)") rather "
-                + "than \(point ?? "none") (too close to tell apart on \(Text.group(Int64(users))) users), and against that: "
+                + "than \(point ?? "none")\(fewer), and against that: "
         }
         text += parts.joined(separator: "; ") + "."
         guard point != nil else { return text }

@@ -88,4 +88,32 @@ final class RunRecheckTests: ReminderSimTestCase {
         let rendered = try String(contentsOf: workDirectory.appendingPathComponent(againPath), encoding: .utf8)
         XCTAssertEqual(rendered, markdown)
     }
+
+    /// A recommendation outside the five best by the objective (they break a constraint) is among the
+    /// sensitivity runs, with the five best that meet every constraint: on the run's own users the unchanged
+    /// response then picks it again, and the changes are read against it.
+    func testTheSensitivityRunsHoldTheRecommendation() throws {
+        let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("which-period.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["decision"] = ["objective": "opensLiftPerUser", "constraints": ["optOutRate": ["max": 0.02]]]
+        try writeFile("strict.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("run", "strict.json", "--users", "2000", "--json", "--db", "s.db", "--out", "out")
+        assertExit(result, 0)
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let decision = try XCTUnwrap(doc["decision"] as? [String: Any])
+        let recommended = try XCTUnwrap(decision["recommended"] as? String)
+        let configurations = try XCTUnwrap(doc["configurations"] as? [[String: Any]]).filter { $0["label"] as? String != "holdout" }
+        let lifts = configurations.map { ($0["label"] as? String ?? "", (($0["measures"] as? [String: Any])?["opensLiftPerUser"]
+            as? [String: Any])?["value"] as? Double ?? 0) }
+        let rank = lifts.sorted { $0.1 > $1.1 }.firstIndex { $0.0 == recommended }
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(rank), 5, "the scenario should recommend one outside the five best by the objective")
+        let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
+        XCTAssertEqual(sensitivity.first?["change"] as? String, "unchanged")
+        XCTAssertEqual(sensitivity.first?["recommended"] as? String, recommended, "the same users, the same configuration")
+        let text = try remindersim("run", "strict.json", "--users", "2000", "--db", "s.db", "--out", "out")
+        assertExit(text, 0)
+        assertContains(text.stdout, "Response sensitivity (the best five, the five best that meet every constraint and the baseline "
+            + "re-run on 2,000 users): base response halved: ")
+        XCTAssertFalse(text.stdout.contains("with the response unchanged"), text.stdout)
+    }
 }

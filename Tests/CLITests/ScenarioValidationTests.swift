@@ -136,6 +136,8 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         assertListed(short, ["decision.constraints.retentionD7: retentionD7 reads each user's day 7 after the install, which a run "
             + "of 7 days (horizonDays) never reaches"])
         XCTAssertTrue(short.allSatisfy { $0.hasSuffix("(horizonDays is 7 from --days 7)") }, short.joined(separator: "\n"))
+        // A trace makes no decision: its shortened run is no problem.
+        assertExit(try remindersim("trace", "d7.json", "--user", "3", "--days", "7", "--install-spread", "0"), 0)
     }
 
     /// The daily rows a run stores and reports, one per configuration (and the holdout) and day, are
@@ -155,21 +157,21 @@ final class ScenarioValidationTests: ReminderSimTestCase {
             + "fewer configurations at once"])
     }
 
-    /// Labels a report could not tell apart are refused: one that differs from another only in spaces or
-    /// invisible characters, one that reads as "holdout", one that starts or ends with a space. Labels that
-    /// differ in case show so, and are allowed.
+    /// Labels a report could not tell apart are refused: one that differs from another only in invisible
+    /// characters or spaces at its ends, one that reads as "holdout", one that starts or ends with a space.
+    /// Labels that differ in case or in inner spaces show so, and are allowed.
     func testLookAlikeLabelsAreRefused() throws {
-        let labels = ["A", "A\u{200B}", " holdout", "HoldOut\u{2060}", "b ", "Abc", "abc", "a b"]
+        let labels = ["A", "A\u{200B}", " holdout", "HoldOut\u{2060}", "b ", "Abc", "abc", "a b", "5 days", "5days"]
         try writeFile("alike.json", try JSONEdit.text(Self.scenario(labels.map { Self.configuration($0) })))
         let found = problems(try remindersim("validate", "alike.json"), file: "alike.json")
         XCTAssertEqual(found, [
-            "configurations[1].label: \"A\\u{200b}\" reads as \"A\", the label of configurations[0] (they differ only in spaces "
-                + "or invisible characters): reports could not tell them apart",
+            "configurations[1].label: \"A\\u{200b}\" reads as \"A\", the label of configurations[0] (they differ only in invisible "
+                + "characters or spaces at their ends): reports could not tell them apart",
             "configurations[2].label: \" holdout\" reads as \"holdout\", which is reserved for the holdout (it differs only in case, "
-                + "spaces or invisible characters)",
+                + "invisible characters or spaces at its ends)",
             "configurations[2].label: \" holdout\" starts or ends with a space, which reports do not show",
             "configurations[3].label: \"HoldOut\\u{2060}\" reads as \"holdout\", which is reserved for the holdout (it differs only "
-                + "in case, spaces or invisible characters)",
+                + "in case, invisible characters or spaces at its ends)",
             "configurations[4].label: \"b \" starts or ends with a space, which reports do not show",
         ])
     }
@@ -178,7 +180,11 @@ final class ScenarioValidationTests: ReminderSimTestCase {
     func testACronRuleAskingForCountZeroIsAWarning() throws {
         var c = Self.configuration("a")
         c["cronRules"] = ["1 */7", "0 1", ["rule": "* 0", "prompt": "storeReview"]]
-        try writeFile("zero.json", try JSONEdit.text(Self.scenario([c])))
+        // The released parser reads what it cannot parse as 0: that is no rule asking for 0.
+        var original = Self.configuration("original")
+        original["mode"] = "original"
+        original["cronRules"] = ["x 1"]
+        try writeFile("zero.json", try JSONEdit.text(Self.scenario([c, original])))
         let validated = try remindersim("validate", "zero.json")
         assertExit(validated, 0)
         let tail = " asks for a count of 0, which no launch has (launches and days count from 1): it never matches, and its "

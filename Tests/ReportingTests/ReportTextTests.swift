@@ -109,7 +109,15 @@ final class RunReportTests: XCTestCase {
         XCTAssertTrue(one.contains("1 configuration and the holdout in 1.25 s"), one)
     }
     /// A live-test plan past what any test reaches says so, rather than give billions of users as a plan.
-    func testAPlanNoTestCanReachSaysSo() {
+    func testAPlanNoTestCanReachSaysSo() throws {
+        // With CUPED too: two arms of 1,000 users whose means differ by 0.001 opens, with a variance near 9.
+        let r = try XCTUnwrap(CovariateMoments(CovariateSums(users: 1_000, x: 1_000, xx: 10_000, y: 1_001, yy: 10_000, xy: 5_000)))
+        let b = try XCTUnwrap(CovariateMoments(CovariateSums(users: 1_000, x: 1_000, xx: 10_000, y: 1_000, yy: 10_000, xy: 5_000)))
+        let cuped = try XCTUnwrap(CupedPlan(preDays: 14, simulatedUsers: 1_000, seed: 1, recommended: r, baseline: b,
+                                            shares: [0.45, 0.45, 0.1], liveUsers: nil))
+        XCTAssertGreaterThan(cuped.totalUsers, 100_000_000)
+        XCTAssertTrue(LiveTestReport.cupedTotals(cuped).hasSuffix(" for them without CUPED) — more users than a live test can "
+            + "reach: the arms are too alike for a test to tell apart"), LiveTestReport.cupedTotals(cuped))
         XCTAssertEqual(LiveTestReport.beyondReach(100_000_000), "")
         XCTAssertEqual(LiveTestReport.beyondReach(5_621_562_674),
                        " — more users than a live test can reach: the arms are too alike for a test to tell apart")
@@ -139,11 +147,21 @@ final class RunReportTests: XCTestCase {
         let smaller = DecisionSecondLook(recheck: nil, uncertain: nil,
                                          sensitivity: [("base response halved", other), ("base response doubled", other)],
                                          sensitivityUnchanged: other)
-        let fewer = try XCTUnwrap(SecondLookReport.sensitivityText(results, smaller))
-        XCTAssertTrue(fewer.contains("with the response unchanged, these runs recommend \(other) rather than \(point) (too close "
-            + "to tell apart on"), fewer)
-        XCTAssertTrue(fewer.contains("base response halved: \(other) (same); base response doubled: \(other) (same)."), fewer)
-        XCTAssertTrue(fewer.hasSuffix("The call holds under each change."), fewer)
+        // On the run's own 1,000 users the pick differs for another reason: no "too close" is claimed.
+        let ownUsers = try XCTUnwrap(SecondLookReport.sensitivityText(results, smaller))
+        XCTAssertTrue(ownUsers.contains("with the response unchanged, these runs recommend \(other) rather than \(point), and against "
+            + "that: base response halved: \(other) (same); base response doubled: \(other) (same)."), ownUsers)
+        XCTAssertTrue(ownUsers.hasSuffix("The call holds under each change."), ownUsers)
+        // On a run of more users than the sensitivity runs have, it is said.
+        var larger = scenario()
+        larger.users = 40_000
+        let big = RunResults(scenario: larger, tallies: HandMadeTallies.tallies(for: larger))
+        let bigPoint = try XCTUnwrap(big.decision.recommended.map { big.all[$0].label })
+        let bigOther = try XCTUnwrap(big.all.dropFirst().map(\.label).first { $0 != bigPoint })
+        let fewer = try XCTUnwrap(SecondLookReport.sensitivityText(big, DecisionSecondLook(
+            recheck: nil, uncertain: nil, sensitivity: [("base response halved", bigOther)], sensitivityUnchanged: bigOther)))
+        XCTAssertTrue(fewer.contains("these runs recommend \(bigOther) rather than \(bigPoint) (too close to tell apart on 20,000 "
+            + "users), and against that: base response halved: \(bigOther) (same)."), fewer)
     }
 
 }

@@ -280,6 +280,21 @@ final class RideAlongTests: XCTestCase {
         }
     }
 
+    /// The limits on new runs and the decision's own checks are the callers': a scenario stored before
+    /// them (look-alike labels, a rule on a day its run never reached) still compiles, and `semanticIssues`
+    /// names them only when asked for a new run that decides.
+    func testAStoredScenarioCompilesWithoutTheRulesOfNewRuns() throws {
+        var population = Fixtures.population(.exponential(mean: 2, unit: .days))
+        population.installSpreadDays = 0
+        var s = Fixtures.scenario(users: 50, days: 7, population: population,
+                                  configurations: [Fixtures.reminder([1], label: "A"), Fixtures.reminder([2], label: "A\u{200B}")])
+        s.decision = DecisionRule(objective: .liftD7)
+        XCTAssertEqual(s.semanticIssues().map(\.path), ["configurations[1].label", "decision.objective"])
+        XCTAssertEqual(s.semanticIssues(decides: false).map(\.path), ["configurations[1].label"])
+        XCTAssertEqual(s.semanticIssues(relaxed: true).map(\.path), [])
+        XCTAssertNoThrow(try CompiledModel(s))
+    }
+
     /// Every scenario of the examples folder that runs on its own data.
     func testTheExampleScenarios() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -350,7 +350,9 @@ public struct CompiledModel: Sendable {
     /// come read in `recorded` (see `RecordedLogs.sources(of:)`); one that is not there is a
     /// `RecordedDataError`, as is a log that cannot serve the run.
     public init(_ scenario: Scenario, recorded: RecordedLogs = RecordedLogs()) throws {
-        let issues = scenario.semanticIssues()
+        // What a run needs of the scenario; the limits on new runs and the decision's own checks are the
+        // callers' (a stored scenario is compiled again without them).
+        let issues = scenario.semanticIssues(relaxed: true, decides: false)
         if !issues.isEmpty { throw ScenarioError(issues: issues) }
         self.scenario = scenario
         configurations = [CompiledConfiguration(holdout: (), days: scenario.horizonDays)]

@@ -1,10 +1,13 @@
 import CronEngine
+import Foundation
 
 /// The parts of a scenario that could be read, for the rules that involve several of them. A list
 /// holds nil for each element that could not be read, so that the rules still check the others.
 struct ScenarioParts {
     /// As `JSONFieldReader.relaxed`: a stored scenario is not held to the limits on new runs.
     var relaxed = false
+    /// Whether the scenario is read to make a decision, whose measures must then be measurable.
+    var decides = true
     var name: String?
     var users: Int?
     var horizonDays: Int?
@@ -78,7 +81,7 @@ struct ScenarioParts {
         if let q = response?.quietHours, q.start == q.end {
             fail("response.quietHours", "start and end must differ (got \(q.start) for both)")
         }
-        if let horizonDays { issues += retentionDayIssues(horizonDays) }
+        if !relaxed && decides, let horizonDays { issues += retentionDayIssues(horizonDays) }
         if !relaxed, let horizonDays, let listed = configurations, case let .some(grid) = grid {
             let count = listed.count + (grid?.combinationCount ?? 0)
             // Past the count limit, that limit is the problem; the rows are one per configuration and day.
@@ -277,7 +280,7 @@ struct LabelCheck {
             fail("\(p).label", "\"holdout\" is reserved for the holdout")
         } else if !relaxed && reads.lowercased() == "holdout" {
             fail("\(p).label", "\(ScenarioIssue.quote(label)) reads as \"holdout\", which is reserved for the holdout (it differs only in "
-                + "case, spaces or invisible characters)")
+                + "case, invisible characters or spaces at its ends)")
         }
         if !relaxed, let first = label.unicodeScalars.first, let last = label.unicodeScalars.last,
            first.properties.isWhitespace || last.properties.isWhitespace {
@@ -290,8 +293,8 @@ struct LabelCheck {
             seen[label] = p
             if !relaxed, !reads.isEmpty, let other = read[reads] {
                 fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(label)) reads as \(ScenarioIssue.quote(other.label)), "
-                    + "the label of \(other.at) (they differ only in spaces or invisible characters): reports could not tell "
-                    + "them apart")
+                    + "the label of \(other.at) (they differ only in invisible characters or spaces at their ends): reports could "
+                    + "not tell them apart")
             } else if !reads.isEmpty && reads.lowercased() != "holdout" {
                 read[reads] = (label, p)
             }
@@ -299,12 +302,12 @@ struct LabelCheck {
         return issues
     }
 
-    /// How a label reads: without its spaces and its invisible (format and control) characters.
+    /// How a label reads: without its invisible (format and control) characters and the spaces at its ends.
     static func lookalike(_ label: String) -> String {
-        String(String.UnicodeScalarView(label.unicodeScalars.filter { scalar in
-            !scalar.properties.isWhitespace && scalar.properties.generalCategory != .format
-                && scalar.properties.generalCategory != .control
-        }))
+        let visible = String.UnicodeScalarView(label.unicodeScalars.filter { scalar in
+            scalar.properties.generalCategory != .format && scalar.properties.generalCategory != .control
+        })
+        return String(visible).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
@@ -362,8 +365,14 @@ struct PopulationParts {
 
 extension Scenario {
     /// Checks of the rules that involve several fields, and of every field's range, on a scenario
-    /// built in code (a decoded scenario has passed them already).
-    public func semanticIssues() -> [ScenarioIssue] { ScenarioParts(self).issues() }
+    /// built in code (a decoded scenario has passed them already). `relaxed`: a stored scenario, not held
+    /// to the limits on new runs; `decides`: for a command that makes a decision (not `trace`), which
+    /// checks that the rule's measures can be measured.
+    public func semanticIssues(relaxed: Bool = false, decides: Bool = true) -> [ScenarioIssue] {
+        var parts = ScenarioParts(self)
+        (parts.relaxed, parts.decides) = (relaxed, decides)
+        return parts.issues()
+    }
 }
 
 extension Scenario {
@@ -391,7 +400,9 @@ extension Scenario {
                         + "moves on to \(LocalTimeSpan.text(quiet.endMinute)), so the window changes nothing"))
             }
             for (j, spec) in c.cronRules.enumerated() {
-                guard let rule = try? CronRule(parsing: spec.rule, mode: c.cronMode), rule.asksForCountZero else { continue }
+                // The released parser reads what it cannot parse as 0: only a documented rule asks for it as written.
+                guard c.cronMode == .documented, let rule = try? CronRule(parsing: spec.rule, mode: .documented),
+                      rule.asksForCountZero else { continue }
                 warnings.append(ScenarioIssue(
                     path: "configurations[\(i)].cronRules[\(j)]" + (spec.prompt == nil ? "" : ".rule"),
                     reason: "\(ScenarioIssue.quote(spec.rule)) asks for a count of 0, which no launch has (launches and days "
