@@ -31,12 +31,14 @@ enum StoredTuneOutput {
         // Allowing for a machine 20 times slower, or for a tune that ran briefly.
         let took = stored.wallSeconds * Double(stored.threads) / Double(threads)
         if estimate > max(TuneCommand.defaultBudget, 20 * took) {
-            throw damaged("its search would take about \(TuneCommand.duration(estimate)) here, where the tune took "
+            throw damaged("its search could take up to about \(TuneCommand.duration(estimate)) here, where the tune took "
                 + "\(TuneCommand.duration(stored.wallSeconds)) on \(stored.threads) thread\(stored.threads == 1 ? "" : "s") when "
                 + "it was stored: the row was edited")
         }
-        context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(estimate)) "
-            + "on \(threads) thread\(threads == 1 ? "" : "s")")
+        // The stored tune's own time is the better guess: the estimate is an upper bound.
+        context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(took)) "
+            + "on \(threads) thread\(threads == 1 ? "" : "s") (it took \(TuneCommand.duration(stored.wallSeconds)) on "
+            + "\(stored.threads) when stored)")
         let printer = ProgressPrinter(io: context.io)
         let result: TuneResult
         do {

@@ -29,8 +29,8 @@ struct TuneCommand: RunnableCommand {
             + SimulationArguments.options + [CSVSafeFlag.spec, budget, json, ModelDrawsArgument.spec])
 
     static let budget = ArgumentSpec.option("--budget", valueName: "seconds", help: """
-        Refuse, before searching, a space whose search would take longer than this (estimated \
-        from a short calibration run).
+        Refuse, before searching, a space whose search could take longer than this (estimated \
+        from a short calibration run as an upper bound: as if no candidate left the race early).
         """, default: String(Int(defaultBudget)))
     /// `--budget` when not given, in seconds.
     static let defaultBudget = 600.0
@@ -74,9 +74,11 @@ struct TuneCommand: RunnableCommand {
         }
     }
 
-    /// How long `tuner`'s search would take on this machine on `threads` threads, from a short
+    /// How long `tuner`'s search could take on this machine on `threads` threads, from a short
     /// calibration run of `model`: the cost of one user under one configuration, times the plan's
-    /// configuration-users. `name` names the scenario in its errors.
+    /// configuration-users at most (every stage full, as if no candidate left early; the users a stage
+    /// takes from the stage before and the holdouts kept are not counted off). An upper bound: on
+    /// `Datasets/tune-periods.json` about five times the time taken. `name` names the scenario in its errors.
     static func estimatedSeconds(_ tuner: Tuner, model: CompiledModel, threads: Int, name: String) throws -> Double {
         let calibrationUsers = min(model.scenario.users, 500)
         let started = DispatchTime.now()
@@ -94,10 +96,10 @@ struct TuneCommand: RunnableCommand {
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
-                + "about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
+                + "up to about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
         if estimate > budget {
             throw CommandError.dataError(
-                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take about \(Self.duration(estimate)) at "
+                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates could take up to about \(Self.duration(estimate)) at "
                     + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
                     + "narrow the periods or sequence lengths, lower --users, or raise --budget")
         }
