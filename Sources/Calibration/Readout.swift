@@ -258,7 +258,7 @@ public struct Readout: Sendable {
             }
             let shown = "its \(measure.title) of \(String(format: "%.4g", v)) (95% interval \(String(format: "%.4g", low))–"
                 + "\(String(format: "%.4g", high)))"
-            let crosses = [bound.min, bound.max].contains { limit in limit.map { low < $0 && $0 < high } ?? false }
+            let crosses = bound.isCrossed(low: low, high: high)
             if !bound.admits(v) && !crosses { return make(.dontShip, shown + " breaks the constraint") }
             if crosses { close.append(shown + (bound.admits(v) ? " may break the constraint" : " may meet the constraint")) }
         }

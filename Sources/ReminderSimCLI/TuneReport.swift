@@ -65,7 +65,7 @@ struct TuneReport {
         rule.orderedConstraints.map { m, b in
             let met = f.value(m).map(b.admits) ?? false
             let e = f.measures[m]
-            let crosses = e.map { e in [b.min, b.max].contains { $0.map { e.low < $0 && $0 < e.high } ?? false } } ?? false
+            let crosses = e.map { b.isCrossed(low: $0.low, high: $0.high) } ?? false
             return "\(m.rawValue) \(show(e, m)), limit \(bound(b, m)): \(met ? "met" : "NOT met")"
                 + (crosses ? " on the estimate; its interval crosses the limit, too close to call" : "")
         }

@@ -157,7 +157,7 @@ enum DecisionReport {
     /// fall on either side.
     static func tooCloseToCall(_ config: ConfigurationResult, _ c: ConstraintCheck) -> Bool {
         guard let e = config.estimate(c.measure) else { return false }
-        return [c.bound.min, c.bound.max].contains { limit in limit.map { e.low < $0 && $0 < e.high } ?? false }
+        return c.bound.isCrossed(low: e.low, high: e.high)
     }
 
     /// Each constraint: whether it binds, what it excludes and which configurations are too close to call.

@@ -88,6 +88,12 @@ public struct DecisionBound: Codable, Equatable, Sendable {
     public func admits(_ value: Double) -> Bool {
         (min.map { value >= $0 } ?? true) && (max.map { value <= $0 } ?? true)
     }
+
+    /// Whether a limit lies strictly inside the interval `low…high`: a value there could fall on either
+    /// side of it with more users, too close to call.
+    public func isCrossed(low: Double, high: Double) -> Bool {
+        [min, max].contains { limit in limit.map { low < $0 && $0 < high } ?? false }
+    }
 }
 
 /// How a run's report picks the configuration to ship: the measure to optimise and the bounds every
