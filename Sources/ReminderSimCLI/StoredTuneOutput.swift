@@ -38,7 +38,7 @@ enum StoredTuneOutput {
         // The stored tune's own time is the better guess: the estimate is an upper bound.
         context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(took)) "
             + "on \(threads) thread\(threads == 1 ? "" : "s") (it took \(TuneCommand.duration(stored.wallSeconds)) on "
-            + "\(stored.threads) when stored)")
+            + "\(stored.threads) thread\(stored.threads == 1 ? "" : "s") when stored)")
         let printer = ProgressPrinter(io: context.io)
         let result: TuneResult
         do {
