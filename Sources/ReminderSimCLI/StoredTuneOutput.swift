@@ -13,7 +13,7 @@ enum StoredTuneOutput {
         try StoreAccess.checkOutputFolder(output)
         let stored = try StoreAccess.perform { try store.loadTune(id) }
         let scenario = stored.scenario
-        let (model, recorded) = try ScenarioLoading.compileReading(scenario, path: nil, stored: true)
+        let (_, recorded) = try ScenarioLoading.compileReading(scenario, path: nil, stored: true)
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a
         // search far longer than the stored tune's, says the row was edited.
@@ -27,19 +27,19 @@ enum StoredTuneOutput {
             throw damaged(error.located)
         }
         tuner.modelDraws = SecondLookRunner.draws(stored.modelDraws, scenario: scenario)
-        let estimate = try TuneCommand.estimatedSeconds(tuner, model: model, threads: threads, name: "tune \(id)")
+        let estimate = try TuneCommand.estimatedSeconds(tuner, name: "tune \(id)")
         // Allowing for a machine 20 times slower, or for a tune that ran briefly.
         let took = stored.wallSeconds * Double(stored.threads) / Double(threads)
         if estimate > max(TuneCommand.defaultBudget, 20 * took) {
-            throw damaged("its search could take up to about \(TuneCommand.duration(estimate)) here, where the tune took "
+            throw damaged("its search would take about \(TuneCommand.duration(estimate)) here, where the tune took "
                 + "\(TuneCommand.duration(stored.wallSeconds)) on \(stored.threads) thread\(stored.threads == 1 ? "" : "s") when "
                 + "it was stored: the row was edited")
         }
-        // The stored tune's own time is the better guess: the estimate is an upper bound.
+        // The stored tune's own time is the better guess: the estimate counts every stage full.
         context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(took)) "
             + "on \(threads) thread\(threads == 1 ? "" : "s") (it took \(TuneCommand.duration(stored.wallSeconds)) on "
             + "\(stored.threads) thread\(stored.threads == 1 ? "" : "s") when stored)")
-        let printer = ProgressPrinter(io: context.io)
+        let printer = ProgressPrinter(io: context.io, estimate: took)
         let result: TuneResult
         do {
             result = try tuner.run { printer.show($0) }

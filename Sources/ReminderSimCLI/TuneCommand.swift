@@ -29,8 +29,8 @@ struct TuneCommand: RunnableCommand {
             + SimulationArguments.options + [CSVSafeFlag.spec, budget, json, ModelDrawsArgument.spec])
 
     static let budget = ArgumentSpec.option("--budget", valueName: "seconds", help: """
-        Refuse, before searching, a space whose search could take longer than this (estimated \
-        from a short calibration run as an upper bound: as if no candidate left the race early).
+        Refuse, before searching, a space whose search would take longer than this (estimated \
+        from racing batches timed first, counting every stage full, as if no candidate left the race early).
         """, default: String(Int(defaultBudget)))
     /// `--budget` when not given, in seconds.
     static let defaultBudget = 600.0
@@ -74,37 +74,35 @@ struct TuneCommand: RunnableCommand {
         }
     }
 
-    /// How long `tuner`'s search could take on this machine on `threads` threads, from a short
-    /// calibration run of `model`: the cost of one user under one configuration, times the plan's
+    /// How long `tuner`'s search could take on this machine on its threads: the plan's runs and
     /// configuration-users at most (every stage full, as if no candidate left early; the users a stage
-    /// takes from the stage before and the holdouts kept are not counted off). An upper bound: on
-    /// `Datasets/tune-periods.json` about five times the time taken. `name` names the scenario in its errors.
-    static func estimatedSeconds(_ tuner: Tuner, model: CompiledModel, threads: Int, name: String) throws -> Double {
-        let calibrationUsers = min(model.scenario.users, 500)
-        let started = DispatchTime.now()
-        let calibration = model.run(options: RunOptions(threads: threads, users: 0..<calibrationUsers, chunkSize: 32))
-        if let breach = calibration.sessionLimitBreach { throw CommandError.dataError("\(name): \(model.explain(breach))") }
-        let perSimulation = RunCommand.seconds(since: started) / Double(calibrationUsers * model.configurations.count)
-        return perSimulation * tuner.plan.simulations
+    /// takes from the stage before and the holdouts kept are not counted off), at the costs of racing
+    /// batches timed here (`Tuner.cost`). `name` names the scenario in its errors.
+    static func estimatedSeconds(_ tuner: Tuner, name: String) throws -> Double {
+        do {
+            return try tuner.cost().seconds(tuner.plan, modelDraws: tuner.modelDraws)
+        } catch {
+            throw CommandError.dataError("\(name): \(error.located)")
+        }
     }
 
     /// The tune itself, from the store opened: its cost checked against the budget, raced, saved and reported.
     private func tuneAndSave(_ tuner: Tuner, scenario: Scenario, model: CompiledModel, recorded: RecordedLogs, name: String,
                              store: () throws -> RunStore, context: CommandContext) throws {
         let started = DispatchTime.now()
-        let estimate = try Self.estimatedSeconds(tuner, model: model, threads: simulation.threads, name: name)
+        let estimate = try Self.estimatedSeconds(tuner, name: name)
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
-                + "up to about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
+                + "about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
         if estimate > budget {
             throw CommandError.dataError(
-                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates could take up to about \(Self.duration(estimate)) at "
+                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take about \(Self.duration(estimate)) at "
                     + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
                     + "narrow the periods or sequence lengths, lower --users, or raise --budget")
         }
 
-        let printer = ProgressPrinter(io: context.io)
+        let printer = ProgressPrinter(io: context.io, estimate: estimate)
         let result: TuneResult
         do {
             result = try tuner.run { printer.show($0) }
@@ -203,7 +201,9 @@ struct TuneCommand: RunnableCommand {
 }
 
 /// Progress lines on stderr: one when a stage or phase begins, then at most one every few seconds
-/// (redrawn in place on a terminal), with the candidates left and an ETA from the work done.
+/// (redrawn in place on a terminal), with the candidates left and an ETA: from the estimate made
+/// before the search while it has done less than `settled` of its planned work (the first batches
+/// are mostly setting up, and would make it several times too long), from the work done after.
 final class ProgressPrinter: Sendable {
     private struct State {
         var key = ""
@@ -213,8 +213,14 @@ final class ProgressPrinter: Sendable {
     private let io: ConsoleIO
     private let state = Mutex(State())
     private let start = DispatchTime.now().uptimeNanoseconds
+    /// The search's estimated seconds, from when the printer is made.
+    private let estimate: Double
+    static let settled = 0.05
 
-    init(io: ConsoleIO) { self.io = io }
+    init(io: ConsoleIO, estimate: Double) {
+        self.io = io
+        self.estimate = estimate
+    }
 
     /// Called from worker threads: the clock is read and the line written under the lock, so lines
     /// neither interleave nor see the clock go back.
@@ -227,11 +233,12 @@ final class ProgressPrinter: Sendable {
             s.key = key
             s.last = now
             let elapsed = Double(now - start) / 1e9
-            let eta = p.simulated > 0 ? elapsed * max(0, p.planned - p.simulated) / p.simulated : nil
+            let eta = p.simulated >= Self.settled * p.planned && p.simulated > 0
+                ? elapsed * max(0, p.planned - p.simulated) / p.simulated : max(0, estimate - elapsed)
             let what = p.phase == "race"
                 ? "stage \(p.stage)/\(p.stages) at \(TuneCommand.count(p.users)) users: \(TuneCommand.count(p.evaluated)) of "
                     + "\(TuneCommand.count(p.entered)) evaluated, \(TuneCommand.count(p.left)) left"
-                : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(p.entered) candidate\(p.entered == 1 ? "" : "s")"
+                : "\(p.phase) at \(TuneCommand.count(p.users)) users, \(TuneCommand.count(p.entered)) candidate\(p.entered == 1 ? "" : "s")"
             let line = "tune: \(what), ETA \(ProgressBar.formatDuration(eta))"
             // Redrawn in place on a terminal that knows escapes, cut to its width so that it never wraps;
             // one line each time elsewhere (a file, a pipe, TERM=dumb).

@@ -216,6 +216,52 @@ final class TuneTests: XCTestCase {
         XCTAssertEqual(kept.simulated + kept.reused, again.simulated)
     }
 
+    /// What the plan counts before the race (for the time it is estimated to take) bounds what the
+    /// race does: its configurations × users, simulated or taken from the stage before, and its runs.
+    /// The costs the estimate multiplies them by are read off a batch that took long enough to be
+    /// read, or that ran the first stage's users.
+    func testThePlanBoundsTheRaceAndItsCostIsTimedOnARacingBatch() throws {
+        let s = try Self.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 10}, "sequenceLength": {"min": 1, "max": 2}}"#)
+        let tuner = try Tuner(scenario: s, threads: 2, finalists: 4)
+        let plan = tuner.plan
+        XCTAssertGreaterThanOrEqual(plan.stageUsers.count, 3)
+        let r = try tuner.run()
+        XCTAssertLessThanOrEqual(r.simulated + r.reused, plan.simulations())
+        XCTAssertEqual(r.stages.count, plan.stageUsers.count)
+        let batches = r.stages.dropLast().reduce(0) { $0 + ($1.entered + plan.batchSize - 1) / plan.batchSize }
+        // The racing stages' batches, the final run, the re-check and three sensitivity runs.
+        XCTAssertEqual(r.sensitivity.count, 3)
+        XCTAssertNotNil(r.recheck)
+        XCTAssertLessThanOrEqual(batches + 1 + 1 + 3, plan.runs())
+        // The listed configurations and the leader are taken beyond a stage's capacity.
+        XCTAssertEqual(plan.alwaysTaken, r.listed.count + 1)
+        XCTAssertGreaterThan(r.stages.last!.entered, plan.capacity.last!)
+        for (k, stage) in r.stages.enumerated() { XCTAssertLessThanOrEqual(stage.entered, plan.capacity[k] + plan.alwaysTaken) }
+
+        let cost = try tuner.cost()
+        XCTAssertTrue(cost.perSimulation > 0 && cost.perSimulation.isFinite)
+        XCTAssertTrue(cost.perRun > 0 && cost.perRun.isFinite)
+        XCTAssertLessThanOrEqual(cost.users, plan.stageUsers[0])
+        if cost.users < plan.stageUsers[0] {
+            let width = Double(min(plan.batchSize, plan.candidates) + 2)
+            XCTAssertGreaterThanOrEqual(cost.perSimulation * Double(cost.users) * width, Tuner.calibrationSeconds * 0.999)
+        }
+        XCTAssertEqual(cost.seconds(plan, modelDraws: 0), cost.perSimulation * plan.simulations() + cost.perRun * Double(plan.runs()))
+
+        // With draws of the response model in place of the sensitivity runs, each draw runs the finalists again.
+        var drawing = tuner
+        drawing.modelDraws = 3
+        let drawn = try drawing.run()
+        XCTAssertNotNil(drawn.modelDraws)
+        XCTAssertTrue(drawn.sensitivity.isEmpty)
+        XCTAssertLessThanOrEqual(drawn.simulated + drawn.reused, plan.simulations(modelDraws: 3))
+        // Counted as simulated: the same race, then three runs of every finalist in place of three of the top five.
+        let n = Double(s.users), finalists = Double(r.final.ranking.count)
+        XCTAssertEqual(drawn.simulated - 3 * n * (finalists + 2),
+                       r.simulated - 3 * n * (Double(min(TunePlan.sensitivityTop, r.final.ranking.count)) + 2))
+        XCTAssertEqual(plan.runs(modelDraws: 3), plan.runs())
+    }
+
     /// However few the users, more candidates than finalists are raced first: the final run holds
     /// only the finalists.
     func testFewUsersStillRace() throws {

@@ -39,8 +39,12 @@ public struct TunePlan: Sendable {
     /// At most this many stages.
     public static let maximumStages = 4
 
-    public init(candidates: Int, finalUsers: Int, finalists: Int = TunePlan.defaultFinalists) {
+    /// Candidates a stage takes beyond its capacity: the configurations the scenario lists, and the leader.
+    public let alwaysTaken: Int
+
+    public init(candidates: Int, finalUsers: Int, finalists: Int = TunePlan.defaultFinalists, alwaysTaken: Int = 0) {
         self.candidates = candidates
+        self.alwaysTaken = max(0, alwaysTaken)
         self.finalists = max(1, finalists)
         var users = [finalUsers]
         if candidates > self.finalists {
@@ -61,17 +65,35 @@ public struct TunePlan: Sendable {
         dropZ = normalQuantile(1 - 0.05 / Double(racing))
     }
 
+    /// The runs the whole tune makes at most: the racing stages' batches (every stage full), the final
+    /// stage's run, the re-check, and the three sensitivity runs or, with `modelDraws`, a run per draw.
+    public func runs(modelDraws: Int = 0) -> Int {
+        stageUsers.indices.dropLast().reduce(0) { total, k in total + (taken(k) + batchSize - 1) / batchSize }
+            + 1 + 1 + (modelDraws > 0 ? modelDraws : 3)
+    }
+
     /// Configurations × users the whole tune simulates at most, the holdout, baseline and leader of
-    /// every run included, with the re-check and the sensitivity runs.
-    public var simulations: Double {
+    /// every run included: every stage full, as if no candidate left the race early; the re-check; and
+    /// the sensitivity runs or, with `modelDraws`, the finalists under each draw.
+    public func simulations(modelDraws: Int = 0) -> Double {
         var total = 0.0
-        for (k, n) in stageUsers.enumerated() {
-            let taken = min(capacity[k], candidates)
-            let runs = (taken + batchSize - 1) / batchSize
-            total += Double(n) * Double(taken + 3 * runs)
+        for (k, n) in stageUsers.enumerated().dropLast() {
+            let runs = (taken(k) + batchSize - 1) / batchSize
+            total += Double(n) * Double(taken(k) + 3 * runs)
         }
-        let n = Double(stageUsers.last ?? 0), top = Double(min(Self.sensitivityTop, candidates))
-        return total + 3 * n + 3 * n * (top + 2)
+        let k = stageUsers.count - 1, n = Double(stageUsers[k])
+        // The final run: its candidates, the holdout and the baseline; the re-check: the winner, the
+        // best listed configuration, the holdout and the baseline.
+        total += n * Double(taken(k) + 2) + 4 * n
+        if modelDraws > 0 { return total + Double(modelDraws) * n * Double(taken(k) + 2) }
+        let top = Double(min(Self.sensitivityTop, taken(k)))
+        return total + 3 * n * (top + 2)
+    }
+
+    /// The most candidates stage k can take: its capacity, and those kept whatever the capacity
+    /// (`alwaysTaken`); every candidate at the first.
+    func taken(_ k: Int) -> Int {
+        k == 0 ? candidates : min(candidates, capacity[k] + alwaysTaken)
     }
 }
 
@@ -348,7 +370,8 @@ public struct Tuner: Sendable {
         self.candidates = candidates
         self.parts = parts
         self.listed = listed
-        plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists)
+        plan = TunePlan(candidates: candidates.count, finalUsers: scenario.users, finalists: finalists,
+                        alwaysTaken: listed.count + 1)
         self.threads = max(1, threads)
         self.recorded = recorded
     }
@@ -471,6 +494,51 @@ public struct Tuner: Sendable {
             tallies = whole
         }
         return Batch(results: RunResults(scenario: s, tallies: tallies), reused: prefix?.users.count ?? 0)
+    }
+
+    /// What the race costs on this machine, measured by `cost()`.
+    public struct Cost: Sendable {
+        /// Wall seconds per configuration × user of a racing batch.
+        public var perSimulation: Double
+        /// Wall seconds a run costs whatever its users (setting it up, starting its threads): the time
+        /// of the smallest timed batch, its few users' work included.
+        public var perRun: Double
+        /// The users of the batch `perSimulation` was read from.
+        public var users: Int
+
+        /// The plan's runs and configuration-users at these costs, with `modelDraws` draws of the
+        /// response model after the final stage.
+        public func seconds(_ plan: TunePlan, modelDraws: Int) -> Double {
+            perSimulation * plan.simulations(modelDraws: modelDraws) + perRun * Double(plan.runs(modelDraws: modelDraws))
+        }
+    }
+
+    /// A timed batch long enough to be read: shorter ones are mostly setting up.
+    public static let calibrationSeconds = 0.1
+
+    /// The race's costs here, timed on racing batches on this tuner's threads: up to
+    /// `plan.batchSize` candidates taken evenly across the space, with the holdout and the baseline, on
+    /// the race's first 16 users, then four times as many each time until a batch takes
+    /// `calibrationSeconds` or runs the first stage's users. The configurations of a tune ride on one
+    /// holdout, so a run of the scenario's own few configurations would cost each several times more;
+    /// and a small batch is mostly setting up, so one is not enough.
+    public func cost() throws(TuneError) -> Cost {
+        let count = min(plan.batchSize, candidates.count)
+        let picked = (0..<count).map { candidates[$0 * candidates.count / count] }
+        let limit = max(1, plan.stageUsers.first ?? 1)
+        var users = min(16, limit)
+        var smallest: Double?
+        while true {
+            let started = DispatchTime.now()
+            _ = try simulate(picked, users: users, seed: scenario.seed, response: scenario.response, references: [1],
+                             keepsDetail: false) { _ in }
+            let took = Self.seconds(since: started)
+            if smallest == nil { smallest = took }
+            if took >= Self.calibrationSeconds || users >= limit {
+                return Cost(perSimulation: took / Double(users * (count + 2)), perRun: smallest ?? took, users: users)
+            }
+            users = min(limit, users * 4)
+        }
     }
 
     func figures(_ batch: Batch, _ i: Int) -> CandidateFigures {
@@ -623,7 +691,7 @@ public struct Tuner: Sendable {
 
     /// Runs the race, the re-check and the sensitivity runs.
     public func run(progress: (@Sendable (TuneProgress) -> Void)? = nil) throws(TuneError) -> TuneResult {
-        var meter = Meter(planned: plan.simulations, progress: progress)
+        var meter = Meter(planned: plan.simulations(modelDraws: modelDraws), progress: progress)
         if keepsHoldouts { meter.holdouts = HoldoutCache(for: scenario, users: plan.stageUsers.last ?? 0) }
         defer { meter.holdouts?.deallocate() }
         var race = Race(outcomes: candidates.map { CandidateOutcome(spec: $0, stage: -1, drop: nil, figures: nil, firstStage: nil) },
@@ -641,7 +709,7 @@ public struct Tuner: Sendable {
                                 meter: meter, subject: w)
         }
         let sensitivity = modelDraws > 0 ? [] : try sensitivityChecks(final, meter)
-        let draws = try modelDrawCheck(final)
+        let draws = try modelDrawCheck(final, meter)
         var result = TuneResult(scenario: scenario, plan: plan, baseline: baseline, rule: spec.rule, candidates: race.outcomes,
                                 parts: parts, listed: listed, stages: race.stages, final: final, recheck: recheck,
                                 sensitivity: sensitivity, simulated: meter.done.value)
@@ -872,13 +940,18 @@ public struct Tuner: Sendable {
 
     /// The finalists and the baseline simulated on the final users under each of `modelDraws` draws of
     /// the response model (the same users at every draw), and what the draws decide; nil without draws.
-    func modelDrawCheck(_ final: TuneCheck) throws(TuneError) -> (members: [Int], decision: UncertainDecision)? {
+    func modelDrawCheck(_ final: TuneCheck, _ meter: Meter) throws(TuneError) -> (members: [Int], decision: UncertainDecision)? {
         guard modelDraws > 0 else { return nil }
         let members = final.ranking.map(\.candidate)
         var runs: [[ConfigurationResult]] = []
+        let (stages, count, users, draws) = (plan.stageUsers.count, members.count, final.users, modelDraws)
         for k in 0..<modelDraws {
             let response = scenario.response.draw(k, seed: scenario.seed)
-            let batch = try simulate(members.map { candidates[$0] }, users: final.users, seed: scenario.seed, response: response) { _ in }
+            let batch = try simulate(members.map { candidates[$0] }, users: users, seed: scenario.seed, response: response) { u in
+                let total = meter.done.add(Double(u * (count + 2))) + meter.reused.value
+                meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
+                                             simulated: total, planned: meter.planned, phase: "model draw \(k + 1)/\(draws)"))
+            }
             runs.append(batch.results.all)
         }
         return (members, UncertainDecision(rule: spec.rule, baseline: 1, draws: runs))
