@@ -137,15 +137,44 @@ final class UserSumsTests: XCTestCase {
         let long = ConfigurationSpec(label: "x", reminders: [ReminderSpec(messages: ["A"], timePeriods: [8])])
         XCTAssertEqual(long.liftNote(day: 7), .zeroByConstruction(shortestDelaySeconds: 8 * 86_400))
         XCTAssertNil(long.liftNote(day: 30))
-        XCTAssertEqual(results.configurations[1].spec.liftNote(day: 7), .periodEqualsDay(.later(2)), "3/7d: the second notification's")
+        // 3/7d as documented: the 7-day period is used once the 3-day notification has fired, on day 3
+        // or later, so its notification fires on day 10 at the earliest.
+        XCTAssertNil(results.configurations[1].spec.liftNote(day: 7), "3/7d")
         XCTAssertNil(results.configurations[0].spec.liftNote(day: 7))
+        // As released, with the app setting the reminder up before the first open, that open moves the
+        // period on: the first notification is already the 7-day one. With the README's wiring the first
+        // open's check runs unconfigured and keeps the first period.
+        var released = results.configurations[1].spec
+        (released.mode, released.wiring) = (.original, .early)
+        XCTAssertEqual(released.installDayPeriods(reminder: 0), [1])
+        XCTAssertEqual(released.liftNote(day: 7), .periodEqualsDay(.first))
+        released.wiring = .readme
+        XCTAssertEqual(released.installDayPeriods(reminder: 0), [0])
+        XCTAssertNil(released.liftNote(day: 7))
+        XCTAssertEqual(released.liftNote(day: 3), .periodEqualsDay(.first))
+        // ACPReminder 1.0.0 uses 1 day at period index 0 whatever the first period says.
+        released.mode = .original100
+        XCTAssertEqual(released.liftNote(day: 1), .periodEqualsDay(.first))
+        XCTAssertNil(released.liftNote(day: 3))
+        // A first period shorter than a day fires on the install day; a user back at once is scheduled
+        // the second period there, which then fires on day 7 itself.
+        let chain = ConfigurationSpec(label: "c", reminders: [ReminderSpec(messages: ["A"], timePeriods: [12, 168], unit: .hours)])
+        XCTAssertEqual(chain.installDayPeriods(reminder: 0), [0, 1])
+        XCTAssertEqual(chain.liftNote(day: 7), .periodEqualsDay(.later(2)))
+        let long2 = ConfigurationSpec(label: "d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [24, 144], unit: .hours)])
+        XCTAssertEqual(long2.installDayPeriods(reminder: 0), [0], "the first fires a day after the install: no longer day 0")
+        XCTAssertNil(long2.liftNote(day: 6))
+        // A circular reminder's chain stops where it comes round.
+        let round = ConfigurationSpec(label: "r", reminders: [ReminderSpec(messages: ["A"], timePeriods: [1, 2], unit: .hours,
+                                                                            circularTimePeriod: true)])
+        XCTAssertEqual(round.installDayPeriods(reminder: 0), [0, 1])
         let hours = ConfigurationSpec(label: "h", reminders: [ReminderSpec(messages: ["A"], timePeriods: [168], unit: .hours)])
         XCTAssertEqual(hours.liftNote(day: 7), .periodEqualsDay(.first))
         let steps = ConfigurationSpec(label: "s", sequence: SequenceSpec(afterDays: [1, 3, 7], messages: ["A"]))
         XCTAssertEqual(steps.liftNote(day: 7), .periodEqualsDay(.step(3)))
         XCTAssertEqual(steps.liftNote(day: 3), .periodEqualsDay(.step(2)))
         // A first period of 7 days is named before a later one of another reminder.
-        let both = ConfigurationSpec(label: "b", reminders: [ReminderSpec(messages: ["A"], timePeriods: [3, 7]),
+        let both = ConfigurationSpec(label: "b", reminders: [ReminderSpec(messages: ["A"], timePeriods: [12, 168], unit: .hours),
                                                              ReminderSpec(messages: ["B"], timePeriods: [7], appDomain: "other")])
         XCTAssertEqual(both.liftNote(day: 7), .periodEqualsDay(.first))
         XCTAssertEqual((11...13).map(NotificationPlace.ordinal) + [1, 2, 3, 4, 21, 22, 111].map(NotificationPlace.ordinal),

@@ -1,4 +1,6 @@
 import Foundation
+import Randomness
+import ReminderEngine
 
 /// The measures compared between two configurations on the same users.
 public enum PairMeasure: CaseIterable, Sendable {
@@ -134,8 +136,10 @@ public struct SegmentMetrics: Sendable {
 public enum LiftNote: Equatable, Sendable {
     /// No notification can fire before day k ends: the lift is zero by construction.
     case zeroByConstruction(shortestDelaySeconds: Double)
-    /// A period is exactly k days: the notification it belongs to can fire on day k itself, so the
-    /// day-k lift measures that notification's pull rather than a lasting habit.
+    /// A period is exactly k days and a notification scheduled on the install day uses it: it fires on
+    /// day k itself for a user last seen that day, so the day-k lift measures that notification's pull
+    /// rather than a lasting habit. (Later periods, reached only once notifications have fired on
+    /// later days, are not flagged: such a chain reaches day k only through answers at every step.)
     case periodEqualsDay(NotificationPlace)
 
     public func text(day k: Int) -> String {
@@ -159,7 +163,8 @@ public enum LiftNote: Equatable, Sendable {
 
 /// The notification a period belongs to, as the day-k flag names it.
 public enum NotificationPlace: Equatable, Sendable {
-    /// The first notification after a session: a reminder's first period.
+    /// The first notification a new user's reminder schedules: its first period, or, in the released
+    /// code's early wiring, its second (the first open moves the period on).
     case first
     /// A later notification of a reminder's periods, counted from 1 (2 for the second).
     case later(Int)
@@ -195,15 +200,46 @@ extension ConfigurationSpec {
         return place(ofDelay: Double(k) * 86_400).map { .periodEqualsDay($0) }
     }
 
-    /// The earliest notification that uses `seconds` as its delay: a first period before a later
-    /// one, then the first reminder; nil when none does.
+    /// The earliest notification scheduled on the install day that uses `seconds` as its delay (so
+    /// that it fires that many seconds after a close on the install day), and the first reminder; nil
+    /// when none does. A sequence's steps are all scheduled at every close.
     func place(ofDelay seconds: Double) -> NotificationPlace? {
-        let matches = reminders.indices.flatMap { r in
-            reminders[r].timePeriods.indices.filter { delaySeconds(reminder: r, index: $0) == seconds }.map { (index: $0, reminder: r) }
+        if sequence != nil {
+            let steps = reminders.indices.filter { r in reminders[r].timePeriods.indices.contains { delaySeconds(reminder: r, index: $0) == seconds } }
+            return steps.first.map { .step($0 + 1) }
         }
-        guard let m = matches.min(by: { ($0.index, $0.reminder) < ($1.index, $1.reminder) }) else { return nil }
-        if sequence != nil { return .step(m.reminder + 1) }
-        return m.index == 0 ? .first : .later(m.index + 1)
+        var best: (n: Int, reminder: Int)?
+        for r in reminders.indices {
+            guard let order = installDayPeriods(reminder: r),
+                  let n = order.firstIndex(where: { delaySeconds(reminder: r, index: $0) == seconds }) else { continue }
+            if best.map({ n < $0.n }) ?? true { best = (n, r) }
+        }
+        return best.map { $0.n == 0 ? .first : .later($0.n + 1) }
+    }
+
+    /// The period indices reminder `r`'s notifications scheduled on the install day can use, in the
+    /// order the engine reaches them: the first close's (after the first open, a cold launch), then,
+    /// while each fires within a day of the install, the next close's for a user who comes back as it
+    /// fires and leaves at once. Worked out by the engine itself, so each mode's rule holds: the
+    /// documented one moves the period on only after a fire (with periods of a day or more, only the
+    /// first is used on the install day), the released one also at the first open. Nil when the
+    /// reminder is not one the engine takes.
+    public func installDayPeriods(reminder r: Int) -> [Int]? {
+        guard let configuration = try? reminderConfiguration(r), !configuration.timePeriods.isEmpty else { return nil }
+        let reminder = Reminder(configuration)
+        var state = ReminderState()
+        // Only the message is drawn; the periods do not depend on it.
+        var source = SplitMix64(seed: 0)
+        reminder.becameActive(at: 0, state: &state, coldLaunch: true)
+        reminder.enteredBackground(at: 0, state: &state, random: &source)
+        var order: [Int] = []
+        while let pending = state.pending, !order.contains(pending.periodIndex) {
+            order.append(pending.periodIndex)
+            guard pending.fireTime < 86_400 else { break }
+            reminder.becameActive(at: pending.fireTime, state: &state)
+            reminder.enteredBackground(at: pending.fireTime, state: &state, random: &source)
+        }
+        return order
     }
 }
 
