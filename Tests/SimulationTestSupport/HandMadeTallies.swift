@@ -27,7 +27,8 @@ public enum HandMadeTallies {
                 let offset = t.layout.messageOffset + slot * SlotCounter.allCases.count
                 for (c, v) in [SlotCounter.scheduled: 40, .cancelled: 10, .delivered: 16, .foreground: 2, .suppressed: 1,
                                .censored: 11, .responded: 4] as [SlotCounter: Int64] {
-                    t.counts[offset + c.rawValue] = v + Int64(slot)
+                    // Scheduled grows fastest, so that no slot fires more than it scheduled.
+                    t.counts[offset + c.rawValue] = v + Int64(slot) * (c == .scheduled ? 4 : 1)
                 }
             }
             for d in 0..<s.horizonDays { t.counts[t.layout.daily(d)] = Int64(100 + d) }

@@ -60,6 +60,42 @@ final class ImpossibleCountsTests: XCTestCase {
         XCTAssertEqual(tally.firstImpossibleCount()?.index, tally.layout.daily(3))
     }
 
+    /// Every rate a report shows has its part at most its whole: a part edited one past its whole is
+    /// found, at its place; one at its whole passes.
+    func testEditedRatesOverOneAreFound() throws {
+        let tallies = try simulate()
+        let original = tallies.tallies[1]
+        let layout = original.layout
+        XCTAssertGreaterThan(layout.messageSlots, 1)
+        func edited(_ index: Int, to value: (Tally) -> Int64) -> Int? {
+            var t = original
+            t.counts[index] = value(t)
+            return t.firstImpossibleCount()?.index
+        }
+        let slot = layout.message(1, .delivered)
+        func slotWhole(_ t: Tally) -> Int64 {
+            t.message(1, .scheduled) - t.message(1, .censored) - t.message(1, .foreground) - t.message(1, .suppressed)
+        }
+        XCTAssertEqual(edited(slot) { slotWhole($0) + 1 }, slot, "a message slot firing more than it scheduled")
+        XCTAssertNil(edited(slot) { max(slotWhole($0), $0.message(1, .responded)) }, "at its whole")
+        let period = layout.period(0, .responded)
+        XCTAssertEqual(edited(period) { $0.period(0, .delivered) + 1 }, period, "a period slot answered more than delivered")
+        let responded = Counter.responded.rawValue
+        XCTAssertEqual(edited(responded) { $0[.delivered] + 1 }, responded)
+        XCTAssertEqual(edited(Counter.attributed.rawValue) { $0[.delivered] + 1 }, Counter.attributed.rawValue)
+        XCTAssertEqual(edited(Counter.optOuts.rawValue) { $0[.users] + 1 }, Counter.optOuts.rawValue)
+        let hour = layout.hour(20, .responded)
+        XCTAssertEqual(edited(hour) { $0.hour(20, .delivered) + 1 }, hour, "an hour answered more than delivered then")
+        let day23 = layout.curveRetained(day: 23)
+        XCTAssertEqual(edited(day23) { $0.retention(day: 23).eligible + 1 }, day23, "the retention curve past 100%")
+        XCTAssertNil(edited(day23) { $0.retention(day: 23).eligible })
+        let bins = layout.curveEligibleThrough(30)
+        XCTAssertEqual(edited(bins) { $0.counts[bins] + $0[.users] + 1 }, layout.curveEligibleOffset, "more users in the curve than users")
+        XCTAssertGreaterThan(layout.cronRules, 0)
+        let ran = layout.rule(0, .usersRan)
+        XCTAssertEqual(edited(ran) { $0[.users] + 1 }, ran)
+    }
+
     func testEditedSumsAreFound() throws {
         let sums = try XCTUnwrap(try simulate().sums)
         let layout = sums.layout

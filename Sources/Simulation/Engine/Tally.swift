@@ -159,6 +159,58 @@ extension Tally {
         for day in 0..<layout.days where daily(day) > users {
             return (layout.daily(day), "\(daily(day)) users active on day \(day), more than the \(users) users")
         }
+        // Every rate a report shows has its part at most its whole.
+        func notification(_ at: (SlotCounter) -> Int, _ where_: String) -> (index: Int, reason: String)? {
+            func value(_ c: SlotCounter) -> Int64 { counts[at(c)] }
+            let fired = value(.delivered) &+ value(.foreground) &+ value(.suppressed)
+            if value(.censored) > value(.scheduled) {
+                return (at(.censored), "\(value(.censored)) censored\(where_), more than the \(value(.scheduled)) scheduled")
+            }
+            if fired > value(.scheduled) - value(.censored) {
+                return (at(.delivered), "\(fired) fired\(where_) (delivered, in the foreground or suppressed), more than the "
+                    + "\(value(.scheduled) - value(.censored)) scheduled that were not censored")
+            }
+            if value(.responded) > value(.delivered) {
+                return (at(.responded), "\(value(.responded)) answered\(where_), more than the \(value(.delivered)) delivered")
+            }
+            return nil
+        }
+        let counters: [SlotCounter: Counter] = [.scheduled: .scheduled, .censored: .censored, .delivered: .delivered,
+                                                .foreground: .foreground, .suppressed: .suppressed, .responded: .responded]
+        if let found = notification({ counters[$0]!.rawValue }, "") { return found }
+        for slot in 0..<layout.messageSlots {
+            if let found = notification({ layout.message(slot, $0) }, " of message slot \(slot)") { return found }
+        }
+        for slot in 0..<layout.periodSlots {
+            if let found = notification({ layout.period(slot, $0) }, " of period slot \(slot)") { return found }
+        }
+        for (part, whole) in [(Counter.attributed, Counter.delivered), (.optOuts, .users), (.permissionAsked, .users),
+                              (.permissionGranted, .permissionAsked)] where self[part] > self[whole] {
+            return (part.rawValue, "\(self[part]) \(part), more than the \(self[whole]) \(whole)")
+        }
+        for h in 0..<24 where hour(h, .responded) > hour(h, .delivered) {
+            return (layout.hour(h, .responded), "\(hour(h, .responded)) answered at hour \(h), more than the "
+                + "\(hour(h, .delivered)) delivered then")
+        }
+        let eligibleUsers = (0...retentionCurveDays).reduce(Int64(0)) { $0 &+ counts[layout.curveEligibleThrough($1)] }
+        if eligibleUsers > users {
+            return (layout.curveEligibleOffset, "\(eligibleUsers) users in the retention curve, more than the \(users) users")
+        }
+        for k in 1...retentionCurveDays {
+            let (retained, eligible) = retention(day: k)
+            if retained > eligible {
+                return (layout.curveRetained(day: k), "\(retained) users retained on day \(k), more than the \(eligible) eligible")
+            }
+        }
+        for r in 0..<layout.cronRules {
+            for (c, what) in [(RuleCounter.usersRan, "users whose block ran")] where rule(r, c) > users {
+                return (layout.rule(r, c), "\(rule(r, c)) \(what) for rule \(r), more than the \(users) users")
+            }
+            if prompt(r, .usersShown) > users || prompt(r, .usersShown) > prompt(r, .shown) {
+                return (layout.prompt(r, .usersShown), "\(prompt(r, .usersShown)) users shown rule \(r)'s prompt, more than "
+                    + "the \(users) users or the \(prompt(r, .shown)) prompts shown")
+            }
+        }
         return nil
     }
 }
