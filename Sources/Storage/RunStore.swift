@@ -390,6 +390,9 @@ public final class RunStore {
             }
         }
         let (sums, recorded) = try loadUserSums(run: id, scenario: scenario, users: Int64(end - start)) ?? (nil, nil)
+        if let (i, reason) = sums?.firstDisagreement(with: tallies) {
+            throw StoreError(.corrupt, "user_sums.counts of run \(id): sum \(i) disagrees with the run's tallies: \(reason)")
+        }
         var modelDraws: Int?
         if try row.optionalInteger("model_draws") != nil {
             modelDraws = try row.integer("model_draws", in: 0...Int64(UncertainDecision.maximumDraws))

@@ -237,6 +237,9 @@ final class DamagedRowTests: ReminderSimTestCase {
             // The first sum over users (the holdout's triggers, a count) made −1.
             ("UPDATE user_sums SET counts = CAST(\(minusOne) || substr(counts, 9) AS BLOB) WHERE run_id = 1",
              "user_sums.counts of run 1: sum 0 is impossible: -1 is below zero"),
+            // Sums over users that are possible on their own, but not the sums of this run's users.
+            ("UPDATE user_sums SET counts = zeroblob(length(counts)) WHERE run_id = 1",
+             "user_sums.counts of run 1: sum 1160 disagrees with the run's tallies: configuration 0's segments hold 0 users"),
             ("UPDATE runs SET users = 5 WHERE run_id = 1", "runs.users of run 1: 5, but the run's scenario (scenario_json) says 200"),
             ("UPDATE runs SET seed = seed + 1 WHERE run_id = 1", "runs.seed of run 1: "),
             ("UPDATE runs SET horizon_days = 90 WHERE run_id = 1", "runs.horizon_days of run 1: 90, but"),
@@ -259,6 +262,11 @@ final class DamagedRowTests: ReminderSimTestCase {
         try assertRefused(["merge", bad, "part2.sqlite", "--into", "merged.sqlite", "--out", "merged"], database: nil,
                           mentions: [bad, "count 1 is impossible"])
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")))
+        // Nor one whose sums over users were zeroed: merged, they would move every paired interval.
+        let zeroed = try damaged(cases[3].0, from: "part2.sqlite", as: "zeroed-part2.sqlite")
+        try assertRefused(["merge", "part1.sqlite", zeroed, "--into", "merged.sqlite", "--out", "merged"], database: nil,
+                          mentions: [zeroed, "user_sums.counts of run 1: sum ", "disagrees with the run's tallies: configuration 0's segments hold 0 users, but its tally counts"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")))
     }
 
     /// Shards with an edited shard count, or counts that only overflow once added up: merge refuses
@@ -269,7 +277,8 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
         // Shards of no users, as a shard of 4 · 10¹⁸ is: their ranges and their user counts say so.
         let none = "UPDATE runs SET shard_count = 4000000000000000000, first_user = 0, end_user = 0; "
-            + "UPDATE tallies SET counts = CAST(zeroblob(length(counts)) AS BLOB)"
+            + "UPDATE tallies SET counts = CAST(zeroblob(length(counts)) AS BLOB); "
+            + "UPDATE user_sums SET counts = CAST(zeroblob(length(counts)) AS BLOB)"
         let huge = try damaged(none, from: "shard1.sqlite", as: "huge1.sqlite")
         _ = try damaged(none, from: "shard2.sqlite", as: "huge2.sqlite")
         let merge = try remindersim("merge", huge, "huge2.sqlite", "--into", "merged.sqlite", "--out", "merged")

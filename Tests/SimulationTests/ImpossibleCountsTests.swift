@@ -96,6 +96,25 @@ final class ImpossibleCountsTests: XCTestCase {
         XCTAssertEqual(edited(ran) { $0[.users] + 1 }, ran)
     }
 
+    /// A run's sums over users add up to its tallies; sums that are possible on their own but are
+    /// not this run's (zeroed, or one ratio's total moved) disagree, at their place.
+    func testSumsDisagreeingWithTheTalliesAreFound() throws {
+        let run = try simulate()
+        let sums = try XCTUnwrap(run.sums)
+        XCTAssertNil(sums.firstDisagreement(with: run.tallies).map(\.reason))
+        var zeroed = sums
+        zeroed.counts = Array(repeating: 0, count: sums.counts.count)
+        XCTAssertNil(zeroed.firstImpossibleSum().map(\.reason), "zeros are possible sums")
+        XCTAssertNotNil(zeroed.firstDisagreement(with: run.tallies))
+        var moved = sums
+        let response = sums.layout.ratio(2, .response)
+        moved.counts[response] += 1
+        moved.counts[response + 2] += 2 * moved.counts[response] + 1
+        XCTAssertNil(moved.firstImpossibleSum().map(\.reason))
+        XCTAssertEqual(moved.firstDisagreement(with: run.tallies)?.index, response)
+        XCTAssertNotNil(sums.firstDisagreement(with: Array(run.tallies.dropLast())), "a configuration short")
+    }
+
     func testEditedSumsAreFound() throws {
         let sums = try XCTUnwrap(try simulate().sums)
         let layout = sums.layout

@@ -397,3 +397,42 @@ extension UserSums {
         return nil
     }
 }
+
+extension UserSums {
+    /// The first sum over users that disagrees with `tallies`, the same run's counts of the same
+    /// users (one per configuration, the holdout first), and why; nil when they agree. Each user's
+    /// terms are read from the tally's counts, so the ratios' sums are its totals, and the segments
+    /// (and the platforms) share out its users. A database edited by hand, or a shard whose sums were
+    /// replaced, shows here.
+    public func firstDisagreement(with tallies: [Tally]) -> (index: Int, reason: String)? {
+        guard tallies.count == layout.configurations else {
+            return (0, "sums for \(layout.configurations) configurations, but the run has \(tallies.count)")
+        }
+        for (c, t) in tallies.enumerated() {
+            let sums: [(ClusteredRatio, x: (Int64, String), y: (Int64, String))] = [
+                (.trigger, (t[.delivered] &+ t[.foreground] &+ t[.suppressed], "fired"), (t[.scheduled] &- t[.censored], "not censored")),
+                (.response, (t[.responded], "answered"), (t[.delivered], "delivered")),
+                (.attributed, (t[.attributed], "attributed"), (t[.delivered], "delivered")),
+                (.optOut, (t[.optOuts], "opt-outs"), (t[.delivered], "delivered")),
+            ]
+            for (ratio, x, y) in sums {
+                let o = layout.ratio(c, ratio)
+                for (k, (total, name)) in [x, y].enumerated() where counts[o + k] != total {
+                    return (o + k, "configuration \(c)'s sum over users of notifications \(name) is \(counts[o + k]), "
+                        + "but its tally counts \(total)")
+                }
+            }
+            guard layout.keepsDetail else { continue }
+            // The segments share out the users, and so do the platforms.
+            for (groups, name) in [(0..<layout.segments, "segments"), (layout.segments..<layout.groups, "platforms")]
+            where !groups.isEmpty {
+                let users = groups.reduce(Int64(0)) { $0 &+ segment(c, $1, .users) }
+                if users != t[.users] {
+                    return (layout.segment(c, groups.lowerBound), "configuration \(c)'s \(name) hold \(users) users, "
+                        + "but its tally counts \(t[.users])")
+                }
+            }
+        }
+        return nil
+    }
+}
