@@ -178,8 +178,8 @@ struct ScenarioOverrides: OptionGroup {
     let seed: UInt64?
 
     init(_ arguments: ParsedArguments) throws {
-        users = try arguments.valueIfPresent(Self.users, expected: "a whole number from 1 to 9007199254740991",
-                                             where: { (1...9_007_199_254_740_991).contains($0) })
+        users = try arguments.valueIfPresent(Self.users, expected: "a whole number from 1 to \(Scenario.maximumUsers)",
+                                             where: { (1...Scenario.maximumUsers).contains($0) })
         days = try arguments.valueIfPresent(Self.days, expected: "a whole number of days from 1 to 3650",
                                             where: { (1...3650).contains($0) })
         seed = try Self.seed(arguments)

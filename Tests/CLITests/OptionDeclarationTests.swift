@@ -79,7 +79,7 @@ final class OptionDeclarationTests: XCTestCase {
             let out = MemoryWriter(), err = MemoryWriter()
             let status = ReminderSim.main(arguments: words, io: ConsoleIO(stdout: out, stderr: err))
             XCTAssertEqual(status, 64, command)
-            XCTAssertTrue(err.text.contains("--users: expected a whole number from 1 to 9007199254740991, got \"0\""),
+            XCTAssertTrue(err.text.contains("--users: expected a whole number from 1 to 1125899906842624, got \"0\""),
                           "\(command): \(err.text)")
             let help = helpText(command)
             for name in ["--users", "--days", "--seed"] { XCTAssertTrue(help.contains(name), "\(command) --help lacks \(name)") }

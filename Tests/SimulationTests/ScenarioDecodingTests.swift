@@ -132,6 +132,11 @@ final class ScenarioDecodingTests: XCTestCase {
             "population.segments[0].dropoutPerSession: must be a probability in [0, 1], got 1.5",
         ])
         XCTAssertEqual(issues(try edited(["users"], 0)), ["users: must be > 0, got 0"])
+        // A run database holds counts up to 2^50: a run of more users could be written but not read back.
+        XCTAssertEqual(try Scenario.decode(try edited(["users"], 1 << 50), source: "s.json").users, 1 << 50)
+        XCTAssertEqual(issues(try edited(["users"], (1 << 50) + 1)), [
+            "users: must be at most 1125899906842624 (2^50, the most a run database can hold), got 1125899906842625",
+        ])
         XCTAssertEqual(issues(try edited(["population", "segments", 0, "sessionLength"], ["sigma": 0])), [
             "population.segments[0].sessionLength.sigma: must be > 0 and ≤ 5, got 0",
         ])

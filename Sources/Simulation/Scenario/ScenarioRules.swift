@@ -52,6 +52,9 @@ struct ScenarioParts {
         if let name, Scenario.isBlank(name) { fail("name", Scenario.blank) }
         if !relaxed, let name, let reason = TextLimit.name.refusal(name) { fail("name", reason) }
         if let users, users < 1 { fail("users", "must be ≥ 1, got \(users)") }
+        if let users, users > Scenario.maximumUsers {
+            fail("users", "must be at most \(Scenario.maximumUsers) (2^50, the most a run database can hold), got \(users)")
+        }
         if let horizonDays, horizonDays < 1 || horizonDays > Scenario.maximumHorizonDays {
             fail("horizonDays", "must be between 1 and \(Scenario.maximumHorizonDays), got \(horizonDays)")
         }
