@@ -41,6 +41,14 @@ struct MergeCommand: RunnableCommand {
         allPairs = try arguments.flag(Self.allPairs)
     }
 
+    /// The `--model-draws` the merged run records, whatever the shards' order: what every shard was
+    /// run with when they agree; otherwise (the default beside the number it stands for, or numbers
+    /// for a response with nothing to draw) the draws they come to, or none when there is nothing to draw.
+    static func storedDraws(_ draws: [Int?], effective: Int) -> Int? {
+        guard let first = draws.first, draws.allSatisfy({ $0 == first }) else { return effective > 0 ? effective : nil }
+        return first
+    }
+
     func run(context: CommandContext) throws {
         // Where the merged run's report goes is checked before any shard is read.
         try StoreAccess.checkOutputFolder(output)
@@ -72,7 +80,7 @@ struct MergeCommand: RunnableCommand {
             results: merged, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
-            threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: draws.first ?? nil)
+            threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: Self.storedDraws(draws, effective: effective[0]))
         let id = try StoreAccess.save("the merged run") { try store.save(record) }
         let run = StoredRun(id: id, record: record)
         let status = StatusLine(io: context.io)

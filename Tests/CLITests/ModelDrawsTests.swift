@@ -1,6 +1,7 @@
 import Foundation
 import ReminderSimTestSupport
 import Simulation
+@testable import ReminderSimCLI
 import XCTest
 
 /// `run` under an uncertain response model: the probabilities it prints against runs of each of the
@@ -179,6 +180,16 @@ final class ModelDrawsTests: ReminderSimTestCase {
         let refused = try remindersim("merge", "s1.db", "s3.db", "--into", "m2.db", "--out", "merged2")
         assertExit(refused, 65)
         assertContains(refused.stderr, "ran with the default model draws, but s1.db run 1 with --model-draws 4")
+    }
+
+    /// The draws a merged run records do not depend on the shards' order: the default beside the
+    /// number it stands for records that number; numbers for a response with nothing to draw, none.
+    func testTheMergedRunsDrawsDoNotDependOnTheShardsOrder() {
+        for draws in [[nil, 32], [32, nil]] as [[Int?]] { XCTAssertEqual(MergeCommand.storedDraws(draws, effective: 32), 32) }
+        for draws in [[5, nil], [nil, 5]] as [[Int?]] { XCTAssertNil(MergeCommand.storedDraws(draws, effective: 0)) }
+        XCTAssertEqual(MergeCommand.storedDraws([4, 4], effective: 4), 4)
+        XCTAssertNil(MergeCommand.storedDraws([nil, nil], effective: 32), "alike: as a whole run of the default records it")
+        XCTAssertEqual(MergeCommand.storedDraws([5, 5], effective: 0), 5, "alike: as a whole run asked for 5 records it")
     }
 
     func testBadRangesAreRefusedNamingTheField() throws {
