@@ -17,6 +17,7 @@ struct FieldSplitter {
     enum Failure {
         case unclosedQuote(field: Int)
         case textAfterQuote(field: Int)
+        case tooManyFields
 
         var reason: String {
             switch self {
@@ -25,6 +26,9 @@ struct FieldSplitter {
                     + " (line breaks inside quoted fields are not supported in logs)"
             case .textAfterQuote(let field):
                 return "unexpected character after the closing quote of field \(field)"
+            case .tooManyFields:
+                return "more than \(FieldSplitter.maximumFields) fields (a log's columns are at positions 0 to "
+                    + "\(FieldSplitter.maximumFields - 1))"
             }
         }
     }
@@ -49,6 +53,10 @@ struct FieldSplitter {
 
     var count: Int { fields.count }
 
+    /// The most fields a line may have: a column may be at positions 0 to 10,000. A line of more (a
+    /// line of commas) is refused as it is split, so its fields take no more memory than that.
+    static let maximumFields = 10_001
+
     /// Fills `fields` for `line`; returns a failure when the line breaks the quoting rules.
     mutating func split(_ line: UnsafeBufferPointer<UInt8>) -> Failure? {
         fields.removeAll(keepingCapacity: true)
@@ -61,6 +69,7 @@ struct FieldSplitter {
                 guard i < n else { break }
                 let start = i
                 while i < n, !isBlank(line[i]) { i += 1 }
+                guard fields.count < Self.maximumFields else { return .tooManyFields }
                 fields.append(Field(start: start, end: i, escaped: false))
             }
         case let .separator(separator, quoting):
@@ -80,6 +89,7 @@ struct FieldSplitter {
                         }
                     }
                     guard j < n else { return .unclosedQuote(field: fields.count + 1) }
+                    guard fields.count < Self.maximumFields else { return .tooManyFields }
                     fields.append(Field(start: i + 1, end: j, escaped: escaped))
                     i = j + 1
                     if i == n { return nil }
@@ -88,6 +98,7 @@ struct FieldSplitter {
                 } else {
                     var j = i
                     while j < n, line[j] != separator { j += 1 }
+                    guard fields.count < Self.maximumFields else { return .tooManyFields }
                     fields.append(Field(start: i, end: j, escaped: false))
                     if j == n { return nil }
                     i = j + 1

@@ -153,6 +153,22 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(short?.reason, "expected at least 3 fields, found 2")
     }
 
+    /// A line of more fields than a column can be at is refused as it is split: its fields are never
+    /// all kept (a line of 16 million commas took 27 times its size). The last position is still read.
+    func testALineOfTooManyFieldsIsABadRow() throws {
+        let commas = String(repeating: ",", count: 50_000)
+        let wide = expectIssue { try RecordedLog.parse("user,time\na,2024-03-01T08:00:00Z\(commas)\n", format: csvFormat) }
+        XCTAssertEqual(wide?.line, 2)
+        XCTAssertEqual(wide?.reason, "more than 10001 fields (a log's columns are at positions 0 to 10000)")
+        let spaced = LogFormat(delimiter: .whitespace, hasHeader: false, userColumn: 0, timeColumn: 1)
+        let words = expectIssue { try RecordedLog.parse("a 2024-03-01T08:00:00Z" + String(repeating: " x", count: 10_000) + "\n", format: spaced) }
+        XCTAssertEqual(words?.reason, "more than 10001 fields (a log's columns are at positions 0 to 10000)")
+        // Exactly 10,001 fields, the time at the last position: read.
+        let last = LogFormat(hasHeader: false, userColumn: 0, timeColumn: 10_000)
+        let log = try RecordedLog.parse("a" + String(repeating: ",", count: 9_999) + ",2024-03-01T08:00:00Z\n", format: last)
+        XCTAssertEqual(log.users.count, 1)
+    }
+
     func testUnparseableTimestampShowsTheText() {
         let issue = expectIssue { try RecordedLog.parse("user,time\na,2024-02-30T00:00:00Z\n", format: csvFormat, name: "visits.csv") }
         XCTAssertEqual(issue?.description, "visits.csv:2: column time (position 1): cannot read timestamp '2024-02-30T00:00:00Z' as ISO 8601")
