@@ -56,6 +56,10 @@ public enum RunJSON {
     struct SensitivityJSON: Encodable {
         let change: String
         let recommended: String?
+        /// Whether the change recommends what the same runs recommend with the response unchanged (the
+        /// first entry, which has none): the call a change is read against, which on fewer users than the
+        /// run's need not be the run's own.
+        let sameAsUnchanged: Bool?
     }
 
     struct ConstraintJSON: Encodable {
@@ -125,8 +129,12 @@ public enum RunJSON {
                 },
                 sensitivity: secondLook.flatMap { look in
                     // The control first: the same runs with the response unchanged, which each change is read against.
-                    look.sensitivity.isEmpty ? nil : ([(DecisionSecondLook.unchanged, look.sensitivityUnchanged)] + look.sensitivity)
-                        .map { SensitivityJSON(change: $0.0, recommended: $0.1) }
+                    look.sensitivity.isEmpty ? nil : [SensitivityJSON(change: DecisionSecondLook.unchanged,
+                                                                      recommended: look.sensitivityUnchanged, sameAsUnchanged: nil)]
+                        + look.sensitivity.map {
+                            SensitivityJSON(change: $0.name, recommended: $0.recommended,
+                                            sameAsUnchanged: $0.recommended == look.sensitivityUnchanged)
+                        }
                 },
                 liveTest: LiveTestReport.JSONValue(results.liveTestPlan(prePeriod: secondLook?.prePeriod))),
             configurations: results.all.map { c in

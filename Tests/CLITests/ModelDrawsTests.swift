@@ -111,7 +111,8 @@ final class ModelDrawsTests: ReminderSimTestCase {
         // Compared as dictionaries: their printed order of keys changes from one process to the next.
         func sensitivity(_ text: String) throws -> [[String: String]] {
             let d = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-            return try XCTUnwrap((d["decision"] as? [String: Any])?["sensitivity"] as? [[String: String]], text)
+            let entries = try XCTUnwrap((d["decision"] as? [String: Any])?["sensitivity"] as? [[String: Any]], text)
+            return entries.map { $0.mapValues { "\($0)" } }
         }
         XCTAssertEqual(try sensitivity(asked.stdout).count, 4, "unchanged, base response halved, doubled, opt-outs doubled")
         XCTAssertEqual(try sensitivity(asked.stdout), try sensitivity(plain.stdout))

@@ -110,6 +110,12 @@ final class RunRecheckTests: ReminderSimTestCase {
         let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
         XCTAssertEqual(sensitivity.first?["change"] as? String, "unchanged")
         XCTAssertEqual(sensitivity.first?["recommended"] as? String, recommended, "the same users, the same configuration")
+        XCTAssertNil(sensitivity.first?["sameAsUnchanged"] as? Bool, "the control is not read against itself")
+        // Each change says whether it recommends what the control does, as the sentence reads it.
+        for change in sensitivity.dropFirst() {
+            XCTAssertEqual(change["sameAsUnchanged"] as? Bool, change["recommended"] as? String == recommended, "\(change)")
+        }
+        XCTAssertEqual(sensitivity.count, 4)
         let text = try remindersim("run", "strict.json", "--users", "2000", "--db", "s.db", "--out", "out")
         assertExit(text, 0)
         assertContains(text.stdout, "Response sensitivity (the best five, the five best that meet every constraint and the baseline "
