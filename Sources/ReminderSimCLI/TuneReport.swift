@@ -362,7 +362,10 @@ struct TuneReport {
         func constraints(_ f: CandidateFigures) -> [String: Any] {
             Dictionary(uniqueKeysWithValues: rule.orderedConstraints.map { m, b in
                 (m.rawValue, ["estimate": estimate(f.measures[m]), "min": b.min ?? NSNull(), "max": b.max ?? NSNull(),
-                              "met": f.value(m).map(b.admits) ?? false] as [String: Any])
+                              "met": f.value(m).map(b.admits) ?? false,
+                              // Met or not on the estimate, with an interval that crosses a limit: the text's "too close to call".
+                              "tooCloseToCall": f.measures[m].map { b.isCrossed(low: $0.low, high: $0.high) } ?? false]
+                    as [String: Any])
             })
         }
         var root: [String: Any] = [

@@ -113,6 +113,14 @@ final class TuneCommandTests: ReminderSimTestCase {
         XCTAssertEqual(baseline["users"] as? Int, 1200)
         let constraints = try XCTUnwrap(baseline["constraints"] as? [String: Any])
         XCTAssertEqual(Set(constraints.keys), ["optOutRate", "deliveredPerExtraOpen"])
+        // Each constraint says whether its interval crosses the limit, as the text's "too close to call".
+        for case let (name, c as [String: Any]) in constraints {
+            let e = try XCTUnwrap(c["estimate"] as? [String: Any], name)
+            let (low, high) = (e["low"] as? Double ?? .nan, e["high"] as? Double ?? .nan)
+            let crossed = [c["min"] as? Double, c["max"] as? Double].contains { l in l.map { low < $0 && $0 < high } ?? false }
+            XCTAssertEqual(c["tooCloseToCall"] as? Bool, crossed, name)
+        }
+        XCTAssertEqual(constraints.values.compactMap { ($0 as? [String: Any])?["tooCloseToCall"] as? Bool }.count, 2)
         let value = try XCTUnwrap((baseline["objectiveEstimate"] as? [String: Any])?["value"] as? Double)
         assertContains(try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8),
                        "| – | baseline 3 days | \(String(format: "%.3f", value)) [", "report.md")
