@@ -21,6 +21,23 @@ enum DecisionReport {
 
     static func label(_ results: RunResults, _ i: Int) -> String { results.all[i].label }
 
+    /// The mark the ranking tables put after a configuration that breaks a constraint of the decision
+    /// rule: ranked by opens, it may come first and still not be recommendable.
+    static let breaksMark = "‡"
+
+    /// The constraints of the decision rule configuration `i` breaks, in words; empty when it meets them all.
+    static func brokenConstraints(_ results: RunResults, _ i: Int) -> [String] {
+        results.decision.constraints.filter { $0.excluded.contains(i) }.map { constraintText($0.measure, $0.bound) }
+    }
+
+    /// The ranking tables' note on the mark, when a shown configuration carries it.
+    static func breaksNote(_ results: RunResults, shown: [ConfigurationResult]) -> String? {
+        guard shown.contains(where: { !$0.isHoldout && !brokenConstraints(results, $0.index).isEmpty }) else { return nil }
+        let limits = results.decision.rule.orderedConstraints.map { constraintText($0.measure, $0.bound) }
+        return "\(breaksMark) breaks the decision rule's " + (limits.count == 1 ? "constraint, " : "constraints, ")
+            + limits.joined(separator: " and ") + ": it cannot be recommended, whatever its rank here."
+    }
+
     /// The recommendation in one paragraph of plain text (also used by `run --json` and the terminal).
     static func headline(_ results: RunResults) -> String {
         let d = results.decision

@@ -94,9 +94,10 @@ public enum MarkdownReport {
         let rows: [[String]] = results.rankedByOpensLift.enumerated().filter { shown.contains($1.index) }.map { i, c in
             let m = c.metrics
             let perOpen = m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a"
+            let breaks = DecisionReport.brokenConstraints(results, c.index).isEmpty ? "" : " " + DecisionReport.breaksMark
             return [
-                String(i + 1), m.label, c.spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
-                Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.optOutRate),
+                String(i + 1), m.label + breaks, c.spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
+                Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.measure(.optOutRate, c.estimate(.optOutRate)),
                 DecisionReport.lift(c, day: 7), DecisionReport.lift(c, day: 30), perOpen,
             ]
         }
@@ -108,7 +109,8 @@ public enum MarkdownReport {
         out += "\nThe holdout (no reminders): \(Text.group(holdout.opens)) opens, "
             + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
             + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
-        let notes = DecisionReport.artifactNotes(results)
+        var notes = DecisionReport.artifactNotes(results)
+        if let breaks = DecisionReport.breaksNote(results, shown: results.shown) { notes.insert(breaks, at: 0) }
         if !notes.isEmpty { out += notes.map { "- " + $0 + "\n" }.joined() + "\n" }
         for kind in ChartKind.allCases where kind != .tradeOffOptOut && kind != .tradeOffDelivered && kind != .deliveriesByHour {
             if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }

@@ -28,7 +28,9 @@ public enum SummaryText {
         ]]
         for (i, m) in ranked.enumerated() {
             rows.append([
-                String(i + 1), TerminalText.printable(m.label), Text.signed(m.opensLiftPerUser, digits: 3), Text.percent(m.triggerRate),
+                String(i + 1), TerminalText.printable(m.label)
+                    + (DecisionReport.brokenConstraints(results, rankedResults[i].index).isEmpty ? "" : " " + DecisionReport.breaksMark),
+                Text.signed(m.opensLiftPerUser, digits: 3), Text.percent(m.triggerRate),
                 Text.percent(m.responseRate), Text.percent(m.retentionD7, withInterval: false),
                 DecisionReport.lift(rankedResults[i], day: 7), DecisionReport.lift(rankedResults[i], day: 30),
                 Text.measure(.optOutRate, rankedResults[i].estimate(.optOutRate)), m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
@@ -39,6 +41,7 @@ public enum SummaryText {
             "holdout", "", "—", "—", "—", Text.percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
         ])
         out += TerminalText.table(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
+        if let breaks = DecisionReport.breaksNote(results, shown: rankedResults) { out += breaks + "\n" }
         out += daggerNotes(rankedResults)
         out += """
 

@@ -23,6 +23,31 @@ final class DecisionReportTests: ReminderSimTestCase {
         return s
     }
 
+    /// Ranked by opens, a configuration that breaks a constraint may come first: the terminal's and the
+    /// report's ranking tables mark each one that does, and only those, and say what the mark means.
+    func testTheRankingTablesMarkWhatBreaksAConstraint() throws {
+        _ = try writeFile("decision.json", try JSONEdit.text(try decisionScenario()))
+        let json = try remindersim("run", "decision.json", "--users", "3000", "--days", "40", "--threads", "2", "--json",
+                                   "--db", "j.sqlite", "--out", "j")
+        let decision = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["decision"]
+            as? [String: Any])
+        let excluded = Set((decision["constraints"] as? [[String: Any]])?.first?["excludes"] as? [String] ?? [])
+        XCTAssertFalse(excluded.isEmpty, "the scenario should have a configuration over the limit")
+        let run = try remindersim("run", "decision.json", "--users", "3000", "--days", "40", "--threads", "2")
+        assertExit(run, 0)
+        let markdown = try String(contentsOf: workDirectory.appendingPathComponent("Reports/which-period-1/report.md"), encoding: .utf8)
+        let note = "‡ breaks the decision rule's constraint, opt-out rate ≤ 3.0%: it cannot be recommended, whatever its rank here."
+        assertContains(run.stdout, "\n" + note + "\n")
+        assertContains(markdown, "- " + note)
+        for label in ["1d", "2d", "3d", "7d", "1/3/7d"] {
+            let marked = excluded.contains(label)
+            let row = try XCTUnwrap(run.stdout.split(separator: "\n").first { $0.first?.isNumber == true && $0.contains("  \(label)") }, label)
+            XCTAssertEqual(row.contains("  \(label) ‡  "), marked, String(row))
+            XCTAssertEqual(markdown.contains(" | \(label) ‡ | "), marked, label)
+            XCTAssertEqual(markdown.contains(" | \(label) | documented | "), !marked, label)
+        }
+    }
+
     func testTheReportOpensWithTheDecision() throws {
         _ = try writeFile("decision.json", try JSONEdit.text(try decisionScenario()))
         let run = try remindersim("run", "decision.json", "--users", "3000", "--days", "40", "--threads", "2", "--json")
