@@ -11,7 +11,9 @@ import Storage
 /// Cauchy–Schwarz, se(B − A) ≤ se(A) + se(B), an interval that holds whatever the correlation.
 /// Otherwise the runs are independent samples and se(B − A) = √(se(A)² + se(B)²).
 public struct RunComparison: Sendable {
-    public enum Method: String, Sendable { case paired, independent }
+    /// `bounded`: the runs simulated the same users, and a difference's spread is bounded without their
+    /// covariance (wider than independent runs'); `independent`: they did not.
+    public enum Method: String, Sendable { case bounded, independent }
 
     public struct Row: Sendable {
         public let label: String
@@ -50,7 +52,7 @@ public struct RunComparison: Sendable {
         } else {
             sameScenarioBut = nil
         }
-        method = a.results.sharesUsers(with: b.results) ? .paired : .independent
+        method = a.results.sharesUsers(with: b.results) ? .bounded : .independent
         var labels = a.results.all.map(\.label)
         for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
         let byLabelA = Dictionary(a.results.all.map { ($0.label, $0) }, uniquingKeysWith: { x, _ in x })
@@ -62,8 +64,14 @@ public struct RunComparison: Sendable {
                 let y = byLabelB[label].flatMap { $0.isHoldout && Self.isLift(m) ? nil : $0.estimate(m) }
                 // A measure neither run has for this label (the holdout's trigger rate) is no row.
                 guard x != nil || y != nil else { continue }
-                rows.append(Row(label: label, measure: m, a: x, b: y,
-                                difference: Self.difference(x, y, method: method).map { Self.bounded($0, m) }))
+                // Over the same users, the holdout is the same user by user (its tallies are equal), and so is
+                // every configuration of two runs of one scenario: their difference is exactly what it is.
+                // (Equal tallies too: runs of one scenario by releases that simulate it differently are not.)
+                let exact = method == .bounded && (byLabelA[label]?.isHoldout == true || sameScenario)
+                    && byLabelA[label].map { a in byLabelB[label].map { $0.tally == a.tally } ?? false } ?? false
+                let difference = exact ? x.flatMap { x in y.map { y in y.value - x.value } }.map { Estimate(value: $0, low: $0, high: $0) }
+                    : Self.difference(x, y, method: method).map { Self.bounded($0, m) }
+                rows.append(Row(label: label, measure: m, a: x, b: y, difference: difference))
             }
         }
         self.rows = rows
@@ -82,7 +90,7 @@ public struct RunComparison: Sendable {
 
     static func difference(_ a: Estimate?, _ b: Estimate?, method: Method) -> Estimate? {
         guard let a, let b else { return nil }
-        return Estimate.difference(a, b, paired: method == .paired)
+        return Estimate.difference(a, b, paired: method == .bounded)
     }
 
     /// The formats; csv and json name each measure as the run's tables do (`opens_lift_per_user`,
@@ -93,15 +101,21 @@ public struct RunComparison: Sendable {
 
     static func differenceText(_ m: DecisionMeasure, _ e: Estimate?) -> String {
         guard let e else { return "n/a" }
+        // An exact difference (the same users giving the same figures) has no interval to show.
+        if e.low == e.value && e.high == e.value {
+            return (m.isFraction ? String(format: "%+.2f pp", e.value * 100) : String(format: "%+.3f", e.value)) + " exactly"
+        }
         if m.isFraction { return Text.points(e) }
         return Text.signed(e, digits: 3)
     }
 
     var note: String {
-        (method == .paired
+        (method == .bounded
             ? "Differences are B − A over the same users (same seed, user count, population and holdout): the runs keep no "
                 + "per-user data, so each interval is bounded to hold whatever the runs' correlation, se(B − A) ≤ se(A) + se(B), "
-                + "and is wider than independent runs' would be."
+                + "and is wider than independent runs' would be. "
+                + (sameScenario ? "These two runs are alike, so every difference is exact: the same users give the same figures."
+                    : "The holdout's differences are exact: the same users give the same figures.")
             : "Differences are B − A, independent: the runs did not simulate the same users.")
             + (sameScenario ? "" : sameScenarioBut.map { " Both runs are of one scenario, \($0)." }
                 ?? " The runs come from different scenarios; rows are matched by label only.")

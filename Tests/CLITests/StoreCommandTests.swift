@@ -120,8 +120,14 @@ final class StoreCommandTests: ReminderSimTestCase {
         let same = try remindersim("compare", "1", "3", "--format", "json")
         assertExit(same, 0)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(same.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual(json["method"] as? String, "paired")
-        XCTAssertFalse((json["rows"] as? [Any] ?? []).isEmpty)
+        XCTAssertEqual(json["method"] as? String, "bounded")
+        let compared = try XCTUnwrap(json["rows"] as? [[String: Any]])
+        XCTAssertFalse(compared.isEmpty)
+        // One scenario, the same users: every difference is exactly zero, with no interval around it.
+        for row in compared {
+            let d = try XCTUnwrap(row["difference"] as? [String: Any], "\(row)")
+            XCTAssertEqual([d["value"], d["low"], d["high"]].map { $0 as? Double }, [0, 0, 0], "\(row)")
+        }
         let markdownCompare = try remindersim("compare", "1", "2", "--format", "markdown")
         assertExit(markdownCompare, 0)
         MarkdownCheck.assertTablesIntact(markdownCompare.stdout)
@@ -163,8 +169,10 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertExit(same, 0)
         assertContains(same.stdout, "Differences are B − A over the same users (same seed, user count, population and holdout): "
             + "the runs keep no per-user data, so each interval is bounded to hold whatever the runs' correlation, "
-            + "se(B − A) ≤ se(A) + se(B), and is wider than independent runs' would be.")
+            + "se(B − A) ≤ se(A) + se(B), and is wider than independent runs' would be. These two runs are alike, so every "
+            + "difference is exact: the same users give the same figures.")
         XCTAssertFalse(same.stdout.contains("scenario"), same.stdout)
+        XCTAssertFalse(same.stdout.contains("+0.00 pp ["), "an exact difference has no interval:\n\(same.stdout)")
         let sizes = try remindersim("compare", "1", "3", "--db", "n.sqlite")
         assertExit(sizes, 0)
         assertContains(sizes.stdout, "independent: the runs did not simulate the same users. Both runs are of one scenario, "
@@ -176,6 +184,21 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertExit(try remindersim("run", "--users", "800", "--days", "31", "--db", "n.sqlite", "--out", "n"), 0)
         assertContains(try remindersim("compare", "3", "5", "--db", "n.sqlite").stdout,
                        "The runs come from different scenarios; rows are matched by label only.")
+        // Other configurations over the same users: the holdout's differences are exact, the others' bounded.
+        let scenario = try remindersim("scenario")
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
+        json["configurations"] = (json["configurations"] as? [Any]).map { Array($0.prefix(2)) }
+        try writeFile("two.json", String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
+        assertExit(try remindersim("run", "two.json", "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        let other = try remindersim("compare", "1", "6", "--db", "n.sqlite")
+        assertExit(other, 0)
+        assertContains(other.stdout, "The holdout's differences are exact: the same users give the same figures.")
+        let holdout = other.stdoutLines.filter { $0.hasPrefix("holdout  ") }
+        XCTAssertFalse(holdout.isEmpty, other.stdout)
+        for line in holdout { assertContains(line, " exactly") }
+        let kept = other.stdoutLines.filter { $0.hasPrefix("README 7/10d  ") }
+        XCTAssertFalse(kept.isEmpty, other.stdout)
+        for line in kept { XCTAssertFalse(line.contains(" exactly"), line) }
     }
 
     /// A shard run holds a share of its scenario's users: `compare` says which shard and how many.
