@@ -32,7 +32,7 @@ public enum FitText {
         let km = a.kaplanMeier
         let probes: [Double] = [1, 7, 30, 90, 365].map { $0 * 86_400 / a.options.gapUnit.seconds }
         out += "  still away after " + probes.map { t in
-            String(format: "%g %@: %.1f%%", t, unit, km.survival(at: t) * 100)
+            String(format: "%@: %.1f%%", amount(t, unit), km.survival(at: t) * 100)
         }.joined(separator: ", ") + "\n"
         out += String(format: "  never seen back (Kaplan–Meier plateau): %.1f%%\n", km.plateau * 100)
 
@@ -69,7 +69,7 @@ public enum FitText {
         }
         let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
         out += "  expected repeat visits of a new user: " + horizons.map { t in
-            String(format: "%g %@: %.2f", t, bu, (try? fit.expectedTransactions(t: t)) ?? .nan)
+            String(format: "%@: %.2f", amount(t, bu), (try? fit.expectedTransactions(t: t)) ?? .nan)
         }.joined(separator: ", ") + "\n"
 
         if let h = a.repeatHistogram() {
@@ -102,15 +102,25 @@ public enum FitText {
         }
         let horizons: [Double] = [1, 4, 13, 26, 52].map { $0 * 604_800 / a.options.bgnbdUnit.seconds }
         out += "  expected repeat visits of a new user: " + horizons.map { t in
-            String(format: "%g %@: %.2f", t, bu, (try? fit.model.expectedTransactions(t: t)) ?? .nan)
+            String(format: "%@: %.2f", amount(t, bu), (try? fit.model.expectedTransactions(t: t)) ?? .nan)
         }.joined(separator: ", ") + "\n"
         if a.calibrationEnd < a.log.observationEnd, a.paretoHoldoutPredictions.allSatisfy(\.isFinite) {
             let observed = a.holdoutCounts.reduce(0, +)
             let predicted = a.paretoHoldoutPredictions.reduce(0, +)
-            out += String(format: "  Holdout check: %@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
-                          Text.group(Int64(observed)), predicted, observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
+            out += String(format: "  Holdout check: %@ repeat visits observed, %@ predicted (%+.1f%%)\n",
+                          Text.group(Int64(observed)), count(predicted), observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
         }
         return out
+    }
+
+    /// `t` of a plural unit's name ("days"), in the singular for one: "1 day", "7 days", "0.5 weeks".
+    static func amount(_ t: Double, _ unit: String) -> String {
+        String(format: "%g ", t) + (t == 1 && unit.hasSuffix("s") ? String(unit.dropLast()) : unit)
+    }
+
+    /// A predicted count, rounded and grouped as the observed ones are ("16,874").
+    static func count(_ x: Double) -> String {
+        abs(x) < 1e15 ? Text.group(Int64(x.rounded())) : String(format: "%.3g", x)
     }
 
     static func holdoutSection(_ a: FitAnalysis) -> String {
@@ -123,8 +133,8 @@ public enum FitText {
             }
             let predicted = a.holdoutPredictions.reduce(0, +)
             out += "\n  Holdout check, \(day(a.calibrationEnd + 1)) to \(day(log.observationEnd)): "
-                + String(format: "%@ repeat visits observed, %.0f predicted (%+.1f%%)\n",
-                         Text.group(Int64(observed)), predicted,
+                + String(format: "%@ repeat visits observed, %@ predicted (%+.1f%%)\n",
+                         Text.group(Int64(observed)), count(predicted),
                          observed > 0 ? (predicted / Double(observed) - 1) * 100 : 0)
             var byX: [Int: (observed: Double, predicted: Double, n: Double)] = [:]
             for (i, c) in a.customers.enumerated() {

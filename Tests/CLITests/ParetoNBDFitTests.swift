@@ -29,7 +29,7 @@ final class ParetoNBDFitTests: ReminderSimTestCase {
         }
         // The sum of the customers' expectations over the holdout is the holdout check's prediction.
         let printed = try XCTUnwrap(fit.stdout.components(separatedBy: "Holdout check: 19,684 repeat visits observed, ").last?
-            .split(separator: " ").first.flatMap { Double($0) })
+            .split(separator: " ").first.flatMap { Double($0.replacingOccurrences(of: ",", with: "")) })
         XCTAssertEqual(total, printed, accuracy: 0.5)
     }
 }

@@ -238,4 +238,15 @@ final class RunComparisonBoundsTests: XCTestCase {
         XCTAssertEqual(RunComparison.bounded(Estimate(value: 3, low: 1, high: 5), .opensLiftPerUser),
                        Estimate(value: 3, low: 1, high: 5), "opens per user have no bound")
     }
+
+    /// `fit`'s amounts of time and predicted counts read as the observed ones do.
+    func testFitAmountsAndPredictedCounts() {
+        XCTAssertEqual(FitText.amount(1, "days"), "1 day")
+        XCTAssertEqual(FitText.amount(1, "weeks"), "1 week")
+        XCTAssertEqual(FitText.amount(7, "days"), "7 days")
+        XCTAssertEqual(FitText.amount(0.5, "weeks"), "0.5 weeks")
+        XCTAssertEqual(FitText.count(16_874.4), "16,874")
+        XCTAssertEqual(FitText.count(0.6), "1")
+        XCTAssertEqual(FitText.count(2e20), "2e+20")
+    }
 }
