@@ -9,7 +9,7 @@ public enum SummaryText {
         var out = """
             Scenario "\(TerminalText.printable(scenario.name))": \(Text.group(Int64(scenario.users))) users, \(scenario.horizonDays) days from \
             \(scenario.startDate), seed \(scenario.seed)
-            \(results.configurations.count) configuration\(results.configurations.count == 1 ? "" : "s") and the holdout in \(String(format: "%.2f", wallSeconds)) s \
+            \(Text.group(Int64(results.configurations.count))) configuration\(results.configurations.count == 1 ? "" : "s") and the holdout in \(String(format: "%.2f", wallSeconds)) s \
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
             Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
