@@ -399,9 +399,12 @@ public struct Calibration: Sendable {
             guard abs(z[i]) > 0.9 * bound else { return name }
             return name + " (driven to " + String(format: "%.3g", Calibration.logistic(z[i])) + ", the edge of what the search tries)"
         }
+        let it = flat.count == 1 ? "it" : "them"
         return CalibrationError(.notIdentified, "the moments do not respond to " + named.joined(separator: ", ")
-            + " at the fit: nothing in the test measures \(flat.count == 1 ? "it" : "them") there (a count of zero, such as no "
-            + "opt-outs or no attributed opens, drives a rate to 0); leave \(flat.count == 1 ? "it" : "them") out of --fit")
+            + " at the fit: either nothing in the test measures \(it) there (a count of zero, such as no opt-outs or no "
+            + "attributed opens, drives a rate to 0), or the results lie where the scenario's model cannot reach and the search "
+            + "ended where \(it) no longer matter\(flat.count == 1 ? "s" : ""): compare them with the model's predictions "
+            + "(remindersim readout SCENARIO RESULTS), then leave \(it) out of --fit or mend the scenario")
     }
 
     /// r'Σ⁻¹r, the goodness-of-fit statistic; with the diagonal alone when Σ cannot be inverted.

@@ -142,9 +142,11 @@ final class StagedFitTests: XCTestCase {
         let flat = [[1.0, 0], [0.5, 0], [2, 0]], weights = [1.0, 1, 1]
         let named = Calibration.notResponding(parameters, jacobian: flat, weights: weights, at: [-2, -3], bound: 20)
         XCTAssertEqual(named.kind, .notIdentified)
-        XCTAssertEqual(named.description, "the moments do not respond to optOutPerDelivery at the fit: nothing in the test "
-            + "measures it there (a count of zero, such as no opt-outs or no attributed opens, drives a rate to 0); leave it "
-            + "out of --fit")
+        XCTAssertEqual(named.description, "the moments do not respond to optOutPerDelivery at the fit: either nothing in the "
+            + "test measures it there (a count of zero, such as no opt-outs or no attributed opens, drives a rate to 0), or the "
+            + "results lie where the scenario's model cannot reach and the search ended where it no longer matters: compare "
+            + "them with the model's predictions (remindersim readout SCENARIO RESULTS), then leave it out of --fit or mend "
+            + "the scenario")
         let edge = Calibration.notResponding(parameters, jacobian: flat, weights: weights, at: [-2, -19.5], bound: 20)
         XCTAssertTrue(edge.description.contains("optOutPerDelivery (driven to 3.4e-09, the edge of what the search tries)"),
                       edge.description)
