@@ -299,7 +299,7 @@ public final class RunStore {
                 users: Int64(try r.integer("users", in: 1...StoredCounts.limit)),
                 horizonDays: Int64(try r.integer("horizon_days", in: 1...Int64(Scenario.maximumHorizonDays))),
                 status: try r.text("status"),
-                createdAt: try r.text("created_at"), wallSeconds: try r.seconds("wall_seconds"),
+                createdAt: try r.timestamp("created_at"), wallSeconds: try r.seconds("wall_seconds"),
                 configurations: Int64(try r.integer("configurations", in: 0...Int64.max)))
         }
     }
@@ -400,7 +400,7 @@ public final class RunStore {
         let record = RunRecord(
             results: RunResults(scenario: scenario, tallies: RunTallies(tallies: tallies, users: start..<end, sums: sums,
                                                                         recordedUserSums: recorded)),
-            toolVersion: try row.text("tool_version"), createdAt: try row.text("created_at"),
+            toolVersion: try row.text("tool_version"), createdAt: try row.timestamp("created_at"),
             wallSeconds: try row.seconds("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
             shard: shard, modelDraws: modelDraws)
         return StoredRun(id: id, record: record)

@@ -1,3 +1,4 @@
+import Foundation
 import Simulation
 
 /// Reading back what a database holds, where a damaged or edited file shows.
@@ -74,6 +75,15 @@ struct StoredRow {
 
     func text(_ column: String) throws(StoreError) -> String {
         try read(column, "text") { row.text($0) }
+    }
+
+    /// A date and time as the tool writes one (ISO 8601 in UTC, `2026-12-07T18:06:20Z`).
+    func timestamp(_ column: String) throws(StoreError) -> String {
+        let v = try text(column)
+        guard v.utf8.count <= 40, ISO8601DateFormatter().date(from: v) != nil else {
+            throw damaged(column, "\(StoredRow.describe(.text(v))) is not a date and time (ISO 8601, such as 2026-12-07T18:06:20Z)")
+        }
+        return v
     }
 
     /// Text, or nil for NULL.

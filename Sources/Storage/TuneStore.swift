@@ -163,7 +163,7 @@ extension RunStore {
                 id: id, scenarioName: try r.text("scenario_name"), seed: Int64(try r.integer("seed", in: 0...Int64(Scenario.maximumSeed))),
                 users: Int64(try r.integer("users", in: 1...Int64.max)),
                 candidates: Int64(try r.integer("candidates", in: 1...Int64.max)), winnerLabel: try r.optionalText("winner_label"),
-                createdAt: try r.text("created_at"), wallSeconds: try r.seconds("wall_seconds"))
+                createdAt: try r.timestamp("created_at"), wallSeconds: try r.seconds("wall_seconds"))
         }
     }
 
