@@ -184,6 +184,13 @@ public final class RunStore {
         }
         let expected = Schema.objects(atVersion: min(contents.version, Schema.currentVersion))
         guard expected.isSubset(of: contents.objects) else {
+            let missing = expected.subtracting(contents.objects).sorted()
+            let lacks = missing.prefix(5).joined(separator: ", ") + (missing.count > 5 ? ", …" : "")
+            // ReminderSim's own file with a table or view gone: say which, rather than call it another program's.
+            if contents.applicationID == Schema.applicationID && missing.count < expected.count {
+                throw StoreError(.corrupt, "a damaged ReminderSim database (schema version \(contents.version)): it lacks "
+                    + "\(lacks); it was left as it is")
+            }
             throw foreign("user_version \(contents.version), but "
                           + (found.isEmpty ? "no tables" : "its tables are \(shown)") + ", not ReminderSim's")
         }

@@ -66,6 +66,19 @@ final class BadDatabaseTests: ReminderSimTestCase {
         }
     }
 
+    /// ReminderSim's own database with a table dropped is named as damaged, with the table it lacks.
+    func testADroppedTableIsNamed() throws {
+        assertExit(try remindersim(arguments: Self.run + ["--db", "dropped.sqlite", "--out", "first"]), 0)
+        do {
+            let database = try Database(path: workPath("dropped.sqlite"), create: false)
+            try database.execute("DROP TABLE hourly_stats")
+        }
+        for arguments in [["list", "--db", "dropped.sqlite"], ["report", "1", "--db", "dropped.sqlite"]] {
+            try assertRefused(arguments, status: 74, naming: "dropped.sqlite",
+                              mentions: ["a damaged ReminderSim database (schema version", "it lacks hourly_stats"])
+        }
+    }
+
     func testNewerSchema() throws {
         assertExit(try remindersim(arguments: Self.run + ["--db", "newer.sqlite", "--out", "first"]), 0)
         do {
