@@ -202,10 +202,33 @@ extension RunStore {
     /// One of a tune's tables (see `tuneTables`): its columns, and the tune's rows in key order.
     public func tuneTable(_ table: String, tune id: Int64) throws(StoreError) -> (columns: [String], rows: [[SQLValue]]) {
         guard Self.tuneTables.contains(table) else { throw StoreError(.invalid, "\(table) is not a table of tunes") }
-        let columns = try database.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]).compactMap { $0.text(0) }
+        let info = try database.rows("SELECT name, type FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        let columns = info.compactMap { $0.text(0) }
+        let types = info.map { $0.text(1)?.uppercased() ?? "" }
         let order = table == "tunes" ? "tune_id" : table == "tune_stages" ? "stage"
             : table == "tune_candidates" ? "candidate_index" : "candidate_index, measure"
         let rows = try database.rows("SELECT * FROM \(table) WHERE tune_id = ? ORDER BY \(order)", [.integer(id)])
+        // Rows go out as stored, but only values of the kinds the tool stores: a number where the schema
+        // declares one, text where it declares text. (An interval with no upper bound is stored as an
+        // infinite real, written as an empty field.)
+        for row in rows {
+            for (k, value) in row.values.enumerated() where k < types.count {
+                let fits: Bool
+                switch (types[k], value) {
+                case (_, .null): fits = true
+                case ("INTEGER", .integer): fits = true
+                case ("REAL", .integer): fits = true
+                case ("REAL", .real): fits = true
+                case ("TEXT", .text): fits = true
+                case ("BLOB", .blob): fits = true
+                default: fits = !["INTEGER", "REAL", "TEXT", "BLOB"].contains(types[k])
+                }
+                guard fits else {
+                    throw StoreError(.corrupt, "\(database.path): \(table).\(columns[k]) of tune \(id): "
+                        + "\(StoredRow.describe(value)) where the schema holds \(types[k].lowercased())")
+                }
+            }
+        }
         return (columns, rows.map(\.values))
     }
 }

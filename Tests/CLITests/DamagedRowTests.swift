@@ -65,12 +65,18 @@ final class DamagedRowTests: ReminderSimTestCase {
              ["report", "tune:1", "--out", "rep"], "tunes.scenario_json of tune 1: its search would take about"),
             ("UPDATE tunes SET wall_seconds = 1e300", ["report", "tune:1", "--out", "rep"], "tunes.wall_seconds of tune 1"),
             ("UPDATE tunes SET threads = 0", ["report", "tune:1", "--out", "rep"], "tunes.threads of tune 1"),
+            // Exported as stored, but only values of the kinds the schema holds.
+            ("UPDATE tunes SET simulated = 'abc'", ["export", "tune:1", "--csv", "csv-tune"],
+             "tunes.simulated of tune 1: the text \"abc\" where the schema holds integer"),
+            ("UPDATE tune_candidates SET label = x'00ff' WHERE candidate_index = 0", ["export", "tune:1", "--csv", "csv-tune"],
+             "tune_candidates.label of tune 1: a blob of 2 bytes where the schema holds text"),
         ]
         for (n, (sql, arguments, mention)) in cases.enumerated() {
             let database = try damaged(sql, from: "tunes.sqlite", as: "tune-\(n).sqlite")
             try assertRefused(arguments, database: database, mentions: [mention])
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("rep")), "nothing is written for a refused tune")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("csv-tune/tunes.csv")), "nor exported")
     }
 
     /// A user range whose start is after its end, and one beyond the scenario's users.
