@@ -31,6 +31,9 @@ public struct RunComparison: Sendable {
     /// ("at 1,200 and 800 users", "at seeds 1 and 2"); nil when the scenarios differ in more, or not at all.
     public let sameScenarioBut: String?
     public let rows: [Row]
+    /// Users both runs simulated when they are not the same users (a shard and the whole run, runs of
+    /// one seed at other user counts): the same seed and population make user u the same user; 0 otherwise.
+    public let sharedUsers: Int
 
     public static let measures: [DecisionMeasure] = [
         .opensLiftPerUser, .triggerRate, .responseRate, .retentionD7, .liftD7, .retentionD30, .liftD30, .optOutRate,
@@ -53,6 +56,9 @@ public struct RunComparison: Sendable {
             sameScenarioBut = nil
         }
         method = a.results.sharesUsers(with: b.results) ? .bounded : .independent
+        let (ua, ub) = (a.results.users, b.results.users)
+        sharedUsers = method == .independent && sa.seed == sb.seed && sa.population == sb.population && ua.overlaps(ub)
+            ? ua.clamped(to: ub).count : 0
         var labels = a.results.all.map(\.label)
         for c in b.results.all where !labels.contains(c.label) { labels.append(c.label) }
         let byLabelA = Dictionary(a.results.all.map { ($0.label, $0) }, uniquingKeysWith: { x, _ in x })
@@ -116,7 +122,11 @@ public struct RunComparison: Sendable {
                 + "and is wider than independent runs' would be. "
                 + (sameScenario ? "These two runs are alike, so every difference is exact: the same users give the same figures."
                     : "The holdout's differences are exact: the same users give the same figures.")
-            : "Differences are B − A, independent: the runs did not simulate the same users.")
+            : sharedUsers > 0
+                ? "Differences are B − A, treated as independent: the runs share \(Text.group(Int64(sharedUsers))) of their users "
+                    + "(the same seed and population) but not all, so without per-user data they cannot be paired; a user "
+                    + "answering alike in both, the shared users make these intervals wider than they need be, not narrower."
+                : "Differences are B − A, independent: the runs did not simulate the same users.")
             + (sameScenario ? "" : sameScenarioBut.map { " Both runs are of one scenario, \($0)." }
                 ?? " The runs come from different scenarios; rows are matched by label only.")
     }

@@ -175,7 +175,9 @@ final class StoreCommandTests: ReminderSimTestCase {
         XCTAssertFalse(same.stdout.contains("+0.00 pp ["), "an exact difference has no interval:\n\(same.stdout)")
         let sizes = try remindersim("compare", "1", "3", "--db", "n.sqlite")
         assertExit(sizes, 0)
-        assertContains(sizes.stdout, "independent: the runs did not simulate the same users. Both runs are of one scenario, "
+        assertContains(sizes.stdout, "Differences are B − A, treated as independent: the runs share 800 of their users (the same "
+            + "seed and population) but not all, so without per-user data they cannot be paired; a user answering alike in both, "
+            + "the shared users make these intervals wider than they need be, not narrower. Both runs are of one scenario, "
             + "at 1,200 and 800 users.")
         XCTAssertFalse(sizes.stdout.contains("different scenarios"), sizes.stdout)
         assertExit(try remindersim("run", "--users", "800", "--days", "30", "--seed", "5", "--db", "n.sqlite", "--out", "n"), 0)
