@@ -84,7 +84,8 @@ public enum MarkdownReport {
         out += "Ranked by opens gained per user over the holdout. Intervals are 95%: rates over notifications (trigger, "
             + "response) are clustered by user (delta method on per-user totals), rates over users (retention, users opting "
             + "out) are Wilson score intervals, lifts are paired normal intervals. n/a means there was nothing to measure, "
-            + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below.\n\n"
+            + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below, "
+            + "‡ a configuration that breaks a constraint of the decision rule.\n\n"
         if results.replay != nil {
             out += "Users replay recorded users: every interval here (retention and opt-out rates, lifts and rates over "
                 + "notifications alike) is clustered by recorded user, the virtual users who replay one recorded user being "
@@ -94,7 +95,8 @@ public enum MarkdownReport {
         let rows: [[String]] = results.rankedByOpensLift.enumerated().filter { shown.contains($1.index) }.map { i, c in
             let m = c.metrics
             let perOpen = m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a"
-            let breaks = DecisionReport.brokenConstraints(results, c.index).isEmpty ? "" : " " + DecisionReport.breaksMark
+            // A no-break space: the mark stays with the label's last word when the cell wraps.
+            let breaks = DecisionReport.brokenConstraints(results, c.index).isEmpty ? "" : "\u{00A0}" + DecisionReport.breaksMark
             return [
                 String(i + 1), m.label + breaks, c.spec.mode.rawValue, Text.signed(m.opensLiftPerUser, digits: 3),
                 Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.measure(.optOutRate, c.estimate(.optOutRate)),

@@ -43,7 +43,7 @@ final class DecisionReportTests: ReminderSimTestCase {
             let marked = excluded.contains(label)
             let row = try XCTUnwrap(run.stdout.split(separator: "\n").first { $0.first?.isNumber == true && $0.contains("  \(label)") }, label)
             XCTAssertEqual(row.contains("  \(label) ‡  "), marked, String(row))
-            XCTAssertEqual(markdown.contains(" | \(label) ‡ | "), marked, label)
+            XCTAssertEqual(markdown.contains(" | \(label)\u{00A0}‡ | "), marked, label)
             XCTAssertEqual(markdown.contains(" | \(label) | documented | "), !marked, label)
         }
     }

@@ -44,7 +44,7 @@ final class ReportAgreementTests: FolderTestCase {
             let cells = line.dropFirst(2).dropLast(2).components(separatedBy: " | ")
                 .map { $0.replacingOccurrences(of: "\\[", with: "[").replacingOccurrences(of: "\\]", with: "]") }
             // A label marked as breaking a constraint of the rule is the label without the mark.
-            let label = cells.count > 1 && cells[1].hasSuffix(" ‡") ? String(cells[1].dropLast(2)) : cells.count > 1 ? cells[1] : ""
+            let label = cells.count > 1 && cells[1].hasSuffix("\u{00A0}‡") ? String(cells[1].dropLast(2)) : cells.count > 1 ? cells[1] : ""
             if cells.count == 10, Int(cells[0]) != nil { rows[label] = cells }
         }
         return rows
