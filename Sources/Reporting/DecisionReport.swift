@@ -84,6 +84,7 @@ enum DecisionReport {
             + ". Baseline: \(Markdown.escapeInline(label(results, d.baseline)))"
             + (s.baseline == nil ? " (the default; set `baseline` to compare with what you ship today)" : "") + ".\n\n"
         out += "**" + Markdown.escapeCell(headline(results)) + "**\n\n"
+        if let caveat = SecondLookReport.caveat(results, secondLook) { out += Markdown.escapeCell(caveat) + "\n\n" }
         if let best = d.recommended {
             out += reasons(results, best: best)
         }

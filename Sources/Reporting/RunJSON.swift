@@ -28,6 +28,10 @@ public enum RunJSON {
         let topTwoToldApart: Bool?
         let usersToSeparateTopTwo: Int64?
         let summary: String
+        /// Whether every second look bears the call out (nil without a call or without second looks),
+        /// and what doubts it when not.
+        let firm: Bool?
+        let doubts: [String]?
         let recheck: RecheckJSON?
         let modelDraws: ModelDrawsJSON?
         let sensitivity: [SensitivityJSON]?
@@ -113,6 +117,8 @@ public enum RunJSON {
                 },
                 recommended: name(d.recommended), runnerUp: name(d.runnerUp), topTwoToldApart: d.topTwoToldApart,
                 usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results),
+                firm: secondLook.flatMap { look in results.decision.recommended.map { _ in SecondLookReport.doubts(results, look).isEmpty } },
+                doubts: secondLook.flatMap { look in results.decision.recommended.map { _ in SecondLookReport.doubts(results, look) } },
                 recheck: secondLook.flatMap { look in
                     look.recheck.map { r in
                         RecheckJSON(seed: r.seed, users: r.users, recommended: results.all[r.recommended].label, runnerUp: results.all[r.runnerUp].label,

@@ -42,6 +42,30 @@ public enum SecondLookReport {
         return text + "."
     }
 
+    /// What of the second looks says the run's call is not firm, in words ("the re-check on other
+    /// users does not bear it out"); empty when every look there was bears it out, or there is no call.
+    public static func doubts(_ results: RunResults, _ look: DecisionSecondLook) -> [String] {
+        guard let point = results.decision.recommended else { return [] }
+        var doubts: [String] = []
+        if let r = look.recheck, !r.survives { doubts.append("the re-check on other users does not bear it out") }
+        if let u = look.uncertain, u.recommended != point {
+            doubts.append("under the response model's draws the rule "
+                + (u.recommended.map { "recommends \(results.all[$0].label) instead" } ?? "finds no configuration feasible enough"))
+        }
+        if !look.sensitivity.isEmpty, look.sensitivity.contains(where: { $0.recommended != look.sensitivityUnchanged }) {
+            doubts.append("it does not hold under every change of the response model")
+        }
+        return doubts
+    }
+
+    /// The sentence after the headline when the second looks doubt the call; nil when they do not.
+    public static func caveat(_ results: RunResults, _ look: DecisionSecondLook?) -> String? {
+        guard let look else { return nil }
+        let doubts = doubts(results, look)
+        guard !doubts.isEmpty else { return nil }
+        return "Not firm: " + doubts.joined(separator: ", and ") + " (see the second look at the decision)."
+    }
+
     /// The quick sensitivity check in one sentence; nil when it was not run.
     ///
     /// Each change's recommendation is read against the same runs' with the response unchanged: on fewer

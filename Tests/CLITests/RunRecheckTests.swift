@@ -53,6 +53,12 @@ final class RunRecheckTests: ReminderSimTestCase {
             let difference = try XCTUnwrap((recheck["difference"] as? [String: Any])?["value"] as? Double)
             XCTAssertEqual(difference, a - b, accuracy: 1e-12)
             XCTAssertEqual(recheck["measure"] as? String, "opens_per_user")
+            // The call is firm only when every second look bears it out; a re-check that does not is a doubt.
+            let doubts = try XCTUnwrap(decision["doubts"] as? [String])
+            XCTAssertEqual(doubts.contains("the re-check on other users does not bear it out"), !survives)
+            let sensitivityChanged = (decision["sensitivity"] as? [[String: Any]] ?? []).contains { $0["sameAsUnchanged"] as? Bool == false }
+            XCTAssertEqual(doubts.contains("it does not hold under every change of the response model"), sensitivityChanged)
+            XCTAssertEqual(decision["firm"] as? Bool, doubts.isEmpty)
             // A call that survives with an interval holding zero survives narrowly, and says so.
             if survives {
                 let interval = try XCTUnwrap(recheck["difference"] as? [String: Any])
@@ -77,6 +83,11 @@ final class RunRecheckTests: ReminderSimTestCase {
         let report = workDirectory.appendingPathComponent(reportPath)
         let markdown = try String(contentsOf: report, encoding: .utf8)
         assertContains(markdown, "## Second look at the decision")
+        // Said again under the headline, where a reader who stops there sees it.
+        let headline = try XCTUnwrap(markdown.range(of: "**Ship every 6 days"), markdown)
+        let caveat = try XCTUnwrap(markdown.range(of: "\nNot firm: the re-check on other users does not bear it out"))
+        XCTAssertLessThan(headline.lowerBound, caveat.lowerBound)
+        XCTAssertLessThan(caveat.lowerBound, try XCTUnwrap(markdown.range(of: "## Second look at the decision")).lowerBound)
         assertContains(markdown, "the call does not survive: every 7 days ranks first there.")
         let html = try String(contentsOf: report.deletingLastPathComponent().appendingPathComponent("report.html"), encoding: .utf8)
         assertContains(html, "the call does not survive")
