@@ -11,8 +11,10 @@ struct CompareCommand: RunnableCommand {
         abstract: "Put the configurations of two stored runs side by side, with B − A differences and intervals.",
         discussion: """
             Configurations are matched by label; a label found in one run only is shown with n/a for the \
-            other. Differences are paired when both runs simulated the same users (same seed, user count, \
-            population and holdout; the interval is then bounded by se(A) + se(B)), independent otherwise. \
+            other. When both runs simulated the same users (same seed, user count, population and holdout), a \
+            difference's interval is bounded by se(A) + se(B) (method "bounded"), and a difference the same \
+            users make exact (the holdout's, every one of two alike runs) is shown as exact; otherwise the runs \
+            are independent (method "independent"). \
             Example: remindersim compare 3 latest --format csv
             """,
         arguments: [runA, runB, format, CSVSafeFlag.spec] + DatabaseOption.specs)

@@ -94,10 +94,10 @@ struct TuneCommand: RunnableCommand {
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
-                + "about \(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
+                + "\(estimate < 0.1 ? "" : "about ")\(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
         if estimate > budget {
             throw CommandError.dataError(
-                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take about \(Self.duration(estimate)) at "
+                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take \(estimate < 0.1 ? "" : "about ")\(Self.duration(estimate)) at "
                     + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
                     + "narrow the periods or sequence lengths, lower --users, or raise --budget")
         }

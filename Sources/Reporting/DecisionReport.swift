@@ -35,7 +35,8 @@ enum DecisionReport {
         guard shown.contains(where: { !$0.isHoldout && !brokenConstraints(results, $0.index).isEmpty }) else { return nil }
         let limits = results.decision.rule.orderedConstraints.map { constraintText($0.measure, $0.bound) }
         return "\(breaksMark) breaks the decision rule's " + (limits.count == 1 ? "constraint, " : "constraints, ")
-            + limits.joined(separator: " and ") + ": it cannot be recommended, whatever its rank here."
+            + limits.joined(separator: " and ") + ", on these estimates: whatever its rank here, the rule does not recommend it "
+            + "on them."
     }
 
     /// The recommendation in one paragraph of plain text (also used by `run --json` and the terminal).
@@ -205,7 +206,7 @@ enum DecisionReport {
         var notes: [String] = []
         for c in results.shown {
             for k in [7, 30] {
-                if let note = c.spec.liftNote(day: k) {
+                if let note = c.liftNote(day: k) {
                     notes.append("\(Markdown.escapeCell(c.label)), D\(k) vs holdout: \(note.text(day: k)).")
                 }
             }
@@ -215,7 +216,7 @@ enum DecisionReport {
 
     /// A retention lift with its flag: n/a with the reason when zero by construction, † when a period is k days.
     static func lift(_ c: ConfigurationResult, day k: Int) -> String {
-        switch c.spec.liftNote(day: k) {
+        switch c.liftNote(day: k) {
         case .zeroByConstruction?: return "n/a (zero by construction)"
         case .periodEqualsDay?: return Text.points(c.lift(day: k)) + " †"
         case nil: return Text.points(c.lift(day: k))
@@ -274,7 +275,7 @@ enum DecisionReport {
         func silent(_ i: Int) -> Bool {
             let c = results.all[i]
             if c.isHoldout { return true }
-            if case .zeroByConstruction? = c.spec.liftNote(day: day) { return true }
+            if case .zeroByConstruction? = c.liftNote(day: day) { return true }
             return false
         }
         return silent(a) && silent(b)
@@ -326,8 +327,8 @@ enum DecisionReport {
             rows: rows.filter { shown.contains($0.configuration) }.map { m in
                 let c = results.all[m.configuration]
                 let zero7: Bool, zero30: Bool
-                if case .zeroByConstruction? = c.spec.liftNote(day: 7) { zero7 = true } else { zero7 = false }
-                if case .zeroByConstruction? = c.spec.liftNote(day: 30) { zero30 = true } else { zero30 = false }
+                if case .zeroByConstruction? = c.liftNote(day: 7) { zero7 = true } else { zero7 = false }
+                if case .zeroByConstruction? = c.liftNote(day: 30) { zero30 = true } else { zero30 = false }
                 return [
                     c.label, m.segmentName, Text.group(m.users),
                     m.configuration == 0 ? "—" : Text.signed(m.opensLiftPerUser, digits: 3),

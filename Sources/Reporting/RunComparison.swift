@@ -21,6 +21,8 @@ public struct RunComparison: Sendable {
         public let a: Estimate?
         public let b: Estimate?
         public let difference: Estimate?
+        /// The difference is exactly what it is: the same users give both runs the same figures here.
+        public var exact = false
     }
 
     public let runA: Int64
@@ -77,7 +79,7 @@ public struct RunComparison: Sendable {
                     && byLabelA[label].map { a in byLabelB[label].map { $0.tally == a.tally } ?? false } ?? false
                 let difference = exact ? x.flatMap { x in y.map { y in y.value - x.value } }.map { Estimate(value: $0, low: $0, high: $0) }
                     : Self.difference(x, y, method: method).map { Self.bounded($0, m) }
-                rows.append(Row(label: label, measure: m, a: x, b: y, difference: difference))
+                rows.append(Row(label: label, measure: m, a: x, b: y, difference: difference, exact: exact && difference != nil))
             }
         }
         self.rows = rows
@@ -105,14 +107,27 @@ public struct RunComparison: Sendable {
 
     static func number(_ m: DecisionMeasure, _ e: Estimate?) -> String { Text.measure(m, e) }
 
-    static func differenceText(_ m: DecisionMeasure, _ e: Estimate?) -> String {
+    static func differenceText(_ m: DecisionMeasure, _ e: Estimate?, exact: Bool) -> String {
         guard let e else { return "n/a" }
         // An exact difference (the same users giving the same figures) has no interval to show.
-        if e.low == e.value && e.high == e.value {
+        if exact {
             return (m.isFraction ? String(format: "%+.2f pp", e.value * 100) : String(format: "%+.3f", e.value)) + " exactly"
         }
         if m.isFraction { return Text.points(e) }
         return Text.signed(e, digits: 3)
+    }
+
+    /// Which differences the same users make exact, in words.
+    var exactNote: String {
+        let exact = rows.filter(\.exact)
+        guard !exact.isEmpty else { return "" }
+        if rows.allSatisfy({ $0.exact || $0.difference == nil }) {
+            return "These two runs are alike, so every difference is exact: the same users give the same figures."
+        }
+        if exact.allSatisfy({ $0.label == "holdout" }) {
+            return "The holdout's differences are exact: the same users give the same figures."
+        }
+        return "The differences shown as exact are: the same users give the same figures there."
     }
 
     var note: String {
@@ -120,8 +135,7 @@ public struct RunComparison: Sendable {
             ? "Differences are B − A over the same users (same seed, user count, population and holdout): the runs keep no "
                 + "per-user data, so each interval is bounded to hold whatever the runs' correlation, se(B − A) ≤ se(A) + se(B), "
                 + "and is wider than independent runs' would be. "
-                + (sameScenario ? "These two runs are alike, so every difference is exact: the same users give the same figures."
-                    : "The holdout's differences are exact: the same users give the same figures.")
+                + exactNote
             : sharedUsers > 0
                 ? "Differences are B − A, treated as independent: the runs share \(Text.group(Int64(sharedUsers))) of their users "
                     + "(the same seed and population) but not all, so without per-user data they cannot be paired; a user "
@@ -139,7 +153,7 @@ public struct RunComparison: Sendable {
             var table = [["configuration", "measure", "A", "B", "B − A"]]
             for r in rows {
                 table.append([TerminalText.printable(r.label), r.measure.title, Self.number(r.measure, r.a), Self.number(r.measure, r.b),
-                              Self.differenceText(r.measure, r.difference)])
+                              Self.differenceText(r.measure, r.difference, exact: r.exact)])
             }
             return "A = \(describeA)\nB = \(describeB)\n\(note)\n\n" + TerminalText.table(table, rightAligned: [2, 3, 4])
         case .markdown:
@@ -148,7 +162,7 @@ public struct RunComparison: Sendable {
                     header: ["configuration", "measure", "A", "B", "B − A"], alignments: [.left, .left, .right, .right, .right],
                     rows: rows.map { r in
                         [r.label, r.measure.title, Self.number(r.measure, r.a), Self.number(r.measure, r.b),
-                         Self.differenceText(r.measure, r.difference)]
+                         Self.differenceText(r.measure, r.difference, exact: r.exact)]
                     })
         case .csv:
             func values(_ e: Estimate?) -> [CSVField] {

@@ -148,13 +148,13 @@ public enum RunJSON {
                 for m in DecisionMeasure.allCases {
                     if c.isHoldout && RunComparison.isLift(m) { continue }
                     // A lift zero by construction is left out; `notes` says why.
-                    if m == .liftD7 || m == .liftD30, case .zeroByConstruction? = c.spec.liftNote(day: m == .liftD7 ? 7 : 30) {
+                    if m == .liftD7 || m == .liftD30, case .zeroByConstruction? = c.liftNote(day: m == .liftD7 ? 7 : 30) {
                         continue
                     }
                     if let e = IntervalJSON(c.estimate(m)) { measures[m.rawValue] = e }
                 }
                 var notes: [String: String] = [:]
-                for k in [7, 30] { if let n = c.spec.liftNote(day: k) { notes["liftD\(k)"] = n.text(day: k) } }
+                for k in [7, 30] { if let n = c.liftNote(day: k) { notes["liftD\(k)"] = n.text(day: k) } }
                 let standing = secondLook?.uncertain?.standing(c.index)
                 return ConfigurationJSON(configIndex: c.index, label: c.label, mode: c.spec.mode.rawValue, isHoldout: c.isHoldout,
                                          users: c.metrics.users, measures: measures, notes: notes,

@@ -74,7 +74,7 @@ public enum SummaryText {
     static func daggerNotes(_ ranked: [ConfigurationResult]) -> String {
         ranked.flatMap { c in
             [7, 30].compactMap { k -> String? in
-                guard case .periodEqualsDay? = c.spec.liftNote(day: k), let note = c.spec.liftNote(day: k) else { return nil }
+                guard case .periodEqualsDay? = c.liftNote(day: k), let note = c.liftNote(day: k) else { return nil }
                 return "† \(TerminalText.printable(c.label)), D\(k) vs holdout: \(note.text(day: k)).\n"
             }
         }.joined()

@@ -36,7 +36,8 @@ final class DecisionReportTests: ReminderSimTestCase {
         let run = try remindersim("run", "decision.json", "--users", "3000", "--days", "40", "--threads", "2")
         assertExit(run, 0)
         let markdown = try String(contentsOf: workDirectory.appendingPathComponent("Reports/which-period-1/report.md"), encoding: .utf8)
-        let note = "‡ breaks the decision rule's constraint, opt-out rate ≤ 3.0%: it cannot be recommended, whatever its rank here."
+        let note = "‡ breaks the decision rule's constraint, opt-out rate ≤ 3.0%, on these estimates: whatever its rank here, the "
+            + "rule does not recommend it on them."
         assertContains(run.stdout, "\n" + note + "\n")
         assertContains(markdown, "- " + note)
         for label in ["1d", "2d", "3d", "7d", "1/3/7d"] {

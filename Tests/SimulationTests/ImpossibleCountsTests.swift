@@ -23,7 +23,8 @@ final class ImpossibleCountsTests: XCTestCase {
     }
 
     /// No scenario of `Datasets/` (recorded users replayed, platforms, sequences, delivery policies,
-    /// a thousand configurations) makes a count or sum the check calls impossible.
+    /// a thousand configurations) makes a count or sum the check calls impossible, or sums that
+    /// disagree with its tallies.
     func testEveryExampleScenariosCountsArePossible() throws {
         let datasets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Datasets")
@@ -41,6 +42,7 @@ final class ImpossibleCountsTests: XCTestCase {
             }
             let sums = try XCTUnwrap(tallies.sums, file.lastPathComponent)
             XCTAssertNil(sums.firstImpossibleSum().map(\.reason), file.lastPathComponent)
+            XCTAssertNil(sums.firstDisagreement(with: tallies.tallies).map(\.reason), file.lastPathComponent)
         }
     }
 

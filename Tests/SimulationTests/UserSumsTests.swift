@@ -161,6 +161,25 @@ final class UserSumsTests: XCTestCase {
         let chain = ConfigurationSpec(label: "c", reminders: [ReminderSpec(messages: ["A"], timePeriods: [12, 168], unit: .hours)])
         XCTAssertEqual(chain.installDayPeriods(reminder: 0), [0, 1])
         XCTAssertEqual(chain.liftNote(day: 7), .periodEqualsDay(.later(2)))
+        // Under the README wiring a return 12 hours later is a cold launch, whose check keeps the period:
+        // the second is never reached that day, unless such a return can still be a warm resume.
+        var readme = chain
+        (readme.mode, readme.wiring) = (.original, .readme)
+        XCTAssertEqual(readme.installDayPeriods(reminder: 0), [0])
+        XCTAssertNil(readme.liftNote(day: 7))
+        XCTAssertEqual(readme.installDayPeriods(reminder: 0, warmWithin: 13 * 3_600), [0, 1])
+        XCTAssertEqual(readme.liftNote(day: 7, warmWithin: 13 * 3_600), .periodEqualsDay(.later(2)))
+        // The periods a reminder can use at all: from the first close's on (every one when they wrap).
+        var early = results.configurations[1].spec
+        (early.mode, early.wiring) = (.original, .early)
+        XCTAssertEqual(early.usablePeriods(reminder: 0), [1])
+        XCTAssertEqual(early.delaysUsedSeconds, [7 * 86_400])
+        early.reminders[0].timePeriods = [7, 10]
+        XCTAssertEqual(early.liftNote(day: 7), .zeroByConstruction(shortestDelaySeconds: 10 * 86_400),
+                       "as released and wired early, [7, 10] waits 10 days every time")
+        early.reminders[0].circularTimePeriod = true
+        XCTAssertEqual(early.usablePeriods(reminder: 0), [0, 1])
+        XCTAssertNotEqual(early.liftNote(day: 7), .zeroByConstruction(shortestDelaySeconds: 10 * 86_400))
         let long2 = ConfigurationSpec(label: "d", reminders: [ReminderSpec(messages: ["A"], timePeriods: [24, 144], unit: .hours)])
         XCTAssertEqual(long2.installDayPeriods(reminder: 0), [0], "the first fires a day after the install: no longer day 0")
         XCTAssertNil(long2.liftNote(day: 6))

@@ -179,38 +179,48 @@ public enum NotificationPlace: Equatable, Sendable {
 }
 
 extension ConfigurationSpec {
-    /// Every delay a notification of this configuration can use, in seconds.
+    /// Every delay a notification of this configuration can use, in seconds: those of the periods the
+    /// engine can schedule at (`usablePeriods`).
     public var delaysUsedSeconds: [Double] {
-        reminders.indices.flatMap { r in
-            reminders[r].timePeriods.indices.map { delaySeconds(reminder: r, index: $0) }
-        }
+        reminders.indices.flatMap { r in usablePeriods(reminder: r).map { delaySeconds(reminder: r, index: $0) } }
     }
 
     func delaySeconds(reminder r: Int, index i: Int) -> Double {
         Double(periodValue(reminder: r, index: i)) * reminders[r].unit.seconds
     }
 
-    /// What to say about the retention lift at day k, if anything.
-    public func liftNote(day k: Int) -> LiftNote? {
+    /// The period indices reminder `r` can schedule at, in order: from the one the first close uses (the
+    /// engine decides it at the first open, a cold launch: the first period, or the second in the
+    /// released code wired early) to the last, as fires move the period on; every one when the periods
+    /// wrap. ACPReminder 1.0.0's first period, 1 unit whatever it says, counts only when it is used.
+    public func usablePeriods(reminder r: Int) -> [Int] {
+        let count = reminders[r].timePeriods.count
+        guard let first = installDayPeriods(reminder: r, warmWithin: 0)?.first else { return Array(0..<count) }
+        return reminders[r].circularTimePeriod ? Array(0..<count) : Array(first..<count)
+    }
+
+    /// What to say about the retention lift at day k, if anything. `warmWithin`: the longest time away
+    /// after which a return is still a warm resume (the population's longest `coldLaunchAfterMinutes`).
+    public func liftNote(day k: Int, warmWithin: Double = Segment.defaultColdLaunchAfterMinutes * 60) -> LiftNote? {
         let delays = delaysUsedSeconds
         guard let shortest = delays.min() else { return nil }
         // A notification is scheduled at a close after install (local day 0), so it fires no earlier than
         // install + delay; day k ends at most k + 1 days after install.
         if shortest >= Double(k + 1) * 86_400 { return .zeroByConstruction(shortestDelaySeconds: shortest) }
-        return place(ofDelay: Double(k) * 86_400).map { .periodEqualsDay($0) }
+        return place(ofDelay: Double(k) * 86_400, warmWithin: warmWithin).map { .periodEqualsDay($0) }
     }
 
     /// The earliest notification scheduled on the install day that uses `seconds` as its delay (so
     /// that it fires that many seconds after a close on the install day), and the first reminder; nil
     /// when none does. A sequence's steps are all scheduled at every close.
-    func place(ofDelay seconds: Double) -> NotificationPlace? {
+    func place(ofDelay seconds: Double, warmWithin: Double) -> NotificationPlace? {
         if sequence != nil {
             let steps = reminders.indices.filter { r in reminders[r].timePeriods.indices.contains { delaySeconds(reminder: r, index: $0) == seconds } }
             return steps.first.map { .step($0 + 1) }
         }
         var best: (n: Int, reminder: Int)?
         for r in reminders.indices {
-            guard let order = installDayPeriods(reminder: r),
+            guard let order = installDayPeriods(reminder: r, warmWithin: warmWithin),
                   let n = order.firstIndex(where: { delaySeconds(reminder: r, index: $0) == seconds }) else { continue }
             if best.map({ n < $0.n }) ?? true { best = (n, r) }
         }
@@ -220,11 +230,13 @@ extension ConfigurationSpec {
     /// The period indices reminder `r`'s notifications scheduled on the install day can use, in the
     /// order the engine reaches them: the first close's (after the first open, a cold launch), then,
     /// while each fires within a day of the install, the next close's for a user who comes back as it
-    /// fires and leaves at once. Worked out by the engine itself, so each mode's rule holds: the
-    /// documented one moves the period on only after a fire (with periods of a day or more, only the
-    /// first is used on the install day), the released one also at the first open. Nil when the
-    /// reminder is not one the engine takes.
-    public func installDayPeriods(reminder r: Int) -> [Int]? {
+    /// fires and leaves at once — a warm resume when the time away (the delay) is under `warmWithin`
+    /// seconds, a cold launch otherwise. Worked out by the engine itself, so each mode's and wiring's
+    /// rule holds: the documented one moves the period on only after a fire (with periods of a day or
+    /// more, only the first is used on the install day), the released one also at the first open, and
+    /// a cold launch's check under the README wiring not at all. Nil when the reminder is not one the
+    /// engine takes.
+    public func installDayPeriods(reminder r: Int, warmWithin: Double = Segment.defaultColdLaunchAfterMinutes * 60) -> [Int]? {
         guard let configuration = try? reminderConfiguration(r), !configuration.timePeriods.isEmpty else { return nil }
         let reminder = Reminder(configuration)
         var state = ReminderState()
@@ -233,11 +245,13 @@ extension ConfigurationSpec {
         reminder.becameActive(at: 0, state: &state, coldLaunch: true)
         reminder.enteredBackground(at: 0, state: &state, random: &source)
         var order: [Int] = []
+        var closedAt = 0.0
         while let pending = state.pending, !order.contains(pending.periodIndex) {
             order.append(pending.periodIndex)
             guard pending.fireTime < 86_400 else { break }
-            reminder.becameActive(at: pending.fireTime, state: &state)
+            reminder.becameActive(at: pending.fireTime, state: &state, coldLaunch: pending.fireTime - closedAt >= warmWithin)
             reminder.enteredBackground(at: pending.fireTime, state: &state, random: &source)
+            closedAt = pending.fireTime
         }
         return order
     }

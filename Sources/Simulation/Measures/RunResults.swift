@@ -12,8 +12,13 @@ public struct ConfigurationResult: Sendable {
     public let cronRules: [CronRuleMetrics]
     /// Deliveries and responses by the user's local hour, 0 to 23.
     public let hours: [HourMetrics]
+    /// The longest time away, in seconds, after which a return is still a warm resume for some segment
+    /// of the run's population: what the day-k notes allow for (`liftNote`).
+    let warmWithin: Double
 
-    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?, replay: ReplayClustering?) {
+    init(index: Int, spec: ConfigurationSpec, tally: Tally, isHoldout: Bool, sums: UserSums?, replay: ReplayClustering?,
+         warmWithin: Double = Segment.defaultColdLaunchAfterMinutes * 60) {
+        self.warmWithin = warmWithin
         self.index = index
         self.spec = spec
         self.isHoldout = isHoldout
@@ -28,9 +33,12 @@ public struct ConfigurationResult: Sendable {
 
     public var label: String { spec.label }
 
+    /// What to say about the retention lift at day k (see `ConfigurationSpec.liftNote`), for the run's population.
+    public func liftNote(day k: Int) -> LiftNote? { spec.liftNote(day: k, warmWithin: warmWithin) }
+
     /// The retention lift at day k (7 or 30) unless it is zero by construction.
     public func lift(day k: Int) -> Estimate? {
-        if case .zeroByConstruction = spec.liftNote(day: k) { return nil }
+        if case .zeroByConstruction = liftNote(day: k) { return nil }
         return k == 7 ? metrics.liftD7 : k == 30 ? metrics.liftD30 : nil
     }
 }
@@ -77,11 +85,12 @@ public struct RunResults: Sendable {
             tallies.recordedUserSums.flatMap { ReplayClustering($0, sums: s, users: tallies.tallies[0][.users]) }
         }
         self.replay = replay
+        let warmWithin = (scenario.population.segments.map(\.coldLaunchAfterMinutes).max() ?? Segment.defaultColdLaunchAfterMinutes) * 60
         holdout = ConfigurationResult(index: 0, spec: .holdout, tally: tallies.tallies[0], isHoldout: true, sums: sums,
-                                      replay: replay)
+                                      replay: replay, warmWithin: warmWithin)
         configurations = specs.enumerated().map { i, spec in
             ConfigurationResult(index: i + 1, spec: spec, tally: tallies.tallies[i + 1], isHoldout: false, sums: sums,
-                                replay: replay)
+                                replay: replay, warmWithin: warmWithin)
         }
         let all = [holdout] + configurations
         self.all = all

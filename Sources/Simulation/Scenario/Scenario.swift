@@ -13,8 +13,8 @@ public struct Scenario: Encodable, Equatable, Sendable {
     public static let maximumHorizonDays = 3_650
     /// The largest seed: 2^53 − 1, the largest whole number a JSON reader keeps exactly.
     public static let maximumSeed: UInt64 = 9_007_199_254_740_991
-    /// The most users a run may have: 2^50, the most a stored count may hold, so that every run
-    /// written can be read back (and more than any run could simulate).
+    /// The most users a run may have: 2^50, the most a stored count may hold (far more than any run
+    /// could simulate), so that a run's user count is always one its database reads back.
     public static let maximumUsers = 1 << 50
 
     public var name: String

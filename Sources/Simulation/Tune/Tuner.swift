@@ -500,8 +500,9 @@ public struct Tuner: Sendable {
     public struct Cost: Sendable {
         /// Wall seconds per configuration × user of a racing batch.
         public var perSimulation: Double
-        /// Wall seconds a run costs whatever its users (setting it up, starting its threads): the time
-        /// of the smallest timed batch, its few users' work included.
+        /// Wall seconds a run costs whatever its users (setting it up, starting its threads): what the
+        /// smallest timed batch took beyond its users' work at `perSimulation`; 0 when only one batch was
+        /// timed (its setting up is then in `perSimulation`).
         public var perRun: Double
         /// The users of the batch `perSimulation` was read from.
         public var users: Int
@@ -527,16 +528,18 @@ public struct Tuner: Sendable {
         let picked = (0..<count).map { candidates[$0 * candidates.count / count] }
         let limit = max(1, plan.stageUsers.first ?? 1)
         var users = min(16, limit)
-        var smallest: Double?
+        var smallest: (users: Int, seconds: Double)?
         while true {
             let started = DispatchTime.now()
             _ = try simulate(picked, users: users, seed: scenario.seed, response: scenario.response, references: [1],
                              keepsDetail: false) { _ in }
             let took = Self.seconds(since: started)
-            if smallest == nil { smallest = took }
             if took >= Self.calibrationSeconds || users >= limit {
-                return Cost(perSimulation: took / Double(users * (count + 2)), perRun: smallest ?? took, users: users)
+                let perSimulation = took / Double(users * (count + 2))
+                let setUp = smallest.map { max(0, $0.seconds - perSimulation * Double($0.users * (count + 2))) } ?? 0
+                return Cost(perSimulation: perSimulation, perRun: setUp, users: users)
             }
+            if smallest == nil { smallest = (users, took) }
             users = min(limit, users * 4)
         }
     }
