@@ -47,6 +47,14 @@ public enum LiveTestReport {
     }
 
     /// The plan with CUPED in one sentence, or why there is none.
+    /// The change CUPED makes to the variance: "−25%" when it shrinks it; "+9%, so CUPED does not help" when the
+    /// pooled adjustment, fitted to both arms at once, leaves it larger (the arms' correlations differ).
+    static func varianceChange(_ reduction: Double) -> String {
+        let percent = Int((abs(reduction) * 100).rounded())
+        if percent == 0 { return "±0%" }
+        return reduction > 0 ? "−\(percent)%" : "+\(percent)%, so CUPED does not help here"
+    }
+
     public static func cupedSentence(_ plan: LiveTestPlan) -> String {
         guard plan.preDays > 0 else { return "CUPED: off (liveTest.preDays is 0)." }
         guard let c = plan.cuped else {
@@ -55,7 +63,7 @@ public enum LiveTestReport {
         var text = "With CUPED on the opens of the \(plan.preDays) days before, for users who already have the app (their "
             + "simulated difference \(amount(plan.metric, c.difference)); ρ "
             + "\(c.correlations.map { String(format: "%.2f", $0) }.joined(separator: " / ")), variance "
-            + String(format: "−%.0f%%", c.varianceReduction * 100) + "): " + cupedTotals(c)
+            + Self.varianceChange(c.varianceReduction) + "): " + cupedTotals(c)
         if let n = plan.liveUsers {
             if let mde = c.minimumDetectableEffect {
                 text += "; with \(Text.group(n)) users it detects \(amount(plan.metric, mde).replacingOccurrences(of: "+", with: "±"))"

@@ -239,6 +239,15 @@ final class RunComparisonBoundsTests: XCTestCase {
                        Estimate(value: 3, low: 1, high: 5), "opens per user have no bound")
     }
 
+    /// CUPED's change to the variance carries one sign: a shrink with a minus, a growth with a plus and
+    /// the reason it is no help.
+    func testCupedVarianceChangeHasOneSign() {
+        XCTAssertEqual(LiveTestReport.varianceChange(0.25), "−25%")
+        XCTAssertEqual(LiveTestReport.varianceChange(-0.0938), "+9%, so CUPED does not help here")
+        XCTAssertEqual(LiveTestReport.varianceChange(0.001), "±0%")
+        XCTAssertEqual(LiveTestReport.varianceChange(-0.004), "±0%")
+    }
+
     /// `fit`'s amounts of time and predicted counts read as the observed ones do.
     func testFitAmountsAndPredictedCounts() {
         XCTAssertEqual(FitText.amount(1, "days"), "1 day")
