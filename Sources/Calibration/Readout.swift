@@ -184,13 +184,17 @@ public struct ObservedComparison: Sendable, Equatable {
     public let call: Call
     /// Why, in a sentence.
     public let reason: String
+    /// The 95% interval of a difference of two shares (an opt-out or retention rate), by Newcombe's hybrid
+    /// score method: unlike the normal interval it keeps a width when a share is 0 or 1, as it is in small
+    /// arms. Nil for means, whose interval is the normal one.
+    public var scoreInterval: ShareDifference?
 
     /// Standard error of the difference of two independent means.
     public var standardError: Double {
         (armVariance / Double(armUsers) + againstVariance / Double(againstUsers)).squareRoot()
     }
-    public var lower: Double { difference - 1.959_964 * standardError }
-    public var upper: Double { difference + 1.959_964 * standardError }
+    public var lower: Double { scoreInterval?.low ?? difference - 1.959_964 * standardError }
+    public var upper: Double { scoreInterval?.high ?? difference + 1.959_964 * standardError }
     public var z: Double { standardError > 0 ? difference / standardError : 0 }
     /// Two-sided p-value of the z-test of no difference.
     public var pValue: Double { erfc(abs(z) / 2.0.squareRoot()) }
@@ -243,10 +247,12 @@ public struct Readout: Sendable {
         _ a: ExperimentResults.Arm, against reference: ExperimentResults.Arm, x: (Double, Double), y: (Double, Double),
         rule: DecisionRule, holdout: ExperimentResults.Arm?, variances: [String: [String: Double]]
     ) -> ObservedComparison {
+        let shares = shareCounts(a, rule.objective).flatMap { c in shareCounts(reference, rule.objective).map { (c, $0) } }
         func make(_ call: ObservedComparison.Call, _ reason: String) -> ObservedComparison {
             ObservedComparison(arm: a.label, against: reference.label, measure: rule.objective, difference: x.0 - y.0,
                                armVariance: x.1, againstVariance: y.1, armUsers: a.users, againstUsers: reference.users,
-                               call: call, reason: reason)
+                               call: call, reason: reason,
+                               scoreInterval: shares.flatMap { ShareDifference($0.0, of: a.users, minus: $0.1, of: reference.users) })
         }
         var unmeasured: [String] = []
         // Constraints whose limit the arm's 95% interval crosses: the test cannot tell which side it is on.
@@ -284,6 +290,18 @@ public struct Readout: Sendable {
     static func interval(_ a: ExperimentResults.Arm, _ measure: DecisionMeasure, holdout: ExperimentResults.Arm?,
                          _ variances: [String: [String: Double]]) -> (value: Double, low: Double, high: Double)? {
         guard let v = value(a, measure, holdout: holdout, variances), let r = rate(a, measure, variances) else { return nil }
+        // A share's interval by the score method, which keeps a width at 0 and 1; a lift of shares by Newcombe's.
+        if let count = shareCounts(a, measure) {
+            switch measure {
+            case .liftD7, .liftD30:
+                guard let h = holdout, let base = shareCounts(h, measure),
+                      let d = ShareDifference(count, of: a.users, minus: base, of: h.users) else { return nil }
+                return (v, d.low, d.high)
+            default:
+                guard let w = Proportion(Int64(count), of: Int64(a.users)).wilson(z: 1.959_964) else { return nil }
+                return (v, w.low, w.high)
+            }
+        }
         var variance = r.1 / Double(a.users)
         switch measure {
         case .opensLiftPerUser, .liftD7, .liftD30:
@@ -294,6 +312,17 @@ public struct Readout: Sendable {
         }
         let half = 1.959_964 * variance.squareRoot()
         return (v, v - half, v + half)
+    }
+
+    /// The count of users behind an arm's share `measure` (opt-outs, retained on day 7 or 30); nil for
+    /// a measure that is a mean per user, or that the results do not give.
+    static func shareCounts(_ a: ExperimentResults.Arm, _ measure: DecisionMeasure) -> Int? {
+        switch measure {
+        case .optOutRate: return a.optOuts
+        case .liftD7, .retentionD7: return a.retainedD7
+        case .liftD30, .retentionD30: return a.retainedD30
+        default: return nil
+        }
     }
 
     /// An arm's rate for `measure`, per user, with its per-user variance: a share's from the binomial, a
@@ -330,5 +359,24 @@ public struct Readout: Sendable {
         default:
             return r.0
         }
+    }
+}
+
+/// The difference of two independent shares, x₁/n₁ − x₂/n₂, with its 95% interval by Newcombe's hybrid
+/// score method (Newcombe 1998, "Interval estimation for the difference between independent
+/// proportions", method 10): each share's Wilson interval (l, u), then
+/// d − √((p₁ − l₁)² + (u₂ − p₂)²) to d + √((u₁ − p₁)² + (p₂ − l₂)²).
+public struct ShareDifference: Sendable, Equatable {
+    public let value: Double
+    public let low: Double
+    public let high: Double
+
+    public init?(_ x1: Int, of n1: Int, minus x2: Int, of n2: Int, z: Double = 1.959_964) {
+        guard n1 > 0, n2 > 0, let w1 = Proportion(Int64(x1), of: Int64(n1)).wilson(z: z),
+              let w2 = Proportion(Int64(x2), of: Int64(n2)).wilson(z: z) else { return nil }
+        let p1 = Double(x1) / Double(n1), p2 = Double(x2) / Double(n2)
+        value = p1 - p2
+        low = value - ((p1 - w1.low) * (p1 - w1.low) + (w2.high - p2) * (w2.high - p2)).squareRoot()
+        high = value + ((w1.high - p1) * (w1.high - p1) + (p2 - w2.low) * (p2 - w2.low)).squareRoot()
     }
 }

@@ -91,15 +91,54 @@ final class ReadoutTests: XCTestCase {
             let c = try XCTUnwrap(Readout.compare(ExperimentResults(arms: [holdout, close]), rule: rule, baseline: nil,
                                                   variances: [:]).0.first)
             XCTAssertEqual(c.call, .inconclusive, c.reason)
-            let p = Double(optOuts) / 20_000, half = 1.959_964 * (p * (1 - p) / 20_000).squareRoot()
+            // The share's interval by the score (Wilson) method, worked out here from its formula.
+            let (p, n, z) = (Double(optOuts) / 20_000, 20_000.0, 1.959_964)
+            let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+            let half = z * (p * (1 - p) / n + z * z / (4 * n * n)).squareRoot() / (1 + z * z / n)
             XCTAssertEqual(c.reason, "its opt-out rate of \(String(format: "%.4g", p)) (95% interval "
-                + "\(String(format: "%.4g", p - half))–\(String(format: "%.4g", p + half))) \(words): too close to the limit to "
-                + "call; a larger test could tell")
+                + "\(String(format: "%.4g", centre - half))–\(String(format: "%.4g", centre + half))) \(words): too close to the "
+                + "limit to call; a larger test could tell")
         }
         // Clearly inside the limit (2% of 20,000: 1.81–2.19%), the gain decides.
         let inside = arm("2d", users: 20_000, optOuts: 400, retained: 6_700)
         XCTAssertEqual(Readout.compare(ExperimentResults(arms: [holdout, inside]), rule: rule, baseline: nil, variances: [:]).0.first?.call,
                        .ship)
+    }
+
+    /// Newcombe's hybrid score interval for a difference of two shares reproduces his published table
+    /// (Newcombe 1998, Statistics in Medicine 17:873–890, Table II, method 10), extreme shares included.
+    func testADifferenceOfSharesMatchesNewcombesTable() throws {
+        let table: [(Int, Int, Int, Int, Double, Double)] = [
+            (56, 70, 48, 80, 0.0524, 0.3339), (9, 10, 3, 10, 0.1705, 0.8090), (5, 56, 0, 29, -0.0381, 0.1926),
+            (0, 10, 0, 20, -0.1611, 0.2775), (10, 10, 0, 20, 0.6791, 1.0000), (10, 10, 0, 10, 0.6075, 1.0000),
+        ]
+        for (x1, n1, x2, n2, low, high) in table {
+            let d = try XCTUnwrap(ShareDifference(x1, of: n1, minus: x2, of: n2))
+            XCTAssertEqual(d.value, Double(x1) / Double(n1) - Double(x2) / Double(n2), accuracy: 1e-15)
+            XCTAssertEqual(d.low, low, accuracy: 0.00005, "\(x1)/\(n1) − \(x2)/\(n2)")
+            XCTAssertEqual(d.high, high, accuracy: 0.00005, "\(x1)/\(n1) − \(x2)/\(n2)")
+        }
+        XCTAssertNil(ShareDifference(0, of: 0, minus: 0, of: 5))
+    }
+
+    /// Small arms: a share of 0 or 1 keeps an interval of some width (the normal one has none), so one
+    /// user who opted out is not "1 (95% interval 1–1)", and no share difference of two tiny arms is a
+    /// firm call.
+    func testSmallArmsKeepHonestIntervals() throws {
+        let rule = DecisionRule(objective: .optOutRate, constraints: [.optOutRate: DecisionBound(max: 0.05)])
+        let one = Readout.compare(ExperimentResults(arms: [arm("holdout", users: 1), arm("2d", users: 1, optOuts: 1)]),
+                                  rule: rule, baseline: nil, variances: [:]).0
+        let c = try XCTUnwrap(one.first)
+        XCTAssertEqual(c.call, .dontShip)
+        XCTAssertEqual(c.reason, "its opt-out rate of 1 (95% interval 0.2065–1) breaks the constraint")
+        // None of three users opting out in either arm: the difference is 0, its interval wide, the call open.
+        let three = Readout.compare(ExperimentResults(arms: [arm("holdout", users: 3), arm("2d", users: 3)]),
+                                    rule: DecisionRule(objective: .optOutRate), baseline: nil, variances: [:]).0
+        let d = try XCTUnwrap(three.first)
+        XCTAssertEqual(d.difference, 0)
+        XCTAssertLessThan(d.lower, -0.5)
+        XCTAssertGreaterThan(d.upper, 0.5)
+        XCTAssertEqual(d.call, .inconclusive, d.reason)
     }
 
     func testOpensAreComparedWithTheSimulatedPerUserVariances() throws {
