@@ -37,4 +37,21 @@ final class TuneListedTests: XCTestCase {
         XCTAssertEqual(tuned.listed.map { tuned.candidates[$0.candidate].spec.label }, ["1d", "2d", "3d", "5d", "7 days", "1/3/7d sequence"])
         XCTAssertEqual(tuned.parts.map(\.name), ["timePeriods", "listed"])
     }
+
+    /// A listed configuration that bears a label of the space's but is another configuration (its
+    /// message differs) races under a label of its own, so no table shows two candidates by one name.
+    func testAListedConfigurationNamedAsAnotherOfTheSpaceIsToldApart() throws {
+        var s = try TuneTests.scenario(users: 400, space: #"{"periods": {"min": 1, "max": 3}}"#)
+        var other = ConfigurationSpec(label: "2d", reminders: [ReminderSpec(messages: ["Other text"], timePeriods: [2])])
+        other.cronRules = []
+        let baseline = try XCTUnwrap(s.configurations.first { $0.label == "3 days" })
+        s.configurations = [baseline, other]
+        let tuner = try Tuner(scenario: s, threads: 2)
+        let labels = tuner.candidates.map(\.label)
+        XCTAssertEqual(labels.count, Set(labels).count, "\(labels)")
+        let listed = try XCTUnwrap(tuner.listed.first { $0.label == "2d" })
+        XCTAssertEqual(tuner.candidates[listed.candidate].label, "2d (listed)")
+        XCTAssertEqual(tuner.candidates[listed.candidate].reminders[0].messages, ["Other text"])
+        XCTAssertTrue(labels.contains("2d"), "the space's own 2d keeps its label")
+    }
 }

@@ -390,7 +390,15 @@ public struct Tuner: Sendable {
             if let i = candidates.firstIndex(where: { unlabelled($0) == bare }) {
                 return ListedCandidate(label: config.label, candidate: i)
             }
-            candidates.append(config)
+            // A listed configuration named as a different one of the space is told apart from it in every
+            // table and sentence of the tune: "2d (listed)".
+            var added = config
+            var n = 1
+            while candidates.contains(where: { $0.label == added.label }) {
+                n += 1
+                added.label = config.label + (n == 2 ? " (listed)" : " (listed \(n - 1))")
+            }
+            candidates.append(added)
             return ListedCandidate(label: config.label, candidate: candidates.count - 1)
         }
     }
