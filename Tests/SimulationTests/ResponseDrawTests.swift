@@ -93,6 +93,29 @@ final class ResponseDrawTests: XCTestCase {
         XCTAssertEqual(c, -0.018, accuracy: 5 * ((0.04 * 0.09 + 0.018 * 0.018) / Double(n)).squareRoot())
     }
 
+    /// An uncertainty whose mean lies far from the parameter's own value (in its standard deviations) is a
+    /// warning at the mean: the point decision and the draws would run two models. Near it, none.
+    func testAMeanFarFromTheValueIsAWarning() throws {
+        let far = try Self.scenario(response: """
+            {"baseResponse": 0.08, "uncertainty": {"scale": "logOdds", "parameters": ["baseResponse"], "mean": [700],
+             "covariance": [[0.01]]}}
+            """)
+        let warning = try XCTUnwrap(far.warnings().first { $0.path == "response.uncertainty.mean[0]" })
+        XCTAssertTrue(warning.reason.hasPrefix("baseResponse's mean (1 on its own scale) lies 7.02e+03 standard deviations from "
+            + "its value 0.08 (response.baseResponse)"), warning.reason)
+        // logit(0.08) = −2.442, 1.5 standard deviations (0.1 each) away: no warning.
+        let near = try Self.scenario(response: """
+            {"baseResponse": 0.08, "uncertainty": {"scale": "logOdds", "parameters": ["baseResponse"], "mean": [-2.29],
+             "covariance": [[0.01]]}}
+            """)
+        XCTAssertFalse(near.warnings().contains { $0.path.hasPrefix("response.uncertainty") })
+        let beyond = try Self.scenario(response: """
+            {"baseResponse": 0.08, "uncertainty": {"scale": "logOdds", "parameters": ["baseResponse"], "mean": [-2.1],
+             "covariance": [[0.01]]}}
+            """)
+        XCTAssertTrue(beyond.warnings().contains { $0.path == "response.uncertainty.mean[0]" }, "3.4 standard deviations")
+    }
+
     func testUncertaintyIsWrittenBackAsRead() throws {
         let s = try Self.scenario(response: """
             {"baseResponse": {"value": 0.06, "low": 0.03, "high": 0.12},

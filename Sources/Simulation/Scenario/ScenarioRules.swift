@@ -382,6 +382,25 @@ extension Scenario {
     /// What is allowed but most likely not meant: the scenario runs, and these are shown with it.
     public func warnings() -> [ScenarioIssue] {
         var warnings: [ScenarioIssue] = []
+        // The point decision runs the response's values, the draws its uncertainty's mean: far apart,
+        // they are two models, and the run's two calls would disagree for that alone.
+        if let joint = response.uncertainty?.joint {
+            for (i, parameter) in joint.parameters.enumerated() where i < joint.mean.count && i < joint.covariance.count
+                && i < joint.covariance[i].count {
+                let value = parameter.value(in: response)
+                guard let point = UncertaintyScale.logOdds.forward(value), joint.mean[i].isFinite else { continue }
+                let sd = max(joint.covariance[i][i], 0).squareRoot(), gap = abs(joint.mean[i] - point)
+                guard gap > max(3 * sd, 1e-6) else { continue }
+                let mean = UncertaintyScale.logOdds.back(joint.mean[i])
+                warnings.append(ScenarioIssue(
+                    path: "response.uncertainty.mean[\(i)]",
+                    reason: "\(parameter.rawValue)'s mean (\(String(format: "%.4g", mean)) on its own scale) lies "
+                        + (sd > 0 ? String(format: "%.3g standard deviations", gap / sd) : "away")
+                        + " from its value \(String(format: "%.4g", value)) (response.\(parameter.rawValue)): the point "
+                        + "decision runs the value and the draws the mean, two different models; set one from the other "
+                        + "(calibrate writes them alike)"))
+            }
+        }
         for (i, c) in configurations.enumerated() where c.sequence == nil && !c.reminders.isEmpty {
             // A notification is scheduled at a close, so it fires its delay after a moment of the run.
             let shortest = c.delaysUsedSeconds.min() ?? 0
