@@ -166,14 +166,26 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         let found = problems(try remindersim("validate", "alike.json"), file: "alike.json")
         XCTAssertEqual(found, [
             "configurations[1].label: \"A\\u{200b}\" reads as \"A\", the label of configurations[0] (they differ only in invisible "
-                + "characters or spaces at their ends): reports could not tell them apart",
+                + "characters, letter widths or spaces at their ends): reports could not tell them apart",
             "configurations[2].label: \" holdout\" reads as \"holdout\", which is reserved for the holdout (it differs only in case, "
-                + "invisible characters or spaces at its ends)",
+                + "invisible characters, letter widths or spaces at its ends)",
             "configurations[2].label: \" holdout\" starts or ends with a space, which reports do not show",
             "configurations[3].label: \"HoldOut\\u{2060}\" reads as \"holdout\", which is reserved for the holdout (it differs only "
-                + "in case, invisible characters or spaces at its ends)",
+                + "in case, invisible characters, letter widths or spaces at its ends)",
             "configurations[4].label: \"b \" starts or ends with a space, which reports do not show",
         ])
+        // Joiners and variation selectors are as invisible; full-width letters read as plain ones; a label of
+        // invisible characters alone shows nothing.
+        let more = ["A3d", "A\u{034F}3d", "B\u{FE0F}", "B", "ｈｏｌｄｏｕｔ", "\u{200B}", "\u{FEFF}\u{2060}"]
+        try writeFile("more.json", try JSONEdit.text(Self.scenario(more.map { Self.configuration($0) })))
+        let again = problems(try remindersim("validate", "more.json"), file: "more.json")
+        XCTAssertEqual(again.count, 5, again.joined(separator: "\n"))
+        for (k, start) in [(1, "configurations[1].label: \"A\u{034F}3d\" reads as \"A3d\""), (3, "configurations[3].label: \"B\" reads as "),
+                           (4, "configurations[4].label: \"ｈｏｌｄｏｕｔ\" reads as \"holdout\""),
+                           (5, "configurations[5].label: \"\\u{200b}\" shows nothing: it is made only of invisible characters"),
+                           (6, "configurations[6].label: ")] {
+            XCTAssertTrue(again.contains { $0.hasPrefix(start) }, "\(k): \(again.joined(separator: "\n"))")
+        }
     }
 
     /// A cron rule asking for a count of 0 is allowed but never matches: a warning says so, at the rule.

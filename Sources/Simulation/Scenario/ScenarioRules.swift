@@ -279,11 +279,14 @@ struct LabelCheck {
         if label.isEmpty { fail("\(p).label", "must not be empty") }
         if Scenario.isBlank(label) { fail("\(p).label", Scenario.blank) }
         let reads = Self.lookalike(label)
+        if !relaxed && !label.isEmpty && !Scenario.isBlank(label) && reads.isEmpty {
+            fail("\(p).label", "\(ScenarioIssue.quote(label)) shows nothing: it is made only of invisible characters")
+        }
         if label.lowercased() == "holdout" {
             fail("\(p).label", "\"holdout\" is reserved for the holdout")
         } else if !relaxed && reads.lowercased() == "holdout" {
             fail("\(p).label", "\(ScenarioIssue.quote(label)) reads as \"holdout\", which is reserved for the holdout (it differs only in "
-                + "case, invisible characters or spaces at its ends)")
+                + "case, invisible characters, letter widths or spaces at its ends)")
         }
         if !relaxed, let first = label.unicodeScalars.first, let last = label.unicodeScalars.last,
            first.properties.isWhitespace || last.properties.isWhitespace {
@@ -296,7 +299,7 @@ struct LabelCheck {
             seen[label] = p
             if !relaxed, !reads.isEmpty, let other = read[reads] {
                 fail(isListed ? "\(p).label" : "grid", "\(ScenarioIssue.quote(label)) reads as \(ScenarioIssue.quote(other.label)), "
-                    + "the label of \(other.at) (they differ only in invisible characters or spaces at their ends): reports could "
+                    + "the label of \(other.at) (they differ only in invisible characters, letter widths or spaces at their ends): reports could "
                     + "not tell them apart")
             } else if !reads.isEmpty && reads.lowercased() != "holdout" {
                 read[reads] = (label, p)
@@ -305,10 +308,13 @@ struct LabelCheck {
         return issues
     }
 
-    /// How a label reads: without its invisible (format and control) characters and the spaces at its ends.
+    /// How a label reads: in its compatibility form (full-width letters as plain ones, NFKC), without its
+    /// invisible characters (format and control characters, and those Unicode says to ignore when they
+    /// cannot be shown: joiners, variation selectors) and the spaces at its ends.
     static func lookalike(_ label: String) -> String {
-        let visible = String.UnicodeScalarView(label.unicodeScalars.filter { scalar in
+        let visible = String.UnicodeScalarView(label.precomposedStringWithCompatibilityMapping.unicodeScalars.filter { scalar in
             scalar.properties.generalCategory != .format && scalar.properties.generalCategory != .control
+                && !scalar.properties.isDefaultIgnorableCodePoint
         })
         return String(visible).trimmingCharacters(in: .whitespacesAndNewlines)
     }
