@@ -162,6 +162,10 @@ final class ScenarioDecodingTests: XCTestCase {
             "population.segments[0].returns.distribution: unknown distribution \"poisson\"; expected one of \"exponential\", \"weibull\", \"lognormal\", \"gamma\", \"bgnbd\", \"paretoNBD\", \"empirical\", \"replay\"",
         ])
         XCTAssertEqual(issues(try edited(["horizondays"], 30)), ["horizondays: unknown field (did you mean \"horizonDays\"?)"])
+        // A field of the scenario itself written inside another object says where it belongs.
+        XCTAssertEqual(issues(try edited(["decision"], ["objective": "opensLiftPerUser", "liveTest": ["days": 28]])), [
+            "decision.liveTest: unknown field (\"liveTest\" is a field of the scenario itself, beside \"decision\")",
+        ])
         XCTAssertEqual(issues(try edited(["configurations", 0, "reminders", 0, "unit"], "weeks")), [
             "configurations[0].reminders[0].unit: unknown value \"weeks\"; expected one of \"days\", \"hours\", \"minutes\", \"seconds\"",
         ])

@@ -68,10 +68,16 @@ struct JSONFieldReader {
         return ObjectFields(members: members, path: path)
     }
 
+    /// The scenario's own fields, named when one is given inside another object by mistake.
+    static let topLevelFields: Set<String> = ["seed", "users", "horizonDays", "startDate", "population", "response",
+                                               "configurations", "grid", "baseline", "decision", "liveTest", "tune"]
+
     /// Reports every key of `object` that was never read.
     mutating func finish(_ object: ObjectFields) {
         for (key, _) in object.members where !object.read.contains(key) {
-            let hint = object.read.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" } ?? ""
+            let hint = object.read.first { $0.lowercased() == key.lowercased() }.map { " (did you mean \"\($0)\"?)" }
+                ?? (!object.path.isEmpty && Self.topLevelFields.contains(key) ? " (\"\(key)\" is a field of the scenario itself, beside "
+                    + "\"\(object.path.split(separator: ".").first.map(String.init) ?? object.path)\")" : "")
             fail(Self.join(object.path, Excerpt.shortened(key)), "unknown field\(hint)")
         }
     }
