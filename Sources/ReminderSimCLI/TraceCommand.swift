@@ -28,7 +28,8 @@ struct TraceCommand: RunnableCommand {
 
     init(arguments: ParsedArguments) throws {
         path = try ScenarioFileArgument(arguments).path
-        user = try arguments.value(Self.user, expected: "a user index ≥ 0", where: { $0 >= 0 })
+        user = try arguments.value(Self.user, expected: "a user index from 0 to \(Scenario.maximumUsers - 1)",
+                                   where: { (0..<Scenario.maximumUsers).contains($0) })
         label = try arguments.optionalValue(Self.config)
         overrides = try ScenarioOverrides(arguments)
     }

@@ -203,7 +203,8 @@ public enum MarkdownReport {
                 let prefix = several ? "\(r): " : ""
                 let configured = reminder.timePeriods.map(String.init).joined(separator: ", ")
                 settings.append(prefix + "\(reminder.messages.count) message\(reminder.messages.count == 1 ? "" : "s") "
-                    + "\(reminder.randomMessage ? "at random" : "in turn"), timePeriods \(configured) \(reminder.unit.rawValue), "
+                    + "\(reminder.randomMessage ? "at random" : "in turn"), timePeriods \(configured) "
+                    + (reminder.timePeriods == [1] ? String(reminder.unit.rawValue.dropLast()) : reminder.unit.rawValue) + ", "
                     + (reminder.circularTimePeriod ? "circular" : "stays on the last"))
                 let rows = periods.filter { $0.reminder == r }
                 let scheduled = rows.reduce(Int64(0)) { $0 + $1.scheduled }

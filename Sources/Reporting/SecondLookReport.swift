@@ -29,7 +29,7 @@ public enum SecondLookReport {
     /// The recommendation under the model draws in one sentence; nil without draws.
     public static func uncertainText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard let u = look.uncertain else { return nil }
-        var text = "Under \(u.draws) draws of the response model: "
+        var text = "Under \(u.draws) draw\(u.draws == 1 ? "" : "s") of the response model: "
         guard let best = u.recommended, let s = u.standing(best) else {
             return text + "no configuration meets every constraint in at least "
                 + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
@@ -120,7 +120,7 @@ public enum SecondLookReport {
         let o = u.rule.objective
         var out = "**" + Markdown.escapeCell(uncertainText(results, DecisionSecondLook(recheck: nil, uncertain: u, sensitivity: [])) ?? "")
             + "**\n\n"
-        out += "Every configuration is simulated under \(u.draws) draws of the response parameters, on the same users at every "
+        out += "Every configuration is simulated under \(u.draws) draw\(u.draws == 1 ? "" : "s") of the response parameters, on the same users at every "
             + "draw. Recommendation rule: \(u.ruleText). Probability best: share of draws in which it is the best "
             + "configuration that meets every constraint; expected loss: the \(o.title) given up against each draw's best, "
             + "averaged over the draws.\n\n"
