@@ -132,6 +132,10 @@ final class ScenarioDecodingTests: XCTestCase {
             "population.segments[0].dropoutPerSession: must be a probability in [0, 1], got 1.5",
         ])
         XCTAssertEqual(issues(try edited(["users"], 0)), ["users: must be > 0, got 0"])
+        // A description is copied into every report and stored run: a few paragraphs, not a book.
+        XCTAssertEqual(issues(try edited(["description"], String(repeating: "x", count: 20_001))),
+                       ["description: 20,001 characters; at most 20,000"])
+        XCTAssertEqual(try Scenario.decode(try edited(["description"], String(repeating: "x", count: 20_000))).description?.count, 20_000)
         // A run database holds counts up to 2^50: a run of more users could be written but not read back.
         XCTAssertEqual(try Scenario.decode(try edited(["users"], 1 << 50), source: "s.json").users, 1 << 50)
         XCTAssertEqual(issues(try edited(["users"], (1 << 50) + 1)), [

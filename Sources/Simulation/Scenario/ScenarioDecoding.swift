@@ -190,7 +190,7 @@ extension JSONFieldReader {
         var parts = ScenarioParts()
         parts.relaxed = relaxed
         parts.name = field(o, "name", Self.name)
-        let description = optionalField(o, "description", Self.string)
+        let description = optionalField(o, "description", Self.description)
         let seed = field(o, "seed", default: 1) { r, j, p -> UInt64? in
             guard let x = r.integer(j, at: p, .nonNegative) else { return nil }
             return UInt64(x)

@@ -9,6 +9,8 @@ public enum TextLimit: Int, Sendable {
     case name = 200
     /// The text of a notification.
     case message = 2_000
+    /// A scenario's description: a few paragraphs, copied into every report and stored run.
+    case description = 20_000
 
     /// The length of `text` in Unicode scalars when it is above the limit, nil when it is within it.
     /// Cheap for the texts that pass: the byte count bounds the scalar count from above, and counting
@@ -53,6 +55,11 @@ extension JSONFieldReader {
 
     /// A name, label, prefix or rule: at most `TextLimit.name` characters.
     static func name(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> String? { r.string(j, at: p, limit: .name) }
+
+    /// A scenario's description: at most `TextLimit.description` characters.
+    static func description(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> String? {
+        r.string(j, at: p, limit: .description)
+    }
 
     /// The text of a notification: at most `TextLimit.message` characters.
     static func message(_ r: inout JSONFieldReader, _ j: JSON, _ p: String) -> String? {
