@@ -39,6 +39,10 @@ final class MinimumDifferenceTests: XCTestCase {
         // A difference of two configurations' lifts over the holdout is a difference of the measure itself.
         XCTAssertEqual(DecisionRule(objective: .liftD30, minimumDifference: 0.005).minimumDifferenceText,
                        "smallest gain worth shipping 0.5 pp in D30 retention")
+        // An objective without a paired difference refuses a minimum: the text does not invite one.
+        XCTAssertEqual(DecisionRule(objective: .deliveredPerExtraOpen).minimumDifferenceText,
+                       "smallest gain worth shipping 0 in notifications delivered per extra open (this objective has no paired "
+                        + "difference to hold one to)")
     }
 
     func testDecisionAndTuneReadItAndWriteItBack() throws {

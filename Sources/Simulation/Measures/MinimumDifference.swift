@@ -63,7 +63,9 @@ extension DecisionRule {
         let shown = objective.isFraction ? Self.plain(100 * minimumDifference) + " pp" : Self.plain(minimumDifference)
         // A difference of two configurations' lifts is a difference of the measure itself.
         return "smallest gain worth shipping \(shown) in \(objective.hasPairedDifference ? objective.pairMeasure.title : objective.title)"
-            + (minimumDifference == 0 ? " (the default; set `minimumDifference` to state yours)" : "")
+            + (minimumDifference != 0 ? ""
+                : objective.hasPairedDifference ? " (the default; set `minimumDifference` to state yours)"
+                : " (this objective has no paired difference to hold one to)")
     }
 
     /// A number with up to six decimals and no trailing zeros.
