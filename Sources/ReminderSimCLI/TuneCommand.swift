@@ -94,10 +94,10 @@ struct TuneCommand: RunnableCommand {
         let plan = tuner.plan
         context.stderr.writeLine(
             "tune: \(Self.count(plan.candidates)) candidates, stages of \(plan.stageUsers.map(Self.count).joined(separator: " → ")) users, "
-                + "\(estimate < 0.1 ? "" : "about ")\(Self.duration(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
+                + "\(Self.about(estimate)) on \(simulation.threads) thread\(simulation.threads == 1 ? "" : "s")")
         if estimate > budget {
             throw CommandError.dataError(
-                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take \(estimate < 0.1 ? "" : "about ")\(Self.duration(estimate)) at "
+                "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take \(Self.about(estimate)) at "
                     + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
                     + "narrow the periods or sequence lengths, lower --users, or raise --budget")
         }
@@ -193,6 +193,9 @@ struct TuneCommand: RunnableCommand {
         f.locale = Locale(identifier: "en_US")
         return f.string(from: NSNumber(value: n)) ?? String(n)
     }
+
+    /// An estimate in words: "about 3.3 s", or "under 0.1 s".
+    static func about(_ seconds: Double) -> String { (seconds < 0.1 ? "" : "about ") + duration(seconds) }
 
     static func duration(_ seconds: Double) -> String {
         seconds < 0.1 ? "under 0.1 s" : seconds < 10 ? String(format: "%.2g s", seconds) : seconds < 90 ? String(format: "%.0f s", seconds) : seconds < 5_400 ? String(format: "%.1f min", seconds / 60)

@@ -105,6 +105,8 @@ public enum RunJSON {
         let s = results.scenario
         func name(_ i: Int?) -> String? { i.map { results.all[$0].label } }
         let runnerUp = d.versusRunnerUp.first { $0.measure == d.comparedMeasure }
+        // What doubts the call, when there is a call and second looks to read it against.
+        let doubts = secondLook.flatMap { look in d.recommended.map { _ in SecondLookReport.doubts(results, look) } }
         let doc = Document(
             scenario: s.name, seed: s.seed, users: s.users, horizonDays: s.horizonDays, startDate: s.startDate, runID: runID,
             report: report, baseline: results.baseline.label,
@@ -117,8 +119,7 @@ public enum RunJSON {
                 },
                 recommended: name(d.recommended), runnerUp: name(d.runnerUp), topTwoToldApart: d.topTwoToldApart,
                 usersToSeparateTopTwo: runnerUp?.usersToSeparate, summary: DecisionReport.headline(results),
-                firm: secondLook.flatMap { look in results.decision.recommended.map { _ in SecondLookReport.doubts(results, look).isEmpty } },
-                doubts: secondLook.flatMap { look in results.decision.recommended.map { _ in SecondLookReport.doubts(results, look) } },
+                firm: doubts.map(\.isEmpty), doubts: doubts,
                 recheck: secondLook.flatMap { look in
                     look.recheck.map { r in
                         RecheckJSON(seed: r.seed, users: r.users, recommended: results.all[r.recommended].label, runnerUp: results.all[r.runnerUp].label,

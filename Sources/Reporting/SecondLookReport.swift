@@ -52,10 +52,13 @@ public enum SecondLookReport {
             doubts.append("under the response model's draws the rule "
                 + (u.recommended.map { "recommends \(results.all[$0].label) instead" } ?? "finds no configuration feasible enough"))
         }
-        if !look.sensitivity.isEmpty, look.sensitivity.contains(where: { $0.recommended != look.sensitivityUnchanged }) {
-            doubts.append("it does not hold under every change of the response model")
-        }
+        if !changedResponses(look).isEmpty { doubts.append("it does not hold under every change of the response model") }
         return doubts
+    }
+
+    /// The response changes under which the sensitivity runs recommend other than with the response unchanged.
+    static func changedResponses(_ look: DecisionSecondLook) -> [String] {
+        look.sensitivity.filter { $0.recommended != look.sensitivityUnchanged }.map(\.name)
     }
 
     /// The sentence after the headline when the second looks doubt the call; nil when they do not.
@@ -91,7 +94,7 @@ public enum SecondLookReport {
         }
         text += parts.joined(separator: "; ") + "."
         guard point != nil else { return text }
-        let changed = look.sensitivity.filter { $0.recommended != control }.map(\.name)
+        let changed = changedResponses(look)
         if changed.isEmpty { return text + " The call holds under each change." }
         return text + " The call does NOT hold under every change (" + changed.joined(separator: ", ")
             + "): it depends on the response model; check its numbers, or give them ranges or run calibrate, before shipping."

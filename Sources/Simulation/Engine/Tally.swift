@@ -175,9 +175,21 @@ extension Tally {
             }
             return nil
         }
-        let counters: [SlotCounter: Counter] = [.scheduled: .scheduled, .censored: .censored, .delivered: .delivered,
-                                                .foreground: .foreground, .suppressed: .suppressed, .responded: .responded]
-        if let found = notification({ counters[$0]!.rawValue }, "") { return found }
+        // The configuration's own counters, as a slot's are read.
+        func configuration(_ c: SlotCounter) -> Int {
+            switch c {
+            case .scheduled: return Counter.scheduled.rawValue
+            case .censored: return Counter.censored.rawValue
+            case .delivered: return Counter.delivered.rawValue
+            case .foreground: return Counter.foreground.rawValue
+            case .suppressed: return Counter.suppressed.rawValue
+            case .responded: return Counter.responded.rawValue
+            case .cancelled: return Counter.cancelled.rawValue
+            case .capped: return Counter.capped.rawValue
+            case .dropped: return Counter.dropped.rawValue
+            }
+        }
+        if let found = notification(configuration, "") { return found }
         for slot in 0..<layout.messageSlots {
             if let found = notification({ layout.message(slot, $0) }, " of message slot \(slot)") { return found }
         }
@@ -203,8 +215,9 @@ extension Tally {
             }
         }
         for r in 0..<layout.cronRules {
-            for (c, what) in [(RuleCounter.usersRan, "users whose block ran")] where rule(r, c) > users {
-                return (layout.rule(r, c), "\(rule(r, c)) \(what) for rule \(r), more than the \(users) users")
+            if rule(r, .usersRan) > users {
+                return (layout.rule(r, .usersRan), "\(rule(r, .usersRan)) users whose block ran for rule \(r), more than the "
+                    + "\(users) users")
             }
             if prompt(r, .usersShown) > users || prompt(r, .usersShown) > prompt(r, .shown) {
                 return (layout.prompt(r, .usersShown), "\(prompt(r, .usersShown)) users shown rule \(r)'s prompt, more than "
