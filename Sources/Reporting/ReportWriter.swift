@@ -3,7 +3,7 @@ import Foundation
 import Simulation
 import Storage
 
-/// Renders a run into a folder: `report.md`, one CSV per table and the charts.
+/// Renders a run into a folder: `report.md`, one CSV per table, the decision's CSV files and the charts.
 public enum ReportWriter {
     /// Writes the report of run `id` from `store` into `folder`; returns the files written. `csvSafe`
     /// puts a `'` before CSV text a spreadsheet would run as a formula.
@@ -18,7 +18,8 @@ public enum ReportWriter {
     public static func write(_ run: StoredRun, to folder: String, csvSafe: Bool = false,
                              secondLook: DecisionSecondLook? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var files = try CSVExport.write(run, to: folder, raw: !csvSafe)
+        let tables = CSVExport.files(run) + DecisionCSV.files(run.results, runID: run.id, secondLook: secondLook)
+        var files = try CSVExport.write(tables, to: folder, raw: !csvSafe)
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]
         for (kind, svg) in ReportCharts.render(run.results) {

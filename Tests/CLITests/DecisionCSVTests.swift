@@ -1,0 +1,142 @@
+import Foundation
+import Rendering
+import ReminderSimTestSupport
+import XCTest
+
+/// The report folder's `decision.csv`, `decision_checks.csv` and `live_test.csv` say what the
+/// report and `run --json` say of the decision, its second looks and its live test.
+final class DecisionCSVTests: ReminderSimTestCase {
+    /// `run --json` of `file`, with the report folder it names.
+    func run(_ file: String?, _ extra: [String] = []) throws -> (doc: [String: Any], folder: String) {
+        let result = try remindersim(arguments: ["run"] + (file.map { [$0] } ?? []) + ["--json", "--db", "runs.db", "--out", "out"] + extra)
+        assertExit(result, 0)
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.description)
+        let report = try XCTUnwrap(doc["report"] as? String)
+        return (doc, String(report.dropLast("/report.md".count)))
+    }
+
+    /// A CSV file of the folder as records of named fields; the header is checked against `header`.
+    func records(_ folder: String, _ name: String) throws -> (header: [String], rows: [[String: String]]) {
+        let text = try String(contentsOfFile: workPath(folder + "/" + name), encoding: .utf8)
+        let parsed = try CSVTable.parse(text)
+        let header = try XCTUnwrap(parsed.first)
+        for row in parsed.dropFirst() { XCTAssertEqual(row.count, header.count, "\(name): \(row)") }
+        return (header, parsed.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0).map { ($0, $1) }) })
+    }
+
+    static func number(_ s: String?) -> Double? { s.flatMap(Double.init) }
+
+    func testTheDecisionFilesSayWhatTheJSONSays() throws {
+        try writeFile("close.json", RunRecheckTests.scenario)
+        var firmness: [Bool] = [], changes: [String] = []
+        // Two seeds of two close paces (the re-check bears the call out at one and not at the other),
+        // and the built-in scenario on 2,000 users (where a change of the response moves the call).
+        for (file, extra) in [("close.json", ["--seed", "1"]), ("close.json", ["--seed", "5"]), (nil, ["--users", "2000"])] {
+            let (doc, folder) = try run(file, extra)
+            let decision = try XCTUnwrap(doc["decision"] as? [String: Any])
+            let configurations = try XCTUnwrap(doc["configurations"] as? [[String: Any]])
+
+            let (header, rows) = try records(folder, "decision.csv")
+            XCTAssertEqual(Array(header.prefix(3)), ["run_id", "config_index", "label"])
+            XCTAssertEqual(rows.map { $0["label"] }, configurations.map { $0["label"] as? String })
+            XCTAssertEqual(rows.first { $0["role"] == "recommendation" }?["label"], decision["recommended"] as? String)
+            XCTAssertEqual(rows.first { $0["role"] == "runner-up" }?["label"], decision["runnerUp"] as? String)
+            XCTAssertEqual(rows.filter { $0["is_baseline"] == "1" }.map { $0["label"] }, [doc["baseline"] as? String])
+            // Ranked by the objective, best first; the holdout is not a candidate.
+            let candidates = rows.filter { $0["is_holdout"] == "0" }
+            let byRank = candidates.sorted { Int($0["rank"]!)! < Int($1["rank"]!)! }
+            XCTAssertEqual(byRank.map { Self.number($0["objective_value"])! },
+                           candidates.map { Self.number($0["objective_value"])! }.sorted(by: >))
+            XCTAssertEqual(rows.first { $0["is_holdout"] == "1" }?["rank"], "")
+            for row in rows {
+                let c = try XCTUnwrap(configurations.first { $0["label"] as? String == row["label"] })
+                let lift = ((c["measures"] as? [String: Any])?["opensLiftPerUser"] as? [String: Any])?["value"] as? Double
+                XCTAssertEqual(Self.number(row["objective_value"]), lift ?? (row["is_holdout"] == "1" ? 0 : nil), "\(row)")
+                if row["is_baseline"] == "0" {
+                    XCTAssertEqual(Self.number(row["versus_baseline"]),
+                                   RunRecheckTests.opensVersusHoldout(doc, row["label"]!), "\(row)")
+                }
+            }
+
+            let checks = try records(folder, "decision_checks.csv").rows
+            let recheck = try XCTUnwrap(decision["recheck"] as? [String: Any])
+            let recheckRow = try XCTUnwrap(checks.first { $0["check"] == "recheck" })
+            XCTAssertEqual(recheckRow["bears_out"], (recheck["survives"] as? Bool) == true ? "1" : "0")
+            XCTAssertEqual(Self.number(recheckRow["difference"]), (recheck["difference"] as? [String: Any])?["value"] as? Double)
+            XCTAssertEqual(recheckRow["seed"], (recheck["seed"] as? NSNumber)?.stringValue)
+            let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
+            let sensitivityRows = checks.filter { $0["check"] == "sensitivity" }
+            XCTAssertEqual(sensitivityRows.map { $0["change"] }, sensitivity.map { $0["change"] as? String })
+            XCTAssertEqual(sensitivityRows.map { $0["recommends"] }, sensitivity.map { $0["recommended"] as? String ?? "" })
+            XCTAssertEqual(sensitivityRows.map { $0["bears_out"] },
+                           sensitivity.map { ($0["sameAsUnchanged"] as? Bool).map { $0 ? "1" : "0" } ?? "" })
+            // The call is firm when every check bears it out.
+            changes += sensitivityRows.filter { $0["bears_out"] == "0" }.compactMap { $0["change"] }
+            let firm = !checks.contains { $0["bears_out"] == "0" }
+            XCTAssertEqual(decision["firm"] as? Bool, firm)
+            firmness.append(firm)
+
+            let plan = try XCTUnwrap(decision["liveTest"] as? [String: Any])
+            let arms = try XCTUnwrap(plan["arms"] as? [[String: Any]])
+            let armRows = try records(folder, "live_test.csv").rows
+            XCTAssertEqual(armRows.map { $0["arm"] }, arms.map { $0["label"] as? String })
+            XCTAssertEqual(armRows.map { $0["role"] }, arms.map { $0["role"] as? String })
+            XCTAssertEqual(armRows.map { Int64($0["users"] ?? "") }, arms.map { ($0["users"] as? NSNumber)?.int64Value })
+            let cuped = (plan["cuped"] as? [String: Any])?["usersPerArm"] as? [NSNumber]
+            XCTAssertEqual(armRows.map { Int64($0["users_with_cuped"] ?? "") }, cuped.map { $0.map(\.int64Value) } ?? arms.map { _ in nil })
+            XCTAssertTrue(armRows.allSatisfy { $0["metric"] == plan["metric"] as? String })
+
+            // `report` works the second looks out again: the same files, byte for byte.
+            let again = try remindersim("report", "last", "--db", "runs.db", "--out", "again")
+            assertExit(again, 0)
+            let againFolder = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: workPath("again")).first)
+            for name in ["decision.csv", "decision_checks.csv", "live_test.csv"] {
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("again/\(againFolder)/\(name)"))),
+                               try Data(contentsOf: URL(fileURLWithPath: workPath(folder + "/" + name))), name)
+            }
+            try FileManager.default.removeItem(atPath: workPath("again"))
+        }
+        XCTAssertTrue(firmness.contains(false), "seed 5's call does not survive its re-check")
+        XCTAssertFalse(changes.isEmpty, "the built-in scenario's call moves with the response on 2,000 users")
+    }
+
+    /// Under the response model's draws each configuration's standing is on its row, and the check
+    /// row says whether the draws recommend the run's call.
+    func testModelDrawsStandingsAreOnTheRows() throws {
+        try writeFile("uncertain.json", ModelDrawsTests.scenario(optOut: ModelDrawsTests.range))
+        let (doc, folder) = try run("uncertain.json", ["--model-draws", "8"])
+        let rows = try records(folder, "decision.csv").rows
+        let configurations = ModelDrawsTests.configurations(doc)
+        for row in rows {
+            let c = try XCTUnwrap(configurations[row["label"]!])
+            XCTAssertEqual(Self.number(row["probability_best"]), c["probabilityBest"] as? Double, "\(row)")
+            XCTAssertEqual(Self.number(row["expected_loss"]), c["expectedLoss"] as? Double, "\(row)")
+        }
+        let total = rows.compactMap { Self.number($0["probability_best"]) }.reduce(0, +)
+        XCTAssertLessThanOrEqual(total, 1 + 1e-12)
+        let checks = try records(folder, "decision_checks.csv").rows
+        XCTAssertFalse(checks.contains { $0["check"] == "sensitivity" }, "the draws replace the sensitivity runs")
+        let draws = try XCTUnwrap(checks.first { $0["check"] == "model_draws" })
+        XCTAssertEqual(draws["draws"], "8")
+        let under = ((doc["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])?["recommended"] as? String
+        XCTAssertEqual(draws["recommends"], under ?? "")
+        XCTAssertEqual(draws["bears_out"], under == draws["run_recommends"] ? "1" : "0")
+    }
+
+    /// With no configuration meeting the constraints there is no call: no role, no check to bear it out
+    /// and no live test.
+    func testNoCallLeavesTheFilesWithoutOne() throws {
+        let strict = RunRecheckTests.scenario.replacingOccurrences(
+            of: #""configurations""#, with: #""decision": {"constraints": {"deliveredPerUser": {"max": 0.01}}}, "configurations""#)
+        try writeFile("strict.json", strict)
+        let (doc, folder) = try run("strict.json")
+        XCTAssertNil((doc["decision"] as? [String: Any])?["recommended"] as? String)
+        let rows = try records(folder, "decision.csv").rows
+        XCTAssertTrue(rows.allSatisfy { $0["role"] == "" && $0["feasible_rank"] == "" })
+        XCTAssertTrue(rows.filter { $0["is_holdout"] == "0" }.allSatisfy { $0["meets_constraints"] == "0" && $0["breaks"] == "deliveredPerUser" })
+        XCTAssertTrue(try records(folder, "decision_checks.csv").rows.allSatisfy { $0["bears_out"] == "" })
+        let live = try records(folder, "live_test.csv")
+        XCTAssertEqual(live.rows.count, 0)
+        XCTAssertEqual(live.header.first, "run_id")
+    }
+}
