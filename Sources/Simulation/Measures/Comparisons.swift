@@ -62,8 +62,10 @@ public struct PairwiseComparison: Sendable {
     }
 
     /// Every measure of `a` against `b` from the run's sums; empty when the sums do not hold the pair.
-    /// With `replay`, the intervals are clustered by recorded user.
-    static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64, replay: ReplayClustering? = nil) -> [PairwiseComparison] {
+    /// With `replay`, the intervals are clustered by recorded user. `a`'s tally gives the paired
+    /// proportions' margin (its users who opted out, or were retained) when it counts the pair's users.
+    static func all(_ a: Int, _ b: Int, sums: UserSums, users: Int64, tally: Tally? = nil,
+                    replay: ReplayClustering? = nil) -> [PairwiseComparison] {
         let lo = min(a, b), hi = max(a, b), flip = a > b
         guard let p = sums.layout.pairIndex(lo, hi) else { return [] }
         let start = sums.layout.pair(at: p)
@@ -72,7 +74,18 @@ public struct PairwiseComparison: Sendable {
             Estimate.mean(sum: flip ? -c(sum) : c(sum), squares: c(squares), count: c(.users))
         }
         func paired(_ onlyA: PairCounter, _ onlyB: PairCounter, _ n: PairCounter) -> Estimate? {
-            Estimate.pairedDifference(gained: flip ? c(onlyB) : c(onlyA), lost: flip ? c(onlyA) : c(onlyB), count: c(n))
+            // a's margin, from its tally when the tally's users are the pair's.
+            var first: Int64?
+            if let t = tally {
+                switch n {
+                case .users: first = t[.users] == c(.users) ? t[.optOuts] : nil
+                case .eligibleD7: first = t[.eligibleD7] == c(n) ? t[.retainedD7] : nil
+                case .eligibleD30: first = t[.eligibleD30] == c(n) ? t[.retainedD30] : nil
+                default: first = nil
+                }
+            }
+            return Estimate.pairedDifference(gained: flip ? c(onlyB) : c(onlyA), lost: flip ? c(onlyA) : c(onlyB), count: c(n),
+                                             first: first)
         }
         return PairMeasure.allCases.map { m in
             let (estimate, pairs): (Estimate?, Int64)
@@ -125,8 +138,8 @@ public struct SegmentMetrics: Sendable {
         responseRate = Proportion(response.x, of: v(.delivered), clustered: response)
         retentionD7 = Proportion(v(.retainedD7), of: v(.eligibleD7))
         retentionD30 = Proportion(v(.retainedD30), of: v(.eligibleD30))
-        liftD7 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD7), lost: v(.lostD7), count: v(.eligibleD7))
-        liftD30 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD30), lost: v(.lostD30), count: v(.eligibleD30))
+        liftD7 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD7), lost: v(.lostD7), count: v(.eligibleD7), first: v(.retainedD7))
+        liftD30 = isHoldout ? nil : Estimate.pairedDifference(gained: v(.gainedD30), lost: v(.lostD30), count: v(.eligibleD30), first: v(.retainedD30))
         optOutRate = Proportion(v(.optOuts), of: users)
         deliveredPerIncrementalOpen = !isHoldout && v(.opensLiftSum) > 0 ? Double(v(.delivered)) / Double(v(.opensLiftSum)) : nil
     }
@@ -262,7 +275,8 @@ extension RunResults {
     public func retentionDifference(_ c: Int, day k: Int) -> Estimate? {
         guard let sums = tallies.sums, sums.layout.keepsDetail, c > 0 else { return nil }
         let d = sums.curve(c, day: k)
-        return Estimate.pairedDifference(gained: d.gained, lost: d.lost, count: all[c].tally.retention(day: k).eligible)
+        let r = all[c].tally.retention(day: k)
+        return Estimate.pairedDifference(gained: d.gained, lost: d.lost, count: r.eligible, first: r.retained)
     }
 
     /// Users active on run day d minus the holdout's, with its paired interval: the users are the

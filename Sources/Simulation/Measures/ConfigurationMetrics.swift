@@ -102,9 +102,9 @@ public struct ConfigurationMetrics: Sendable {
             .opensPerUser, Estimate.mean(sum: t[.opensLiftSum], squares: t[.opensLiftSquares], count: t[.users]))
         incrementalOpens = t[.opensLiftSum]
         liftD7 = isHoldout ? nil : versusHoldout(
-            .retentionD7, Estimate.pairedDifference(gained: t[.gainedD7], lost: t[.lostD7], count: t[.eligibleD7]))
+            .retentionD7, Estimate.pairedDifference(gained: t[.gainedD7], lost: t[.lostD7], count: t[.eligibleD7], first: t[.retainedD7]))
         liftD30 = isHoldout ? nil : versusHoldout(
-            .retentionD30, Estimate.pairedDifference(gained: t[.gainedD30], lost: t[.lostD30], count: t[.eligibleD30]))
+            .retentionD30, Estimate.pairedDifference(gained: t[.gainedD30], lost: t[.lostD30], count: t[.eligibleD30], first: t[.retainedD30]))
         incrementalRetainedD7 = t[.gainedD7] - t[.lostD7]
         incrementalRetainedD30 = t[.gainedD30] - t[.lostD30]
         deliveredPerIncrementalOpen = !isHoldout && t[.opensLiftSum] > 0 ? Double(t[.delivered]) / Double(t[.opensLiftSum]) : nil

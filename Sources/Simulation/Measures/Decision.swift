@@ -101,7 +101,7 @@ extension RunResults {
         let users = all[0].metrics.users
         func versus(_ other: Int?) -> [PairwiseComparison] {
             guard let best, let other, let sums, best != other else { return [] }
-            return PairwiseComparison.all(best, other, sums: sums, users: users, replay: replay)
+            return PairwiseComparison.all(best, other, sums: sums, users: users, tally: all[best].tally, replay: replay)
         }
         return DecisionOutcome(
             rule: rule, baseline: baseline, ranked: ranked, admissible: admissible, constraints: checks,

@@ -63,12 +63,39 @@ public struct Estimate: Equatable, Sendable {
         return Estimate(value: mean, low: mean - half, high: mean + half)
     }
 
-    /// Difference of two paired proportions from the discordant counts (users retained only here,
-    /// only in the holdout) out of `count` pairs; Wald interval with the paired variance.
-    public static func pairedDifference(gained: Int64, lost: Int64, count: Int64) -> Estimate? {
+    /// Difference p₁ − p₂ of two paired proportions over `count` pairs (users), from the discordant
+    /// counts — `gained`: yes under the first only, `lost`: under the second only — and `first`, the
+    /// pairs with yes under the first (under both, or the first only).
+    ///
+    /// With `first` the interval is Newcombe's square-and-add score interval for paired data (method 10
+    /// of Newcombe 1998, Statistics in Medicine 17:2635–2650): each margin's Wilson interval, combined
+    /// with the margins' correlation φ, taken as 0 when a margin is empty or full and shrunk towards 0 by
+    /// n/2 when positive. Unlike the Wald interval it keeps a width when no pair is discordant (a few
+    /// users, or a segment where both configurations agree by chance), and stays inside [−1, 1].
+    /// Without `first`, or with counts that do not fit one table, the Wald interval with the paired
+    /// variance.
+    public static func pairedDifference(gained: Int64, lost: Int64, count: Int64, first: Int64? = nil) -> Estimate? {
         guard count > 0 else { return nil }
         let n = Double(count), g = Double(gained), l = Double(lost)
         let d = (g - l) / n
+        // The table: a both, b = gained, c = lost, e neither.
+        if let first, gained >= 0, lost >= 0, first >= gained, count - first >= lost {
+            let a = first - gained, e = count - first - lost
+            let secondCount = a + lost
+            guard let (l1, u1) = Proportion(first, of: count).wilson(),
+                  let (l2, u2) = Proportion(secondCount, of: count).wilson() else { return nil }
+            let p1 = Double(first) / n, p2 = Double(secondCount) / n
+            var phi = 0.0
+            if first > 0, first < count, secondCount > 0, secondCount < count {
+                let margins = Double(first) * Double(count - first) * Double(secondCount) * Double(count - secondCount)
+                let cross = Double(a) * Double(e) - g * l
+                let corrected = cross > n / 2 ? cross - n / 2 : (cross < 0 ? cross : 0)
+                phi = corrected / margins.squareRoot()
+            }
+            let below = (p1 - l1) * (p1 - l1) - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) * (u2 - p2)
+            let above = (u1 - p1) * (u1 - p1) - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) * (p2 - l2)
+            return Estimate(value: d, low: max(-1, d - max(0, below).squareRoot()), high: min(1, d + max(0, above).squareRoot()))
+        }
         let variance = max(0, (g + l) / n - d * d) / n
         let half = z95 * variance.squareRoot()
         return Estimate(value: d, low: d - half, high: d + half)

@@ -99,7 +99,7 @@ public struct RunResults: Sendable {
             var rows: [PairwiseComparison] = [], starts: [Int: Int] = [:]
             for (a, b) in Self.heldPairs(sums.layout) {
                 starts[a * all.count + b] = rows.count
-                rows += PairwiseComparison.all(a, b, sums: sums, users: users, replay: replay)
+                rows += PairwiseComparison.all(a, b, sums: sums, users: users, tally: all[a].tally, replay: replay)
             }
             pairwise = rows
             pairwiseStart = starts
