@@ -15,7 +15,8 @@ public enum DecisionCSV {
     }
 
     static let decisionHeader = [
-        "run_id", "config_index", "label", "is_holdout", "is_baseline", "role", "rank", "feasible_rank", "meets_constraints",
+        "run_id", "config_index", "label", "is_holdout", "is_baseline", "is_recommendation", "is_runner_up", "role", "rank",
+        "feasible_rank", "meets_constraints",
         "breaks", "too_close_to_call", "objective", "objective_value", "objective_low", "objective_high",
         "baseline_label", "versus_baseline_measure", "versus_baseline", "versus_baseline_low", "versus_baseline_high",
         "probability_best", "probability_feasible", "expected_objective", "expected_loss",
@@ -37,10 +38,12 @@ public enum DecisionCSV {
             let candidate = !c.isHoldout
             let broken = d.constraints.filter { $0.excluded.contains(i) }.map(\.measure.rawValue)
             let close = d.constraints.filter { DecisionReport.tooCloseToCall(c, $0) }.map(\.measure.rawValue)
-            let e = c.estimate(objective)
+            // The holdout's lift over itself is no measure (`config_metrics` leaves it empty too).
+            let e = c.isHoldout && RunComparison.isLift(objective) ? nil : c.estimate(objective)
             let versus = i == d.baseline ? nil : results.comparison(i, against: d.baseline, d.comparedMeasure)
             let standing = secondLook?.uncertain?.standing(i)
-            return [.integer(runID), .integer(Int64(i)), .text(c.label), flag(c.isHoldout), flag(i == d.baseline), .text(role),
+            return [.integer(runID), .integer(Int64(i)), .text(c.label), flag(c.isHoldout), flag(i == d.baseline),
+                    flag(i == d.recommended), flag(i == d.runnerUp), .text(role),
                     integer(rank[i]), integer(feasibleRank[i]), candidate ? flag(broken.isEmpty) : .null,
                     .text(candidate ? broken.joined(separator: ";") : ""), .text(candidate ? close.joined(separator: ";") : ""),
                     .text(objective.rawValue), decimal(e?.value), decimal(e?.low), decimal(e?.high),
@@ -53,69 +56,98 @@ public enum DecisionCSV {
     }
 
     static let checksHeader = [
-        "run_id", "check", "change", "users", "seed", "draws", "recommends_index", "recommends", "run_recommends",
-        "bears_out", "measure", "difference", "difference_low", "difference_high",
+        "run_id", "check", "change", "users", "seed", "draws", "recommends_index", "recommends", "read_against",
+        "run_recommends", "bears_out", "reason", "compared_with", "measure", "difference", "difference_low", "difference_high",
+        "told_apart", "call_firm",
     ]
 
     /// One row per second look at the call: the re-check on other users (its difference is the
-    /// recommendation's from the runner-up there), the decision under the model's draws, or the quick
-    /// sensitivity runs (the control with the response unchanged first; each change bears the call out
-    /// when it recommends what the control does). The call is firm when every row bears it out.
+    /// recommendation's from the runner-up there, `compared_with`), the decision under the model's
+    /// draws, or the quick sensitivity runs, the control with the response unchanged first. Each
+    /// check's recommendation is read against `read_against`: the run's call, or for a change of the
+    /// response the control's (on the same fewer users). `call_firm`, on every row, is the run's call
+    /// borne out by every check.
     static func checks(_ results: RunResults, runID: Int64, secondLook: DecisionSecondLook?) -> CSVTable {
         let d = results.decision
         let point = d.recommended
-        let pointLabel: CSVField = point.map { .text(results.all[$0].label) } ?? .text("")
+        let pointLabel = point.map { results.all[$0].label } ?? ""
         func index(of label: String?) -> CSVField {
             guard let label, let c = results.all.first(where: { $0.label == label }) else { return .null }
             return .integer(Int64(c.index))
         }
+        guard let look = secondLook else { return CSVTable(header: checksHeader, rows: []) }
+        let firm: CSVField = point == nil ? .null : flag(SecondLookReport.doubts(results, look).isEmpty)
+        func row(_ check: String, change: String = "", users: Int, seed: UInt64? = nil, draws: Int? = nil,
+                 recommends: String?, readAgainst: String, bears: Bool?, reason: String,
+                 comparison: PairwiseComparison? = nil, comparedWith: String = "") -> [CSVField] {
+            let diff = comparison?.difference
+            return [.integer(runID), .text(check), .text(change), .integer(Int64(users)), seed.map { .integer(Int64(bitPattern: $0)) } ?? .null,
+                    integer(draws), index(of: recommends), .text(recommends ?? ""), .text(readAgainst), .text(pointLabel),
+                    point == nil ? .null : bears.map(flag) ?? .null, .text(reason), .text(comparedWith),
+                    .text(comparison?.measure.rawValue ?? ""), decimal(diff?.value), decimal(diff?.low), decimal(diff?.high),
+                    diff.map { flag($0.low > 0 || $0.high < 0) } ?? .null, firm]
+        }
         var rows: [[CSVField]] = []
-        guard let look = secondLook else { return CSVTable(header: checksHeader, rows: rows) }
         if let r = look.recheck {
             // What ranks first there: the recommendation when it survives, the runner-up when it overtakes; unknown
             // when the recommendation misses a constraint there.
             let first: Int? = r.survives ? r.recommended : (r.stillAdmissible ? r.runnerUp : nil)
-            let diff = r.comparison?.difference
-            rows.append([.integer(runID), .text("recheck"), .text(""), .integer(Int64(r.users)), .integer(Int64(bitPattern: r.seed)),
-                         .null, first.map { .integer(Int64($0)) } ?? .null, .text(first.map { results.all[$0].label } ?? ""),
-                         pointLabel, flag(r.survives), .text(r.comparison?.measure.rawValue ?? ""),
-                         decimal(diff?.value), decimal(diff?.low), decimal(diff?.high)])
+            let runnerUp = results.all[r.runnerUp].label
+            let clear = r.comparison?.difference.map { $0.low > 0 || $0.high < 0 } ?? true
+            let reason = !r.stillAdmissible ? "misses a constraint there"
+                : !r.survives ? "\(runnerUp) ranks first there"
+                : clear ? "survives" : "survives narrowly: still ahead, not told apart there"
+            rows.append(row("recheck", users: r.users, seed: r.seed, recommends: first.map { results.all[$0].label },
+                            readAgainst: pointLabel, bears: r.survives, reason: reason, comparison: r.comparison, comparedWith: runnerUp))
         }
         if let u = look.uncertain {
-            rows.append([.integer(runID), .text("model_draws"), .text(""), .integer(Int64(results.scenario.users)), .null,
-                         .integer(Int64(u.draws)), u.recommended.map { .integer(Int64($0)) } ?? .null,
-                         .text(u.recommended.map { results.all[$0].label } ?? ""), pointLabel,
-                         point == nil ? .null : flag(u.recommended == point), .text(""), .null, .null, .null])
+            let label = u.recommended.map { results.all[$0].label }
+            let reason = u.recommended == nil ? "none meets every constraint often enough"
+                : u.recommended == point ? "the same call" : "another call"
+            rows.append(row("model_draws", users: results.scenario.users, draws: u.draws, recommends: label, readAgainst: pointLabel,
+                            bears: u.recommended == point, reason: reason))
         }
         if !look.sensitivity.isEmpty {
-            let users = Int64(min(results.scenario.users, DecisionRecheck.maximumUsers))
+            let users = min(results.scenario.users, DecisionRecheck.maximumUsers)
             let control = look.sensitivityUnchanged
-            for (name, recommended) in [(DecisionSecondLook.unchanged, control)] + look.sensitivity {
-                let bears: CSVField = name == DecisionSecondLook.unchanged || point == nil ? .null : flag(recommended == control)
-                rows.append([.integer(runID), .text("sensitivity"), .text(name), .integer(users), .null, .null,
-                             index(of: recommended), .text(recommended ?? ""), pointLabel, bears, .text(""), .null, .null, .null])
+            rows.append(row("sensitivity", change: DecisionSecondLook.unchanged, users: users, recommends: control,
+                            readAgainst: "", bears: nil,
+                            reason: control == (point.map { results.all[$0].label }) ? "the control: the run's call" : "the control: another call on these users"))
+            for (name, recommended) in look.sensitivity {
+                rows.append(row("sensitivity", change: name, users: users, recommends: recommended, readAgainst: control ?? "",
+                                bears: recommended == control, reason: recommended == control ? "as the control" : "not as the control"))
             }
         }
         return CSVTable(header: checksHeader, rows: rows)
     }
 
     static let liveTestHeader = [
-        "run_id", "arm", "config_index", "role", "share", "users", "users_with_cuped", "metric", "days", "alpha", "power",
-        "difference", "difference_with_cuped", "live_users", "minimum_detectable_effect", "minimum_detectable_effect_with_cuped",
+        "run_id", "arm", "config_index", "role", "is_recommendation", "is_baseline", "is_holdout", "share", "users", "total_users",
+        "metric", "days", "alpha", "power", "difference", "live_users", "minimum_detectable_effect",
+        "cuped_pre_days", "cuped_users", "cuped_total_users", "cuped_users_without", "cuped_total_users_without",
+        "cuped_difference", "cuped_correlation", "cuped_variance_reduction", "cuped_minimum_detectable_effect",
     ]
 
     /// One row per arm of the live test that would settle the call, with the plan's design on each
-    /// row; no rows when there is no recommendation to test.
+    /// row; no rows when there is no recommendation to test. The `cuped_` columns are for another
+    /// population than `users`: users who already have the app, with their own simulated difference,
+    /// sized with CUPED and (`cuped_users_without`) without it.
     static func liveTest(_ results: RunResults, runID: Int64, secondLook: DecisionSecondLook?) -> CSVTable {
         let plan = results.liveTestPlan(prePeriod: secondLook?.prePeriod)
         let cuped = plan.cuped
+        let compared = [results.decision.recommended, results.decision.baseline]
         let rows = plan.arms.enumerated().map { k, arm -> [CSVField] in
-            let withCuped = cuped.flatMap { k < $0.usersPerArm.count ? $0.usersPerArm[k] : nil }
-            return [.integer(runID), .text(arm.label), .integer(Int64(arm.configuration)), .text(arm.role), .decimal(arm.share),
-                    integer(arm.users), integer(withCuped), .text(plan.metric.rawValue), .integer(Int64(plan.days)),
-                    .decimal(LiveTestPlan.alpha), .decimal(LiveTestPlan.power), decimal(plan.difference),
-                    decimal(cuped?.difference), integer(plan.liveUsers), decimal(plan.minimumDetectableEffect),
-                    decimal(cuped?.minimumDetectableEffect)]
+            func cupedArm(_ list: [Int64]?) -> CSVField { integer(list.flatMap { k < $0.count ? $0[k] : nil }) }
+            // ρ is the recommendation's arm's and the baseline's; a holdout arm beside them has none.
+            let rho = compared.firstIndex { $0 == arm.configuration }.flatMap { j in cuped.flatMap { j < $0.correlations.count ? $0.correlations[j] : nil } }
+            return [.integer(runID), .text(arm.label), .integer(Int64(arm.configuration)), .text(arm.role),
+                    flag(arm.configuration == results.decision.recommended), flag(arm.configuration == results.decision.baseline),
+                    flag(arm.configuration == 0), .decimal(arm.share), integer(arm.users), integer(plan.totalUsers),
+                    .text(plan.metric.rawValue), .integer(Int64(plan.days)), .decimal(LiveTestPlan.alpha), .decimal(LiveTestPlan.power),
+                    decimal(plan.difference), integer(plan.liveUsers), decimal(plan.minimumDetectableEffect),
+                    cuped == nil ? .null : .integer(Int64(plan.preDays)), cupedArm(cuped?.usersPerArm), integer(cuped?.totalUsers),
+                    cupedArm(cuped?.usersPerArmWithout), integer(cuped?.totalUsersWithout), decimal(cuped?.difference),
+                    decimal(rho), decimal(cuped?.varianceReduction), decimal(cuped?.minimumDetectableEffect)]
         }
         return CSVTable(header: liveTestHeader, rows: rows)
     }

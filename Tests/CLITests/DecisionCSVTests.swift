@@ -41,6 +41,8 @@ final class DecisionCSVTests: ReminderSimTestCase {
             XCTAssertEqual(rows.map { $0["label"] }, configurations.map { $0["label"] as? String })
             XCTAssertEqual(rows.first { $0["role"] == "recommendation" }?["label"], decision["recommended"] as? String)
             XCTAssertEqual(rows.first { $0["role"] == "runner-up" }?["label"], decision["runnerUp"] as? String)
+            XCTAssertEqual(rows.filter { $0["is_recommendation"] == "1" }.map { $0["label"] }, [decision["recommended"] as? String])
+            XCTAssertEqual(rows.filter { $0["is_runner_up"] == "1" }.map { $0["label"] }, [decision["runnerUp"] as? String])
             XCTAssertEqual(rows.filter { $0["is_baseline"] == "1" }.map { $0["label"] }, [doc["baseline"] as? String])
             // Ranked by the objective, best first; the holdout is not a candidate.
             let candidates = rows.filter { $0["is_holdout"] == "0" }
@@ -51,7 +53,8 @@ final class DecisionCSVTests: ReminderSimTestCase {
             for row in rows {
                 let c = try XCTUnwrap(configurations.first { $0["label"] as? String == row["label"] })
                 let lift = ((c["measures"] as? [String: Any])?["opensLiftPerUser"] as? [String: Any])?["value"] as? Double
-                XCTAssertEqual(Self.number(row["objective_value"]), lift ?? (row["is_holdout"] == "1" ? 0 : nil), "\(row)")
+                // The holdout's lift over itself is left empty, as in config_metrics.
+                XCTAssertEqual(Self.number(row["objective_value"]), lift, "\(row)")
                 if row["is_baseline"] == "0" {
                     XCTAssertEqual(Self.number(row["versus_baseline"]),
                                    RunRecheckTests.opensVersusHoldout(doc, row["label"]!), "\(row)")
@@ -64,6 +67,14 @@ final class DecisionCSVTests: ReminderSimTestCase {
             XCTAssertEqual(recheckRow["bears_out"], (recheck["survives"] as? Bool) == true ? "1" : "0")
             XCTAssertEqual(Self.number(recheckRow["difference"]), (recheck["difference"] as? [String: Any])?["value"] as? Double)
             XCTAssertEqual(recheckRow["seed"], (recheck["seed"] as? NSNumber)?.stringValue)
+            XCTAssertEqual(recheckRow["compared_with"], decision["runnerUp"] as? String)
+            XCTAssertEqual(recheckRow["read_against"], decision["recommended"] as? String)
+            let summary = try XCTUnwrap(recheck["summary"] as? String)
+            if (recheck["survives"] as? Bool) == true {
+                XCTAssertEqual(recheckRow["told_apart"] == "1", summary.hasSuffix("; the call survives."), summary)
+            } else {
+                XCTAssertTrue(summary.hasSuffix("the call does not survive: \(recheckRow["reason"] ?? "")."), summary)
+            }
             let sensitivity = try XCTUnwrap(decision["sensitivity"] as? [[String: Any]])
             let sensitivityRows = checks.filter { $0["check"] == "sensitivity" }
             XCTAssertEqual(sensitivityRows.map { $0["change"] }, sensitivity.map { $0["change"] as? String })
@@ -74,6 +85,11 @@ final class DecisionCSVTests: ReminderSimTestCase {
             changes += sensitivityRows.filter { $0["bears_out"] == "0" }.compactMap { $0["change"] }
             let firm = !checks.contains { $0["bears_out"] == "0" }
             XCTAssertEqual(decision["firm"] as? Bool, firm)
+            XCTAssertTrue(checks.allSatisfy { $0["call_firm"] == (firm ? "1" : "0") })
+            // A change is read against the control, the control against nothing.
+            let control = try XCTUnwrap(sensitivityRows.first)
+            XCTAssertEqual(control["read_against"], "")
+            XCTAssertTrue(sensitivityRows.dropFirst().allSatisfy { $0["read_against"] == control["recommends"] })
             firmness.append(firm)
 
             let plan = try XCTUnwrap(decision["liveTest"] as? [String: Any])
@@ -82,8 +98,17 @@ final class DecisionCSVTests: ReminderSimTestCase {
             XCTAssertEqual(armRows.map { $0["arm"] }, arms.map { $0["label"] as? String })
             XCTAssertEqual(armRows.map { $0["role"] }, arms.map { $0["role"] as? String })
             XCTAssertEqual(armRows.map { Int64($0["users"] ?? "") }, arms.map { ($0["users"] as? NSNumber)?.int64Value })
-            let cuped = (plan["cuped"] as? [String: Any])?["usersPerArm"] as? [NSNumber]
-            XCTAssertEqual(armRows.map { Int64($0["users_with_cuped"] ?? "") }, cuped.map { $0.map(\.int64Value) } ?? arms.map { _ in nil })
+            let cuped = try XCTUnwrap(plan["cuped"] as? [String: Any])
+            let perArm = try XCTUnwrap(cuped["usersPerArm"] as? [NSNumber])
+            XCTAssertEqual(armRows.map { Int64($0["cuped_users"] ?? "") }, perArm.map(\.int64Value))
+            let without = (cuped["totalUsersWithout"] as? NSNumber)?.int64Value
+            XCTAssertTrue(armRows.allSatisfy { Int64($0["cuped_total_users_without"] ?? "") == without })
+            XCTAssertEqual(armRows.compactMap { Int64($0["cuped_users_without"] ?? "") }.reduce(0, +), without)
+            // Foundation's JSON reader may miss the last digit or two of a double: compared to 1e-12.
+            let rho = armRows.compactMap { Self.number($0["cuped_correlation"]) }, printed = try XCTUnwrap(cuped["correlation"] as? [Double])
+            XCTAssertEqual(rho.count, printed.count)
+            for (x, y) in zip(rho, printed) { XCTAssertEqual(x, y, accuracy: 1e-12) }
+            XCTAssertTrue(armRows.allSatisfy { Int64($0["total_users"] ?? "") == (plan["totalUsers"] as? NSNumber)?.int64Value })
             XCTAssertTrue(armRows.allSatisfy { $0["metric"] == plan["metric"] as? String })
 
             // `report` works the second looks out again: the same files, byte for byte.
@@ -132,9 +157,9 @@ final class DecisionCSVTests: ReminderSimTestCase {
         let (doc, folder) = try run("strict.json")
         XCTAssertNil((doc["decision"] as? [String: Any])?["recommended"] as? String)
         let rows = try records(folder, "decision.csv").rows
-        XCTAssertTrue(rows.allSatisfy { $0["role"] == "" && $0["feasible_rank"] == "" })
+        XCTAssertTrue(rows.allSatisfy { $0["role"] == "" && $0["feasible_rank"] == "" && $0["is_recommendation"] == "0" })
         XCTAssertTrue(rows.filter { $0["is_holdout"] == "0" }.allSatisfy { $0["meets_constraints"] == "0" && $0["breaks"] == "deliveredPerUser" })
-        XCTAssertTrue(try records(folder, "decision_checks.csv").rows.allSatisfy { $0["bears_out"] == "" })
+        XCTAssertTrue(try records(folder, "decision_checks.csv").rows.allSatisfy { $0["bears_out"] == "" && $0["call_firm"] == "" })
         let live = try records(folder, "live_test.csv")
         XCTAssertEqual(live.rows.count, 0)
         XCTAssertEqual(live.header.first, "run_id")

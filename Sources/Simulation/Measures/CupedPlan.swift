@@ -135,8 +135,9 @@ public struct CupedPlan: Sendable {
     public let varianceReduction: Double
     /// Recommendation − baseline among these users during the test.
     public let difference: Double
-    /// The same test on the same simulated users without CUPED, in total.
+    /// The same test on the same simulated users without CUPED, in total and per arm.
     public let totalUsersWithout: Int64
+    public let usersPerArmWithout: [Int64]
     public let usersPerArm: [Int64]
     public let totalUsers: Int64
     /// At `LiveTestPlan.liveUsers`.
@@ -162,7 +163,8 @@ public struct CupedPlan: Sendable {
         self.theta = theta
         varianceReduction = spread > 0 ? 1 - adjusted / spread : 0
         difference = d
-        totalUsersWithout = arms(without).reduce(0, +)
+        usersPerArmWithout = arms(without)
+        totalUsersWithout = usersPerArmWithout.reduce(0, +)
         usersPerArm = arms(total)
         totalUsers = usersPerArm.reduce(0, +)
         minimumDetectableEffect = liveUsers.flatMap { n in
