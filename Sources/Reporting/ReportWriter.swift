@@ -3,7 +3,7 @@ import Foundation
 import Simulation
 import Storage
 
-/// Renders a run into a folder: `report.md`, one CSV per table, the decision's CSV files and the charts.
+/// Renders a run into a folder: `report.md`, one CSV per table, the decision's CSV files, the charts and their data.
 public enum ReportWriter {
     /// Writes the report of run `id` from `store` into `folder`; returns the files written. `csvSafe`
     /// puts a `'` before CSV text a spreadsheet would run as a formula.
@@ -19,6 +19,7 @@ public enum ReportWriter {
                              secondLook: DecisionSecondLook? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let tables = CSVExport.files(run) + DecisionCSV.files(run.results, runID: run.id, secondLook: secondLook)
+            + CurveDifferenceCSV.files(run.results, runID: run.id)
         var files = try CSVExport.write(tables, to: folder, raw: !csvSafe)
         var charts: [ChartKind: String] = [:]
         var svgs: [String: String] = [:]

@@ -125,6 +125,44 @@ final class DecisionCSVTests: ReminderSimTestCase {
         XCTAssertFalse(changes.isEmpty, "the built-in scenario's call moves with the response on 2,000 users")
     }
 
+    /// The charts' data: each configuration's retention and daily active users minus the holdout's,
+    /// the same differences as the tables' counts give, inside their paired intervals.
+    func testCurveDifferencesAgreeWithTheTables() throws {
+        let (_, folder) = try run(nil, ["--users", "2000"])
+        let curve = try records(folder, "retention_curve.csv").rows
+        func retention(_ label: String?, _ day: String?) throws -> (retained: Double, eligible: Double) {
+            let row = try XCTUnwrap(curve.first { $0["label"] == label && $0["day_since_install"] == day })
+            return (try XCTUnwrap(Self.number(row["retained"])), try XCTUnwrap(Self.number(row["eligible"])))
+        }
+        let retentionRows = try records(folder, "retention_difference.csv").rows
+        XCTAssertEqual(retentionRows.count, 5 * 30, "five configurations, days 1 to 30")
+        XCTAssertFalse(retentionRows.contains { $0["label"] == "holdout" })
+        for row in retentionRows {
+            let here = try retention(row["label"], row["day_since_install"]), there = try retention("holdout", row["day_since_install"])
+            XCTAssertEqual(Self.number(row["eligible"]), here.eligible)
+            let value = try XCTUnwrap(Self.number(row["difference"]))
+            XCTAssertEqual(value, (here.retained - there.retained) / here.eligible, accuracy: 1e-12, "\(row)")
+            XCTAssertLessThan(try XCTUnwrap(Self.number(row["difference_low"])), value + 1e-12)
+            XCTAssertGreaterThan(try XCTUnwrap(Self.number(row["difference_high"])), value - 1e-12)
+        }
+        let daily = try records(folder, "daily_stats.csv").rows
+        let dailyRows = try records(folder, "daily_active_difference.csv").rows
+        XCTAssertEqual(dailyRows.count, 5 * 90)
+        for row in dailyRows {
+            func active(_ label: String?) throws -> Double {
+                let match = try XCTUnwrap(daily.first { $0["label"] == label && $0["day"] == row["day"] })
+                XCTAssertEqual(match["date"], row["date"])
+                return try XCTUnwrap(Self.number(match["active_users"]))
+            }
+            let value = try XCTUnwrap(Self.number(row["difference"]))
+            XCTAssertEqual(value, try active(row["label"]) - active("holdout"), "\(row)")
+            // A paired interval of a count of users: no wider than every user on either side.
+            let (low, high) = (try XCTUnwrap(Self.number(row["difference_low"])), try XCTUnwrap(Self.number(row["difference_high"])))
+            XCTAssertTrue(low <= value && value <= high && low >= -2000 && high <= 2000, "\(row)")
+            XCTAssertGreaterThan(high - low, 0, "a paired interval keeps a width: \(row)")
+        }
+    }
+
     /// Under the response model's draws each configuration's standing is on its row, and the check
     /// row says whether the draws recommend the run's call.
     func testModelDrawsStandingsAreOnTheRows() throws {

@@ -280,14 +280,17 @@ extension RunResults {
     }
 
     /// Users active on run day d minus the holdout's, with its paired interval: the users are the
-    /// pairs, so the variance of the total difference is (g + l) − (g − l)²/n.
+    /// pairs, and the difference is n times the paired difference of the shares of users active that
+    /// day (`Estimate.pairedDifference`, from the configuration's own active users).
     public func dailyActiveDifference(_ c: Int, day d: Int) -> Estimate? {
         guard let sums = tallies.sums, sums.layout.keepsDetail, c > 0, users.count > 0 else { return nil }
         let x = sums.daily(c, day: d)
-        let n = Double(users.count), g = Double(x.gained), l = Double(x.lost)
-        let value = g - l
-        let half = z95 * max(0, g + l - value * value / n).squareRoot()
-        return Estimate(value: value, low: value - half, high: value + half)
+        let n = Int64(users.count)
+        guard let share = Estimate.pairedDifference(gained: x.gained, lost: x.lost, count: n, first: all[c].tally.daily(d)) else {
+            return nil
+        }
+        let scale = Double(n)
+        return Estimate(value: Double(x.gained - x.lost), low: share.low * scale, high: share.high * scale)
     }
 }
 
