@@ -315,13 +315,25 @@ struct TuneReport {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
         // Named as every table names them: `candidate_index` joins `tune_candidates`, measures by their snake_case names.
-        var table = CSVTable(header: ["candidate_index", "label", "stage", "users", "dropped"]
+        var table = CSVTable(header: ["candidate_index", "label", "listed_label", "is_baseline", "is_winner", "final_rank",
+                                      "meets_constraints", "stage", "users", "dropped"]
             + measures.flatMap { [$0.measure.name, "\($0.measure.name)_low", "\($0.measure.name)_high"] })
         func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
+        // The scenario's own labels of the listed configurations, and the final stage's ranking.
+        let listedLabels = Dictionary(result.listed.map { ($0.candidate, $0.label) }, uniquingKeysWith: { a, _ in a })
+        var finalRank: [Int: (rank: Int, admissible: Bool)] = [:]
+        for (k, entry) in result.final.ranking.enumerated() where finalRank[entry.candidate] == nil {
+            finalRank[entry.candidate] = (k + 1, entry.admissible)
+        }
         table.rows.reserveCapacity(result.candidates.count)
         for (index, c) in result.candidates.enumerated() {
             let f = c.figures
-            var row: [CSVField] = [.integer(Int64(index)), .text(c.spec.label), .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
+            let listed = listedLabels[index]
+            let final = finalRank[index]
+            var row: [CSVField] = [.integer(Int64(index)), .text(c.spec.label), .text(listed ?? ""),
+                                   .integer(listed == result.baseline.label ? 1 : 0), .integer(result.winner == index ? 1 : 0),
+                                   final.map { .integer(Int64($0.rank)) } ?? .null, final.map { .integer($0.admissible ? 1 : 0) } ?? .null,
+                                   .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
                                    c.dropped.map { .text($0) } ?? .null]
             for m in measures {
                 let e = f?.measures[m]

@@ -139,7 +139,25 @@ final class TuneCommandTests: ReminderSimTestCase {
         assertContains(report, "| rank | configuration | opens per user vs holdout | opt-out rate | notifications delivered per extra open | admissible |",
                        "report.md")
         let csv = try String(contentsOf: folder.appendingPathComponent("candidates.csv"), encoding: .utf8)
-        XCTAssertEqual(try CSVTable.parse(csv).count, 66, "one row per candidate and a header")
+        let parsed = try CSVTable.parse(csv)
+        XCTAssertEqual(parsed.count, 66, "one row per candidate and a header")
+        let header = try XCTUnwrap(parsed.first)
+        let rows = parsed.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0).map { ($0, $1) }) }
+        // The winner, the baseline and the listed configurations by the scenario's labels, and the final ranking.
+        let winnerLabel = (recommendation["configuration"] as? [String: Any])?["label"] as? String
+        XCTAssertEqual(rows.filter { $0["is_winner"] == "1" }.map { $0["label"] }, winnerLabel.map { [$0] } ?? [])
+        XCTAssertEqual(rows.filter { $0["is_baseline"] == "1" }.map { $0["listed_label"] }, ["3 days"])
+        XCTAssertEqual(Set(rows.compactMap { $0["listed_label"] }.filter { !$0.isEmpty }),
+                       ["1 day", "2 days", "3 days", "5 days", "7 days", "1/3/7d sequence"])
+        let ranks = rows.compactMap { Int($0["final_rank"] ?? "") }.sorted()
+        XCTAssertEqual(ranks, Array(1...max(ranks.count, 1)).prefix(ranks.count).map { $0 })
+        XCTAssertFalse(ranks.isEmpty)
+        if let winner = rows.first(where: { $0["is_winner"] == "1" }) {
+            // The winner is the best of the final stage that meets every constraint.
+            let better = rows.filter { Int($0["final_rank"] ?? "") ?? .max < Int(winner["final_rank"] ?? "")! }
+            XCTAssertTrue(better.allSatisfy { $0["meets_constraints"] == "0" }, "\(better)")
+            XCTAssertEqual(winner["meets_constraints"], "1")
+        }
 
         // A second tune goes to the next folder; the same seed gives the same recommendation.
         let again = try remindersim("tune", file.path, "--users", "1200", "--threads", "1", "--out", "out")
@@ -171,9 +189,10 @@ final class TuneCommandTests: ReminderSimTestCase {
             XCTAssertTrue(text.hasSuffix("\r\n"))
             XCTAssertFalse(text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every record ends in CRLF")
             let records = try CSVTable.parse(text)
-            XCTAssertEqual(records.first?.prefix(5), ["candidate_index", "label", "stage", "users", "dropped"])
+            XCTAssertEqual(records.first?.prefix(10), ["candidate_index", "label", "listed_label", "is_baseline", "is_winner",
+                                                        "final_rank", "meets_constraints", "stage", "users", "dropped"])
             // The measures by the names every table gives them.
-            XCTAssertEqual(records.first?.dropFirst(5).prefix(3), ["opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high"])
+            XCTAssertEqual(records.first?.dropFirst(10).prefix(3), ["opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high"])
             XCTAssertEqual(Set(records.map(\.count)).count, 1, "every record as wide as the header")
             XCTAssertEqual(records.dropFirst().map { $0[0] }, (0..<(records.count - 1)).map(String.init))
             let labels = records.dropFirst().map { $0[1] }
