@@ -401,6 +401,8 @@ struct TuneReport {
             root["versusRunnerUp"] = difference(r.final.versusRunnerUp)
             root["constraints"] = constraints(f)
             root["listed"] = r.winnerIsListed
+            // The scenario's own label of a listed winner ("5 days" for the candidate "5d"), as a run of it names it.
+            if let listed = r.listed.first(where: { $0.candidate == w }) { root["listedLabel"] = listed.label }
             if let re = r.recheck, let rf = re.figures(of: w) {
                 var recheck: [String: Any] = [
                     "seed": re.seed, "users": re.users, "objectiveEstimate": estimate(rf.measures[rule.objective]),

@@ -56,6 +56,7 @@ final class TuneReportTextTests: ReminderSimTestCase {
         let recommendation = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: workDirectory
             .appendingPathComponent("out/tune-periods-tune-1/recommendation.json"))) as? [String: Any])
         XCTAssertEqual(recommendation["listed"] as? Bool, true)
+        XCTAssertEqual(recommendation["listedLabel"] as? String, "1 day")
     }
 
     func testTheParetoChartsNameTheirAxesInWords() throws {
