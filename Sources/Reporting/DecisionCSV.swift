@@ -89,9 +89,9 @@ public enum DecisionCSV {
         }
         var rows: [[CSVField]] = []
         if let r = look.recheck {
-            // What ranks first there: the recommendation when it survives, the runner-up when it overtakes; unknown
-            // when the recommendation misses a constraint there.
-            let first: Int? = r.survives ? r.recommended : (r.stillAdmissible ? r.runnerUp : nil)
+            // What the rule picks of the two there: the recommendation when it survives, else the runner-up when it
+            // meets every constraint there; neither when both miss one.
+            let first: Int? = r.survives ? r.recommended : (r.runnerUpAdmissible ? r.runnerUp : nil)
             let runnerUp = results.all[r.runnerUp].label
             let clear = r.comparison?.difference.map { $0.low > 0 || $0.high < 0 } ?? true
             let reason = !r.stillAdmissible ? "misses a constraint there"

@@ -72,6 +72,53 @@ final class RunRecheckTests: ReminderSimTestCase {
         XCTAssertEqual(outcomes, [true, false], "the scenario should show a call that survives and one that does not")
     }
 
+    /// A runner-up ahead on the objective only by breaking a constraint on the other users does not
+    /// overtake the recommendation: the re-check agrees with what the rule picks there. Two paces a
+    /// couple of hours apart under an opt-out limit they both sit close to (the built-in population).
+    static let potion = "Hey - This potion's really odd. Come and See"
+
+    func testARunnerUpThatBreaksAConstraintThereDoesNotOvertake() throws {
+        let printed = try remindersim("scenario")
+        assertExit(printed, 0)
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any])
+        func pace(_ label: String, _ period: Int, _ unit: String) -> [String: Any] {
+            ["label": label, "reminders": [["messages": [Self.potion], "timePeriods": [period], "unit": unit]]]
+        }
+        json["configurations"] = [pace("A", 2, "days"), pace("B", 46, "hours")]
+        json["decision"] = ["objective": "opensLiftPerUser", "constraints": ["optOutRate": ["max": 0.065]]]
+        json["users"] = 1000
+        var response = try XCTUnwrap(json["response"] as? [String: Any])
+        response["messageWeights"] = [Self.potion: 1.2]
+        json["response"] = response
+        try writeFile("paces.json", JSONSerialization.data(withJSONObject: json))
+        var sawBreak = false
+        for seed: UInt64 in [26, 62, 7] {
+            let doc = try remindersim("run", "paces.json", "--seed", String(seed), "--json", "--db", "p.db", "--out", "out")
+            assertExit(doc, 0)
+            let decision = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(doc.stdout.utf8)) as? [String: Any])?["decision"]
+                as? [String: Any])
+            guard let recheck = decision["recheck"] as? [String: Any] else { continue }
+            let there = try remindersim("run", "paces.json", "--seed", String(seed ^ (1 << 52)), "--json", "--db", "p.db", "--out", "out")
+            assertExit(there, 0)
+            let thereDoc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(there.stdout.utf8)) as? [String: Any])
+            let thereDecision = try XCTUnwrap(thereDoc["decision"] as? [String: Any])
+            let recommended = try XCTUnwrap(decision["recommended"] as? String)
+            let runnerUp = try XCTUnwrap(decision["runnerUp"] as? String)
+            XCTAssertEqual(recheck["survives"] as? Bool, thereDecision["recommended"] as? String == recommended, "seed \(seed)")
+            // Whether the runner-up broke the limit there, ahead of the recommendation on the objective.
+            let configurations = try XCTUnwrap(thereDoc["configurations"] as? [[String: Any]])
+            func measure(_ label: String, _ name: String) -> Double? {
+                let c = configurations.first { $0["label"] as? String == label }
+                return ((c?["measures"] as? [String: Any])?[name] as? [String: Any])?["value"] as? Double
+            }
+            if let o = measure(runnerUp, "optOutRate"), o > 0.065,
+               let x = measure(runnerUp, "opensLiftPerUser"), let y = measure(recommended, "opensLiftPerUser"), x > y {
+                sawBreak = true
+            }
+        }
+        XCTAssertTrue(sawBreak, "a seed whose runner-up leads there only by breaking the limit")
+    }
+
     func testEveryOutputSaysWhetherTheCallSurvives() throws {
         try writeFile("close.json", Self.scenario)
         let result = try remindersim("run", "close.json", "--seed", "5", "--db", "runs.db", "--out", "out")

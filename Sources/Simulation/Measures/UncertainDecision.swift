@@ -104,9 +104,12 @@ public struct DecisionRecheck: Sendable {
     public let runnerUp: Int
     /// The recommendation minus the runner-up on the objective's paired measure, on the other users.
     public let comparison: PairwiseComparison?
-    /// Whether the recommendation still meets every constraint, and still ranks above the runner-up.
+    /// Whether the recommendation still meets every constraint, and still ranks above the runner-up
+    /// among the configurations that meet them (a runner-up ahead only by breaking a constraint there
+    /// does not overtake it); whether the runner-up meets them there.
     public let stillAdmissible: Bool
     public let stillAhead: Bool
+    public let runnerUpAdmissible: Bool
 
     public var survives: Bool { stillAdmissible && stillAhead }
 
@@ -144,10 +147,11 @@ public struct DecisionRecheck: Sendable {
         if let a = position(recommended), let b = position(runnerUp) {
             comparison = results.comparison(a, against: b, d.comparedMeasure)
             stillAdmissible = d.admissible.contains(a)
-            let order = d.ranked
+            runnerUpAdmissible = d.admissible.contains(b)
+            let order = d.admissible
             stillAhead = (order.firstIndex(of: a) ?? Int.max) < (order.firstIndex(of: b) ?? Int.max)
         } else {
-            (comparison, stillAdmissible, stillAhead) = (nil, false, false)
+            (comparison, stillAdmissible, stillAhead, runnerUpAdmissible) = (nil, false, false, false)
         }
     }
 }
