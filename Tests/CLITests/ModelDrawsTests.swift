@@ -96,6 +96,52 @@ final class ModelDrawsTests: ReminderSimTestCase {
         assertContains(report, "A negative expected loss means more opens per user vs holdout than each draw's best, by breaking")
     }
 
+    /// A lower-is-better objective that a configuration may have no value for in a draw (notifications
+    /// per extra open, where it gains nothing): the rule reads "lowest", and a configuration's expected
+    /// objective and loss are the means over every draw, or n/a when some draw has no value for it; each
+    /// checked against the draws run one by one.
+    func testAnObjectiveWithoutAValueInSomeDrawHasNoExpectation() throws {
+        let printed = try remindersim("scenario")
+        assertExit(printed, 0)
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any])
+        json["decision"] = ["objective": "deliveredPerExtraOpen", "constraints": ["deliveredPerExtraOpen": ["max": 30]]]
+        var response = try XCTUnwrap(json["response"] as? [String: Any])
+        response["baseResponse"] = ["value": 0.05, "low": 0.005, "high": 0.3]
+        json["response"] = response
+        json["users"] = 30
+        let text = try JSONSerialization.data(withJSONObject: json)
+        try writeFile("lower.json", text)
+        let draws = 16
+        let doc = try runJSON("lower.json", "--model-draws", String(draws))
+        let summary = try XCTUnwrap((doc["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])
+        assertContains(try XCTUnwrap(summary["rule"] as? String), "the lowest expected notifications delivered per extra open")
+        let scenario = try Scenario.decode(String(decoding: text, as: UTF8.self))
+        var values: [String: [Double?]] = [:]
+        for k in 0..<draws {
+            var s = scenario
+            s.response = scenario.response.draw(k, seed: scenario.seed)
+            try writeFile("draw.json", s.canonicalJSON())
+            for (label, c) in Self.configurations(try runJSON("draw.json")) where label != "holdout" {
+                values[label, default: []].append(Self.measure(c, "deliveredPerExtraOpen"))
+            }
+        }
+        var missing = 0
+        for (label, c) in Self.configurations(doc) where label != "holdout" {
+            let list = try XCTUnwrap(values[label])
+            XCTAssertEqual(list.count, draws)
+            if list.contains(where: { $0 == nil }) {
+                missing += 1
+                XCTAssertNil(c["expectedObjective"] as? Double, label)
+                XCTAssertNil(c["expectedLoss"] as? Double, label)
+                XCTAssertNotEqual(summary["recommended"] as? String, label, "no expectation, no recommendation")
+            } else {
+                let mean = list.compactMap { $0 }.reduce(0, +) / Double(draws)
+                XCTAssertEqual(try XCTUnwrap(c["expectedObjective"] as? Double, label), mean, accuracy: 1e-9 * max(1, mean), label)
+            }
+        }
+        XCTAssertGreaterThan(missing, 0, "a configuration gains nothing in some draw on 30 users")
+    }
+
     /// A response given without uncertainty has nothing to draw: `--model-draws` is ignored with a
     /// warning, and the run takes its sensitivity runs, as without the option (and as its report,
     /// rendered again later, does).

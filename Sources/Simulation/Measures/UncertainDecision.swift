@@ -8,10 +8,11 @@ public struct DrawStanding: Sendable {
     public let probabilityFeasible: Double
     /// Share of draws in which it meets each constraint, in the rule's order.
     public let probabilityMeets: [(measure: DecisionMeasure, probability: Double)]
-    /// The objective's mean over the draws; nil when no draw estimates it.
+    /// The objective's mean over the draws; nil unless every draw estimates it (a configuration that
+    /// gains nothing in a draw has no notifications per extra open there, and no mean over all draws).
     public let expectedObjective: Double?
     /// The objective given up, on average over the draws, by shipping it rather than each draw's best
-    /// feasible configuration (its best at all when none is feasible); nil when no draw estimates it.
+    /// feasible configuration (its best at all when none is feasible); nil unless every draw estimates it.
     public let expectedLoss: Double?
 }
 
@@ -24,8 +25,9 @@ public struct UncertainDecision: Sendable {
     public let standings: [DrawStanding]
     /// Share of draws in which no configuration meets every constraint.
     public let noneFeasible: Double
-    /// The highest expected objective among the configurations that meet every constraint with
-    /// probability at least `feasibilityThreshold`; nil when none does.
+    /// The best expected objective (highest, or lowest for a lower-is-better one) among the
+    /// configurations that meet every constraint with probability at least `feasibilityThreshold` and
+    /// have an expected objective; nil when none does.
     public let recommended: Int?
 
     /// The chance of meeting every constraint a recommendation needs.
@@ -37,7 +39,7 @@ public struct UncertainDecision: Sendable {
 
     /// The recommendation rule in words, for the reports.
     public var ruleText: String {
-        "the highest expected \(rule.objective.title) among the configurations that meet every constraint in at least "
+        "the \(rule.objective.higherIsBetter ? "highest" : "lowest") expected \(rule.objective.title) among the configurations that meet every constraint in at least "
             + "\(Int((Self.feasibilityThreshold * 100).rounded()))% of the draws"
     }
 
@@ -76,8 +78,8 @@ public struct UncertainDecision: Sendable {
             DrawStanding(
                 index: i, probabilityBest: Double(best[i]) / k, probabilityFeasible: Double(feasible[i]) / k,
                 probabilityMeets: rule.orderedConstraints.enumerated().map { j, c in (c.measure, Double(meets[i][j]) / k) },
-                expectedObjective: estimated[i] > 0 ? objective[i] / Double(estimated[i]) : nil,
-                expectedLoss: estimated[i] > 0 ? loss[i] / Double(estimated[i]) : nil)
+                expectedObjective: estimated[i] == draws.count && estimated[i] > 0 ? objective[i] / Double(estimated[i]) : nil,
+                expectedLoss: estimated[i] == draws.count && estimated[i] > 0 ? loss[i] / Double(estimated[i]) : nil)
         }
         noneFeasible = Double(none) / k
         let eligible = standings.filter { $0.probabilityFeasible >= Self.feasibilityThreshold && $0.expectedObjective != nil }
