@@ -15,7 +15,7 @@ struct MergeCommand: RunnableCommand {
             used. All shards must come from the same scenario, seed and user count, and every shard 1..n \
             must be there exactly once. The merged run is saved into --into and its report rendered under --out.
             """,
-        arguments: [shardDatabases, into, allPairs] + ReportFolderOption.specs + [CSVSafeFlag.spec])
+        arguments: [shardDatabases, into, allPairs] + ReportFolderOption.specs + [CSVSafeFlag.spec] + ScenarioDataOption.specs)
 
     static let shardDatabases = ArgumentSpec.variadic("shard-db", help: "Databases holding the shard runs.")
     static let into = ArgumentSpec.option("--into", valueName: "path", help: "The database to save the merged run into.", required: true)
@@ -31,6 +31,7 @@ struct MergeCommand: RunnableCommand {
     let output: String
     let csvSafe: Bool
     let allPairs: Bool
+    let dataFolder: String?
 
     init(arguments: ParsedArguments) throws {
         shardDatabases = try arguments.values(Self.shardDatabases)
@@ -39,6 +40,7 @@ struct MergeCommand: RunnableCommand {
         output = try ReportFolderOption(arguments).path
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
         allPairs = try arguments.flag(Self.allPairs)
+        dataFolder = try ScenarioDataOption(arguments).folder
     }
 
     /// The `--model-draws` the merged run records, whatever the shards' order: what every shard was
@@ -86,7 +88,12 @@ struct MergeCommand: RunnableCommand {
         let status = StatusLine(io: context.io)
         status.show("run \(id) is saved in \(OutputPaths.shown(into)); checking the decision and writing its report…")
         let folder = try StoreAccess.reporting(saved: "run \(id)", in: into, reference: "\(id)") {
-            try ReportCommand.render(run, output: output, csvSafe: csvSafe, secondLook: ReportCommand.recomputedSecondLook(run))
+            let (look, missing) = ReportCommand.recomputedSecondLook(run, dataFolder: dataFolder)
+            if let missing {
+                status.clear()
+                context.stderr.writeLine(ReportCommand.secondLookWarning(run, missing))
+            }
+            return try ReportCommand.render(run, output: output, csvSafe: csvSafe, secondLook: look, secondLookMissing: missing)
         }
         status.clear()
         context.stdout.writeLine(

@@ -17,16 +17,18 @@ struct ReportCommand: RunnableCommand {
             <out>/<scenario>-tune-<n>/ as 'tune' writes it. \
             Examples: remindersim report latest; remindersim report tune:latest
             """,
-        arguments: StoredRunSelection.specs + ReportFolderOption.specs + [CSVSafeFlag.spec])
+        arguments: StoredRunSelection.specs + ReportFolderOption.specs + [CSVSafeFlag.spec] + ScenarioDataOption.specs)
 
     let selection: StoredRunSelection
     let output: String
     let csvSafe: Bool
+    let dataFolder: String?
 
     init(arguments: ParsedArguments) throws {
         selection = try StoredRunSelection(arguments)
         output = try ReportFolderOption(arguments).path
         csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        dataFolder = try ScenarioDataOption(arguments).folder
     }
 
     func run(context: CommandContext) throws {
@@ -39,7 +41,10 @@ struct ReportCommand: RunnableCommand {
             status.show("run \(id): checking its decision again and writing its report…")
             let folder: String
             do {
-                folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe)
+                folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe, dataFolder: dataFolder) { warning in
+                    status.clear()
+                    context.stderr.writeLine(warning)
+                }
             } catch {
                 status.clear()
                 throw error
@@ -48,40 +53,71 @@ struct ReportCommand: RunnableCommand {
             context.stdout.writeLine("Report of run \(id): \(OutputPaths.listed(Path.join(folder, "report.md")))")
             try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         case let (store, .tune(id)):
-            let folder = try StoredTuneOutput.report(id, store: store, output: output, csvSafe: csvSafe, context: context)
+            let folder = try StoredTuneOutput.report(id, store: store, output: output, csvSafe: csvSafe, dataFolder: dataFolder,
+                                                     context: context)
             context.stdout.writeLine("Report of tune \(id): \(OutputPaths.listed(Path.join(folder, "report.md")))")
             try StoreAccess.finishOutput(context, saved: "the report is written to \(folder)", storedOnce: false)
         }
     }
 
-    /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded once.
-    static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool) throws -> String {
+    /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded
+    /// once. Its recorded logs, if its scenario reads any, are read relative to `dataFolder`; `warn` is
+    /// told when the second look cannot be worked out.
+    static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, dataFolder: String?,
+                       warn: (String) -> Void) throws -> String {
         let run = try StoreAccess.perform { try store.load(id) }
-        return try render(run, output: output, csvSafe: csvSafe, secondLook: recomputedSecondLook(run))
+        let (look, missing) = recomputedSecondLook(run, dataFolder: dataFolder)
+        if let missing { warn(secondLookWarning(run, missing)) }
+        return try render(run, output: output, csvSafe: csvSafe, secondLook: look, secondLookMissing: missing)
     }
 
     /// The second looks at a stored run's decision, worked out again from its scenario, seed and users
     /// (deterministic, so the same figures as when it ran, with the default number of model draws);
-    /// nil for a shard, whose decision needs every user, and when the scenario cannot be simulated
-    /// here (a recorded log it names is not found from the working folder): the report then leaves the
-    /// section out.
-    static func recomputedSecondLook(_ run: StoredRun) -> DecisionSecondLook? {
-        guard run.record.shard == nil else { return nil }
+    /// none for a shard, whose decision needs every user. When they cannot be worked out (a recorded
+    /// log the scenario names is not found from `dataFolder`, the working folder by default), why.
+    static func recomputedSecondLook(_ run: StoredRun, dataFolder: String?) -> (look: DecisionSecondLook?, missing: String?) {
+        guard run.record.shard == nil else { return (nil, nil) }
         let scenario = run.results.scenario
-        guard let recorded = try? ScenarioLoading.compileReading(scenario, path: nil, stored: true).recorded else { return nil }
-        return try? SecondLookRunner(
-            results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
-            draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
-        ).compute()
+        let recorded: RecordedLogs
+        do {
+            recorded = try ScenarioLoading.compileReading(scenario, path: nil, stored: true, dataFolder: dataFolder).recorded
+        } catch {
+            return (nil, "its scenario's recorded data cannot be read (\(reason(error)))")
+        }
+        do {
+            let look = try SecondLookRunner(
+                results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
+                draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
+            ).compute()
+            return (look, nil)
+        } catch {
+            return (nil, "its scenario cannot be simulated again here (\(reason(error)))")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        MessageText.oneLine(String(describing: error))
+    }
+
+    /// What stderr says when a run's second look is left out of its report.
+    static func secondLookWarning(_ run: StoredRun, _ missing: String) -> String {
+        var text = "remindersim: warning: run \(run.id): the second look at its decision is left out of the report: \(missing)"
+        if run.results.scenario.readsRecordedLogs {
+            text += "; 'run' read its recorded logs relative to the scenario file's folder: give that folder with --data"
+        }
+        return text
     }
 
     /// Renders a run loaded or just saved into its folder under `output`, from its results in memory;
     /// returns the folder. `csvSafe` as `--csv-safe`.
-    static func render(_ run: StoredRun, output: String, csvSafe: Bool, secondLook: DecisionSecondLook?) throws -> String {
+    static func render(_ run: StoredRun, output: String, csvSafe: Bool, secondLook: DecisionSecondLook?,
+                       secondLookMissing: String? = nil) throws -> String {
         let folder = StoreAccess.reportFolder(out: output, scenarioName: run.record.scenario.name, runID: run.id)
         return try StoreAccess.publish(folder) { partial in
             do {
-                _ = try StoreAccess.perform { try ReportWriter.write(run, to: partial, csvSafe: csvSafe, secondLook: secondLook) }
+                _ = try StoreAccess.perform {
+                    try ReportWriter.write(run, to: partial, csvSafe: csvSafe, secondLook: secondLook, secondLookMissing: secondLookMissing)
+                }
             } catch let error as CocoaError {
                 throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
             }

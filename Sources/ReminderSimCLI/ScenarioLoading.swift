@@ -62,10 +62,10 @@ enum ScenarioLoading {
     /// problems come before any log is read. `stored`: a scenario read back from the database, not held to
     /// the limits on new runs; `decides`: the command makes a decision (all but `trace`).
     static func compileReading(_ scenario: Scenario, path: String?, days: Int? = nil, stored: Bool = false,
-                               decides: Bool = true) throws -> (model: CompiledModel, recorded: RecordedLogs)
+                               decides: Bool = true, dataFolder: String? = nil) throws -> (model: CompiledModel, recorded: RecordedLogs)
     {
         do {
-            return try checkReading(scenario, path: path, days: days, stored: stored, decides: decides)
+            return try checkReading(scenario, path: path, days: days, stored: stored, decides: decides, dataFolder: dataFolder)
         } catch let error as ScenarioError {
             throw invalid(error)
         }
@@ -78,13 +78,13 @@ enum ScenarioLoading {
     }
 
     private static func checkReading(_ scenario: Scenario, path: String?, days: Int? = nil, stored: Bool = false,
-                                     decides: Bool = true) throws -> (model: CompiledModel, recorded: RecordedLogs)
+                                     decides: Bool = true, dataFolder folder: String? = nil) throws -> (model: CompiledModel, recorded: RecordedLogs)
     {
         let name = displayName(path)
         do {
             let issues = scenario.semanticIssues(relaxed: stored, decides: decides)
             if !issues.isEmpty { throw ScenarioError(issues: issues) }
-            let recorded = try RecordedLogs.read(for: scenario, folder: dataFolder(path))
+            let recorded = try RecordedLogs.read(for: scenario, folder: folder ?? dataFolder(path))
             return (try CompiledModel(scenario, recorded: recorded), recorded)
         } catch let error as ScenarioError {
             let issues = error.issues.map { issue in
@@ -239,4 +239,9 @@ struct SimulationArguments: OptionGroup {
         database = try DatabaseOption(arguments).path
         output = try ReportFolderOption(arguments).path
     }
+}
+
+extension Scenario {
+    /// Whether the scenario names recorded logs, which are read relative to its file's folder.
+    var readsRecordedLogs: Bool { !RecordedLogs.files(of: self, folder: nil).isEmpty }
 }

@@ -247,6 +247,23 @@ struct ReportFolderOption: PathOption {
     let path: String
 }
 
+/// `--data`: where a stored scenario's recorded logs are read from. `run` and `tune` read them relative
+/// to the scenario file's folder, which the store does not keep: a command that simulates a stored
+/// scenario again (the second look of `report` and `merge`, a tune's report) reads them relative to
+/// this folder, the working folder by default.
+struct ScenarioDataOption: OptionGroup {
+    static let spec = ArgumentSpec.option(
+        "--data", valueName: "dir",
+        help: "The folder the stored scenario's recorded logs are read from, as 'run' read them from the scenario file's "
+            + "folder (default: the working folder). Needed only by a scenario that reads a log.")
+    static var specs: [ArgumentSpec] { [spec] }
+    let folder: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        folder = try arguments.optionalValue(Self.spec.name, as: String.self)
+    }
+}
+
 /// A run or a tune as named on the command line: a run's number or `latest`, or `tune:` before a
 /// tune's number or `latest`.
 enum StoredReference: ArgumentValue {

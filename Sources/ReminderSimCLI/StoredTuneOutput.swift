@@ -9,11 +9,18 @@ enum StoredTuneOutput {
     /// writes its report as `tune` does; returns the folder. The search is deterministic, so it finds
     /// the same figures; should the recommendation differ from the stored one (a tune stored by
     /// another release), stderr says so.
-    static func report(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, context: CommandContext) throws -> String {
+    static func report(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, dataFolder: String?,
+                       context: CommandContext) throws -> String {
         try StoreAccess.checkOutputFolder(output)
         let stored = try StoreAccess.perform { try store.loadTune(id) }
         let scenario = stored.scenario
-        let (_, recorded) = try ScenarioLoading.compileReading(scenario, path: nil, stored: true)
+        let recorded: RecordedLogs
+        do {
+            recorded = try ScenarioLoading.compileReading(scenario, path: nil, stored: true, dataFolder: dataFolder).recorded
+        } catch let error as CommandError where scenario.readsRecordedLogs {
+            throw CommandError(error.code, error.message + " ('tune' read the scenario's recorded logs relative to the scenario "
+                + "file's folder: give that folder with --data)")
+        }
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a
         // search far longer than the stored tune's, says the row was edited.
