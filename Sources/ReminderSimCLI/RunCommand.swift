@@ -20,7 +20,8 @@ struct RunCommand: RunnableCommand {
     static let stats = StatsFlag.spec.described("Print wall time, throughput, peak memory and the share of the configurations' sessions walked before they part from the holdout to stderr.")
     static let json = JSONFlag.spec.described("""
         Print the run's summary as JSON on stdout instead of text: configurations, headline \
-        measures with their intervals, paired comparisons with the baseline and the recommendation.
+        measures with their intervals, paired comparisons with the baseline and the recommendation. \
+        A shard prints what it saved: shard, runID, database, firstUser, endUser.
         """)
     static let shard = ArgumentSpec.option("--shard", valueName: "k/n", help: """
         Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \
@@ -116,6 +117,14 @@ struct RunCommand: RunnableCommand {
         let storeSeconds = Self.seconds(since: storing)
         if let shard {
             // A shard's numbers are a part of the run, not a result: they are reported once merged.
+            if json {
+                context.stdout.write(try JSONFlag.text([
+                    "shard": "\(shard)", "runID": runID, "database": simulation.database, "scenario": scenario.name,
+                    "firstUser": users.lowerBound, "endUser": users.upperBound, "users": scenario.users,
+                    "next": "remindersim merge SHARD-DB... --into DB",
+                ] as [String: Any]))
+                return
+            }
             context.stdout.writeLine(
                 "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(OutputPaths.listed(simulation.database)).")
             context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")

@@ -1,0 +1,23 @@
+import Foundation
+import ReminderSimTestSupport
+import XCTest
+
+/// `run --shard k/n --json` prints what the shard saved as JSON, as a script driving the shards reads it.
+final class ShardJSONTests: ReminderSimTestCase {
+    func testAShardPrintsWhatItSavedAsJSON() throws {
+        for k in 1...3 {
+            let result = try remindersim("run", "--users", "100", "--shard", "\(k)/3", "--db", "s\(k).db", "--json")
+            assertExit(result, 0)
+            let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
+            XCTAssertEqual(doc["shard"] as? String, "\(k)/3")
+            XCTAssertEqual(doc["runID"] as? Int, 1)
+            XCTAssertEqual(doc["database"] as? String, "s\(k).db")
+            XCTAssertEqual(doc["users"] as? Int, 100)
+            // The shards' ranges of users cover the run's, in order.
+            XCTAssertEqual(doc["firstUser"] as? Int, [0, 33, 66][k - 1])
+            XCTAssertEqual(doc["endUser"] as? Int, [33, 66, 100][k - 1])
+        }
+        let merged = try remindersim("merge", "s1.db", "s2.db", "s3.db", "--into", "m.db", "--out", "out")
+        assertExit(merged, 0)
+    }
+}
