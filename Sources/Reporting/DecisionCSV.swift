@@ -123,7 +123,7 @@ public enum DecisionCSV {
 
     static let liveTestHeader = [
         "run_id", "arm", "config_index", "role", "is_recommendation", "is_baseline", "is_holdout", "share", "users", "total_users",
-        "metric", "days", "alpha", "power", "difference", "live_users", "minimum_detectable_effect",
+        "metric", "days", "simulated_days", "alpha", "power", "difference", "live_users", "minimum_detectable_effect",
         "cuped_pre_days", "cuped_users", "cuped_total_users", "cuped_users_without", "cuped_total_users_without",
         "cuped_difference", "cuped_correlation", "cuped_variance_reduction", "cuped_minimum_detectable_effect",
     ]
@@ -143,7 +143,8 @@ public enum DecisionCSV {
             return [.integer(runID), .text(arm.label), .integer(Int64(arm.configuration)), .text(arm.role),
                     flag(arm.configuration == results.decision.recommended), flag(arm.configuration == results.decision.baseline),
                     flag(arm.configuration == 0), .decimal(arm.share), integer(arm.users), integer(plan.totalUsers),
-                    .text(plan.metric.rawValue), .integer(Int64(plan.days)), .decimal(LiveTestPlan.alpha), .decimal(LiveTestPlan.power),
+                    .text(plan.metric.rawValue), .integer(Int64(plan.days)), .integer(Int64(results.scenario.horizonDays)),
+                    .decimal(LiveTestPlan.alpha), .decimal(LiveTestPlan.power),
                     decimal(plan.difference), integer(plan.liveUsers), decimal(plan.minimumDetectableEffect),
                     cuped == nil ? .null : .integer(Int64(plan.preDays)), cupedArm(cuped?.usersPerArm), integer(cuped?.totalUsers),
                     cupedArm(cuped?.usersPerArmWithout), integer(cuped?.totalUsersWithout), decimal(cuped?.difference),
