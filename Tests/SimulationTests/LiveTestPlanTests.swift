@@ -110,3 +110,23 @@ final class StoredSumsWithoutArmsTests: XCTestCase {
         XCTAssertNil(UserSums.withoutArmSums(layout: layout, stored: Array(old.dropLast())))
     }
 }
+
+/// A live test without a holdout when the baseline is the holdout compares nothing: a warning says so.
+final class LiveTestSettingsWarningTests: XCTestCase {
+    func testNoHoldoutShareWithTheHoldoutAsBaselineIsAWarning() {
+        var s = LiveTestPlanTests.scenario()
+        s.liveTest = LiveTestSettings(holdoutShare: 0)
+        for baseline in [nil, "holdout", "Holdout"] {
+            s.baseline = baseline
+            let warning = s.warnings().first { $0.path == "liveTest.holdoutShare" }
+            XCTAssertNotNil(warning, "baseline \(baseline ?? "none")")
+            XCTAssertTrue(warning?.reason.hasPrefix("0 leaves the live test no arm to compare the recommendation with") ?? false)
+        }
+        // A named baseline keeps its arm; a holdout with a share is an arm.
+        s.baseline = "1d"
+        XCTAssertFalse(s.warnings().contains { $0.path == "liveTest.holdoutShare" })
+        s.baseline = nil
+        s.liveTest = LiveTestSettings(holdoutShare: 0.1)
+        XCTAssertFalse(s.warnings().contains { $0.path == "liveTest.holdoutShare" })
+    }
+}

@@ -437,6 +437,15 @@ extension Scenario {
                         + "count from 1): it never matches, and its else-block runs at every launch"))
             }
         }
+        // The live test compares the recommendation with the baseline: with the holdout as the baseline and no
+        // holdout in the test, there is nothing to compare it with.
+        if liveTest?.holdoutShare == 0, baseline == nil || baseline?.lowercased() == "holdout" {
+            warnings.append(ScenarioIssue(
+                path: "liveTest.holdoutShare",
+                reason: "0 leaves the live test no arm to compare the recommendation with: the baseline is the holdout (the "
+                    + "default when \"baseline\" names no configuration), so the plan can size no test; name the configuration "
+                    + "the app ships today as \"baseline\", or give the holdout a share"))
+        }
         for (i, c) in configurations.enumerated() {
             guard let sequence = c.sequence else { continue }
             for (k, days) in sequence.afterDays.enumerated() where days >= horizonDays {
