@@ -21,7 +21,7 @@ struct RunCommand: RunnableCommand {
     static let json = JSONFlag.spec.described("""
         Print the run's summary as JSON on stdout instead of text: configurations, headline \
         measures with their intervals, paired comparisons with the baseline and the recommendation. \
-        A shard prints what it saved: shard, runID, database, firstUser, endUser.
+        A shard prints what it saved: shard, runID, database, scenario, users, firstUser, endUser.
         """)
     static let shard = ArgumentSpec.option("--shard", valueName: "k/n", help: """
         Simulate only shard k of n (1-based) and save it as a shard run, to be combined with \

@@ -331,7 +331,8 @@ struct TuneReport {
             let listed = listedLabels[index]
             let final = finalRank[index]
             var row: [CSVField] = [.integer(Int64(index)), .text(c.spec.label), .text(listed ?? ""),
-                                   .integer(listed == result.baseline.label ? 1 : 0), .integer(result.winner == index ? 1 : 0),
+                                   .integer(result.listed.contains { $0.candidate == index && $0.label == result.baseline.label } ? 1 : 0),
+                                   .integer(result.winner == index ? 1 : 0),
                                    final.map { .integer(Int64($0.rank)) } ?? .null, final.map { .integer($0.admissible ? 1 : 0) } ?? .null,
                                    .integer(Int64(c.stage + 1)), f.map { .integer(Int64($0.users)) } ?? .null,
                                    c.dropped.map { .text($0) } ?? .null]

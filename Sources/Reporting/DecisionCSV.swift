@@ -96,6 +96,7 @@ public enum DecisionCSV {
             let clear = r.comparison?.difference.map { $0.low > 0 || $0.high < 0 } ?? true
             let reason = !r.stillAdmissible ? "misses a constraint there"
                 : !r.survives ? "\(runnerUp) ranks first there"
+                : !r.runnerUpAdmissible ? "survives: \(runnerUp) misses a constraint there"
                 : clear ? "survives" : "survives narrowly: still ahead, not told apart there"
             rows.append(row("recheck", users: r.users, seed: r.seed, recommends: first.map { results.all[$0].label },
                             readAgainst: pointLabel, bears: r.survives, reason: reason, comparison: r.comparison, comparedWith: runnerUp))

@@ -14,7 +14,10 @@ public enum SecondLookReport {
         let a = results.all[r.recommended].label, b = results.all[r.runnerUp].label
         var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(r.users))) users): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
-        if r.survives {
+        if r.survives && !r.runnerUpAdmissible {
+            // Kept by the constraints: the runner-up may lead on the objective there, by breaking one.
+            text += "; the call survives: \(b) misses a constraint there."
+        } else if r.survives {
             // Still ahead on the estimate, but perhaps not clearly: an interval that holds zero says so.
             let clear = r.comparison.flatMap(\.difference).map { $0.low > 0 || $0.high < 0 } ?? true
             text += clear ? "; the call survives." : "; the call survives, narrowly: still ahead, but not told apart there."
@@ -107,7 +110,8 @@ public enum SecondLookReport {
             guard let missing else { return "" }
             return "## Second look at the decision\n\nNot worked out for this report: " + Markdown.escapeCell(missing)
                 + ". Without it this report cannot say whether the call holds on other users or under other response "
-                + "assumptions; the report `run` wrote has it.\n\n"
+                + "assumptions (`remindersim report` with `--data`, the folder the scenario's recorded logs are read from, "
+                + "works it out).\n\n"
         }
         var out = "## Second look at the decision\n\n"
         if let text = recheckText(results, look) {

@@ -114,6 +114,9 @@ final class RunRecheckTests: ReminderSimTestCase {
             if let o = measure(runnerUp, "optOutRate"), o > 0.065,
                let x = measure(runnerUp, "opensLiftPerUser"), let y = measure(recommended, "opensLiftPerUser"), x > y {
                 sawBreak = true
+                // Said as what keeps the call, not as a lead the recommendation does not have there.
+                let summary = try XCTUnwrap(recheck["summary"] as? String)
+                XCTAssertTrue(summary.hasSuffix("; the call survives: \(runnerUp) misses a constraint there."), summary)
             }
         }
         XCTAssertTrue(sawBreak, "a seed whose runner-up leads there only by breaking the limit")

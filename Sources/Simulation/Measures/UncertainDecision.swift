@@ -53,7 +53,7 @@ public struct UncertainDecision: Sendable {
         let k = Double(max(draws.count, 1))
         var best = [Int](repeating: 0, count: count), feasible = best
         var meets = [[Int]](repeating: [Int](repeating: 0, count: rule.orderedConstraints.count), count: count)
-        var objective = [Double](repeating: 0, count: count), loss = objective, estimated = best
+        var objective = [Double](repeating: 0, count: count), loss = objective, estimated = best, lost = best
         var none = 0
         for all in draws {
             let decision = RunResults.decide(rule: rule, baseline: baseline, all: all, sums: nil)
@@ -71,7 +71,10 @@ public struct UncertainDecision: Sendable {
                 guard let v = all[i].estimate(o)?.value else { continue }
                 estimated[i] += 1
                 objective[i] += v
-                if let t = topValue { loss[i] += o.higherIsBetter ? t - v : v - t }
+                if let t = topValue {
+                    loss[i] += o.higherIsBetter ? t - v : v - t
+                    lost[i] += 1
+                }
             }
         }
         standings = (1..<max(count, 1)).map { i in
@@ -79,7 +82,7 @@ public struct UncertainDecision: Sendable {
                 index: i, probabilityBest: Double(best[i]) / k, probabilityFeasible: Double(feasible[i]) / k,
                 probabilityMeets: rule.orderedConstraints.enumerated().map { j, c in (c.measure, Double(meets[i][j]) / k) },
                 expectedObjective: estimated[i] == draws.count && estimated[i] > 0 ? objective[i] / Double(estimated[i]) : nil,
-                expectedLoss: estimated[i] == draws.count && estimated[i] > 0 ? loss[i] / Double(estimated[i]) : nil)
+                expectedLoss: lost[i] == draws.count && lost[i] > 0 ? loss[i] / Double(lost[i]) : nil)
         }
         noneFeasible = Double(none) / k
         let eligible = standings.filter { $0.probabilityFeasible >= Self.feasibilityThreshold && $0.expectedObjective != nil }

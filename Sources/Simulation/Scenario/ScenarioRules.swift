@@ -443,8 +443,9 @@ extension Scenario {
             warnings.append(ScenarioIssue(
                 path: "liveTest.holdoutShare",
                 reason: "0 leaves the live test no arm to compare the recommendation with: the baseline is the holdout (the "
-                    + "default when \"baseline\" names no configuration), so the plan can size no test; name the configuration "
-                    + "the app ships today as \"baseline\", or give the holdout a share"))
+                    + "default when \"baseline\" names no configuration), so a run's plan can size no test; name the "
+                    + "configuration the app ships today as \"baseline\", or give the holdout a share (a tune plans against "
+                    + "tune.baseline)"))
         }
         for (i, c) in configurations.enumerated() {
             guard let sequence = c.sequence else { continue }
