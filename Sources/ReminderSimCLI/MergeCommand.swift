@@ -54,6 +54,7 @@ struct MergeCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         // Where the merged run's report goes is checked before any shard is read.
         try StoreAccess.checkOutputFolder(output)
+        try ScenarioDataOption.check(dataFolder)
         try StoreAccess.checkName(into, option: Self.into.name)
         var shards: [(source: String, run: StoredRun)] = []
         for path in shardDatabases {
@@ -88,12 +89,8 @@ struct MergeCommand: RunnableCommand {
         let status = StatusLine(io: context.io)
         status.show("run \(id) is saved in \(OutputPaths.shown(into)); checking the decision and writing its report…")
         let folder = try StoreAccess.reporting(saved: "run \(id)", in: into, reference: "\(id)") {
-            let (look, missing) = ReportCommand.recomputedSecondLook(run, dataFolder: dataFolder)
-            if let missing {
-                status.clear()
-                context.stderr.writeLine(ReportCommand.secondLookWarning(run, missing))
-            }
-            return try ReportCommand.render(run, output: output, csvSafe: csvSafe, secondLook: look, secondLookMissing: missing)
+            try ReportCommand.render(run, output: output, csvSafe: csvSafe,
+                                     secondLook: ReportCommand.recomputedSecondLook(run, dataFolder: dataFolder))
         }
         status.clear()
         context.stdout.writeLine(

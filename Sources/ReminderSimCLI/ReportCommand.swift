@@ -33,6 +33,7 @@ struct ReportCommand: RunnableCommand {
 
     func run(context: CommandContext) throws {
         try StoreAccess.checkOutputFolder(output)
+        try ScenarioDataOption.check(dataFolder)
         switch try selection.open() {
         case let (store, .run(id)):
             // The second look is worked out again (under model draws, as long as the run's own simulation):
@@ -41,10 +42,7 @@ struct ReportCommand: RunnableCommand {
             status.show("run \(id): checking its decision again and writing its report…")
             let folder: String
             do {
-                folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe, dataFolder: dataFolder) { warning in
-                    status.clear()
-                    context.stderr.writeLine(warning)
-                }
+                folder = try Self.render(id, store: store, output: output, csvSafe: csvSafe, dataFolder: dataFolder)
             } catch {
                 status.clear()
                 throw error
@@ -61,63 +59,40 @@ struct ReportCommand: RunnableCommand {
     }
 
     /// Renders run `id` of `store` into its folder under `output`; returns the folder. The run is loaded
-    /// once. Its recorded logs, if its scenario reads any, are read relative to `dataFolder`; `warn` is
-    /// told when the second look cannot be worked out.
-    static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, dataFolder: String?,
-                       warn: (String) -> Void) throws -> String {
+    /// once. Its recorded logs, if its scenario reads any, are read relative to `dataFolder`.
+    static func render(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, dataFolder: String?) throws -> String {
         let run = try StoreAccess.perform { try store.load(id) }
-        let (look, missing) = recomputedSecondLook(run, dataFolder: dataFolder)
-        if let missing { warn(secondLookWarning(run, missing)) }
-        return try render(run, output: output, csvSafe: csvSafe, secondLook: look, secondLookMissing: missing)
+        return try render(run, output: output, csvSafe: csvSafe, secondLook: recomputedSecondLook(run, dataFolder: dataFolder))
     }
 
     /// The second looks at a stored run's decision, worked out again from its scenario, seed and users
     /// (deterministic, so the same figures as when it ran, with the default number of model draws);
-    /// none for a shard, whose decision needs every user. When they cannot be worked out (a recorded
-    /// log the scenario names is not found from `dataFolder`, the working folder by default), why.
-    static func recomputedSecondLook(_ run: StoredRun, dataFolder: String?) -> (look: DecisionSecondLook?, missing: String?) {
-        guard run.record.shard == nil else { return (nil, nil) }
+    /// nil for a shard, whose decision needs every user. A scenario that reads recorded logs reads them
+    /// relative to `dataFolder` (the working folder by default); when they cannot be read the report
+    /// cannot be the run's, and nothing is written: the error says where the logs were looked for.
+    static func recomputedSecondLook(_ run: StoredRun, dataFolder: String?) throws -> DecisionSecondLook? {
+        guard run.record.shard == nil else { return nil }
         let scenario = run.results.scenario
         let recorded: RecordedLogs
         do {
             recorded = try ScenarioLoading.compileReading(scenario, path: nil, stored: true, dataFolder: dataFolder).recorded
-        } catch {
-            return (nil, "its scenario's recorded data cannot be read (\(reason(error)))")
+        } catch let error as CommandError {
+            throw CommandError(error.code, "run \(run.id): its second look cannot be worked out again: \(error.message)"
+                + ScenarioDataOption.hint(scenario, dataFolder))
         }
-        do {
-            let look = try SecondLookRunner(
-                results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
-                draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
-            ).compute()
-            return (look, nil)
-        } catch {
-            return (nil, "its scenario cannot be simulated again here (\(reason(error)))")
-        }
-    }
-
-    static func reason(_ error: any Error) -> String {
-        MessageText.oneLine(String(describing: error))
-    }
-
-    /// What stderr says when a run's second look is left out of its report.
-    static func secondLookWarning(_ run: StoredRun, _ missing: String) -> String {
-        var text = "remindersim: warning: run \(run.id): the second look at its decision is left out of the report: \(missing)"
-        if run.results.scenario.readsRecordedLogs {
-            text += "; 'run' read its recorded logs relative to the scenario file's folder: give that folder with --data"
-        }
-        return text
+        return try SecondLookRunner(
+            results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
+            draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
+        ).compute()
     }
 
     /// Renders a run loaded or just saved into its folder under `output`, from its results in memory;
     /// returns the folder. `csvSafe` as `--csv-safe`.
-    static func render(_ run: StoredRun, output: String, csvSafe: Bool, secondLook: DecisionSecondLook?,
-                       secondLookMissing: String? = nil) throws -> String {
+    static func render(_ run: StoredRun, output: String, csvSafe: Bool, secondLook: DecisionSecondLook?) throws -> String {
         let folder = StoreAccess.reportFolder(out: output, scenarioName: run.record.scenario.name, runID: run.id)
         return try StoreAccess.publish(folder) { partial in
             do {
-                _ = try StoreAccess.perform {
-                    try ReportWriter.write(run, to: partial, csvSafe: csvSafe, secondLook: secondLook, secondLookMissing: secondLookMissing)
-                }
+                _ = try StoreAccess.perform { try ReportWriter.write(run, to: partial, csvSafe: csvSafe, secondLook: secondLook) }
             } catch let error as CocoaError {
                 throw CommandError.ioError("\(folder): cannot write the report: \(CommandRunner.systemReason(error))")
             }

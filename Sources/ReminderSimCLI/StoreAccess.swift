@@ -1,6 +1,7 @@
 import Console
 import FilePaths
 import Foundation
+import Simulation
 import Storage
 
 /// Opening the run database and naming runs, with the tool's exit codes.
@@ -261,6 +262,26 @@ struct ScenarioDataOption: OptionGroup {
 
     init(_ arguments: ParsedArguments) throws {
         folder = try arguments.optionalValue(Self.spec.name, as: String.self)
+        if folder?.isEmpty == true { throw UsageError("\(Self.spec.name): expected a folder, got an empty path") }
+    }
+
+    /// Refuses a `--data` that is not a folder (66), before anything is read or written.
+    static func check(_ folder: String?) throws {
+        guard let folder else { return }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
+            throw CommandError.noInput("\(spec.name) \(MessageText.oneLine(folder)): no such folder")
+        }
+        guard isFolder.boolValue else { throw CommandError.noInput("\(spec.name) \(MessageText.oneLine(folder)): not a folder") }
+    }
+
+    /// What a failure to read a stored scenario's recorded logs adds: where they were looked for.
+    static func hint(_ scenario: Scenario, _ folder: String?) -> String {
+        guard scenario.readsRecordedLogs else { return "" }
+        guard let folder else {
+            return "; its recorded logs are named relative to the scenario file's folder: give that folder with \(spec.name)"
+        }
+        return "; its recorded logs were looked for under \(spec.name) \(MessageText.oneLine(folder))"
     }
 }
 

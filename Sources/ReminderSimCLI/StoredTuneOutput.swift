@@ -12,14 +12,14 @@ enum StoredTuneOutput {
     static func report(_ id: Int64, store: RunStore, output: String, csvSafe: Bool, dataFolder: String?,
                        context: CommandContext) throws -> String {
         try StoreAccess.checkOutputFolder(output)
+        try ScenarioDataOption.check(dataFolder)
         let stored = try StoreAccess.perform { try store.loadTune(id) }
         let scenario = stored.scenario
         let recorded: RecordedLogs
         do {
             recorded = try ScenarioLoading.compileReading(scenario, path: nil, stored: true, dataFolder: dataFolder).recorded
-        } catch let error as CommandError where scenario.readsRecordedLogs {
-            throw CommandError(error.code, error.message + " ('tune' read the scenario's recorded logs relative to the scenario "
-                + "file's folder: give that folder with --data)")
+        } catch let error as CommandError {
+            throw CommandError(error.code, "tune \(id): " + error.message + ScenarioDataOption.hint(scenario, dataFolder))
         }
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a

@@ -11,14 +11,13 @@ import Storage
 /// results are the same (the wall time and date live in the database and `remindersim list`).
 public enum MarkdownReport {
     /// The report text; `charts` are the file names of the charts written beside it, by kind.
-    public static func render(_ run: StoredRun, charts: [ChartKind: String] = [:], secondLook: DecisionSecondLook? = nil,
-                              secondLookMissing: String? = nil) -> String {
+    public static func render(_ run: StoredRun, charts: [ChartKind: String] = [:], secondLook: DecisionSecondLook? = nil) -> String {
         let results = run.results
         let s = results.scenario
         var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
         out += DecisionReport.section(results, charts: charts, secondLook: secondLook)
-        out += SecondLookReport.section(results, secondLook, missing: secondLookMissing)
+        out += SecondLookReport.section(results, secondLook)
         out += runSection(run)
         out += assumptions(s)
         out += ReportSelection.note(results)

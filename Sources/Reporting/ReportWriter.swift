@@ -16,7 +16,7 @@ public enum ReportWriter {
     /// Every file comes from the run's results in memory, so the CSV files and the report agree.
     @discardableResult
     public static func write(_ run: StoredRun, to folder: String, csvSafe: Bool = false,
-                             secondLook: DecisionSecondLook? = nil, secondLookMissing: String? = nil) throws -> [String] {
+                             secondLook: DecisionSecondLook? = nil) throws -> [String] {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let tables = CSVExport.files(run) + DecisionCSV.files(run.results, runID: run.id, secondLook: secondLook)
             + CurveDifferenceCSV.files(run.results, runID: run.id)
@@ -29,7 +29,7 @@ public enum ReportWriter {
             svgs[kind.fileName] = svg
             files.append(kind.fileName)
         }
-        let markdown = MarkdownReport.render(run, charts: charts, secondLook: secondLook, secondLookMissing: secondLookMissing)
+        let markdown = MarkdownReport.render(run, charts: charts, secondLook: secondLook)
         try ReportFiles.write(markdown, to: Path.join(folder, "report.md"))
         files.append("report.md")
         let html = HTMLReport.render(markdown: markdown, charts: svgs,

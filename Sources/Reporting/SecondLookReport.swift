@@ -103,16 +103,9 @@ public enum SecondLookReport {
             + "): it depends on the response model; check its numbers, or give them ranges or run calibrate, before shipping."
     }
 
-    /// The report's section; with `missing` (why the second looks could not be worked out), a section
-    /// that says so, since without them the report cannot say whether the call is firm.
-    public static func section(_ results: RunResults, _ look: DecisionSecondLook?, missing: String? = nil) -> String {
-        guard let look else {
-            guard let missing else { return "" }
-            return "## Second look at the decision\n\nNot worked out for this report: " + Markdown.escapeCell(missing)
-                + ". Without it this report cannot say whether the call holds on other users or under other response "
-                + "assumptions (`remindersim report` with `--data`, the folder the scenario's recorded logs are read from, "
-                + "works it out).\n\n"
-        }
+    /// The report's section.
+    public static func section(_ results: RunResults, _ look: DecisionSecondLook?) -> String {
+        guard let look else { return "" }
         var out = "## Second look at the decision\n\n"
         if let text = recheckText(results, look) {
             out += Markdown.escapeCell(text) + " The recommendation and the runner-up (with the holdout and the baseline) "

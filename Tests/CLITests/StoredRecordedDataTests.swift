@@ -26,19 +26,28 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
         return out
     }
 
-    func testReportReadsTheLogFromDataAndSaysWhenItCannot() throws {
+    func testReportReadsTheLogFromDataAndRefusesWithoutIt() throws {
         try runFromItsFolder(["--db", "runs.db", "--out", "out"])
         let ran = try files("out/cdnow-empirical-1")
         XCTAssertTrue(String(decoding: try XCTUnwrap(ran["decision_checks.csv"]), as: UTF8.self).contains("recheck"))
 
-        // From the working folder the log is not where the stored scenario names it.
-        let lost = try remindersim("report", "latest", "--db", "runs.db", "--out", "lost")
-        assertExit(lost, 0)
-        assertContains(lost.stderr, "remindersim: warning: run 1: the second look at its decision is left out of the report: "
-            + "its scenario's recorded data cannot be read (")
+        // From the working folder the log is not where the stored scenario names it: the report cannot be the
+        // run's, and the one `run` wrote is left as it is.
+        let lost = try remindersim("report", "latest", "--db", "runs.db", "--out", "out")
+        assertExit(lost, 66)
+        assertContains(lost.stderr, "remindersim: error: run 1: its second look cannot be worked out again: ")
         assertContains(lost.stderr, "give that folder with --data")
-        let report = String(decoding: try XCTUnwrap(try files("lost/cdnow-empirical-1")["report.md"]), as: UTF8.self)
-        assertContains(report, "## Second look at the decision\n\nNot worked out for this report: its scenario's recorded data cannot be read")
+        XCTAssertEqual(try files("out/cdnow-empirical-1"), ran)
+        let elsewhere = try remindersim("report", "latest", "--db", "runs.db", "--out", "out", "--data", "out")
+        assertExit(elsewhere, 66)
+        assertContains(elsewhere.stderr, "its recorded logs were looked for under --data out")
+        for (data, code, message) in [("missing", 66, "--data missing: no such folder"), ("runs.db", 66, "--data runs.db: not a folder"),
+                                      ("", 64, "--data: expected a folder, got an empty path")] {
+            let bad = try remindersim("report", "latest", "--db", "runs.db", "--out", "out", "--data", data)
+            assertExit(bad, Int32(code))
+            assertContains(bad.stderr, message)
+        }
+        XCTAssertEqual(try files("out/cdnow-empirical-1"), ran)
 
         // With --data, the report `run` wrote, byte for byte.
         let found = try remindersim("report", "latest", "--db", "runs.db", "--out", "found", "--data", "data")
@@ -54,9 +63,11 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
                                                     "--db", "shard\(k).db"])
             assertExit(shard, 0)
         }
+        // Without the log the merged run is saved, and the error says how to render its report.
         let lost = try remindersim("merge", "shard1.db", "shard2.db", "--into", "lost.db", "--out", "lost")
-        assertExit(lost, 0)
-        assertContains(lost.stderr, "the second look at its decision is left out of the report")
+        assertExit(lost, 66)
+        assertContains(lost.stderr, "its second look cannot be worked out again")
+        assertContains(lost.stderr, "run 1 is saved in lost.db: `remindersim report 1 --db lost.db` renders it again")
         let merged = try remindersim("merge", "shard1.db", "shard2.db", "--into", "merged.db", "--out", "merged", "--data", "data")
         assertExit(merged, 0)
         XCTAssertEqual(merged.stderr, "")
