@@ -78,12 +78,20 @@ struct MergeCommand: RunnableCommand {
                 + "\(shards[0].source) with \(shown(draws[0])); shards of one run are run alike")
         }
 
+        // Shards that read different recorded logs are parts of no one run (shards stored before the
+        // fingerprint was kept carry none, and are taken as they are).
+        let fingerprints = shards.compactMap { shard in shard.run.record.recordedData.map { (shard.source, $0) } }
+        if let first = fingerprints.first, let other = fingerprints.first(where: { $0.1 != first.1 }) {
+            throw CommandError.dataError("\(other.0): read other recorded logs than \(first.0) (their visits differ); shards of "
+                + "one run read the same logs")
+        }
         let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(
             results: merged, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
-            threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: Self.storedDraws(draws, effective: effective[0]))
+            threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: Self.storedDraws(draws, effective: effective[0]),
+            recordedData: fingerprints.first?.1)
         let id = try StoreAccess.save("the merged run") { try store.save(record) }
         let run = StoredRun(id: id, record: record)
         let status = StatusLine(io: context.io)

@@ -80,6 +80,7 @@ struct ReportCommand: RunnableCommand {
             throw CommandError(error.code, "run \(run.id): its second look cannot be worked out again: \(error.message)"
                 + ScenarioDataOption.hint(scenario, dataFolder))
         }
+        try ScenarioDataOption.checkSame(recorded, scenario, stored: run.record.recordedData, owner: "run \(run.id)", dataFolder)
         return try SecondLookRunner(
             results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
             draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil

@@ -112,7 +112,7 @@ struct RunCommand: RunnableCommand {
         let record = RunRecord(
             results: results, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard,
-            modelDraws: modelDraws)
+            modelDraws: modelDraws, recordedData: recorded.fingerprint(of: scenario))
         let runID = try StoreAccess.save("the run") { try store().save(record) }
         let storeSeconds = Self.seconds(since: storing)
         if let shard {

@@ -275,6 +275,16 @@ struct ScenarioDataOption: OptionGroup {
         guard isFolder.boolValue else { throw CommandError.noInput("\(spec.name) \(MessageText.oneLine(folder)): not a folder") }
     }
 
+    /// Refuses (65) recorded logs read again whose visits are not those `owner` read (its stored
+    /// fingerprint), which would work out other figures than it had; one stored without a fingerprint is
+    /// taken as it is.
+    static func checkSame(_ recorded: RecordedLogs, _ scenario: Scenario, stored: String?, owner: String, _ folder: String?) throws {
+        guard let stored, recorded.fingerprint(of: scenario) != stored else { return }
+        let place = folder.map { "\(spec.name) \(MessageText.oneLine($0))" } ?? "the working folder"
+        throw CommandError.dataError("\(owner): the recorded logs read from \(place) are not the ones it read (their visits "
+            + "differ), so its figures cannot be worked out again from them; give the folder of the logs it read with \(spec.name)")
+    }
+
     /// What a failure to read a stored scenario's recorded logs adds: where they were looked for.
     static func hint(_ scenario: Scenario, _ folder: String?) -> String {
         guard scenario.readsRecordedLogs else { return "" }

@@ -21,6 +21,7 @@ enum StoredTuneOutput {
         } catch let error as CommandError {
             throw CommandError(error.code, "tune \(id): " + error.message + ScenarioDataOption.hint(scenario, dataFolder))
         }
+        try ScenarioDataOption.checkSame(recorded, scenario, stored: stored.recordedData, owner: "tune \(id)", dataFolder)
         let threads = ProcessInfo.processInfo.activeProcessorCount
         // The stored scenario has passed a scenario's checks; what a tune checks beyond them, or a
         // search far longer than the stored tune's, says the row was edited.

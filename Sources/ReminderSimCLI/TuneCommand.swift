@@ -114,7 +114,7 @@ struct TuneCommand: RunnableCommand {
 
         let record = TuneRecord(result: result, toolVersion: ReminderSim.version,
                                 createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads,
-                                modelDraws: modelDraws)
+                                modelDraws: modelDraws, recordedData: recorded.fingerprint(of: scenario))
         let tuneID = try StoreAccess.save("the tune") { try store().save(record) }
         let status = StatusLine(io: context.io)
         status.show("tune \(tuneID) is saved in \(OutputPaths.shown(simulation.database)); planning its live test and writing its report…")

@@ -16,11 +16,14 @@ public struct RunRecord: Sendable {
     /// The response model's draws the run's second look was made with (`--model-draws`); nil: the
     /// scenario's default, which a report rendered again uses too.
     public var modelDraws: Int?
+    /// The fingerprint of the recorded logs the run read (`RecordedLogs.fingerprint`); nil when it read none.
+    public var recordedData: String?
 
     public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
-                shard: Shard? = nil, modelDraws: Int? = nil) {
+                shard: Shard? = nil, modelDraws: Int? = nil, recordedData: String? = nil) {
         (self.results, self.toolVersion, self.createdAt) = (results, toolVersion, createdAt)
         (self.wallSeconds, self.threads, self.shard, self.modelDraws) = (wallSeconds, threads, shard, modelDraws)
+        self.recordedData = recordedData
     }
 
     public var scenario: Scenario { results.scenario }
@@ -28,7 +31,7 @@ public struct RunRecord: Sendable {
     /// What the run's described tables are read from.
     public var facts: RunFacts {
         RunFacts(results: results, toolVersion: toolVersion, createdAt: createdAt, wallSeconds: wallSeconds, threads: threads,
-                 shard: shard, modelDraws: modelDraws)
+                 shard: shard, modelDraws: modelDraws, recordedData: recordedData)
     }
 }
 
@@ -354,8 +357,8 @@ public final class RunStore {
 
     private func loadChecked(_ id: Int64) throws(StoreError) -> StoredRun {
         let columns = ["scenario_json", "tool_version", "created_at", "wall_seconds", "threads", "shard_index", "shard_count",
-                       "first_user", "end_user", "model_draws", "scenario_name", "seed", "users", "horizon_days", "start_date",
-                       "status"]
+                       "first_user", "end_user", "model_draws", "recorded_data", "scenario_name", "seed", "users", "horizon_days",
+                       "start_date", "status"]
         let rows = try database.rows(
             "SELECT \(columns.joined(separator: ", ")) FROM runs WHERE run_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no run \(id)") }
@@ -409,7 +412,7 @@ public final class RunStore {
                                                                         recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.timestamp("created_at"),
             wallSeconds: try row.seconds("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
-            shard: shard, modelDraws: modelDraws)
+            shard: shard, modelDraws: modelDraws, recordedData: try row.optionalText("recorded_data"))
         return StoredRun(id: id, record: record)
     }
 

@@ -399,6 +399,13 @@ enum Schema {
         ALTER TABLE runs ADD COLUMN model_draws INTEGER;
         ALTER TABLE tunes ADD COLUMN model_draws INTEGER;
         """,
+        // 9: a fingerprint of the recorded logs a run or a tune read (`RecordedLogs.fingerprint`), so that a
+        // report worked out again, or a merge of shards, knows a log read later for the one it used; NULL for
+        // a scenario that reads none (and for runs and tunes stored before).
+        """
+        ALTER TABLE runs ADD COLUMN recorded_data TEXT;
+        ALTER TABLE tunes ADD COLUMN recorded_data TEXT;
+        """,
     ]
 
     /// The version this build writes.

@@ -11,11 +11,14 @@ public struct TuneRecord: Sendable {
     public var threads: Int
     /// The `--model-draws` the tune was given; nil: the scenario's default, which a report uses too.
     public var modelDraws: Int?
+    /// The fingerprint of the recorded logs the tune read (`RecordedLogs.fingerprint`); nil when it read none.
+    public var recordedData: String?
 
     public init(result: TuneResult, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
-                modelDraws: Int? = nil) {
+                modelDraws: Int? = nil, recordedData: String? = nil) {
         (self.result, self.toolVersion, self.createdAt) = (result, toolVersion, createdAt)
         (self.wallSeconds, self.threads, self.modelDraws) = (wallSeconds, threads, modelDraws)
+        self.recordedData = recordedData
     }
 }
 
@@ -35,8 +38,8 @@ extension RunStore {
             """
             INSERT INTO tunes (scenario_name, scenario_json, seed, users, candidates, baseline_label, objective, drop_z,
                                winner_index, winner_label, simulated, tool_version, created_at, wall_seconds, threads,
-                               model_draws)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               model_draws, recorded_data)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(s.name), .text(json), .integer(Int64(bitPattern: s.seed)), .integer(Int64(s.users)),
@@ -44,7 +47,7 @@ extension RunStore {
                 .real(r.plan.dropZ), r.winner.map { .integer(Int64($0)) } ?? .null,
                 r.winner.map { .text(r.candidates[$0].spec.label) } ?? .null, .integer(Int64(r.simulated)),
                 .text(tune.toolVersion), .text(tune.createdAt), .real(tune.wallSeconds), .integer(Int64(tune.threads)),
-                tune.modelDraws.map { .integer(Int64($0)) } ?? .null,
+                tune.modelDraws.map { .integer(Int64($0)) } ?? .null, tune.recordedData.map { .text($0) } ?? .null,
             ])
         let writer = TuneWriter(database: database, tuneID: database.lastInsertedRowID, result: r, threads: tune.threads)
         try writer.writeStages()
@@ -149,6 +152,8 @@ public struct StoredTune: Sendable {
     /// The tune's wall time and threads when it ran.
     public let wallSeconds: Double
     public let threads: Int
+    /// The fingerprint of the recorded logs the tune read; nil when it read none (or was stored before it was kept).
+    public let recordedData: String?
 }
 
 extension RunStore {
@@ -169,7 +174,8 @@ extension RunStore {
 
     /// Reads tune `id` back: its scenario (with its seed and final users) and its recommendation.
     public func loadTune(_ id: Int64) throws(StoreError) -> StoredTune {
-        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users", "model_draws", "wall_seconds", "threads"]
+        let columns = ["scenario_json", "winner_label", "tool_version", "seed", "users", "model_draws", "wall_seconds", "threads",
+                       "recorded_data"]
         let rows = try database.rows("SELECT \(columns.joined(separator: ", ")) FROM tunes WHERE tune_id = ?", [.integer(id)])
         guard let first = rows.first else { throw StoreError(.notFound, "\(database.path): no tune \(id)") }
         let row = StoredRow(first, table: "tunes", columns: columns, owner: "tune \(id)")
@@ -193,7 +199,8 @@ extension RunStore {
             }
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
                               toolVersion: try row.text("tool_version"), modelDraws: modelDraws,
-                              wallSeconds: try row.seconds("wall_seconds"), threads: Int(try row.integer("threads", in: 1...4_096)))
+                              wallSeconds: try row.seconds("wall_seconds"), threads: Int(try row.integer("threads", in: 1...4_096)),
+                              recordedData: try row.optionalText("recorded_data"))
         } catch let error {
             throw named(error)
         }

@@ -18,6 +18,15 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
         assertExit(run, 0)
     }
 
+    /// `folder`/cdnow holding the log with every third line left out: the same name, other visits.
+    func otherLog(in folder: String) throws {
+        try FileManager.default.createDirectory(atPath: workPath(folder + "/cdnow"), withIntermediateDirectories: true)
+        let log = try String(contentsOf: TuneCommandTests.datasets.appendingPathComponent("cdnow/CDNOW_master.txt"), encoding: .utf8)
+        // Its records end in CRLF (one Character in Swift).
+        let kept = log.components(separatedBy: "\r\n").enumerated().filter { $0.offset % 3 != 2 }.map(\.element)
+        try kept.joined(separator: "\r\n").write(toFile: workPath(folder + "/cdnow/CDNOW_master.txt"), atomically: true, encoding: .utf8)
+    }
+
     func files(_ folder: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: workPath(folder)) {
@@ -48,6 +57,12 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
             assertContains(bad.stderr, message)
         }
         XCTAssertEqual(try files("out/cdnow-empirical-1"), ran)
+        // A log of the same name with other visits would work out other figures: refused, nothing written.
+        try otherLog(in: "other")
+        let other = try remindersim("report", "latest", "--db", "runs.db", "--out", "out", "--data", "other")
+        assertExit(other, 65)
+        assertContains(other.stderr, "run 1: the recorded logs read from --data other are not the ones it read (their visits differ)")
+        XCTAssertEqual(try files("out/cdnow-empirical-1"), ran)
 
         // With --data, the report `run` wrote, byte for byte.
         let found = try remindersim("report", "latest", "--db", "runs.db", "--out", "found", "--data", "data")
@@ -68,6 +83,15 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
         assertExit(lost, 66)
         assertContains(lost.stderr, "its second look cannot be worked out again")
         assertContains(lost.stderr, "run 1 is saved in lost.db: `remindersim report 1 --db lost.db` renders it again")
+        // A shard that read another log is no part of the run.
+        try otherLog(in: "other")
+        try FileManager.default.copyItem(atPath: workPath("data/cdnow-empirical.json"), toPath: workPath("other/cdnow-empirical.json"))
+        let stray = try remindersim(arguments: ["run", "other/cdnow-empirical.json", "--users", "400", "--shard", "2/2", "--db", "stray.db"])
+        assertExit(stray, 0)
+        let mixed = try remindersim("merge", "shard1.db", "stray.db", "--into", "mixed.db", "--out", "mixed", "--data", "data")
+        assertExit(mixed, 65)
+        assertContains(mixed.stderr, "stray.db run 1: read other recorded logs than shard1.db run 1 (their visits differ)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("mixed.db")), "nothing saved")
         let merged = try remindersim("merge", "shard1.db", "shard2.db", "--into", "merged.db", "--out", "merged", "--data", "data")
         assertExit(merged, 0)
         XCTAssertEqual(merged.stderr, "")

@@ -114,3 +114,36 @@ enum RecordedTables {
         return table
     }
 }
+
+extension RecordedLogs {
+    /// A fingerprint of what the simulation reads of the logs `scenario` names, in their order: each
+    /// user's visit times (the ids' order, not their text) and each log's observation end and day
+    /// resolution. Stored with a run or a tune, it tells whether a log read again later is the one the
+    /// run used (the same file, or another with the same visits: a compressed copy matches); nil when
+    /// the scenario reads no log. 64 bits of a multiply-xorshift hash over the values' bits, in hex.
+    public func fingerprint(of scenario: Scenario) -> String? {
+        let sources = Self.sources(of: scenario)
+        guard !sources.isEmpty else { return nil }
+        var h: UInt64 = 0x5253_696D_5265_6364
+        func mix(_ word: UInt64) {
+            h ^= word &+ 0x9E37_79B9_7F4A_7C15
+            h = (h ^ (h >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            h = (h ^ (h >> 27)) &* 0x94D0_49BB_1331_11EB
+            h ^= h >> 31
+        }
+        for (source, _) in sources {
+            guard let log = self[source] else {
+                mix(0)
+                continue
+            }
+            mix(UInt64(log.users.count))
+            for user in log.users {
+                mix(UInt64(user.visits.count))
+                for t in user.visits { mix(t.bitPattern) }
+            }
+            mix(log.observationEnd.bitPattern)
+            mix(log.calendarDayOffset.map { UInt64(bitPattern: Int64($0)) } ?? UInt64.max)
+        }
+        return String(h, radix: 16)
+    }
+}

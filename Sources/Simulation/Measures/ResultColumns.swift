@@ -161,10 +161,13 @@ public struct RunFacts: Sendable {
     public let shard: Shard?
     /// The response model's draws the second look was made with; nil: the default for the scenario.
     public let modelDraws: Int?
+    /// The fingerprint of the recorded logs the run read (`RecordedLogs.fingerprint`); nil when it read none.
+    public let recordedData: String?
 
     public init(results: RunResults, toolVersion: String, createdAt: String, wallSeconds: Double, threads: Int,
-                shard: Shard?, modelDraws: Int? = nil) {
+                shard: Shard?, modelDraws: Int? = nil, recordedData: String? = nil) {
         (self.results, self.toolVersion, self.createdAt) = (results, toolVersion, createdAt)
         (self.wallSeconds, self.threads, self.shard, self.modelDraws) = (wallSeconds, threads, shard, modelDraws)
+        self.recordedData = recordedData
     }
 }

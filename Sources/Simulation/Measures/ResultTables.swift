@@ -70,6 +70,10 @@ public enum ResultTables {
                            "the response model's draws of the decision's second look (--model-draws); NULL for the default") {
                 $0.modelDraws.map(Int64.init)
             },
+            ResultColumn("recorded_data", .text, unit: "hex",
+                         "a fingerprint of the recorded logs the run read (their visits); NULL when it read none") {
+                $0.recordedData.map { .text($0) } ?? .null
+            },
         ]],
         rows: { [$0] })
 
