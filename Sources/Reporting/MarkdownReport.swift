@@ -16,6 +16,13 @@ public enum MarkdownReport {
         let s = results.scenario
         var out = "# ReminderSim report: \(Markdown.escapeInline(s.name))\n\n"
         if let d = s.description, !d.isEmpty { out += Markdown.escapeInline(d) + "\n\n" }
+        if let shard = run.record.shard {
+            // A part of a run: its figures are of a share of the users, and its decision is no call.
+            out += "**Shard \(shard.index) of \(shard.count): users \(results.users.lowerBound) to \(results.users.upperBound - 1) of "
+                + "\(Text.group(Int64(s.users))) only.** What follows is worked out on these users alone, without the second "
+                + "look at the decision: it is not the run's call. Combine the shards with `remindersim merge` for the run's "
+                + "report.\n\n"
+        }
         out += DecisionReport.section(results, charts: charts, secondLook: secondLook)
         out += SecondLookReport.section(results, secondLook)
         out += runSection(run)

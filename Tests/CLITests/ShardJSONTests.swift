@@ -19,5 +19,14 @@ final class ShardJSONTests: ReminderSimTestCase {
         }
         let merged = try remindersim("merge", "s1.db", "s2.db", "s3.db", "--into", "m.db", "--out", "out")
         assertExit(merged, 0)
+        XCTAssertFalse(try String(contentsOfFile: workPath("out/default-1/report.md"), encoding: .utf8).contains("**Shard"))
+
+        // A shard's own report says it is a part, whose decision is not the run's call.
+        let report = try remindersim("report", "1", "--db", "s2.db", "--out", "shard")
+        assertExit(report, 0)
+        let text = try String(contentsOfFile: workPath("shard/default-1/report.md"), encoding: .utf8)
+        assertContains(text, "**Shard 2 of 3: users 33 to 65 of 100 only.** What follows is worked out on these users alone, "
+            + "without the second look at the decision: it is not the run's call.")
+        XCTAssertLessThan(try XCTUnwrap(text.range(of: "**Shard 2 of 3")).lowerBound, try XCTUnwrap(text.range(of: "## Decision")).lowerBound)
     }
 }
