@@ -123,11 +123,14 @@ struct RunCommand: RunnableCommand {
                     "firstUser": users.lowerBound, "endUser": users.upperBound, "users": scenario.users,
                     "next": "remindersim merge SHARD-DB... --into DB",
                 ] as [String: Any]))
-                return
+            } else {
+                context.stdout.writeLine(
+                    "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(OutputPaths.listed(simulation.database)).")
+                context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")
             }
-            context.stdout.writeLine(
-                "Shard \(shard) (users \(users.lowerBound)..<\(users.upperBound) of \(scenario.users)) saved as run \(runID) in \(OutputPaths.listed(simulation.database)).")
-            context.stdout.writeLine("Combine the shards with: remindersim merge SHARD-DB... --into DB")
+            // Said when what was saved cannot be printed, so that the shard is not run (and stored) twice.
+            try StoreAccess.finishOutput(context, saved: "shard \(shard) is saved as run \(runID) in \(simulation.database)")
+            if stats { printStats(context, results: results, users: users.count, wall: wall, store: storeSeconds, report: 0, look: 0, meter: meter) }
             return
         }
 
@@ -161,15 +164,22 @@ struct RunCommand: RunnableCommand {
         }
         try StoreAccess.finishOutput(context, saved: "run \(runID) is saved in \(simulation.database), its report in \(folder)")
         if stats {
-            let sessions = results.sessions
-            let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))
-            context.stderr.writeLine(String(
-                format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s, decision checks %.3f s, "
-                    + "configuration sessions %lld, before divergence %.1f%%",
-                scenario.users, wall, sessions, perCore, simulation.threads, ResourceUsage.peakResidentMegabytes, storeSeconds,
-                renderSeconds, lookSeconds, meter.configurationSessions,
-                100 * Double(meter.sessionsBeforeDivergence) / Double(max(meter.configurationSessions, 1))))
+            printStats(context, results: results, users: scenario.users, wall: wall, store: storeSeconds, report: renderSeconds,
+                       look: lookSeconds, meter: meter)
         }
+    }
+
+    /// `--stats`: the run's figures on stderr (a shard's: its users, no report or second look).
+    func printStats(_ context: CommandContext, results: RunResults, users: Int, wall: Double, store: Double, report: Double,
+                    look: Double, meter: RunWorkMeter) {
+        let sessions = results.sessions
+        let perCore = Double(sessions) / wall / Double(min(simulation.threads, ProcessInfo.processInfo.activeProcessorCount))
+        context.stderr.writeLine(String(
+            format: "stats: users %d, wall %.3f s, sessions %lld, %.0f sessions/s per core, threads %d, peak RSS %.1f MB, store %.3f s, report %.3f s, decision checks %.3f s, "
+                + "configuration sessions %lld, before divergence %.1f%%",
+            users, wall, sessions, perCore, simulation.threads, ResourceUsage.peakResidentMegabytes, store,
+            report, look, meter.configurationSessions,
+            100 * Double(meter.sessionsBeforeDivergence) / Double(max(meter.configurationSessions, 1))))
     }
 
     static func seconds(since start: DispatchTime) -> Double {

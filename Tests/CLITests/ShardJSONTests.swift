@@ -29,4 +29,20 @@ final class ShardJSONTests: ReminderSimTestCase {
             + "without the second look at the decision: it is not the run's call.")
         XCTAssertLessThan(try XCTUnwrap(text.range(of: "**Shard 2 of 3")).lowerBound, try XCTUnwrap(text.range(of: "## Decision")).lowerBound)
     }
+
+    /// A shard whose output cannot be written says it was saved, so that it is not run into the same
+    /// database again; `--stats` reports its own users.
+    func testAShardSaysItWasSavedWhenItCannotPrint() throws {
+        for json in [false, true] {
+            let db = "full-\(json).db"
+            let full = try remindersim(arguments: ["run", "--users", "100", "--shard", "1/2", "--db", db] + (json ? ["--json"] : []),
+                                       stdout: .path("/dev/full"))
+            assertExit(full, 74)
+            assertContains(full.stderr, "cannot write to standard output")
+            assertContains(full.stderr, "shard 1/2 is saved as run 1 in \(db): do not run it again")
+        }
+        let stats = try remindersim("run", "--users", "100", "--shard", "2/2", "--db", "stats.db", "--stats")
+        assertExit(stats, 0)
+        assertContains(stats.stderr, "stats: users 50, wall ")
+    }
 }
