@@ -102,7 +102,7 @@ struct MergeCommand: RunnableCommand {
         }
         status.clear()
         context.stdout.writeLine(
-            "Merged \(shards.count) shards of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(OutputPaths.listed(into)); "
+            "Merged \(shards.count) shard\(shards.count == 1 ? "" : "s") of \"\(TerminalText.printable(merged.scenario.name))\" into run \(id) in \(OutputPaths.listed(into)); "
                 + "report: \(OutputPaths.listed(Path.join(folder, "report.md")))")
         try StoreAccess.finishOutput(context, saved: "run \(id) is saved in \(into), its report in \(folder)")
     }

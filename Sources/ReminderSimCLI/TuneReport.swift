@@ -320,7 +320,8 @@ struct TuneReport {
             + measures.flatMap { [$0.measure.name, "\($0.measure.name)_low", "\($0.measure.name)_high"] })
         func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
         // The scenario's own labels of the listed configurations, and the final stage's ranking.
-        let listedLabels = Dictionary(result.listed.map { ($0.candidate, $0.label) }, uniquingKeysWith: { a, _ in a })
+        // Listed configurations alike but for their labels race as one candidate: its labels joined by ";".
+        let listedLabels = Dictionary(result.listed.map { ($0.candidate, $0.label) }, uniquingKeysWith: { "\($0);\($1)" })
         var finalRank: [Int: (rank: Int, admissible: Bool)] = [:]
         for (k, entry) in result.final.ranking.enumerated() where finalRank[entry.candidate] == nil {
             finalRank[entry.candidate] = (k + 1, entry.admissible)

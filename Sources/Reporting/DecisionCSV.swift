@@ -17,7 +17,7 @@ public enum DecisionCSV {
     static let decisionHeader = [
         "run_id", "config_index", "label", "is_holdout", "is_baseline", "is_recommendation", "is_runner_up", "role", "rank",
         "feasible_rank", "meets_constraints",
-        "breaks", "too_close_to_call", "objective", "objective_value", "objective_low", "objective_high",
+        "breaks", "too_close_to_call", "objective", "objective_value", "objective_value_low", "objective_value_high",
         "baseline_label", "versus_baseline_measure", "versus_baseline", "versus_baseline_low", "versus_baseline_high",
         "probability_best", "probability_feasible", "expected_objective", "expected_loss",
     ]
@@ -97,6 +97,7 @@ public enum DecisionCSV {
             let reason = !r.stillAdmissible ? "misses a constraint there"
                 : !r.survives ? "\(runnerUp) ranks first there"
                 : !r.runnerUpAdmissible ? "survives: \(runnerUp) misses a constraint there"
+                : r.comparison?.difference?.value == 0 ? "survives, tied: no difference there, ahead by its place in the scenario's order"
                 : clear ? "survives" : "survives narrowly: still ahead, not told apart there"
             rows.append(row("recheck", users: r.users, seed: r.seed, recommends: first.map { results.all[$0].label },
                             readAgainst: pointLabel, bears: r.survives, reason: reason, comparison: r.comparison, comparedWith: runnerUp))

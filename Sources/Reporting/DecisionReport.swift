@@ -42,7 +42,7 @@ enum DecisionReport {
     /// The recommendation in one paragraph of plain text (also used by `run --json` and the terminal).
     static func headline(_ results: RunResults) -> String {
         let d = results.decision
-        let users = Text.group(results.holdout.metrics.users)
+        let users = Text.users(results.holdout.metrics.users)
         guard let best = d.recommended else {
             return "No configuration meets every constraint (\(ruleText(results))): keep \(label(results, d.baseline))."
         }
@@ -68,7 +68,7 @@ enum DecisionReport {
         }
         if let runner = d.runnerUp, let toldApart = d.topTwoToldApart, !toldApart,
            let c = d.versusRunnerUp.first(where: { $0.measure == d.comparedMeasure }) {
-            text += "; it cannot be told apart from \(label(results, runner)) at \(users) users on \(c.measure.title) ("
+            text += "; it cannot be told apart from \(label(results, runner)) at \(users) on \(c.measure.title) ("
                 + "\(Text.difference(c))" + (c.usersToSeparate.map {
                     ", about \(Text.group($0)) simulated users on common random numbers would separate them, not a live-test size"
                 } ?? "") + ")"
@@ -153,7 +153,7 @@ enum DecisionReport {
         }
         var out = "**Cannot be told apart:** \(Markdown.escapeCell(label(results, best))) and "
             + "\(Markdown.escapeCell(label(results, runner))) differ by \(Text.difference(c)) in \(c.measure.title) at "
-            + "\(Text.group(results.holdout.metrics.users)) users; the interval holds zero. "
+            + "\(Text.users(results.holdout.metrics.users)); the interval holds zero. "
             + (c.usersToSeparate.map {
                 "About \(Text.group($0)) simulated users on common random numbers would separate them (80% power, 5% two-sided, "
                     + "if the difference is as large as estimated); a live test, with different users in each arm, needs the "

@@ -12,11 +12,14 @@ public enum SecondLookReport {
     public static func recheckText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard let r = look.recheck else { return nil }
         let a = results.all[r.recommended].label, b = results.all[r.runnerUp].label
-        var text = "Re-check on other users (seed \(r.seed), \(Text.group(Int64(r.users))) users): "
+        var text = "Re-check on other users (seed \(r.seed), \(Text.users(Int64(r.users)))): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
         if r.survives && !r.runnerUpAdmissible {
             // Kept by the constraints: the runner-up may lead on the objective there, by breaking one.
             text += "; the call survives: \(b) misses a constraint there."
+        } else if r.survives, r.comparison?.difference?.value == 0 {
+            // Level on the estimate: ahead only by the order the rule breaks ties in.
+            text += "; the call survives, tied: no difference there, ahead only by its place in the scenario's order."
         } else if r.survives {
             // Still ahead on the estimate, but perhaps not clearly: an interval that holds zero says so.
             let clear = r.comparison.flatMap(\.difference).map { $0.low > 0 || $0.high < 0 } ?? true
@@ -88,10 +91,10 @@ public enum SecondLookReport {
         // The best five by the objective, and those meeting every constraint when they are others (`SecondLookRunner`).
         let d = results.decision
         let admitted = Set(d.admissible.prefix(5)).isSubset(of: Set(d.ranked.prefix(5))) ? "" : ", the five best that meet every constraint"
-        var text = "Response sensitivity (the best five\(admitted) and the baseline re-run on \(Text.group(Int64(users))) users): "
+        var text = "Response sensitivity (the best five\(admitted) and the baseline re-run on \(Text.users(Int64(users)))): "
         if control != point {
             // On fewer users than the run's, the two may simply not be told apart there.
-            let fewer = users < results.scenario.users ? " (too close to tell apart on \(Text.group(Int64(users))) users)" : ""
+            let fewer = users < results.scenario.users ? " (too close to tell apart on \(Text.users(Int64(users))))" : ""
             text += "with the response unchanged, these runs recommend \(control ?? "none (none meets the constraints)") rather "
                 + "than \(point ?? "none")\(fewer), and against that: "
         }

@@ -6,6 +6,8 @@ import Simulation
 public enum Text {
     /// A whole number with thousands separators: `1,234,567`.
     public static func group(_ n: Int64) -> String { NumberText.grouped(n) }
+    /// "1 user", "2,000 users".
+    public static func users(_ n: Int64) -> String { "\(group(n)) user\(n == 1 ? "" : "s")" }
 
     /// A rate in percent, with its Wilson interval unless `withInterval` is false; `n/a` without data.
     public static func percent(_ p: Proportion, withInterval: Bool = true) -> String {

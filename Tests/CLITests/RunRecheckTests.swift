@@ -77,6 +77,16 @@ final class RunRecheckTests: ReminderSimTestCase {
     /// couple of hours apart under an opt-out limit they both sit close to (the built-in population).
     static let potion = "Hey - This potion's really odd. Come and See"
 
+    /// One user, one day, everyone installing at the start: no notification can fire, every
+    /// configuration is level, and the call stands on the order the rule breaks ties in; said so.
+    func testATieOnTheOtherUsersIsCalledATie() throws {
+        let result = try remindersim("run", "--users", "1", "--days", "1", "--install-spread", "0", "--db", "t.db", "--out", "out")
+        assertExit(result, 0)
+        assertContains(result.stdout, "; the call survives, tied: no difference there, ahead only by its place in the scenario's order.")
+        let checks = try String(contentsOfFile: workPath("out/default-1/decision_checks.csv"), encoding: .utf8)
+        assertContains(checks, "survives, tied: no difference there, ahead by its place in the scenario's order")
+    }
+
     func testARunnerUpThatBreaksAConstraintThereDoesNotOvertake() throws {
         let printed = try remindersim("scenario")
         assertExit(printed, 0)

@@ -90,6 +90,11 @@ final class TuneCommandTests: ReminderSimTestCase {
                        + "(1 of them in the space, 5 added, 1 the same as another listed one)")
         assertContains(result.stdout, "\"7 days copy\" (the same as \"7 days\")")
         assertContains(result.stdout, "\"3 days\" (in the space as \"3d\")")
+        // candidates.csv names both listed labels of the one candidate.
+        let csv = try CSVTable.parse(try String(contentsOf: workDirectory.appendingPathComponent("out/tune-periods-tune-1/candidates.csv"),
+                                                encoding: .utf8))
+        let column = try XCTUnwrap(csv.first?.firstIndex(of: "listed_label"))
+        XCTAssertTrue(csv.dropFirst().contains { $0[column] == "7 days;7 days copy" }, "\(csv.map { $0[column] })")
     }
 
     func testTuneWritesTheRecommendationAndItsReport() throws {
