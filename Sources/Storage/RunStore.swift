@@ -412,7 +412,7 @@ public final class RunStore {
                                                                         recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.timestamp("created_at"),
             wallSeconds: try row.seconds("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
-            shard: shard, modelDraws: modelDraws, recordedData: try row.optionalText("recorded_data"))
+            shard: shard, modelDraws: modelDraws, recordedData: try row.optionalFingerprint("recorded_data"))
         return StoredRun(id: id, record: record)
     }
 

@@ -92,6 +92,16 @@ struct StoredRow {
         return try text(column)
     }
 
+    /// A fingerprint of recorded logs (`RecordedLogs.fingerprint`: up to 16 lowercase hexadecimal
+    /// digits), or nil for NULL: an edited one would be taken for other logs.
+    func optionalFingerprint(_ column: String) throws(StoreError) -> String? {
+        guard let text = try optionalText(column) else { return nil }
+        guard (1...16).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw damaged(column, "\(Self.describe(value(column))) is not a fingerprint (1 to 16 hexadecimal digits)")
+        }
+        return text
+    }
+
     func blob(_ column: String) throws(StoreError) -> [UInt8] {
         try read(column, "a blob") { row.blob($0) }
     }

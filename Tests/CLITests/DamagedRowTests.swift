@@ -173,6 +173,9 @@ final class DamagedRowTests: ReminderSimTestCase {
             ("UPDATE runs SET shard_index = 0, shard_count = NULL WHERE run_id = 1", "runs.shard_count"),
             ("UPDATE runs SET threads = 'abc' WHERE run_id = 1", "runs.threads"),
             ("UPDATE runs SET scenario_json = 42 WHERE run_id = 1", "runs.scenario_json"),
+            // An edited fingerprint would be taken for other recorded logs.
+            ("UPDATE runs SET recorded_data = 'x' WHERE run_id = 1", "runs.recorded_data"),
+            ("UPDATE runs SET recorded_data = '' WHERE run_id = 1", "runs.recorded_data"),
         ]
         for (n, c) in cases.enumerated() {
             let database = try damaged(c.sql, as: "run-\(n).sqlite")
