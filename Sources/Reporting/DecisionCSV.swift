@@ -89,17 +89,16 @@ public enum DecisionCSV {
         }
         var rows: [[CSVField]] = []
         if let r = look.recheck {
-            // What the rule picks of the two there: the recommendation when it survives, else the runner-up when it
-            // meets every constraint there; neither when both miss one.
-            let first: Int? = r.survives ? r.recommended : (r.runnerUpAdmissible ? r.runnerUp : nil)
             let runnerUp = results.all[r.runnerUp].label
-            let clear = r.comparison?.difference.map { $0.low > 0 || $0.high < 0 } ?? true
-            let reason = !r.stillAdmissible ? "misses a constraint there"
-                : !r.survives ? "\(runnerUp) ranks first there"
-                : !r.runnerUpAdmissible ? "survives: \(runnerUp) misses a constraint there"
-                : r.comparison?.difference?.value == 0 ? "survives, tied: no difference there, ahead by its place in the scenario's order"
-                : clear ? "survives" : "survives narrowly: still ahead, not told apart there"
-            rows.append(row("recheck", users: r.users, seed: r.seed, recommends: first.map { results.all[$0].label },
+            let reason = switch r.outcome {
+            case .missesConstraint: "misses a constraint there"
+            case .overtaken: "\(runnerUp) ranks first there"
+            case .runnerUpMisses: "survives: \(runnerUp) misses a constraint there"
+            case .tied: "survives, tied: no difference there, ahead by its place in the scenario's order"
+            case .survives: "survives"
+            case .survivesNarrowly: "survives narrowly: still ahead, not told apart there"
+            }
+            rows.append(row("recheck", users: r.users, seed: r.seed, recommends: r.picksThere.map { results.all[$0].label },
                             readAgainst: pointLabel, bears: r.survives, reason: reason, comparison: r.comparison, comparedWith: runnerUp))
         }
         if let u = look.uncertain {

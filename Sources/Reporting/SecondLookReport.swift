@@ -14,20 +14,13 @@ public enum SecondLookReport {
         let a = results.all[r.recommended].label, b = results.all[r.runnerUp].label
         var text = "Re-check on other users (seed \(r.seed), \(Text.users(Int64(r.users)))): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
-        if r.survives && !r.runnerUpAdmissible {
-            // Kept by the constraints: the runner-up may lead on the objective there, by breaking one.
-            text += "; the call survives: \(b) misses a constraint there."
-        } else if r.survives, r.comparison?.difference?.value == 0 {
-            // Level on the estimate: ahead only by the order the rule breaks ties in.
-            text += "; the call survives, tied: no difference there, ahead only by its place in the scenario's order."
-        } else if r.survives {
-            // Still ahead on the estimate, but perhaps not clearly: an interval that holds zero says so.
-            let clear = r.comparison.flatMap(\.difference).map { $0.low > 0 || $0.high < 0 } ?? true
-            text += clear ? "; the call survives." : "; the call survives, narrowly: still ahead, but not told apart there."
-        } else if !r.stillAdmissible {
-            text += "; the call does not survive: \(a) misses a constraint there."
-        } else {
-            text += "; the call does not survive: \(b) ranks first there."
+        switch r.outcome {
+        case .runnerUpMisses: text += "; the call survives: \(b) misses a constraint there."
+        case .tied: text += "; the call survives, tied: no difference there, ahead only by its place in the scenario's order."
+        case .survives: text += "; the call survives."
+        case .survivesNarrowly: text += "; the call survives, narrowly: still ahead, but not told apart there."
+        case .missesConstraint: text += "; the call does not survive: \(a) misses a constraint there."
+        case .overtaken: text += "; the call does not survive: \(b) ranks first there."
         }
         return text
     }

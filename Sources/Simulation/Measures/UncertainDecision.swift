@@ -118,6 +118,32 @@ public struct DecisionRecheck: Sendable {
 
     public var survives: Bool { stillAdmissible && stillAhead }
 
+    /// How the call fares on the other users, the one reading the report's sentence and the decision's
+    /// CSV file both say in words.
+    public enum Outcome: Sendable {
+        /// Still ahead of the runner-up, clearly; or, `narrowly`, with a difference whose interval holds zero.
+        case survives, survivesNarrowly
+        /// No difference there: ahead only by the order the rule breaks ties in.
+        case tied
+        /// Kept because the runner-up misses a constraint there, whatever it gains on the objective.
+        case runnerUpMisses
+        /// The recommendation misses a constraint there; or the runner-up, meeting them all, ranks first.
+        case missesConstraint, overtaken
+    }
+
+    public var outcome: Outcome {
+        if !stillAdmissible { return .missesConstraint }
+        if !stillAhead { return .overtaken }
+        if !runnerUpAdmissible { return .runnerUpMisses }
+        guard let d = comparison?.difference else { return .survives }
+        if d.value == 0 { return .tied }
+        return d.low > 0 || d.high < 0 ? .survives : .survivesNarrowly
+    }
+
+    /// What the rule picks of the two there: the recommendation when the call survives, else the
+    /// runner-up when it meets every constraint there; nil when both miss one.
+    public var picksThere: Int? { survives ? recommended : (runnerUpAdmissible ? runnerUp : nil) }
+
     /// The most users a second look (the re-check, the quick sensitivity runs) simulates: enough to
     /// rank configurations that differ by what matters, and a cost that stays a fraction of a large
     /// run's (each look simulates several configurations again).
