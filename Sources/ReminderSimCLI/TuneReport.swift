@@ -117,6 +117,8 @@ struct TuneReport {
         }
         let o = rule.objective
         out.append("Recommendation: \"\(shownLabel(w))\"" + listedNote(w))
+        let doubts = doubts(winner: w, name: shown)
+        if !doubts.isEmpty { out.append("  Not firm: " + doubts.joined(separator: ", and ") + " (see below).") }
         out.append("  \(o.title): \(show(f.measures[o], o)) at \(TuneCommand.count(f.users)) users")
         let pm = r.final.versusRunnerUp?.measure ?? o.pairMeasure
         let vsBase = r.final.versusBaseline.first { $0.measure == pm }
@@ -155,6 +157,35 @@ struct TuneReport {
         out.append("Configuration to paste into the scenario's \"configurations\":")
         out.append((try? configurationJSON(w)) ?? "")
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// What of the checks after the race says the winner is not firm, in words, as `run` says it of
+    /// its call: the re-check on other users (the winner misses a constraint there, or the best
+    /// listed configuration, meeting every one there, is ahead of it), the sensitivity runs (another
+    /// winner, or none, under a change of the response) and the model draws (another
+    /// recommendation). Empty when every check there was bears the winner out.
+    /// `name` shows a label (the terminal's printable form; JSON takes it as it is).
+    func doubts(winner w: Int, name: (String) -> String = { $0 }) -> [String] {
+        let r = result, o = rule.objective
+        var doubts: [String] = []
+        if let re = r.recheck {
+            var overtaken = false
+            if let l = r.bestListed, l != w, re.admits(l), let x = re.figures(of: w)?.value(o), let y = re.figures(of: l)?.value(o) {
+                overtaken = o.higherIsBetter ? y > x : y < x
+            }
+            if !re.admits(w) || overtaken { doubts.append("the re-check on other users does not bear it out") }
+        }
+        if !r.sensitivity.isEmpty, !r.sensitivity.allSatisfy({ $0.winner == w }) {
+            doubts.append("it does not hold under every change of the response model")
+        }
+        if let (members, u) = r.modelDraws {
+            let best = u.recommended.map { drawLabel($0, members) }
+            if best != label(w) {
+                doubts.append("under the response model's draws the rule "
+                              + (best.map { "recommends \"\(name($0))\" instead" } ?? "finds no finalist feasible enough"))
+            }
+        }
+        return doubts
     }
 
     /// The best of the top five by objective alone, whatever the constraints.
@@ -257,7 +288,8 @@ struct TuneReport {
         if r.sensitivity.isEmpty {
             md.append("Not run: no finalist meets the constraints.")
         } else {
-            md.append("The finalists re-run on the final users with the response model changed.")
+            md.append("The best \(min(TunePlan.sensitivityTop, r.final.ranking.count)) finalists (the order column) re-run on the final users "
+                      + "with the response model changed.")
             md.append("")
             md.append("| change | winner | the same? | best on the objective alone | order |")
             md.append("|---|---|---|---|---|")
@@ -285,12 +317,29 @@ struct TuneReport {
             md.append("")
             md.append("![\(o.title) against \(m.title)](\(Self.chartFile(m)))")
             md.append("")
-            md.append("| configuration | stage | \(o.title) | \(m.title) | within the limit |")
-            md.append("|---|---:|---:|---:|---|")
+            // "Within this limit" is the plotted measure's alone: a candidate on the front can break another
+            // constraint, which the last column says, so that a front above the recommendation does not read
+            // as better candidates passed over.
+            let others = rule.orderedConstraints.count > (rule.constraints[m] == nil ? 0 : 1)
+            md.append("A point beats another when it is at least as good on both and better on one. "
+                      + (others ? "The last column reads every constraint, the plotted one and the others, on the "
+                          + "candidate's figures at its last stage; " : "")
+                      + "the recommendation is the best candidate meeting every constraint on the final users, "
+                      + "listed after the front when it is not on it.")
+            md.append("")
+            md.append("| configuration | stage | users | \(o.title) | \(m.title) | within this limit | meets every constraint |")
+            md.append("|---|---:|---:|---:|---:|---|---|")
             let b = rule.constraints[m]
-            for (c, f) in paretoFront(m) {
-                md.append("| \(escape(label(c))) | \(result.candidates[c].stage + 1) | \(show(f.measures[o], o)) | "
-                          + "\(show(f.measures[m], m)) | \(b.map { f.value(m).map($0.admits) ?? false ? "yes" : "no" } ?? "–") |")
+            let front = paretoFront(m)
+            var rows = front.map { (c: $0.0, f: $0.1, name: escape(label($0.0))) }
+            if let w = result.winner, !front.contains(where: { $0.0 == w }), let f = result.candidates[w].figures {
+                rows.append((w, f, "recommendation: " + escape(label(w))))
+            }
+            for (c, f, name) in rows {
+                let meetsAll = rule.orderedConstraints.allSatisfy { m, b in f.value(m).map(b.admits) ?? false }
+                md.append("| \(name) | \(result.candidates[c].stage + 1) | \(TuneCommand.count(f.users)) | \(show(f.measures[o], o)) | "
+                          + "\(show(f.measures[m], m)) | \(b.map { f.value(m).map($0.admits) ?? false ? "yes" : "no" } ?? "–") | "
+                          + "\(meetsAll ? "yes" : "no") |")
             }
             md.append("")
         }
@@ -403,6 +452,10 @@ struct TuneReport {
             root["versusRunnerUp"] = difference(r.final.versusRunnerUp)
             root["constraints"] = constraints(f)
             root["listed"] = r.winnerIsListed
+            // As `run --json` says of its call: firm when every check after the race bears the winner out.
+            let doubts = doubts(winner: w)
+            root["firm"] = doubts.isEmpty
+            root["doubts"] = doubts
             // The scenario's own label of a listed winner ("5 days" for the candidate "5d"), as a run of it names it.
             if let listed = r.listed.first(where: { $0.candidate == w }) { root["listedLabel"] = listed.label }
             if let re = r.recheck, let rf = re.figures(of: w) {

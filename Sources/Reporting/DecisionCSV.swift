@@ -91,9 +91,10 @@ public enum DecisionCSV {
         if let r = look.recheck {
             let runnerUp = results.all[r.runnerUp].label
             let reason = switch r.outcome {
-            case .missesConstraint: "misses a constraint there"
+            case .missesConstraint: "misses \(SecondLookReport.missed(r.missedByRecommended)) there"
             case .overtaken: "\(runnerUp) ranks first there"
-            case .runnerUpMisses: "survives: \(runnerUp) misses a constraint there"
+            case .overtakenNarrowly: "\(runnerUp) ranks first there, though the two are not told apart there"
+            case .runnerUpMisses: "survives: \(runnerUp) misses \(SecondLookReport.missed(r.missedByRunnerUp)) there"
             case .tied: "survives, tied: no difference there, ahead by its place in the scenario's order"
             case .survives: "survives"
             case .survivesNarrowly: "survives narrowly: still ahead, not told apart there"

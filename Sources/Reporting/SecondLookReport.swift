@@ -15,14 +15,23 @@ public enum SecondLookReport {
         var text = "Re-check on other users (seed \(r.seed), \(Text.users(Int64(r.users)))): "
         text += "\(a) − \(b) " + (r.comparison.map { "\(Text.difference($0)) \($0.measure.title)" } ?? "n/a")
         switch r.outcome {
-        case .runnerUpMisses: text += "; the call survives: \(b) misses a constraint there."
+        case .runnerUpMisses: text += "; the call survives: \(b) misses \(missed(r.missedByRunnerUp)) there."
         case .tied: text += "; the call survives, tied: no difference there, ahead only by its place in the scenario's order."
         case .survives: text += "; the call survives."
         case .survivesNarrowly: text += "; the call survives, narrowly: still ahead, but not told apart there."
-        case .missesConstraint: text += "; the call does not survive: \(a) misses a constraint there."
+        case .missesConstraint: text += "; the call does not survive: \(a) misses \(missed(r.missedByRecommended)) there."
         case .overtaken: text += "; the call does not survive: \(b) ranks first there."
+        case .overtakenNarrowly: text += "; the call does not survive: \(b) ranks first there, though the two are not told apart there."
         }
         return text
+    }
+
+    /// The constraints a configuration misses on the re-check's users, each with its estimate there
+    /// ("opt-out rate ≤ 3.0% (3.18% [2.95%, 3.43%])"), so that a reader sees by how much.
+    static func missed(_ readings: [DecisionRecheck.ConstraintReading]) -> String {
+        guard !readings.isEmpty else { return "a constraint" }
+        return readings.map { "\(DecisionReport.constraintText($0.measure, $0.bound)) (\(Text.measure($0.measure, $0.estimate)))" }
+            .joined(separator: " and ")
     }
 
     /// The recommendation under the model draws in one sentence; nil without draws.

@@ -13,7 +13,7 @@ public enum SummaryText {
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))
 
             Decision (\(DecisionReport.ruleText(results))): \(TerminalText.printable(DecisionReport.headline(results), limit: 2_000))
-            \(TerminalText.printable(LiveTestReport.sentence(results.liveTestPlan(prePeriod: secondLook?.prePeriod)), limit: 2_000))
+            \(caveatLine(results, secondLook))\(TerminalText.printable(LiveTestReport.sentence(results.liveTestPlan(prePeriod: secondLook?.prePeriod)), limit: 2_000))
             \(secondLookLines(results, secondLook))\(replayLine(results))
             Ranked by opens gained per user over the holdout; [95% intervals]; n/a where nothing was measured.
 
@@ -60,6 +60,12 @@ public enum SummaryText {
     /// What replaying recorded users does to the intervals, a line, when the population replays them.
     static func replayLine(_ results: RunResults) -> String {
         ReplayReport.sentence(results).map { TerminalText.printable($0, limit: 2_000) + "\n" } ?? ""
+    }
+
+    /// "Not firm: …" under the decision when a second look doubts the call, as the report says it
+    /// under its headline; empty otherwise.
+    static func caveatLine(_ results: RunResults, _ look: DecisionSecondLook?) -> String {
+        SecondLookReport.caveat(results, look).map { TerminalText.printable($0, limit: 2_000) + "\n" } ?? ""
     }
 
     /// The re-check and the model draws (or the sensitivity check), a line each.

@@ -66,6 +66,14 @@ final class RunRecheckTests: ReminderSimTestCase {
                 let summary = try XCTUnwrap(recheck["summary"] as? String)
                 XCTAssertTrue(summary.hasSuffix(low > 0 || high < 0 ? "; the call survives."
                                                 : "; the call survives, narrowly: still ahead, but not told apart there."), summary)
+            } else {
+                // Overtaken: said as narrowly when the interval of the difference holds zero.
+                let interval = try XCTUnwrap(recheck["difference"] as? [String: Any])
+                let (low, high) = (try XCTUnwrap(interval["low"] as? Double), try XCTUnwrap(interval["high"] as? Double))
+                let summary = try XCTUnwrap(recheck["summary"] as? String)
+                XCTAssertTrue(summary.hasSuffix(low > 0 || high < 0 ? "; the call does not survive: \(runnerUp) ranks first there."
+                                                : "; the call does not survive: \(runnerUp) ranks first there, though the two are not told apart there."),
+                              summary)
             }
             outcomes.append(survives)
         }
@@ -126,7 +134,10 @@ final class RunRecheckTests: ReminderSimTestCase {
                 sawBreak = true
                 // Said as what keeps the call, not as a lead the recommendation does not have there.
                 let summary = try XCTUnwrap(recheck["summary"] as? String)
-                XCTAssertTrue(summary.hasSuffix("; the call survives: \(runnerUp) misses a constraint there."), summary)
+                // With the constraint it misses and its value there, so that a reader sees by how much.
+                let there = String(format: "%.2f%% [", o * 100)
+                XCTAssertTrue(summary.contains("; the call survives: \(runnerUp) misses opt-out rate ≤ 6.5% (\(there)"), summary)
+                XCTAssertTrue(summary.hasSuffix("]) there."), summary)
             }
         }
         XCTAssertTrue(sawBreak, "a seed whose runner-up leads there only by breaking the limit")
@@ -137,7 +148,11 @@ final class RunRecheckTests: ReminderSimTestCase {
         let result = try remindersim("run", "close.json", "--seed", "5", "--db", "runs.db", "--out", "out")
         assertExit(result, 0)
         let line = try XCTUnwrap(result.stdoutLines.first { $0.hasPrefix("Re-check on other users") }, result.stdout)
-        assertContains(line, "the call does not survive: every 7 days ranks first there.")
+        assertContains(line, "the call does not survive: every 7 days ranks first there")
+        // The terminal says the call is not firm right under the decision, as the report does under its headline.
+        let decisionLine = try XCTUnwrap(result.stdoutLines.firstIndex { $0.hasPrefix("Decision (") }, result.stdout)
+        XCTAssertTrue(result.stdoutLines[decisionLine + 1].hasPrefix("Not firm: the re-check on other users does not bear it out"),
+                      result.stdout)
         let reportLine = try XCTUnwrap(result.stdoutLines.first { $0.contains("; report: ") }, result.stdout)
         let reportPath = String(try XCTUnwrap(reportLine.components(separatedBy: "; report: ").last))
         let report = workDirectory.appendingPathComponent(reportPath)
@@ -148,7 +163,7 @@ final class RunRecheckTests: ReminderSimTestCase {
         let caveat = try XCTUnwrap(markdown.range(of: "\nNot firm: the re-check on other users does not bear it out"))
         XCTAssertLessThan(headline.lowerBound, caveat.lowerBound)
         XCTAssertLessThan(caveat.lowerBound, try XCTUnwrap(markdown.range(of: "## Second look at the decision")).lowerBound)
-        assertContains(markdown, "the call does not survive: every 7 days ranks first there.")
+        assertContains(markdown, "the call does not survive: every 7 days ranks first there")
         let html = try String(contentsOf: report.deletingLastPathComponent().appendingPathComponent("report.html"), encoding: .utf8)
         assertContains(html, "the call does not survive")
 

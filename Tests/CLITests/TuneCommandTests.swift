@@ -133,13 +133,37 @@ final class TuneCommandTests: ReminderSimTestCase {
             // Ready to paste: the configuration reads back as a scenario's configuration.
             let label = try XCTUnwrap(configuration["label"] as? String)
             assertContains(result.stdout, "Recommendation: \"\(label)\"")
-            XCTAssertNotNil(recommendation["recheck"] as? [String: Any])
+            let recheck = try XCTUnwrap(recommendation["recheck"] as? [String: Any])
             assertContains(result.stdout, "Sensitivity, base response halved")
+            // Firm when every check after the race bears the winner out, as `run --json` says of its call;
+            // the summary says "Not firm" under the recommendation otherwise.
+            let doubts = try XCTUnwrap(recommendation["doubts"] as? [String])
+            XCTAssertEqual(recommendation["firm"] as? Bool, doubts.isEmpty)
+            let sensitivity = try XCTUnwrap(recommendation["sensitivity"] as? [[String: Any]])
+            XCTAssertEqual(doubts.contains("it does not hold under every change of the response model"),
+                           sensitivity.contains { $0["sameWinner"] as? Bool == false })
+            if recheck["admissible"] as? Bool == false {
+                XCTAssertTrue(doubts.contains("the re-check on other users does not bear it out"), "\(doubts)")
+            }
+            let lines = result.stdout.components(separatedBy: "\n")
+            let at = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("Recommendation: ") })
+            XCTAssertEqual(lines[at + 1].hasPrefix("  Not firm: "), !doubts.isEmpty, result.stdout)
         } else {
             assertContains(result.stdout, "nothing to recommend")
         }
         let report = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
         for heading in ["## Stages", "## Finalists", "## Sensitivity", "## Pareto front"] { assertContains(report, heading, "report.md") }
+        // The front's table says, beside the plotted limit, whether each candidate meets every constraint, and
+        // lists the recommendation after the front when it is not on it.
+        let front = "| configuration | stage | users | opens per user vs holdout | opt-out rate | within this limit | meets every constraint |"
+        assertContains(report, front, "report.md")
+        if let label = (recommendation["configuration"] as? [String: Any])?["label"] as? String {
+            let table = try XCTUnwrap(report.components(separatedBy: front).last?.components(separatedBy: "\n\n").first)
+            let row = try XCTUnwrap(table.components(separatedBy: "\n").first {
+                $0.hasPrefix("| \(label) |") || $0.hasPrefix("| recommendation: \(label) |")
+            }, table)
+            XCTAssertTrue(row.hasSuffix("| yes |"), row)
+        }
         // The finalists' columns are named as the measures are described everywhere else.
         assertContains(report, "| rank | configuration | opens per user vs holdout | opt-out rate | notifications delivered per extra open | admissible |",
                        "report.md")

@@ -116,6 +116,18 @@ public struct DecisionRecheck: Sendable {
     public let stillAhead: Bool
     public let runnerUpAdmissible: Bool
 
+    /// The constraints the recommendation and the runner-up miss on the other users, with their
+    /// estimates there (nil when there is none), in the rule's order: how far the doubt goes.
+    public let missedByRecommended: [ConstraintReading]
+    public let missedByRunnerUp: [ConstraintReading]
+
+    /// A constraint of the rule and a configuration's estimate of its measure.
+    public struct ConstraintReading: Sendable {
+        public let measure: DecisionMeasure
+        public let bound: DecisionBound
+        public let estimate: Estimate?
+    }
+
     public var survives: Bool { stillAdmissible && stillAhead }
 
     /// How the call fares on the other users, the one reading the report's sentence and the decision's
@@ -127,17 +139,20 @@ public struct DecisionRecheck: Sendable {
         case tied
         /// Kept because the runner-up misses a constraint there, whatever it gains on the objective.
         case runnerUpMisses
-        /// The recommendation misses a constraint there; or the runner-up, meeting them all, ranks first.
-        case missesConstraint, overtaken
+        /// The recommendation misses a constraint there; or the runner-up, meeting them all, ranks first:
+        /// clearly, or, `narrowly`, with a difference whose interval holds zero (the call still fails:
+        /// on other users the rule picks the other one).
+        case missesConstraint, overtaken, overtakenNarrowly
     }
 
     public var outcome: Outcome {
         if !stillAdmissible { return .missesConstraint }
-        if !stillAhead { return .overtaken }
+        let toldApart = comparison.map { !$0.includesZero } ?? true
+        if !stillAhead { return toldApart ? .overtaken : .overtakenNarrowly }
         if !runnerUpAdmissible { return .runnerUpMisses }
         guard let d = comparison?.difference else { return .survives }
         if d.value == 0 { return .tied }
-        return d.low > 0 || d.high < 0 ? .survives : .survivesNarrowly
+        return toldApart ? .survives : .survivesNarrowly
     }
 
     /// What the rule picks of the two there: the recommendation when the call survives, else the
@@ -175,14 +190,21 @@ public struct DecisionRecheck: Sendable {
         self.recommended = recommended
         self.runnerUp = runnerUp
         let d = results.decision
+        func missed(_ i: Int) -> [ConstraintReading] {
+            d.constraints.filter { $0.excluded.contains(i) }.map {
+                ConstraintReading(measure: $0.measure, bound: $0.bound, estimate: results.all[i].estimate($0.measure))
+            }
+        }
         if let a = position(recommended), let b = position(runnerUp) {
             comparison = results.comparison(a, against: b, d.comparedMeasure)
             stillAdmissible = d.admissible.contains(a)
             runnerUpAdmissible = d.admissible.contains(b)
             let order = d.admissible
             stillAhead = (order.firstIndex(of: a) ?? Int.max) < (order.firstIndex(of: b) ?? Int.max)
+            (missedByRecommended, missedByRunnerUp) = (missed(a), missed(b))
         } else {
             (comparison, stillAdmissible, stillAhead, runnerUpAdmissible) = (nil, false, false, false)
+            (missedByRecommended, missedByRunnerUp) = ([], [])
         }
     }
 }
