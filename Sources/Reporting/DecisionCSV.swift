@@ -93,7 +93,7 @@ public enum DecisionCSV {
             let reason = switch r.outcome {
             case .missesConstraint: "misses \(SecondLookReport.missed(r.missedByRecommended)) there"
             case .overtaken: "\(runnerUp) ranks first there"
-            case .overtakenNarrowly: "\(runnerUp) ranks first there, though the two are not told apart there"
+            case .overtakenNarrowly: "\(runnerUp) ranks first there, though the two are not told apart"
             case .runnerUpMisses: "survives: \(runnerUp) misses \(SecondLookReport.missed(r.missedByRunnerUp)) there"
             case .tied: "survives, tied: no difference there, ahead by its place in the scenario's order"
             case .survives: "survives"

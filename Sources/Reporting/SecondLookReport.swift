@@ -21,7 +21,7 @@ public enum SecondLookReport {
         case .survivesNarrowly: text += "; the call survives, narrowly: still ahead, but not told apart there."
         case .missesConstraint: text += "; the call does not survive: \(a) misses \(missed(r.missedByRecommended)) there."
         case .overtaken: text += "; the call does not survive: \(b) ranks first there."
-        case .overtakenNarrowly: text += "; the call does not survive: \(b) ranks first there, though the two are not told apart there."
+        case .overtakenNarrowly: text += "; the call does not survive: \(b) ranks first there, though the two are not told apart."
         }
         return text
     }

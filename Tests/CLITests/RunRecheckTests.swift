@@ -72,7 +72,7 @@ final class RunRecheckTests: ReminderSimTestCase {
                 let (low, high) = (try XCTUnwrap(interval["low"] as? Double), try XCTUnwrap(interval["high"] as? Double))
                 let summary = try XCTUnwrap(recheck["summary"] as? String)
                 XCTAssertTrue(summary.hasSuffix(low > 0 || high < 0 ? "; the call does not survive: \(runnerUp) ranks first there."
-                                                : "; the call does not survive: \(runnerUp) ranks first there, though the two are not told apart there."),
+                                                : "; the call does not survive: \(runnerUp) ranks first there, though the two are not told apart."),
                               summary)
             }
             outcomes.append(survives)
