@@ -31,12 +31,21 @@ enum DecisionReport {
     }
 
     /// The ranking tables' note on the mark, when a shown configuration carries it.
-    static func breaksNote(_ results: RunResults, shown: [ConfigurationResult]) -> String? {
+    /// `name` shows a label in the note's medium (escaped for Markdown, printable for a terminal).
+    static func breaksNote(_ results: RunResults, shown: [ConfigurationResult], name: (String) -> String) -> String? {
         guard shown.contains(where: { !$0.isHoldout && !brokenConstraints(results, $0.index).isEmpty }) else { return nil }
         let limits = results.decision.rule.orderedConstraints.map { constraintText($0.measure, $0.bound) }
-        return "\(breaksMark) breaks the decision rule's " + (limits.count == 1 ? "constraint, " : "constraints, ")
-            + limits.joined(separator: " and ") + ", on these estimates: whatever its rank here, the rule does not recommend it "
-            + "on them."
+        if limits.count == 1 {
+            return "\(breaksMark) breaks the decision rule's constraint, \(limits[0]), on these estimates: whatever its rank here, "
+                + "the rule does not recommend it on them."
+        }
+        // Several constraints: which each marked configuration breaks, since a mark alone cannot say.
+        let which = shown.filter { !$0.isHoldout }.compactMap { c -> String? in
+            let broken = brokenConstraints(results, c.index)
+            return broken.isEmpty ? nil : "\(name(c.label)): \(broken.joined(separator: " and "))"
+        }
+        return "\(breaksMark) breaks at least one of the decision rule's constraints on these estimates (whatever its rank here, "
+            + "the rule does not recommend it on them): " + which.joined(separator: "; ") + "."
     }
 
     /// The recommendation in one paragraph of plain text (also used by `run --json` and the terminal).
@@ -196,8 +205,12 @@ enum DecisionReport {
                  close.isEmpty ? "none" : close.map { "\($0.label) (\(c.excluded.contains($0.index) ? "excluded" : "admitted"))" }
                     .joined(separator: "; ")]
             }) + "\n"
+        // Only the measures the trade-off charts plot have a limit line there.
+        let charted = constraints.map(\.measure).filter { $0 == .optOutRate || $0 == .deliveredPerUser }
         out += "Constraints are checked on the estimates. A configuration whose interval crosses a limit could fall "
-            + "on either side of it with more users; in the trade-off charts its whiskers cross the limit line.\n\n"
+            + "on either side of it with more users"
+            + (charted.isEmpty ? ".\n\n"
+               : "; in the trade-off chart of \(charted.map(\.title).joined(separator: " and of ")) its whiskers cross the limit line.\n\n")
         return out
     }
 

@@ -91,11 +91,21 @@ public enum LiveTestReport {
         let rows = plan.arms.enumerated().map { k, a in
             [a.label, a.role, share(a.share), a.users.map(Text.group) ?? "n/a"]
                 + (cuped.map { c in [c.usersPerArm.indices.contains(k) ? Text.group(c.usersPerArm[k]) : "n/a",
+                                     c.usersPerArmWithout.indices.contains(k) ? Text.group(c.usersPerArmWithout[k]) : "n/a",
                                      c.correlations.indices.contains(k) ? String(format: "%.2f", c.correlations[k]) : ""] } ?? [])
         }
-        let header = ["arm", "role", "share", "users"] + (cuped == nil ? [] : ["users with CUPED", "ρ"])
+        // The CUPED columns size another test (users who already have the app, their own difference): side by
+        // side with and without CUPED, so that neither is read against the users column.
+        let header = ["arm", "role", "share", "users"]
+            + (cuped == nil ? [] : ["users who have the app, with CUPED", "the same without CUPED", "ρ"])
         let alignments = [Markdown.Alignment.left, .left] + Array(repeating: Markdown.Alignment.right, count: header.count - 2)
         out += Markdown.table(header: header, alignments: alignments, rows: rows) + "\n"
+        if let c = cuped {
+            out += "The users column sizes the test for the simulated difference of "
+                + "\(plan.difference.map { amount(plan.metric, $0) } ?? "n/a"); the CUPED columns size it for users who already have "
+                + "the app, whose simulated difference is \(amount(plan.metric, c.difference)), with and without CUPED: compare "
+                + "those two with each other, not with the users column.\n\n"
+        }
         if let reason = plan.unavailable, plan.totalUsers == nil { out += "No size: \(reason).\n\n" }
         for g in plan.guardrails {
             let diff = g.difference.map { amount(g.measure.pairMeasure, $0) } ?? "n/a"
@@ -122,7 +132,7 @@ public enum LiveTestReport {
             /// ρ of the recommendation's arm and the baseline's.
             let correlation: [Double]?
             let theta: Double?, varianceReduction: Double?, difference: Double?
-            let usersPerArm: [Int64]?, totalUsers: Int64?, totalUsersWithout: Int64?
+            let usersPerArm: [Int64]?, totalUsers: Int64?, usersPerArmWithout: [Int64]?, totalUsersWithout: Int64?
             let minimumDetectableEffect: Double?
             let unavailable: String?
 
@@ -132,7 +142,8 @@ public enum LiveTestReport {
                 preDays = plan.preDays
                 (simulatedUsers, seed) = (c?.simulatedUsers, c?.seed)
                 (correlation, theta, varianceReduction, difference) = (c?.correlations, c?.theta, c?.varianceReduction, c?.difference)
-                (usersPerArm, totalUsers, totalUsersWithout) = (c?.usersPerArm, c?.totalUsers, c?.totalUsersWithout)
+                (usersPerArm, totalUsers) = (c?.usersPerArm, c?.totalUsers)
+                (usersPerArmWithout, totalUsersWithout) = (c?.usersPerArmWithout, c?.totalUsersWithout)
                 minimumDetectableEffect = c?.minimumDetectableEffect
                 unavailable = plan.preDays == 0 ? nil : plan.cupedUnavailable
             }

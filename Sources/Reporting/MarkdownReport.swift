@@ -122,7 +122,7 @@ public enum MarkdownReport {
             + "D1 \(Text.percent(holdout.retentionD1)), D7 \(Text.percent(holdout.retentionD7)), "
             + "D30 \(Text.percent(holdout.retentionD30)).\n\n"
         var notes = DecisionReport.artifactNotes(results)
-        if let breaks = DecisionReport.breaksNote(results, shown: results.shown) { notes.insert(breaks, at: 0) }
+        if let breaks = DecisionReport.breaksNote(results, shown: results.shown, name: Markdown.escapeCell) { notes.insert(breaks, at: 0) }
         if !notes.isEmpty { out += notes.map { "- " + $0 + "\n" }.joined() + "\n" }
         for kind in ChartKind.allCases where kind != .tradeOffOptOut && kind != .tradeOffDelivered && kind != .deliveriesByHour {
             if let file = charts[kind] { out += "![\(kind.title)](\(file))\n\n" }

@@ -115,8 +115,10 @@ public enum SecondLookReport {
         if let text = recheckText(results, look) {
             out += Markdown.escapeCell(text) + " The recommendation and the runner-up (with the holdout and the baseline) "
                 + "are simulated again for other users, with the scenario's seed with bit 52 flipped.\n\n"
+        } else if results.decision.recommended == nil {
+            out += "No re-check: no configuration meets every constraint, so there is no call to check.\n\n"
         } else {
-            out += "No re-check: there is no runner-up that meets every constraint.\n\n"
+            out += "No re-check: no other configuration meets every constraint, so there is no runner-up to check the call against.\n\n"
         }
         if let u = look.uncertain {
             out += uncertainSection(results, u)

@@ -41,7 +41,7 @@ public enum SummaryText {
             "holdout", "", "—", "—", "—", Text.percent(holdout.retentionD7, withInterval: false), "—", "—", "—", "—",
         ])
         out += TerminalText.table(rows, rightAligned: [2, 3, 4, 5, 6, 7, 8, 9])
-        if let breaks = DecisionReport.breaksNote(results, shown: rankedResults) { out += breaks + "\n" }
+        if let breaks = DecisionReport.breaksNote(results, shown: rankedResults, name: { TerminalText.printable($0) }) { out += breaks + "\n" }
         out += daggerNotes(rankedResults)
         out += """
 

@@ -49,6 +49,28 @@ final class DecisionReportTests: ReminderSimTestCase {
         }
     }
 
+    /// Under two constraints the mark alone cannot say which one a configuration breaks: the note names
+    /// each marked configuration with what it breaks, and only that.
+    func testTheMarkSaysWhichConstraintEachBreaks() throws {
+        var s = try XCTUnwrap(try decisionScenario() as? [String: Any])
+        s["decision"] = ["objective": "opensLiftPerUser",
+                         "constraints": ["optOutRate": ["max": 0.03], "deliveredPerExtraOpen": ["max": 1_000]]]
+        _ = try writeFile("two.json", try JSONEdit.text(s))
+        let run = try remindersim("run", "two.json", "--users", "3000", "--days", "40", "--threads", "2", "--json",
+                                  "--db", "two.sqlite", "--out", "two")
+        assertExit(run, 0)
+        let decision = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["decision"]
+            as? [String: Any])
+        let constraints = try XCTUnwrap(decision["constraints"] as? [[String: Any]])
+        let byOptOut = try XCTUnwrap(constraints.first { $0["measure"] as? String == "optOutRate" }?["excludes"] as? [String])
+        XCTAssertFalse(byOptOut.isEmpty, "the scenario should have a configuration over the opt-out limit")
+        let markdown = try String(contentsOf: workDirectory.appendingPathComponent("two/which-period-1/report.md"), encoding: .utf8)
+        let note = try XCTUnwrap(markdown.components(separatedBy: "\n").first { $0.hasPrefix("- ‡ breaks at least one of") }, markdown)
+        let listed = try XCTUnwrap(note.components(separatedBy: "on them): ").last?.dropLast())
+        XCTAssertEqual(Set(listed.components(separatedBy: "; ")), Set(byOptOut.map { "\($0): opt-out rate ≤ 3.0%" }), note)
+        XCTAssertFalse(note.contains("delivered per extra open ≤"), note)
+    }
+
     func testTheReportOpensWithTheDecision() throws {
         _ = try writeFile("decision.json", try JSONEdit.text(try decisionScenario()))
         let run = try remindersim("run", "decision.json", "--users", "3000", "--days", "40", "--threads", "2", "--json")

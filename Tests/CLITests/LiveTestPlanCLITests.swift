@@ -45,6 +45,14 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
         XCTAssertTrue(reduction > 0 && reduction < 1, "\(reduction)")
         XCTAssertLessThan(try XCTUnwrap(cuped["totalUsers"] as? Int), try XCTUnwrap(cuped["totalUsersWithout"] as? Int))
         XCTAssertNotNil(cuped["minimumDetectableEffect"] as? Double)
+        // The report's table puts the CUPED plan's arms with and without CUPED side by side, and says they size
+        // another test than the users column.
+        let report = try String(contentsOfFile: workPath("rep/default-1/report.md"), encoding: .utf8)
+        assertContains(report, "| arm | role | share | users | users who have the app, with CUPED | the same without CUPED | ρ |")
+        let without = try XCTUnwrap(cuped["usersPerArmWithout"] as? [Int], "\(cuped)")
+        let grouped = { (n: Int) in n.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US"))) }
+        assertContains(report, "| \(grouped(cupedArms[0])) | \(grouped(without[0])) | ")
+        assertContains(report, "compare those two with each other, not with the users column.")
     }
 
     /// A live-test size that leaves an arm fewer than two users detects nothing, and the plan says so

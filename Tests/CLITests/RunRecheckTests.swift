@@ -209,3 +209,22 @@ final class RunRecheckTests: ReminderSimTestCase {
         XCTAssertFalse(text.stdout.contains("with the response unchanged"), text.stdout)
     }
 }
+
+/// Without a call there is nothing to re-check, and the report says so rather than speak of a runner-up.
+final class SecondLookWithoutACallTests: ReminderSimTestCase {
+    func testNoCallNoRecheck() throws {
+        let printed = try remindersim("scenario")
+        assertExit(printed, 0)
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [String: Any])
+        // Every configuration delivers something: none meets a limit of none delivered.
+        json["decision"] = ["objective": "opensLiftPerUser", "constraints": ["deliveredPerUser": ["max": 0]]]
+        json["users"] = 300
+        try writeFile("none.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("run", "none.json", "--db", "n.db", "--out", "out")
+        assertExit(result, 0)
+        let report = try String(contentsOfFile: workPath("out/default-1/report.md"), encoding: .utf8)
+        assertContains(report, "No re-check: no configuration meets every constraint, so there is no call to check.")
+        XCTAssertFalse(report.contains("runner-up to check"), report)
+        XCTAssertFalse(result.stdout.contains("Not firm"), result.stdout)
+    }
+}
