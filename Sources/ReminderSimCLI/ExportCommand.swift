@@ -13,7 +13,7 @@ struct ExportCommand: RunnableCommand {
             A tune (tune:<number> or tune:latest) writes tunes.csv, tune_stages.csv, tune_candidates.csv \
             and tune_constraint_values.csv, its rows of those tables. The files of an earlier export in \
             the folder are replaced; any other file by a table's name is left alone and the export refused. \
-            The decision's files (decision.csv, decision_checks.csv, live_test.csv) and the charts' data \
+            The decision's files (decision.csv, decision_constraints.csv, decision_checks.csv, live_test.csv) and the charts' data \
             (retention_difference.csv, daily_active_difference.csv) are not tables: they come with the report \
             folder, which 'remindersim report' writes again. \
             Examples: remindersim export latest --csv exports/; remindersim export tune:2 --csv exports/

@@ -7,9 +7,10 @@ import Simulation
 /// looks in memory, the values the report renders, so the two agree; they are not tables of the
 /// database (docs/schema.md, "What is stored of the decision's second look").
 public enum DecisionCSV {
-    /// The three files: `decision.csv`, `decision_checks.csv` and `live_test.csv`.
+    /// The four files: `decision.csv`, `decision_constraints.csv`, `decision_checks.csv` and `live_test.csv`.
     public static func files(_ results: RunResults, runID: Int64, secondLook: DecisionSecondLook?) -> [CSVFile] {
         [CSVFile(name: "decision.csv", table: decision(results, runID: runID, secondLook: secondLook)),
+         CSVFile(name: "decision_constraints.csv", table: constraints(results, runID: runID)),
          CSVFile(name: "decision_checks.csv", table: checks(results, runID: runID, secondLook: secondLook)),
          CSVFile(name: "live_test.csv", table: liveTest(results, runID: runID, secondLook: secondLook))]
     }
@@ -53,6 +54,27 @@ public enum DecisionCSV {
                     decimal(standing?.expectedObjective), decimal(standing?.expectedLoss)]
         }
         return CSVTable(header: decisionHeader, rows: rows)
+    }
+
+    static let constraintsHeader = [
+        "run_id", "config_index", "label", "measure", "min", "max", "value", "value_low", "value_high", "meets",
+        "too_close_to_call",
+    ]
+
+    /// One row per configuration (the holdout left out: the rule does not rank it) and constraint, in the
+    /// rule's order: the estimate the constraint reads with its 95% interval, whether it meets the limit
+    /// on the estimate, and whether the interval crosses the limit. Empty (a header) without constraints.
+    static func constraints(_ results: RunResults, runID: Int64) -> CSVTable {
+        let d = results.decision
+        let rows = results.configurations.flatMap { c in
+            d.constraints.map { k -> [CSVField] in
+                let e = c.estimate(k.measure)
+                return [.integer(runID), .integer(Int64(c.index)), .text(c.label), .text(k.measure.rawValue),
+                        decimal(k.bound.min), decimal(k.bound.max), decimal(e?.value), decimal(e?.low), decimal(e?.high),
+                        flag(!k.excluded.contains(c.index)), flag(DecisionReport.tooCloseToCall(c, k))]
+            }
+        }
+        return CSVTable(header: constraintsHeader, rows: rows)
     }
 
     static let checksHeader = [

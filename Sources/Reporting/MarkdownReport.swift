@@ -51,8 +51,8 @@ public enum MarkdownReport {
         out += "The same report is beside this file as one self-contained page, `report.html`. "
         out += "Every table of this run is beside this report as CSV (one file per table, RFC 4180, with a header): "
         out += ResultTables.all.map { "`\($0.name).csv`" }.joined(separator: ", ") + ". "
-        out += "The decision, its second looks and its live test are in `decision.csv`, `decision_checks.csv` and "
-            + "`live_test.csv`; the retention and daily-active-users charts' differences with their paired intervals in "
+        out += "The decision, its constraints, its second looks and its live test are in `decision.csv`, "
+            + "`decision_constraints.csv`, `decision_checks.csv` and `live_test.csv`; the retention and daily-active-users charts' differences with their paired intervals in "
             + "`retention_difference.csv` and `daily_active_difference.csv` (docs/schema.md lists every column).\n"
         return out
     }

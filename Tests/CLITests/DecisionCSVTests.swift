@@ -3,7 +3,7 @@ import Rendering
 import ReminderSimTestSupport
 import XCTest
 
-/// The report folder's `decision.csv`, `decision_checks.csv` and `live_test.csv` say what the
+/// The report folder's `decision.csv`, `decision_constraints.csv`, `decision_checks.csv` and `live_test.csv` say what the
 /// report and `run --json` say of the decision, its second looks and its live test.
 final class DecisionCSVTests: ReminderSimTestCase {
     /// `run --json` of `file`, with the report folder it names.
@@ -115,7 +115,7 @@ final class DecisionCSVTests: ReminderSimTestCase {
             let again = try remindersim("report", "last", "--db", "runs.db", "--out", "again")
             assertExit(again, 0)
             let againFolder = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: workPath("again")).first)
-            for name in ["decision.csv", "decision_checks.csv", "live_test.csv"] {
+            for name in ["decision.csv", "decision_constraints.csv", "decision_checks.csv", "live_test.csv"] {
                 XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: workPath("again/\(againFolder)/\(name)"))),
                                try Data(contentsOf: URL(fileURLWithPath: workPath(folder + "/" + name))), name)
             }
@@ -123,6 +123,44 @@ final class DecisionCSVTests: ReminderSimTestCase {
         }
         XCTAssertTrue(firmness.contains(false), "seed 5's call does not survive its re-check")
         XCTAssertFalse(changes.isEmpty, "the built-in scenario's call moves with the response on 2,000 users")
+    }
+
+    /// `decision_constraints.csv`: per configuration and constraint, the estimate the constraint reads with
+    /// its interval (delivered per extra open's too, which no table keeps), as `--json` gives it, and
+    /// whether it meets the limit and is too close to call, as `decision.csv` lists them.
+    func testEveryConstraintWithItsInterval() throws {
+        let data = try Data(contentsOf: TuneCommandTests.datasets.appendingPathComponent("which-period.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["decision"] = ["objective": "opensLiftPerUser",
+                            "constraints": ["optOutRate": ["max": 0.03], "deliveredPerExtraOpen": ["max": 15]]]
+        try writeFile("two.json", JSONSerialization.data(withJSONObject: json))
+        let (doc, folder) = try run("two.json", ["--users", "3000"])
+        let configurations = try XCTUnwrap(doc["configurations"] as? [[String: Any]])
+        let (header, rows) = try records(folder, "decision_constraints.csv")
+        XCTAssertEqual(header, ["run_id", "config_index", "label", "measure", "min", "max", "value", "value_low", "value_high",
+                                "meets", "too_close_to_call"])
+        let decisionRows = try records(folder, "decision.csv").rows.filter { $0["is_holdout"] == "0" }
+        XCTAssertEqual(rows.count, decisionRows.count * 2, "one row per configuration and constraint")
+        XCTAssertEqual(Set(rows.map { $0["measure"] ?? "" }), ["optOutRate", "deliveredPerExtraOpen"])
+        for row in rows {
+            let label = try XCTUnwrap(row["label"]), measure = try XCTUnwrap(row["measure"])
+            let c = try XCTUnwrap(configurations.first { $0["label"] as? String == label })
+            let e = try XCTUnwrap((c["measures"] as? [String: Any])?[measure] as? [String: Any], "\(label) \(measure)")
+            for (column, key) in [("value", "value"), ("value_low", "low")] {
+                XCTAssertEqual(try XCTUnwrap(Self.number(row[column])), try XCTUnwrap(e[key] as? Double), accuracy: 1e-12, "\(row)")
+            }
+            if let high = e["high"] as? Double { XCTAssertEqual(try XCTUnwrap(Self.number(row["value_high"])), high, accuracy: 1e-12) }
+            XCTAssertEqual(row["max"].flatMap(Double.init), measure == "optOutRate" ? 0.03 : 15)
+            XCTAssertEqual(row["min"], "")
+            let d = try XCTUnwrap(decisionRows.first { $0["label"] == label })
+            let breaks = Set((d["breaks"] ?? "").split(separator: ";").map(String.init))
+            let close = Set((d["too_close_to_call"] ?? "").split(separator: ";").map(String.init))
+            XCTAssertEqual(row["meets"] == "0", breaks.contains(measure), "\(row)")
+            XCTAssertEqual(row["too_close_to_call"] == "1", close.contains(measure), "\(row)")
+            // Meets on the estimate: the value lies within the limit.
+            XCTAssertEqual(row["meets"] == "1", try XCTUnwrap(Self.number(row["value"])) <= (measure == "optOutRate" ? 0.03 : 15))
+        }
+        XCTAssertTrue(rows.contains { $0["meets"] == "0" } && rows.contains { $0["meets"] == "1" }, "some meet a limit, some break one")
     }
 
     /// The charts' data: each configuration's retention and daily active users minus the holdout's,
