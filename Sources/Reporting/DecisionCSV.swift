@@ -146,7 +146,7 @@ public enum DecisionCSV {
     }
 
     static let liveTestHeader = [
-        "run_id", "arm", "config_index", "role", "is_recommendation", "is_baseline", "is_holdout", "share", "users", "total_users",
+        "run_id", "config_index", "label", "role", "is_recommendation", "is_baseline", "is_holdout", "share", "users", "total_users",
         "metric", "days", "simulated_days", "alpha", "power", "difference", "live_users", "minimum_detectable_effect",
         "cuped_pre_days", "cuped_users", "cuped_total_users", "cuped_users_without", "cuped_total_users_without",
         "cuped_difference", "cuped_correlation", "cuped_variance_reduction", "cuped_minimum_detectable_effect",
@@ -164,7 +164,7 @@ public enum DecisionCSV {
             func cupedArm(_ list: [Int64]?) -> CSVField { integer(list.flatMap { k < $0.count ? $0[k] : nil }) }
             // ρ is the recommendation's arm's and the baseline's; a holdout arm beside them has none.
             let rho = compared.firstIndex { $0 == arm.configuration }.flatMap { j in cuped.flatMap { j < $0.correlations.count ? $0.correlations[j] : nil } }
-            return [.integer(runID), .text(arm.label), .integer(Int64(arm.configuration)), .text(arm.role),
+            return [.integer(runID), .integer(Int64(arm.configuration)), .text(arm.label), .text(arm.role),
                     flag(arm.configuration == results.decision.recommended), flag(arm.configuration == results.decision.baseline),
                     flag(arm.configuration == 0), .decimal(arm.share), integer(arm.users), integer(plan.totalUsers),
                     .text(plan.metric.rawValue), .integer(Int64(plan.days)), .integer(Int64(results.scenario.horizonDays)),

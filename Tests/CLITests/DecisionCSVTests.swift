@@ -95,7 +95,7 @@ final class DecisionCSVTests: ReminderSimTestCase {
             let plan = try XCTUnwrap(decision["liveTest"] as? [String: Any])
             let arms = try XCTUnwrap(plan["arms"] as? [[String: Any]])
             let armRows = try records(folder, "live_test.csv").rows
-            XCTAssertEqual(armRows.map { $0["arm"] }, arms.map { $0["label"] as? String })
+            XCTAssertEqual(armRows.map { $0["label"] }, arms.map { $0["label"] as? String })
             XCTAssertEqual(armRows.map { $0["role"] }, arms.map { $0["role"] as? String })
             XCTAssertEqual(armRows.map { Int64($0["users"] ?? "") }, arms.map { ($0["users"] as? NSNumber)?.int64Value })
             let cuped = try XCTUnwrap(plan["cuped"] as? [String: Any])
