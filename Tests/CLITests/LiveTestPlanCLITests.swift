@@ -90,4 +90,40 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
         let report = reportPath.hasPrefix("/") ? reportPath : workDirectory.appendingPathComponent(reportPath).path
         assertContains(try String(contentsOfFile: report, encoding: .utf8), "CUPED: off (liveTest.preDays is 0).")
     }
+
+    /// A simulated gain below the smallest gain worth shipping: the plan says its sizes are for a gain the
+    /// team would not ship, and gives the size for the smallest one worth it. With the same spread, the
+    /// size goes as 1/d², so it is the plan's total × (d / minimumDifference)², up to each arm's rounding.
+    func testAGainBelowWhatMattersIsSaid() throws {
+        let data = try Data(contentsOf: TuneLiveTestTests.datasets.appendingPathComponent("default-scenario.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var decision = json["decision"] as? [String: Any] ?? ["objective": "opensLiftPerUser"]
+        decision["minimumDifference"] = 5
+        json["decision"] = decision
+        let file = try writeFile("worth.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("run", file.path, "--users", "2000", "--days", "30", "--json", "--db", "r.db", "--out", "rep")
+        assertExit(result, 0)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let plan = try XCTUnwrap((document["decision"] as? [String: Any])?["liveTest"] as? [String: Any])
+        let difference = try XCTUnwrap(plan["difference"] as? Double)
+        XCTAssertLessThan(abs(difference), 5)
+        let total = Double(try XCTUnwrap(plan["totalUsers"] as? Int))
+        let notes = try XCTUnwrap(plan["notes"] as? [String])
+        let note = try XCTUnwrap(notes.first { $0.hasPrefix("The simulated difference (") }, "\(notes)")
+        assertContains(note, "is smaller than the smallest gain worth shipping (5, decision.minimumDifference)")
+        let number = try XCTUnwrap(note.components(separatedBy: "needs ").last?.components(separatedBy: " users").first)
+        let users = try XCTUnwrap(Double(number.replacingOccurrences(of: ",", with: "")), note)
+        let arms = Double((plan["arms"] as? [Any])?.count ?? 0)
+        XCTAssertEqual(users, total * difference * difference / 25, accuracy: arms + total * 1e-9 + arms * difference * difference / 25, note)
+        let report = try String(contentsOfFile: workPath("rep/default-1/report.md"), encoding: .utf8)
+        assertContains(report, "- " + note)
+
+        // A gain at least as large as the smallest worth shipping has no such note.
+        decision["minimumDifference"] = 1e-6
+        json["decision"] = decision
+        try writeFile("small.json", JSONSerialization.data(withJSONObject: json))
+        let small = try remindersim("run", "small.json", "--users", "2000", "--days", "30", "--json", "--db", "r.db", "--out", "rep")
+        assertExit(small, 0)
+        XCTAssertFalse(small.stdout.contains("The simulated difference ("), small.stdout)
+    }
 }

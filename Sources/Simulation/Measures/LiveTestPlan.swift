@@ -206,6 +206,17 @@ extension RunResults {
         let sized = arms.map { c, role, share in
             LiveTestArm(configuration: c, label: all[c].label, role: role, share: share, users: Int64((total * share).rounded(.up)))
         }
+        // A simulated gain smaller than the smallest gain worth shipping: the test sized for it would show a gain the
+        // team would not ship; said, with the size that shows the smallest gain worth shipping.
+        let worth = d.rule.minimumDifference
+        if d.rule.objective.hasPairedDifference, worth > 0, abs(diff) < worth {
+            let atWorth = LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (worth * worth)
+            let users = arms.reduce(Int64(0)) { $0 + Int64((atWorth * $1.2).rounded(.up)) }
+            func shown(_ v: Double) -> String { metric.isFraction ? String(format: "%.2f pp", v * 100) : String(format: "%.4g", v) }
+            notes.append("The simulated difference (\(shown(abs(diff)))) is smaller than the smallest gain worth shipping "
+                + "(\(shown(worth)), decision.minimumDifference): the sizes above are for a gain the team would not ship. A test "
+                + "sized to show \(shown(worth)) needs \(TextLimit.grouped(Int(users))) users in total, in the same shares.")
+        }
         let guardrails = d.rule.orderedConstraints.map { m, _ -> GuardrailPower in
             guard m.hasPairedDifference, let x = armMoments(best, m.pairMeasure), let y = armMoments(base, m.pairMeasure),
                   let nr = sized[0].users, let nb = sized[1].users else {
