@@ -164,7 +164,16 @@ public final class RunStore {
                                  + "where it can be written")
             }
             for v in contents.version..<Schema.currentVersion {
-                try database.execute(Schema.migrations[v])
+                do throws(StoreError) {
+                    try database.execute(Schema.migrations[v])
+                } catch {
+                    guard error.kind == .sqlite && !error.isBusy else { throw error }
+                    // A step that cannot apply (a column it adds is there already: a version set back by hand) is
+                    // damage, not a fault of SQLite's; the transaction leaves the file as it was.
+                    throw StoreError(.corrupt, "a damaged ReminderSim database: it says schema version \(contents.version), "
+                                     + "but the upgrade to version \(v + 1) does not apply to it (\(error.message)); it was left as it is",
+                                     result: error.result)
+                }
             }
             try database.execute("PRAGMA user_version = \(Schema.currentVersion)")
             try database.execute("PRAGMA application_id = \(Schema.applicationID)")
@@ -184,6 +193,12 @@ public final class RunStore {
         if contents.version == 0 {
             if !found.isEmpty { throw foreign("it has tables (\(shown)) but no ReminderSim schema version") }
             return
+        }
+        // No ReminderSim ever wrote a negative version; another program may.
+        if contents.version < 0 {
+            throw contents.applicationID == Schema.applicationID
+                ? StoreError(.corrupt, "a damaged ReminderSim database: its schema version (user_version) is \(contents.version); it was left as it is")
+                : foreign("user_version \(contents.version)")
         }
         let expected = Schema.objects(atVersion: min(contents.version, Schema.currentVersion))
         guard expected.isSubset(of: contents.objects) else {

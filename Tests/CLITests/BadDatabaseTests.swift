@@ -66,6 +66,44 @@ final class BadDatabaseTests: ReminderSimTestCase {
         }
     }
 
+    /// A negative user_version, which no ReminderSim writes: another program's database, or ours damaged;
+    /// refused (74) rather than a trap.
+    func testANegativeUserVersion() throws {
+        do {
+            let database = try Database(path: workPath("notes.sqlite"))
+            try database.execute("CREATE TABLE notes (a); PRAGMA user_version = -7")
+        }
+        for arguments in [Self.run + ["--db", "notes.sqlite"], ["list", "--db", "notes.sqlite"], ["list", "--json", "--db", "notes.sqlite"],
+                          ["export", "1", "--csv", "out", "--db", "notes.sqlite"]] {
+            try assertRefused(arguments, status: 74, naming: "notes.sqlite", mentions: ["not a ReminderSim database", "user_version -7"])
+        }
+        assertExit(try remindersim(arguments: Self.run + ["--db", "own.sqlite", "--out", "first"]), 0)
+        do {
+            let database = try Database(path: workPath("own.sqlite"), create: false)
+            try database.execute("PRAGMA user_version = -1")
+        }
+        for arguments in [["list", "--db", "own.sqlite"], ["report", "1", "--db", "own.sqlite"], Self.run + ["--db", "own.sqlite"]] {
+            try assertRefused(arguments, status: 74, naming: "own.sqlite", mentions: ["a damaged ReminderSim database", "is -1"])
+        }
+    }
+
+    /// A version set back by hand below what the tables already hold: the upgrade cannot apply, and the
+    /// error says the database is damaged rather than print SQLite's complaint alone; nothing is changed.
+    func testAVersionSetBackIsDamage() throws {
+        assertExit(try remindersim(arguments: Self.run + ["--db", "back.sqlite", "--out", "first"]), 0)
+        let current = try XCTUnwrap(try Database(path: workPath("back.sqlite"), create: false)
+            .rows("PRAGMA user_version").first?.integer(0))
+        do {
+            let database = try Database(path: workPath("back.sqlite"), create: false)
+            try database.execute("PRAGMA user_version = \(current - 1)")
+        }
+        for arguments in [["list", "--db", "back.sqlite"], Self.run + ["--db", "back.sqlite"]] {
+            try assertRefused(arguments, status: 74, naming: "back.sqlite",
+                              mentions: ["a damaged ReminderSim database: it says schema version \(current - 1)",
+                                         "the upgrade to version \(current) does not apply"])
+        }
+    }
+
     /// ReminderSim's own database with a table dropped is named as damaged, with the table it lacks.
     func testADroppedTableIsNamed() throws {
         assertExit(try remindersim(arguments: Self.run + ["--db", "dropped.sqlite", "--out", "first"]), 0)
