@@ -159,6 +159,12 @@ enum OutputPaths {
     /// they were.
     static func checkFile(_ path: String, option: String, inputs: [String]) throws {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name the file to write") }
+        // Everywhere else '-' is standard input or output; this option writes a file, and the command it
+        // would suggest (`run -`) would read standard input instead.
+        if path == "-" {
+            throw UsageError("\(option): '-' is not a file: \(option) names the file to write, not standard output "
+                + "(a file named '-' is ./-)")
+        }
         let shownPath = shown(path)
         if path.hasSuffix("/") { throw UsageError("\(shownPath): ends in /, as a folder does; \(option) must name a file") }
         try checkReachable(path, option: option)

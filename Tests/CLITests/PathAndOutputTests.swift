@@ -335,6 +335,8 @@ final class PathAndOutputTests: ReminderSimTestCase {
             (["export", "1", "--db", "p.sqlite", "--csv", "notes.txt/x"], 74, "notes.txt/x: a part of it is a file, not a folder"),
             (["calibrate", "a.json", "b.csv", "--out", "new.json/"], 64, "new.json/: ends in /, as a folder does; --out must name a file"),
             (["calibrate", "a.json", "b.csv", "--out", long + ".json"], 64, "a file or folder name may have at most 255"),
+            // '-' is standard input or output everywhere else: not a file named '-' that `run -` would not read.
+            (["calibrate", "a.json", "b.csv", "--out", "-"], 64, "--out: '-' is not a file: --out names the file to write"),
         ]
         for (arguments, status, message) in cases {
             let result = try remindersim(arguments: arguments)
@@ -342,6 +344,7 @@ final class PathAndOutputTests: ReminderSimTestCase {
             assertContains(result.stderr, message)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("p.sqlite")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("-")))
         XCTAssertEqual(try String(contentsOfFile: workPath("notes.txt"), encoding: .utf8), "mine\n")
     }
 

@@ -191,6 +191,10 @@ extension RunResults {
                  unavailable: reason)
         }
         guard let r = armMoments(best, metric), let b = armMoments(base, metric) else {
+            // Moments need two users for a variance; a run of one has none to size from, however often it runs.
+            if all[best].metrics.users < 2 {
+                return unsized("the run has fewer than two users, so no per-user variance to size a test from; run more users")
+            }
             return unsized("this run was stored without the per-user sums of each configuration; run it again for the plan")
         }
         let (sr, sb) = (arms[0].2, arms[1].2)
