@@ -72,6 +72,49 @@ final class LocalTimeTests: XCTestCase {
         XCTAssertGreaterThan(after, 100)
     }
 
+    /// The night New York sets its clocks from 02:00 to 03:00, 02:xx does not exist. Quiet hours that end
+    /// at 02:30 and a send window from 02:00 to 02:30 move every notification to a real instant: never
+    /// earlier than the engine's fire time, never inside the quiet hours, never outside the window (on that
+    /// night the window does not exist, so its notifications wait for the next night's); and the end of
+    /// the quiet hours that night is the change itself, 03:00 local.
+    func testMovesNeverLandInTheHourTheMarchChangeSkips() throws {
+        var population = Fixtures.population(.exponential(mean: 2, unit: .hours), spread: 0)
+        population.utcOffsets = [UTCOffsetShare(zone: "America/New_York", weight: 1)]
+        var quiet = Fixtures.reminder([1], unit: .hours, label: "quiet")
+        quiet.delivery = DeliveryPolicy(quietHours: span("00:00", "02:30"))
+        var window = Fixtures.reminder([1], unit: .hours, label: "window")
+        window.delivery = DeliveryPolicy(sendWindow: .span(span("02:00", "02:30")))
+        let s = Fixtures.scenario(users: 60, days: 66, population: population, configurations: [quiet, window])
+        let model = try CompiledModel(s)
+        let change = Double(CalendarDate(iso: "2026-03-08")!.daysSinceEpoch - start.daysSinceEpoch) * day + 7 * hour
+        var atChange = 0, nextNight = 0, moves = 0
+        for user in 0..<s.users {
+            for configuration in 1...2 {
+                let trace = model.trace(user: user, configuration: configuration)
+                for case let .moved(_, from, to, shifted, deferred) in trace.events {
+                    moves += 1
+                    XCTAssertGreaterThanOrEqual(to, from, "user \(user): moved back in time")
+                    let offset = model.utcOffset(of: trace.traits, at: to)
+                    // The local clock from the run's start day's midnight, a day ahead so that it is never negative.
+                    let minute = Int(((to + offset + day).truncatingRemainder(dividingBy: day) / 60).rounded(.down))
+                    if configuration == 1 {
+                        XCTAssertTrue(deferred && !shifted)
+                        XCTAssertGreaterThanOrEqual(minute, 150, "user \(user): deferred into the quiet hours, to \(to)")
+                        if to == change { atChange += 1 }
+                    } else {
+                        XCTAssertTrue(shifted && !deferred)
+                        XCTAssertTrue((120..<150).contains(minute), "user \(user): shifted outside the window, to \(to)")
+                        // Scheduled for the night of the change: the next night's 02:00 EDT, 06:00 UTC.
+                        if from < change && to > change && to < change + day { nextNight += 1; XCTAssertEqual(to, change + day - hour) }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(moves, 1_000)
+        XCTAssertGreaterThan(atChange, 0, "some quiet hours end at the change itself")
+        XCTAssertGreaterThan(nextNight, 0, "some window moves pass over the night without the window")
+    }
+
     /// The plain timeline (fixed offsets, flat returns, no platform rules) and the general one give the
     /// same counts for the same users.
     func testThePlainTimelineAndTheGeneralOneAgree() throws {

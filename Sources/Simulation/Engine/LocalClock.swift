@@ -41,6 +41,9 @@ struct ZoneView {
         while k < changes.count, changes[k] <= t { k &+= 1 }
         return offsets[k]
     }
+
+    /// The first change of offset after `t`; nil when none follows in the table.
+    func firstChange(after t: Double) -> Double? { changes.first { $0 > t } }
 }
 
 /// The week and the clock of organic returns (`ReturnPattern`), ready for the loop: the factor of

@@ -1197,12 +1197,25 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
     mutating func move<O: TimelineObserver>(_ r: Int, _ n: PendingNotification, _ observer: inout O) -> PendingNotification {
         let before = offset(at: n.fireTime)
         var moved = config.delivery.fireTime(for: n.fireTime, utcOffsetSeconds: before, usualMinute: usualMinute)
-        if Rules.general && zone != nil {
+        if Rules.general, let zone {
             // Moved across a change of offset: the same local clock time at the offset it falls in.
             let after = offset(at: moved.time)
-            if after != before { moved.time += before - after }
+            if after != before {
+                let same = moved.time + (before - after)
+                if offset(at: same) == after {
+                    moved.time = same
+                } else if let change = zone.firstChange(after: same), change <= moved.time {
+                    // A clock time the change skips (clocks set forward over it): the first instant after it is
+                    // the change itself, from which the policy applies again (the window or the end of quiet
+                    // hours it named may lie within the skipped span), at the offset from then on.
+                    let again = config.delivery.fireTime(for: change, utcOffsetSeconds: after, usualMinute: usualMinute)
+                    moved = DeliveryPolicy.Move(time: again.time, shifted: moved.shifted || again.shifted,
+                                                deferred: moved.deferred || again.deferred)
+                }
+            }
         }
-        guard moved.time != n.fireTime else { return n }
+        // Not moved (the local clock's round trip can change the last bit of the time): the engine's own time.
+        guard moved.shifted || moved.deferred, moved.time != n.fireTime else { return n }
         if moved.shifted { add(.shifted) }
         if moved.deferred { add(.deferred) }
         observer.record(.moved(reminder: r, from: n.fireTime, to: moved.time, shifted: moved.shifted, deferred: moved.deferred))
