@@ -157,6 +157,31 @@ final class ScenarioValidationTests: ReminderSimTestCase {
             + "fewer configurations at once"])
     }
 
+    /// Segments are counted apart under every configuration: at most 1,000 of them, and at most 100,000
+    /// rows of counts per segment and platform (segments and platforms times configurations and the holdout).
+    func testSegmentsAreBounded() throws {
+        func segments(_ n: Int) -> [[String: Any]] {
+            (0..<n).map { ["name": "s\($0)", "returns": ["distribution": "exponential", "mean": 2, "unit": "days"]] as [String: Any] }
+        }
+        func file(_ name: String, segments n: Int, configurations k: Int) throws -> String {
+            var s = Self.scenario((0..<k).map { Self.configuration("c\($0)", periods: [1 + $0 % 30]) })
+            s["population"] = ["segments": segments(n)]
+            try writeFile(name, try JSONEdit.text(s))
+            return name
+        }
+        assertExit(try remindersim("validate", try file("many.json", segments: 1_000, configurations: 99)), 0)
+        XCTAssertEqual(problems(try remindersim("validate", try file("more.json", segments: 1_001, configurations: 1)), file: "more.json"),
+                       ["population.segments: at most 1,000 segments, got 1,001: each is counted apart under every configuration"])
+        XCTAssertEqual(problems(try remindersim("validate", try file("rows.json", segments: 1_000, configurations: 100)), file: "rows.json"),
+                       ["population.segments: 1,000 segments under 100 configurations and the holdout make 101,000 rows of counts per "
+                        + "segment and platform, whose memory grows with them; at most 100,000: merge segments or compare fewer "
+                        + "configurations at once"])
+        // Refused before anything runs.
+        let run = try remindersim("run", "rows.json", "--db", "r.sqlite", "--out", "out")
+        assertExit(run, 65)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("r.sqlite")))
+    }
+
     /// Labels a report could not tell apart are refused: one that differs from another only in invisible
     /// characters or spaces at its ends, one that reads as "holdout", one that starts or ends with a space.
     /// Labels that differ in case or in inner spaces show so, and are allowed.

@@ -40,6 +40,12 @@ extension Scenario {
     /// The most rows of daily counts a run may store and report: configurations and the holdout, times
     /// its days (about 1.5 KB of memory each while stored and reported).
     public static let maximumDailyRows = 400_000
+    /// The most segments a population may have: each is counted apart under every configuration.
+    public static let maximumSegments = 1_000
+    /// The most rows of counts per segment and per platform a run may store and report: the segments
+    /// and platforms, times the configurations and the holdout (a few kilobytes of memory each while
+    /// simulated, stored and reported).
+    public static let maximumBreakdownRows = 100_000
 
     /// What the configurations count as: the listed ones, then the grid's; a list longer than the
     /// limit is named first, as the part of the file that made the count.

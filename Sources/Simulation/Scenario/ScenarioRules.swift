@@ -95,6 +95,24 @@ struct ScenarioParts {
                     + "configurations at once")
             }
         }
+        if !relaxed, let segments = population?.segments {
+            if segments.count > Scenario.maximumSegments {
+                fail("population.segments", "at most \(TextLimit.grouped(Scenario.maximumSegments)) segments, got "
+                    + "\(TextLimit.grouped(segments.count)): each is counted apart under every configuration")
+            } else if let listed = configurations, case let .some(grid) = grid {
+                let count = listed.count + (grid?.combinationCount ?? 0)
+                let platforms: Int
+                if case let .some(.some(list)) = population?.platforms { platforms = list.count } else { platforms = 0 }
+                let rows = (segments.count + platforms) * (count + 1)
+                if count <= Scenario.maximumConfigurations, rows > Scenario.maximumBreakdownRows {
+                    fail("population.segments", "\(TextLimit.grouped(segments.count)) segments"
+                        + (platforms > 0 ? " and \(TextLimit.grouped(platforms)) platforms" : "")
+                        + " under \(TextLimit.grouped(count)) configurations and the holdout make \(TextLimit.grouped(rows)) rows of "
+                        + "counts per segment and platform, whose memory grows with them; at most "
+                        + "\(TextLimit.grouped(Scenario.maximumBreakdownRows)): merge segments or compare fewer configurations at once")
+                }
+            }
+        }
         return issues
     }
 
