@@ -203,6 +203,12 @@ public struct UTCOffsetTally: Sendable, Equatable {
 
     /// An offset field's value: whole seconds east of UTC, within `range`. A whole number written with a
     /// fraction or an exponent (`3600.0`, `36e2`), as tools that hold numbers as floats write it, is its value.
+    /// An offset in seconds as ISO 8601 writes it: "−23:59", "+14:30".
+    static func shown(_ seconds: Int) -> String {
+        let m = abs(seconds) / 60
+        return (seconds < 0 ? "−" : "+") + String(format: "%02d:%02d", m / 60, m % 60)
+    }
+
     static func seconds(_ text: UnsafeBufferPointer<UInt8>) -> Result<Int, BadOffset> {
         if let digits = floatWritten(text) { return digits.withUnsafeBufferPointer { Self.seconds($0) } }
         var i = 0

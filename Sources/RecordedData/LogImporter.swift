@@ -581,6 +581,13 @@ struct LogImporter {
                 field: timeField)
         }
         var offset = stamp.offset
+        // An offset the timestamp states is held to the range a scenario's utcOffsets accept, as an offset
+        // column's is: fit writes the offsets it tallies into a scenario.
+        if let stated = offset, !UTCOffsetTally.range.contains(stated), !(columns.utcOffset.map(row.has) ?? false) {
+            let shown = row.withValue(timeField) { Excerpt.quoted($0) }
+            return try reject("timestamp \(shown) states the UTC offset \(UTCOffsetTally.shown(stated)), outside UTC−12 to UTC+14",
+                              field: timeField)
+        }
         if let offsetField = columns.utcOffset, row.has(offsetField) {
             switch row.withValue(offsetField, UTCOffsetTally.seconds) {
             case let .success(seconds): offset = seconds

@@ -160,5 +160,16 @@ final class JSONLinesTests: XCTestCase {
         XCTAssertEqual(issue?.reason, "UTC offset 99999 s is outside UTC−12 to UTC+14")
         let plain = try RecordedLog.parse("user,time\na,2024-03-01T10:00:00\n", format: csvFormat)
         XCTAssertTrue(plain.utcOffsets.isEmpty)
+        // A timestamp's own offset is held to the same range (fit writes the tally into a scenario): a bad row,
+        // unless an offset column gives the row's offset.
+        let stated = expectIssue { try RecordedLog.parse("user,time\na,2024-01-01T00:00:00-23:59\n", format: csvFormat) }
+        XCTAssertEqual(stated?.reason, "timestamp '2024-01-01T00:00:00-23:59' states the UTC offset −23:59, outside UTC−12 to UTC+14")
+        XCTAssertNotNil(expectIssue { try RecordedLog.parse("user,time\na,2024-01-01T00:00:00+14:30\n", format: csvFormat) })
+        let edges = try RecordedLog.parse("user,time\na,2024-01-01T00:00:00-12:00\nb,2024-01-01T00:00:00+14:00\n", format: csvFormat)
+        XCTAssertEqual(edges.utcOffsets, UTCOffsetTally(users: [-43_200: 1, 50_400: 1], unknown: 0))
+        var overridden = LogFormat(delimiter: .comma, userColumn: "user", timeColumn: "time")
+        overridden.utcOffsetColumn = "tz"
+        let column = try RecordedLog.parse("user,time,tz\na,2024-01-01T00:00:00-23:59,3600\n", format: overridden)
+        XCTAssertEqual(column.utcOffsets, UTCOffsetTally(users: [3_600: 1], unknown: 0))
     }
 }
