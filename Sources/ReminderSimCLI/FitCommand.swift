@@ -18,10 +18,10 @@ struct FitCommand: RunnableCommand {
             BG/NBD and Pareto/NBD on each user's frequency, recency and age in a calibration window, and checks \
             them on the visits after it. Writes segments.json (one recommended segment for a scenario's \
             population: the customer-base model with the lower AIC, or else the gap model with the lowest, \
-            with the dropout the censored gaps show; the other models under "alternatives"), customers.csv \
+            with the dropout the censored gaps show; the other models under "alternatives"), and, when BG/NBD fits, customers.csv \
             (each customer's frequency, recency, age, probability of being alive and expected repeat visits \
-            over --predict by BG/NBD and by Pareto/NBD, with the recorded count where the log covers it), survival.svg and \
-            repeat-visits.svg into --out. A log with one visit per calendar day (--by-day, CDNOW) is \
+            over --predict by BG/NBD and by Pareto/NBD, with the recorded count where the log covers it) and repeat-visits.svg (observed and predicted \
+            repeat visits), with survival.svg, into --out. A log with one visit per calendar day (--by-day, CDNOW) is \
             summarised in whole days, as Fader & Hardie's tables and lifetimes do; other logs in continuous \
             time.
             """ + " " + LogOptions.limits
@@ -107,13 +107,14 @@ struct FitCommand: RunnableCommand {
         }
         let json = try JSONSerialization.data(
             withJSONObject: segments, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let repeatChart = analysis.repeatChart()
         let written = try FolderPublishing.publish(output, what: "the fit's files", render: { folder in
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
                 try Self.write(String(decoding: json, as: UTF8.self) + "\n", to: folder, "segments.json")
                 try Self.write(analysis.survivalChart(), to: folder, "survival.svg")
                 if let customers = analysis.customerTable() { try Self.write(customers.encoded(), to: folder, "customers.csv") }
-                if let chart = analysis.repeatChart() { try Self.write(chart, to: folder, "repeat-visits.svg") }
+                if let chart = repeatChart { try Self.write(chart, to: folder, "repeat-visits.svg") }
             } catch {
                 throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the fit's files: \(CommandRunner.systemReason(error))")
             }
@@ -134,8 +135,10 @@ struct FitCommand: RunnableCommand {
             context.stdout.writeLine("Per-customer predictions over \(String(format: "%g", analysis.predictionHorizon)) "
                 + "\(bgnbdUnit.rawValue): \(OutputPaths.listed(Path.join(written, "customers.csv")))")
         }
-        context.stdout.writeLine("Charts: \(OutputPaths.listed(Path.join(written, "survival.svg"))), "
-            + OutputPaths.listed(Path.join(written, "repeat-visits.svg")))
+        // The repeat-visits chart only when it was drawn (a log without repeat visits has none).
+        let charts = ["survival.svg"] + (repeatChart == nil ? [] : ["repeat-visits.svg"])
+        context.stdout.writeLine((charts.count == 1 ? "Chart: " : "Charts: ")
+            + charts.map { OutputPaths.listed(Path.join(written, $0)) }.joined(separator: ", "))
         // A scenario reads its log as it is, again: from a file, without skipping bad rows, and
         // leaving outliers out.
         var why: [String] = []

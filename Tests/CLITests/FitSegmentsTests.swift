@@ -111,6 +111,11 @@ final class FitSegmentsTests: ReminderSimTestCase {
         // Observed from 2024-01-01 to the end of 2024-01-12: 11 days and a few hours.
         assertContains(once.stdout, "A scenario replays only users observed for its whole horizon: scenarios of at most 11 days can replay "
             + "this log's users.")
+        // Only the charts drawn are named: without repeat visits there is no repeat-visits chart.
+        let written = try FileManager.default.contentsOfDirectory(atPath: workPath("once")).sorted()
+        XCTAssertFalse(written.contains("repeat-visits.svg"), "\(written)")
+        assertContains(once.stdout, "Chart: once/survival.svg\n")
+        XCTAssertFalse(once.stdout.contains("repeat-visits"), once.stdout)
     }
 
     func testSegmentsThatReadTheLogWarnWhenItNeededSkippingOrOutliers() throws {
