@@ -101,7 +101,7 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
                 + positions.prefix(10).map(String.init).joined(separator: ", ") + (positions.count > 10 ? ", …" : "")
                 + "); choose one by its position (0 is the first)"
         case let .columnOutOfRange(file, position, fieldCount):
-            return "\(file): column position \(position) does not exist, the header has \(fieldCount) fields"
+            return "\(file): column position \(position) does not exist, the header has \(fieldCount) field\(fieldCount == 1 ? "" : "s")"
         case let .carriageReturnLines(file):
             return "\(file): the file's lines end in CR only; convert them to LF or CRLF (e.g. tr '\\r' '\\n')"
         case let .utf16(file):

@@ -276,7 +276,7 @@ struct LogImporter {
                 // As a scenario's format allows: no log has more columns, and the count after it stays small.
                 guard p <= 10_000 else { throw .invalidFormat("column position \(p) is beyond 10000, the last a log may use") }
                 if let header, p >= header.count {
-                    throw .columnOutOfRange(file: file, position: p, fieldCount: header.count)
+                    throw .columnOutOfRange(file: place, position: p, fieldCount: header.count)
                 }
                 return p
             case .name(let name):
@@ -287,11 +287,11 @@ struct LogImporter {
                 // Named twice in the header, a name does not say which column it means.
                 func only(_ matches: [Int]) throws(ImportError) -> Int? {
                     guard matches.count > 1 else { return matches.first }
-                    throw .ambiguousColumn(file: file, name: name, positions: matches)
+                    throw .ambiguousColumn(file: place, name: name, positions: matches)
                 }
                 if let p = try only(header.indices.filter { header[$0] == wanted }) { return p }
                 if let p = try only(header.indices.filter { header[$0].caseInsensitiveCompare(wanted) == .orderedSame }) { return p }
-                throw .missingColumn(file: file, name: name, header: header)
+                throw .missingColumn(file: place, name: name, header: header)
             }
         }
         userField = try position(format.userColumn)
@@ -493,12 +493,12 @@ struct LogImporter {
         if lineNumber == 1, line.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || line.starts(with: [0x00, 0x00, 0xFE, 0xFF])
             || (line.count >= 8 && (line[1] == 0 && line[2] == 0 && line[5] == 0 && line[6] == 0)
                 && (line[0] != 0) != (line[3] != 0)) {
-            throw ImportError.utf32(file: file)
+            throw ImportError.utf32(file: place)
         }
         if lineNumber == 1, line.starts(with: [0xFF, 0xFE]) || line.starts(with: [0xFE, 0xFF])
             || (line.count >= 4 && (line[0] == 0) != (line[1] == 0) && (line[2] == 0) != (line[3] == 0)
                 && (line[0] == 0) == (line[2] == 0)) {
-            throw ImportError.utf16(file: file)
+            throw ImportError.utf16(file: place)
         }
         guard line.contains(where: { !isBlank($0) }) else { return }
         sawContent = true
@@ -619,7 +619,7 @@ struct LogImporter {
         // A line that breaks the quoting rules is no header; unless one is required, it is a bad row.
         let failure = splitter.split(line)
         if let failure, format.hasHeader == true || namesAColumn {
-            throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: file)
+            throw ImportIssue(line: lineNumber, reason: "header: " + failure.reason, file: place)
         }
         guard failure == nil, format.hasHeader == true || namesAColumn || !readsAsData(line) else { return false }
         let names = splitter.fields.map { FieldSplitter.string(of: $0, in: line) }

@@ -225,4 +225,14 @@ final class RecordedFormatsTests: ReminderSimTestCase {
         assertExit(refused, 65)
         assertContains(refused.stderr, "format.user: JSON lines name fields by a dotted path")
     }
+
+    /// A problem with an archive entry's header names the entry, as its rows' problems do.
+    func testHeaderProblemsNameTheArchiveEntry() throws {
+        let zip = ExportFixtures.zip([(name: "first.csv", content: Array("userid\nu1\n".utf8)),
+                                      (name: "second.csv", content: Array("user,time\nu2,2024-01-01T00:00:00Z\n".utf8))])
+        try writeFile("z.zip", Data(zip))
+        let result = try remindersim("import", "z.zip")
+        assertExit(result, 65)
+        assertContains(result.stderr, "z.zip entry first.csv: column position 1 does not exist, the header has 1 field\n")
+    }
 }
