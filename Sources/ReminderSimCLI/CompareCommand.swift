@@ -58,7 +58,7 @@ struct CompareCommand: RunnableCommand {
                     + "\(Text.group(Int64(s.users))) users (\(range.lowerBound)..<\(range.upperBound))"
             } ?? "\(Text.group(Int64(s.users))) users"
             return "run \(run.id): \"\(TerminalText.printable(s.name))\", seed \(s.seed), \(users), "
-                + "\(s.horizonDays) days from \(s.startDate)"
+                + "\(TextLimit.days(s.horizonDays)) from \(s.startDate)"
         }
         context.stdout.write(RunComparison(a, b).render(format, describeA: describe(a), describeB: describe(b), csvSafe: csvSafe))
     }

@@ -2,6 +2,7 @@ import Console
 import Foundation
 import Reporting
 import RecordedData
+import Rendering
 import Simulation
 
 /// `remindersim import`: reads a recorded log as `fit` and scenarios would, and summarises it.
@@ -34,7 +35,7 @@ struct ImportCommand: RunnableCommand {
         let out = context.stdout
         out.writeLine("\(InputFile.displayName(data)): \(Text.group(Int64(log.rows))) rows, \(Text.group(Int64(log.events))) events kept")
         out.writeLine("  users: \(Text.group(Int64(log.users.count))), visits: \(Text.group(Int64(log.visitCount)))"
-            + String(format: " (%.2f per user)", Double(log.visitCount) / Double(max(log.users.count, 1))))
+            + " (\(NumberText.fixed(Double(log.visitCount) / Double(max(log.users.count, 1)), decimals: 2, grouping: true)) per user)")
         if let layout = log.layout { out.writeLine("  layout: \(layout)") }
         out.writeLine("  first visit \(LogOptions.day(log.firstVisit)), observation end \(LogOptions.day(log.observationEnd))")
         out.writeLine("  duplicate events: \(Text.group(Int64(log.duplicates))), rows filtered out: "

@@ -44,7 +44,7 @@ enum StoredTuneOutput {
                 + "it was stored: the row was edited")
         }
         // The stored tune's own time is the better guess: the estimate counts every stage full.
-        context.stderr.writeLine("report: tune \(id) worked out again from its scenario: about \(TuneCommand.duration(took)) "
+        context.stderr.writeLine("report: tune \(id) worked out again from its scenario: \(TuneCommand.about(took)) "
             + "on \(threads) thread\(threads == 1 ? "" : "s") (it took \(TuneCommand.duration(stored.wallSeconds)) on "
             + "\(stored.threads) thread\(stored.threads == 1 ? "" : "s") when stored)")
         let printer = ProgressPrinter(io: context.io, estimate: took)

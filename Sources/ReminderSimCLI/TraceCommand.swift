@@ -37,7 +37,7 @@ struct TraceCommand: RunnableCommand {
     func run(context: CommandContext) throws {
         let scenario = try overrides.load(path)
         guard user < scenario.users else {
-            throw UsageError("\(Self.user.name): the scenario has \(scenario.users) users (0 to \(scenario.users - 1)), got \(user)")
+            throw UsageError("\(Self.user.name): the scenario has \(Text.users(Int64(scenario.users))) (0 to \(scenario.users - 1)), got \(user)")
         }
         // A trace makes no decision: a rule on a day the (shortened) run never reaches is no problem here.
         let model = try ScenarioLoading.compile(scenario, path: path, days: overrides.days, decides: false)

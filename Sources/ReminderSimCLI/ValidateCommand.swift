@@ -40,7 +40,7 @@ struct ValidateCommand: RunnableCommand {
                 guard let s = check.scenario else { continue }
                 let n = s.expandedConfigurations.count
                 context.stdout.writeLine(
-                    "\(check.name): ok — \(TuneCommand.count(n)) configuration\(n == 1 ? "" : "s") and the holdout, \(TuneCommand.count(s.users)) users, \(s.horizonDays) days")
+                    "\(check.name): ok — \(TuneCommand.count(n)) configuration\(n == 1 ? "" : "s") and the holdout, \(TuneCommand.count(s.users)) user\(s.users == 1 ? "" : "s"), \(TextLimit.days(s.horizonDays))")
                 for note in check.notes { context.stderr.writeLine("\(check.name): note: \(note)") }
                 ScenarioLoading.warn(s, path: check.path, context: context)
             }

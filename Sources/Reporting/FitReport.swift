@@ -56,7 +56,7 @@ public enum FitText {
         let log = a.log
         var out = ""
         let bu = a.options.bgnbdUnit.rawValue
-        out += "\nBG/NBD on \(Text.group(Int64(a.customers.count))) customers, calibration \(day(log.firstVisit)) to \(day(a.calibrationEnd)) (times in \(bu)):\n"
+        out += "\nBG/NBD on \(Text.group(Int64(a.customers.count))) customer\(a.customers.count == 1 ? "" : "s"), calibration \(day(log.firstVisit)) to \(day(a.calibrationEnd)) (times in \(bu)):\n"
         out += "  calibration cut-off: \(cutOff(a)); \(a.convention.phrase)\n"
         guard let fit = a.bgnbd else {
             return out + "  not fitted: \(a.bgnbdFailure ?? "unknown reason")\n"

@@ -28,7 +28,7 @@ public enum LiveTestReport {
         }
         var text = "Live test (\(allocation); α \(LiveTestPlan.alpha) two-sided, power \(LiveTestPlan.power)): "
             + "\(Text.group(total)) users in total (\(perArm.map(Text.group).joined(separator: " / "))) to show the simulated "
-            + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(plan.days) days"
+            + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(TextLimit.days(plan.days))"
         text += beyondReach(total)
         if let n = plan.liveUsers {
             if let mde = plan.minimumDetectableEffect {
@@ -58,9 +58,9 @@ public enum LiveTestReport {
     public static func cupedSentence(_ plan: LiveTestPlan) -> String {
         guard plan.preDays > 0 else { return "CUPED: off (liveTest.preDays is 0)." }
         guard let c = plan.cuped else {
-            return "With CUPED on the opens of the \(plan.preDays) days before: no plan, \(plan.cupedUnavailable ?? "no size")."
+            return "With CUPED on the opens of the \(TextLimit.days(plan.preDays)) before: no plan, \(plan.cupedUnavailable ?? "no size")."
         }
-        var text = "With CUPED on the opens of the \(plan.preDays) days before, for users who already have the app (their "
+        var text = "With CUPED on the opens of the \(TextLimit.days(plan.preDays)) before, for users who already have the app (their "
             + "simulated difference \(amount(plan.metric, c.difference)); ρ "
             + "\(c.correlations.map { String(format: "%.2f", $0) }.joined(separator: " / ")), variance "
             + Self.varianceChange(c.varianceReduction) + "): " + cupedTotals(c)

@@ -72,7 +72,7 @@ public enum MarkdownReport {
             ["Run", "\(run.id), tool \(run.record.toolVersion)"],
             ["Seed", String(s.seed)],
             ["Users", userText],
-            ["Horizon", "\(s.horizonDays) days from \(s.startDate) (UTC midnight)"],
+            ["Horizon", "\(TextLimit.days(s.horizonDays)) from \(s.startDate) (UTC midnight)"],
             ["Configurations", "\(results.configurations.count) and the holdout"],
             ["Sessions simulated", Text.group(results.sessions)],
         ] + replayRows(results)) + "\n"

@@ -7,7 +7,7 @@ public enum SummaryText {
     public static func render(_ results: RunResults, wallSeconds: Double, threads: Int, secondLook: DecisionSecondLook? = nil) -> String {
         let scenario = results.scenario
         var out = """
-            Scenario "\(TerminalText.printable(scenario.name))": \(Text.users(Int64(scenario.users))), \(scenario.horizonDays) days from \
+            Scenario "\(TerminalText.printable(scenario.name))": \(Text.users(Int64(scenario.users))), \(TextLimit.days(scenario.horizonDays)) from \
             \(scenario.startDate), seed \(scenario.seed)
             \(Text.group(Int64(results.configurations.count))) configuration\(results.configurations.count == 1 ? "" : "s") and the holdout in \(String(format: "%.2f", wallSeconds)) s \
             (\(Text.group(results.sessions)) sessions, \(threads) thread\(threads == 1 ? "" : "s"))

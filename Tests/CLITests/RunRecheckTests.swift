@@ -91,6 +91,7 @@ final class RunRecheckTests: ReminderSimTestCase {
         let result = try remindersim("run", "--users", "1", "--days", "1", "--install-spread", "0", "--db", "t.db", "--out", "out")
         assertExit(result, 0)
         assertContains(result.stdout, "; the call survives, tied: no difference there, ahead only by its place in the scenario's order.")
+        assertContains(result.stdout, "Scenario \"default\": 1 user, 1 day from ")
         // One user has no per-user variance: the live test says so, not that the run lacks its stored sums.
         assertContains(result.stdout, "Live test: no size, the run has fewer than two users, so no per-user variance to size a test from")
         let checks = try String(contentsOfFile: workPath("out/default-1/decision_checks.csv"), encoding: .utf8)

@@ -251,14 +251,14 @@ final class ScenarioValidationTests: ReminderSimTestCase {
         let many = (0..<1_001).map { Self.configuration("c\($0)", periods: [$0 % 30 + 1]) }
         try writeFile("many.json", try JSONEdit.text(Self.scenario(many)))
         let found = problems(try remindersim("validate", "many.json"), file: "many.json")
-        XCTAssertEqual(found, ["configurations: lists 1001 configurations; a scenario may compare at most 1000"])
+        XCTAssertEqual(found, ["configurations: lists 1,001 configurations; a scenario may compare at most 1,000"])
 
         var both = Self.scenario(Array(many.prefix(990)))
         both["grid"] = ["messages": ["x"], "timePeriods": (1...20).map { [$0] }]
         try writeFile("both.json", try JSONEdit.text(both))
         XCTAssertEqual(problems(try remindersim("validate", "both.json"), file: "both.json"), [
-            "grid: expands to 20 configurations, which with the 990 listed in configurations makes 1010; "
-                + "a scenario may compare at most 1000",
+            "grid: expands to 20 configurations, which with the 990 listed in configurations makes 1,010; "
+                + "a scenario may compare at most 1,000",
         ])
     }
 

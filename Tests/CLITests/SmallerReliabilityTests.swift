@@ -84,8 +84,8 @@ final class SmallerReliabilityTests: ReminderSimTestCase {
         let started = Date()
         let result = try remindersim("validate", "grid.json", timeout: 60)
         assertExit(result, 65)
-        assertContains(result.stderr, "grid.json: grid: expands to 200001 configurations")
-        assertContains(result.stderr, "at most 1000")
+        assertContains(result.stderr, "grid.json: grid: expands to 200,001 configurations")
+        assertContains(result.stderr, "at most 1,000")
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     }
 

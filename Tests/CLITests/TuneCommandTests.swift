@@ -68,7 +68,7 @@ final class TuneCommandTests: ReminderSimTestCase {
         let huge = try scenario(space: ["periods": ["min": 1, "max": 1000], "sequenceLength": ["min": 1, "max": 3]])
         let refused = try remindersim("validate", huge.path)
         assertExit(refused, 65)
-        assertContains(refused.stderr, "tune.space: holds 1001001000 candidates before alike ones are merged")
+        assertContains(refused.stderr, "tune.space: holds 1,001,001,000 candidates before alike ones are merged")
         let fine = try scenario(space: ["periods": ["min": 1, "max": 8]])
         assertExit(try remindersim("validate", fine.path), 0)
     }
@@ -246,14 +246,14 @@ final class TuneCommandTests: ReminderSimTestCase {
         let huge = try scenario(space: ["periods": ["min": 1, "max": 60], "sequenceLength": ["min": 1, "max": 3]])
         let absurd = try remindersim("tune", huge.path)
         assertExit(absurd, 65)
-        assertContains(absurd.stderr, "tune.json: tune.space: holds 219660 candidates before alike ones are merged, most of them "
-                       + "timePeriods lists; at most 50000 can be raced: narrow space.periods or space.sequenceLength", "stderr")
+        assertContains(absurd.stderr, "tune.json: tune.space: holds 219,660 candidates before alike ones are merged, most of them "
+                       + "timePeriods lists; at most 50,000 can be raced: narrow space.periods or space.sequenceLength", "stderr")
         // A mix of huge periods is named as what it is.
         let mixes = try scenario(space: ["sequences": ["steps": ["min": 1, "max": 2], "afterDays": ["min": 1, "max": 5]],
                                          "mix": ["periods": ["min": 1, "max": 1_000_000_000]]])
         let mixed = try remindersim("tune", mixes.path)
         assertExit(mixed, 65)
-        assertContains(mixed.stderr, "most of them sequences and mixes; at most 50000 can be raced: narrow space.sequences or space.mix",
+        assertContains(mixed.stderr, "most of them sequences and mixes; at most 50,000 can be raced: narrow space.sequences or space.mix",
                        "stderr")
 
         let empty = try scenario(space: ["periods": ["min": 3, "max": 1]])

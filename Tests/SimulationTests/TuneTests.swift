@@ -291,7 +291,7 @@ final class TuneTests: XCTestCase {
         XCTAssertThrowsError(try Tuner(scenario: huge, threads: 1)) { error in
             let e = error as? TuneError
             XCTAssertEqual(e?.path, "tune.space")
-            XCTAssertTrue(e?.reason.contains("at most 50000 can be raced: narrow space.periods or space.sequenceLength") ?? false, "\(error)")
+            XCTAssertTrue(e?.reason.contains("at most 50,000 can be raced: narrow space.periods or space.sequenceLength") ?? false, "\(error)")
         }
         var noTune = huge
         noTune.tune = nil

@@ -82,7 +82,7 @@ extension CompiledModel {
         return "user \(breach.user) (segment \"\(scenario.population.segments[segment].name)\", "
             + (breach.configuration == 0 ? "holdout" : "configuration \"\(label)\"")
             + ") reached \(sessionLimit) sessions, the limit of \(Scenario.maximumSessionsPerDay) a day on average "
-            + "over \(horizonDays) days: population.segments[\(segment)] returns, session lengths or the response "
+            + "over \(TextLimit.days(horizonDays)): population.segments[\(segment)] returns, session lengths or the response "
             + "delays give more sessions than a person can have; lengthen them"
     }
 }

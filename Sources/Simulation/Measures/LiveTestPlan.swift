@@ -95,13 +95,13 @@ public struct LiveTestPlan: Sendable {
 
     /// What the plan with CUPED assumes, and how it was simulated.
     public static func cupedNote(preDays: Int, testDays: Int) -> String {
-        "With CUPED each user's value in the test is analysed as y − θ(x − x̄), x the user's opens in the \(preDays) days "
+        "With CUPED each user's value in the test is analysed as y − θ(x − x̄), x the user's opens in the \(TextLimit.days(preDays)) "
             + "before it, θ = cov(x, y)/var(x) pooled over the two arms; each arm's variance becomes σ²(1 − ρ²). It assumes "
             + "the test's users already have the app and get what ships today (the baseline) before it, so that x cannot "
             + "depend on the arm. That is what was simulated, on other users than the run's: each installs within the \(preDays) "
             + "days before the test (the scenario's install spread, at most that), lives under the baseline until the first open "
             + "in the test, from which the arm's configuration takes over (notifications the baseline scheduled and that have "
-            + "not fired are withdrawn), for \(testDays) days; the sizes with CUPED use these users' difference and variances."
+            + "not fired are withdrawn), for \(TextLimit.days(testDays)); the sizes with CUPED use these users' difference and variances."
     }
 }
 
@@ -153,8 +153,8 @@ extension RunResults {
         var notes: [String] = []
         let days = settings.days ?? scenario.horizonDays
         if days != scenario.horizonDays {
-            notes.append("The run simulated \(scenario.horizonDays) days, not the test's \(days) (liveTest.days): the figures are "
-                + "for \(scenario.horizonDays) days; run with --days \(days) for the test's length.")
+            notes.append("The run simulated \(TextLimit.days(scenario.horizonDays)), not the test's \(days) (liveTest.days): the figures are "
+                + "for \(TextLimit.days(scenario.horizonDays)); run with --days \(days) for the test's length.")
         }
         let preDays = settings.preDays ?? PrePeriodSimulation.defaultPreDays
         func plan(_ arms: [LiveTestArm], difference: Double? = nil, total: Int64? = nil, mde: Double? = nil,

@@ -50,15 +50,15 @@ extension Scenario {
     /// What the configurations count as: the listed ones, then the grid's; a list longer than the
     /// limit is named first, as the part of the file that made the count.
     static func configurationCountIssue(listed: Int, generated: Int) -> ScenarioIssue? {
-        let limit = "a scenario may compare at most \(maximumConfigurations)"
-        let made = generated == Int.max ? "too many" : String(generated)
+        let limit = "a scenario may compare at most \(TextLimit.grouped(maximumConfigurations))"
+        let made = generated == Int.max ? "too many" : TextLimit.grouped(generated)
         if listed > maximumConfigurations {
             let grid = generated > 0 ? " (and the grid makes \(made) more)" : ""
-            return ScenarioIssue(path: "configurations", reason: "lists \(listed) configurations\(grid); \(limit)")
+            return ScenarioIssue(path: "configurations", reason: "lists \(TextLimit.grouped(listed)) configurations\(grid); \(limit)")
         }
         guard generated > maximumConfigurations - listed else { return nil }
-        let total = generated == Int.max ? "too many" : String(listed + generated)
-        let with = listed > 0 ? ", which with the \(listed) listed in configurations makes \(total)" : ""
+        let total = generated == Int.max ? "too many" : TextLimit.grouped(listed + generated)
+        let with = listed > 0 ? ", which with the \(TextLimit.grouped(listed)) listed in configurations makes \(total)" : ""
         return ScenarioIssue(path: "grid", reason: "expands to \(made) configurations\(with); \(limit)")
     }
 

@@ -127,7 +127,7 @@ struct ScenarioParts {
                 .compactMap { measure, at -> ScenarioIssue? in
                     guard let k = measure.retentionDay, horizonDays <= k else { return nil }
                     return ScenarioIssue(path: at, reason: "\(measure.rawValue) reads each user's day \(k) after the install, which a run "
-                        + "of \(horizonDays) days (horizonDays) never reaches, so no user could be counted: lengthen the run to at "
+                        + "of \(TextLimit.days(horizonDays)) (horizonDays) never reaches, so no user could be counted: lengthen the run to at "
                         + "least \(k + 1) days or choose another measure")
                 }
         }
@@ -430,10 +430,10 @@ extension Scenario {
             let shortest = c.delaysUsedSeconds.min() ?? 0
             guard shortest >= Double(horizonDays) * 86_400 else { continue }
             let days = shortest / 86_400
-            let shown = days == days.rounded() ? "\(Int(days)) days" : String(format: "%.1f days", days)
+            let shown = days == days.rounded() ? TextLimit.days(Int(days)) : String(format: "%.1f days", days)
             warnings.append(ScenarioIssue(
                 path: "configurations[\(i)].reminders",
-                reason: "its shortest delay, \(shown), is no shorter than the run's \(horizonDays) days (horizonDays): no "
+                reason: "its shortest delay, \(shown), is no shorter than the run's \(TextLimit.days(horizonDays)) (horizonDays): no "
                     + "notification can fire, and the configuration measures the same as the holdout"))
         }
         for (i, c) in configurations.enumerated() {
@@ -470,7 +470,7 @@ extension Scenario {
             for (k, days) in sequence.afterDays.enumerated() where days >= horizonDays {
                 warnings.append(ScenarioIssue(
                     path: "configurations[\(i)].sequence.afterDays[\(k)]",
-                    reason: "a step \(days) days after the last session cannot fire in a run of \(horizonDays) days "
+                    reason: "a step \(days) days after the last session cannot fire in a run of \(TextLimit.days(horizonDays)) "
                         + "(horizonDays): it is never delivered"))
             }
         }

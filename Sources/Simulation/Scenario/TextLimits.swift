@@ -30,6 +30,9 @@ public enum TextLimit: Int, Sendable {
         excess(text).map { "\(Self.grouped($0)) characters; at most \(Self.grouped(rawValue))" }
     }
 
+    /// A count of days as the messages write it: "1 day", "90 days", "3,650 days".
+    public static func days(_ n: Int) -> String { "\(grouped(n)) day\(n == 1 ? "" : "s")" }
+
     /// A whole number with thousands separators, as the messages write counts: 1,000,000.
     static func grouped(_ n: Int) -> String {
         let digits = String(n.magnitude)

@@ -336,8 +336,8 @@ public struct Tuner: Sendable {
             let shares = [(lists, "timePeriods lists", "space.periods or space.sequenceLength"),
                          (spec.space.sequenceAndMixCount, "sequences and mixes", "space.sequences or space.mix")]
             let largest = shares.max { $0.0 < $1.0 } ?? shares[0]
-            throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : String(raw)) candidates before "
-                + "alike ones are merged, most of them \(largest.1); at most \(TuneSpec.maximumCandidates) can be raced: "
+            throw TuneError(path: "tune.space", reason: "holds \(raw == Int.max ? "too many" : Self.grouped(raw)) candidates before "
+                + "alike ones are merged, most of them \(largest.1); at most \(Self.grouped(TuneSpec.maximumCandidates)) can be raced: "
                 + "narrow \(largest.2)")
         }
         var candidates = spec.space.candidates(baseline: baseline)
@@ -360,8 +360,8 @@ public struct Tuner: Sendable {
             let largest = parts.max { $0.candidates < $1.candidates }?.name ?? "timePeriods"
             let field = ["timePeriods": "space.periods or space.sequenceLength", "sequences": "space.sequences",
                          "mix": "space.mix", "listed": "the configurations listed"][largest] ?? "the space"
-            throw TuneError(path: "tune.space", reason: "holds \(candidates.count) candidates; at most "
-                + "\(TuneSpec.maximumCandidates) can be raced: narrow \(field)")
+            throw TuneError(path: "tune.space", reason: "holds \(Self.grouped(candidates.count)) candidates; at most "
+                + "\(Self.grouped(TuneSpec.maximumCandidates)) can be raced: narrow \(field)")
         }
         self.scenario = scenario
         self.spec = spec
