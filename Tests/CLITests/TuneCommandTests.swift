@@ -268,4 +268,34 @@ final class TuneCommandTests: ReminderSimTestCase {
         assertExit(badDays, 64)
         assertContains(badDays.stderr, "--days: expected a whole number of days from 1 to 3650, got \"0\"", "stderr")
     }
+
+    /// A space reaching past the horizon is a warning: candidates that wait that long measure as the holdout.
+    func testASpacePastTheHorizonIsAWarning() throws {
+        let data = try Data(contentsOf: Self.datasets.appendingPathComponent("tune-periods.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["horizonDays"] = 10
+        var population = try XCTUnwrap(json["population"] as? [String: Any])
+        population["installSpreadDays"] = 5
+        json["population"] = population
+        try writeFile("short.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("validate", "short.json")
+        assertExit(result, 0)
+        assertContains(result.stderr, "tune.space.periods: periods of 10 days and more (up to 14) are no shorter than the run's 10 days "
+                       + "(horizonDays): a candidate whose first period is one of them cannot fire, and measures as the holdout")
+        var tune = try XCTUnwrap(json["tune"] as? [String: Any]), space = try XCTUnwrap(tune["space"] as? [String: Any])
+        space["periods"] = ["min": 10, "max": 12]
+        space["sequences"] = ["steps": ["min": 1, "max": 1], "afterDays": ["min": 2, "max": 11]]
+        tune["space"] = space
+        json["tune"] = tune
+        try writeFile("none.json", JSONSerialization.data(withJSONObject: json))
+        let none = try remindersim("validate", "none.json")
+        assertExit(none, 0)
+        assertContains(none.stderr, "tune.space.periods: every period of the space (10 to 12 days) is no shorter than the run's 10 days "
+                       + "(horizonDays): no candidate's notification can fire")
+        assertContains(none.stderr, "tune.space.sequences.afterDays: steps 10 days and more after the last session (up to 11) cannot "
+                       + "fire in a run of 10 days (horizonDays): they are never delivered")
+        // Within the horizon: no such warning.
+        let fine = try remindersim("validate", TuneCommandTests.datasets.appendingPathComponent("tune-periods.json").path)
+        XCTAssertFalse(fine.stderr.contains("tune.space"), fine.stderr)
+    }
 }

@@ -465,6 +465,30 @@ extension Scenario {
                     + "configuration the app ships today as \"baseline\", or give the holdout a share (a tune plans against "
                     + "tune.baseline)"))
         }
+        // A tune's space reaching past the horizon: its candidates that wait that long before their first
+        // notification measure as the holdout, and the race spends its users on them.
+        if let space = tune?.space {
+            let horizon = Double(horizonDays) * 86_400
+            if let periods = space.periods, Double(periods.max) * space.unit.seconds >= horizon {
+                let first = Int((horizon / space.unit.seconds).rounded(.up))
+                let unit = space.unit.rawValue
+                warnings.append(ScenarioIssue(
+                    path: "tune.space.periods",
+                    reason: Double(periods.min) * space.unit.seconds >= horizon
+                        ? "every period of the space (\(periods.min) to \(periods.max) \(unit)) is no shorter than the run's "
+                            + "\(TextLimit.days(horizonDays)) (horizonDays): no candidate's notification can fire"
+                        : "periods of \(max(first, periods.min)) \(unit) and more (up to \(periods.max)) are no shorter than the run's "
+                            + "\(TextLimit.days(horizonDays)) (horizonDays): a candidate whose first period is one of them cannot "
+                            + "fire, and measures as the holdout"))
+            }
+            if let sequences = space.sequences, sequences.afterDays.max >= horizonDays {
+                warnings.append(ScenarioIssue(
+                    path: "tune.space.sequences.afterDays",
+                    reason: "steps \(max(horizonDays, sequences.afterDays.min)) days and more after the last session (up to "
+                        + "\(sequences.afterDays.max)) cannot fire in a run of \(TextLimit.days(horizonDays)) (horizonDays): they "
+                        + "are never delivered"))
+            }
+        }
         for (i, c) in configurations.enumerated() {
             guard let sequence = c.sequence else { continue }
             for (k, days) in sequence.afterDays.enumerated() where days >= horizonDays {
