@@ -10,18 +10,25 @@ final class TuneCommandTests: ReminderSimTestCase {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Datasets")
 
-    /// `Datasets/tune-periods.json` with a smaller space and a shorter run.
-    func scenario(space: [String: Any]) throws -> URL {
+    /// `Datasets/tune-periods.json` over `days` with installs over `spread` days, and `space` when given.
+    func tunePeriods(days: Int, spread: Int, space: [String: Any]? = nil) throws -> [String: Any] {
         let data = try Data(contentsOf: Self.datasets.appendingPathComponent("tune-periods.json"))
         var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        json["horizonDays"] = 40
+        json["horizonDays"] = days
         var population = try XCTUnwrap(json["population"] as? [String: Any])
-        population["installSpreadDays"] = 10
+        population["installSpreadDays"] = spread
         json["population"] = population
-        var tune = try XCTUnwrap(json["tune"] as? [String: Any])
-        tune["space"] = space
-        json["tune"] = tune
-        return try writeFile("tune.json", JSONSerialization.data(withJSONObject: json))
+        if let space {
+            var tune = try XCTUnwrap(json["tune"] as? [String: Any])
+            tune["space"] = space
+            json["tune"] = tune
+        }
+        return json
+    }
+
+    /// `Datasets/tune-periods.json` with a smaller space and a shorter run.
+    func scenario(space: [String: Any]) throws -> URL {
+        try writeFile("tune.json", JSONSerialization.data(withJSONObject: try tunePeriods(days: 40, spread: 10, space: space)))
     }
 
     /// On a terminal the stage lines are redrawn in place and cut to its width; on one that knows no
@@ -271,12 +278,7 @@ final class TuneCommandTests: ReminderSimTestCase {
 
     /// A space reaching past the horizon is a warning: candidates that wait that long measure as the holdout.
     func testASpacePastTheHorizonIsAWarning() throws {
-        let data = try Data(contentsOf: Self.datasets.appendingPathComponent("tune-periods.json"))
-        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        json["horizonDays"] = 10
-        var population = try XCTUnwrap(json["population"] as? [String: Any])
-        population["installSpreadDays"] = 5
-        json["population"] = population
+        var json = try tunePeriods(days: 10, spread: 5)
         try writeFile("short.json", JSONSerialization.data(withJSONObject: json))
         let result = try remindersim("validate", "short.json")
         assertExit(result, 0)
