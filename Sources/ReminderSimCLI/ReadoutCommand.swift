@@ -153,6 +153,12 @@ struct ReadoutCommand: RunnableCommand {
         return x < 1e6 ? String(format: "%.2f", x) : String(format: "%.3g", x).replacingOccurrences(of: "e+", with: "e")
     }
 
+    /// A z score as the readout shows it: signed, two decimals, in powers of ten from a million.
+    static func zText(_ z: Double) -> String {
+        guard z.isFinite else { return z > 0 ? "+∞" : z < 0 ? "−∞" : "n/a" }
+        return abs(z) < 1e6 ? String(format: "%+.2f", z) : String(format: "%+.3g", z).replacingOccurrences(of: "e+", with: "e")
+    }
+
     static func sampleRatioRows(_ s: SampleRatioCheck) -> [[String]] {
         let total = s.users.reduce(0.0) { $0 + Double($1) }
         return [["arm", "users", "planned share", "expected users"]] + s.arms.indices.map { i in
@@ -172,16 +178,16 @@ struct ReadoutCommand: RunnableCommand {
         [["arm", "rate", "users", "observed", "predicted", "95% prediction interval", "z"]] + moments.map { m in
             [TerminalText.printable(m.arm), m.name, Text.group(Int64(m.users)), CalibrateCommand.number(m.observed),
              CalibrateCommand.number(m.predicted), "\(CalibrateCommand.number(m.lower)) – \(CalibrateCommand.number(m.upper))",
-             String(format: "%+.2f", m.z)]
+             Self.zText(m.z)]
         }
     }
 
     static func modelText(_ p: ArmPredictions) -> String {
         guard let pValue = p.pValue else { return "Model: no rate to judge it by." }
         let worst = p.moments.max { abs($0.z) < abs($1.z) }
-        let worstText = worst.map { String(format: " (largest |z|: %@ %@, %+.2f)", TerminalText.printable($0.arm), $0.name, $0.z) } ?? ""
-        return String(format: "Model: J = %.2f on %d degree%@ of freedom, p = %@%@: ", p.statistic, p.degreesOfFreedom,
-                      p.degreesOfFreedom == 1 ? "" : "s", probability(pValue), worstText)
+        let worstText = worst.map { " (largest |z|: \(TerminalText.printable($0.arm)) \($0.name), \(Self.zText($0.z)))" } ?? ""
+        return "Model: J = \(Self.statisticText(p.statistic)) on \(p.degreesOfFreedom) degree\(p.degreesOfFreedom == 1 ? "" : "s") of "
+            + "freedom, p = \(probability(pValue))\(worstText): "
             + (p.needsRecalibrating
                 ? "the model needs recalibrating: run remindersim calibrate on these results."
                 : "the model predicts these arms within their noise; no recalibration needed.")
@@ -196,7 +202,7 @@ struct ReadoutCommand: RunnableCommand {
     static func comparisonRows(_ comparisons: [ObservedComparison]) -> [[String]] {
         [["arm", "against", "difference", "95% interval", "z", "p", "call"]] + comparisons.map { c in
             [TerminalText.printable(c.arm), TerminalText.printable(c.against), CalibrateCommand.number(c.difference),
-             "\(CalibrateCommand.number(c.lower)) – \(CalibrateCommand.number(c.upper))", String(format: "%+.2f", c.z),
+             "\(CalibrateCommand.number(c.lower)) – \(CalibrateCommand.number(c.upper))", Self.zText(c.z),
              probability(c.pValue), c.call.rawValue]
         }
     }
