@@ -56,7 +56,7 @@ public struct Calibration: Sendable {
         public var seed: UInt64?
         public var threads = ProcessInfo.processInfo.activeProcessorCount
         /// Batches the simulated users are split into to estimate the moments' covariance.
-        public var batches = 40
+        public var batches = 1_000
         /// Nelder–Mead iterations per run.
         public var maxIterations = 400
         /// Fresh simplices around a converged point, to make sure it is not a false stop.

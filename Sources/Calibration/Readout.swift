@@ -188,6 +188,8 @@ public struct ObservedComparison: Sendable, Equatable {
     /// score method: unlike the normal interval it keeps a width when a share is 0 or 1, as it is in small
     /// arms. Nil for means, whose interval is the normal one.
     public var scoreInterval: ShareDifference?
+    /// The arm's share, for a difference of shares: with the difference, both shares, for the pooled test.
+    public var armShare: Double?
 
     /// Standard error of the difference of two independent means.
     public var standardError: Double {
@@ -195,7 +197,18 @@ public struct ObservedComparison: Sendable, Equatable {
     }
     public var lower: Double { scoreInterval?.low ?? difference - 1.959_964 * standardError }
     public var upper: Double { scoreInterval?.high ?? difference + 1.959_964 * standardError }
-    public var z: Double { standardError > 0 ? difference / standardError : 0 }
+    /// The z of no difference: for shares the two-sample test's, its variance pooled under no difference
+    /// (an arm at 0 or 1 has no spread of its own, but the two together do); for means the difference over
+    /// its standard error.
+    public var z: Double {
+        if scoreInterval != nil, let p1 = armShare {
+            let (n1, n2) = (Double(armUsers), Double(againstUsers))
+            let pooled = (p1 * n1 + (p1 - difference) * n2) / (n1 + n2)
+            let se = (pooled * (1 - pooled) * (1 / n1 + 1 / n2)).squareRoot()
+            return se > 0 ? difference / se : 0
+        }
+        return standardError > 0 ? difference / standardError : 0
+    }
     /// Two-sided p-value of the z-test of no difference.
     public var pValue: Double { erfc(abs(z) / 2.0.squareRoot()) }
 }
@@ -252,7 +265,8 @@ public struct Readout: Sendable {
             ObservedComparison(arm: a.label, against: reference.label, measure: rule.objective, difference: x.0 - y.0,
                                armVariance: x.1, againstVariance: y.1, armUsers: a.users, againstUsers: reference.users,
                                call: call, reason: reason,
-                               scoreInterval: shares.flatMap { ShareDifference($0.0, of: a.users, minus: $0.1, of: reference.users) })
+                               scoreInterval: shares.flatMap { ShareDifference($0.0, of: a.users, minus: $0.1, of: reference.users) },
+                               armShare: shares.map { Double($0.0) / Double(max(a.users, 1)) })
         }
         var unmeasured: [String] = []
         // Constraints whose limit the arm's 95% interval crosses: the test cannot tell which side it is on.

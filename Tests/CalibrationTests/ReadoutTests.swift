@@ -52,13 +52,27 @@ final class ReadoutTests: XCTestCase {
         XCTAssertFalse(SampleRatioCheck(unstated).statedShares)
     }
 
-    /// The call by hand: the unpaired z-test of two shares, then the rule's thresholds.
+    /// The call by hand: the two-sample z-test of two shares (the variance pooled under no difference), then
+    /// the rule's thresholds on the difference's interval.
     private func handCall(_ a: (Int, Int), _ b: (Int, Int), minimum: Double) -> (z: Double, call: ObservedComparison.Call) {
         let pa = Double(a.0) / Double(a.1), pb = Double(b.0) / Double(b.1)
         let se = (pa * (1 - pa) / Double(a.1) + pb * (1 - pb) / Double(b.1)).squareRoot()
+        let pooled = Double(a.0 + b.0) / Double(a.1 + b.1)
         let d = pa - pb
         let (low, high) = (d - 1.959_964 * se, d + 1.959_964 * se)
-        return (d / se, low > minimum ? .ship : high < minimum ? .dontShip : .inconclusive)
+        let z = d / (pooled * (1 - pooled) * (1 / Double(a.1) + 1 / Double(b.1))).squareRoot()
+        return (z, low > minimum ? .ship : high < minimum ? .dontShip : .inconclusive)
+    }
+
+    /// Shares of 0 and 1 in every user of each arm: no spread within an arm, but the difference is as large as it
+    /// can be. The pooled test gives statsmodels' `proportions_ztest([5, 0], [5, 5])`: z 3.1623, p 0.00157.
+    func testSharesAtZeroAndOneStillHaveAZ() throws {
+        let rule = DecisionRule(objective: .optOutRate)
+        let results = ExperimentResults(arms: [arm("holdout", users: 5), arm("2d", users: 5, optOuts: 5)])
+        let c = try XCTUnwrap(Readout.compare(results, rule: rule, baseline: nil, variances: [:]).0.first)
+        XCTAssertEqual(c.difference, 1)
+        XCTAssertEqual(c.z, 3.162_277_660_168_379, accuracy: 1e-12)
+        XCTAssertEqual(c.pValue, 0.001_565_402_258_002_549, accuracy: 1e-9)
     }
 
     func testTheCallAgreesWithAnUnpairedZTestByHand() throws {

@@ -5,7 +5,8 @@ import Simulation
 enum CalibrationFixture {
     static func experiment(baseResponse: Double) -> Scenario {
         var s = Scenario.builtInDefault
-        s.horizonDays = 10
+        // Every user reaches day 7 inside the run, as the results file's retained_d7 counts them.
+        s.horizonDays = 14
         s.population.installSpreadDays = 3
         s.configurations = s.configurations.filter { ["2d", "1/2/4d circular"].contains($0.label) }
             .map { var c = $0; c.cronRules = []; return c }
