@@ -172,6 +172,12 @@ struct LogImporter {
     private var headerNames: [String] = []
     /// Whether the first non-blank line is still to come, and so may be a header.
     private var firstLinePending = true
+    /// Set at each archive entry after the first when the first had a header: the entry's first line is
+    /// that header again (skipped), other columns (refused), or data.
+    private var entryHeaderPending = false
+    /// The places of the archive entries read so far (the file alone for a plain file): what outlying rows,
+    /// found at the end, name.
+    private var entryPlaces: [String] = []
     /// The first line's fields when it was read as a header.
     private var headerLine: [String]?
     /// The layout the first row chose, when the format has several.
@@ -258,6 +264,8 @@ struct LogImporter {
         try endOfEntry()
         place = "\(file) entry \(Excerpt.name(entry, limit: 200))"
         lineNumber = 0
+        entryHeaderPending = headerLine != nil && json == nil
+        entryPlaces.append(place)
     }
 
     /// Reads the line left without a line break at the end of an archive entry.
@@ -451,7 +459,8 @@ struct LogImporter {
         if outlying > 0 {
             let rows = extremes.beyond(bounds).map { event in
                 ImportIssue(line: event.line, reason: "timestamp \(CivilTime.isoString(event.time)) is an outlier",
-                            file: file, column: label(json != nil ? jsonSlots.time : timeField))
+                            file: entryPlaces.indices.contains(event.entry) ? entryPlaces[event.entry] : file,
+                            column: label(json != nil ? jsonSlots.time : timeField))
             }
             outliers = OutlierReport(bounds: bounds, visits: outlying, examples: rows, excluded: outlierPolicy == .exclude)
             if outlierPolicy == .exclude {
@@ -505,6 +514,10 @@ struct LogImporter {
         if firstLinePending {
             firstLinePending = false
             if try takeHeader(line) { return }
+        }
+        if entryHeaderPending {
+            entryHeaderPending = false
+            if try repeatsHeader(line) { return }
         }
         rows += 1
         if json != nil { return try processJSON(line) }
@@ -628,6 +641,19 @@ struct LogImporter {
         return true
     }
 
+    /// Whether the first line of an archive entry after the first is the first entry's header again (the
+    /// parts of an export each carry it); a header naming other columns, or the same in another order, is
+    /// refused, as its rows would be read by the first entry's columns.
+    private mutating func repeatsHeader(_ line: UnsafeBufferPointer<UInt8>) throws -> Bool {
+        guard let first = headerLine, splitter.split(line) == nil else { return false }
+        let names = splitter.fields.map { FieldSplitter.string(of: $0, in: line) }
+        if names == first { return true }
+        guard !readsAsData(line) else { return false }
+        func shown(_ list: [String]) -> String { Excerpt.quoted(list.joined(separator: ",")) }
+        throw ImportIssue(line: lineNumber, reason: "header \(shown(names)) is not the first entry's, \(shown(first)): every part "
+            + "of an archive must have the same columns in the same order", file: place)
+    }
+
     /// One event of `user` at `time`: into the user's session or visit list; `offset` is the event's
     /// offset from UTC when it states one.
     private mutating func record(_ time: Double, offset: Int?, user: Int, isNew: Bool, session: String?) {
@@ -653,7 +679,7 @@ struct LogImporter {
         }
         events += 1
         lastEvent = max(lastEvent, time)
-        extremes.add(time, line: lineNumber)
+        extremes.add(time, line: lineNumber, entry: max(entryPlaces.count - 1, 0))
     }
 
     private mutating func reject(_ reason: String, field: Int? = nil) throws {

@@ -65,46 +65,48 @@ public struct OutlierReport: Sendable, Equatable {
     }
 }
 
-/// The earliest and latest events of an import with their lines, kept to name outlying rows.
+/// The earliest and latest events of an import with their lines (and the archive entry, counted from 0,
+/// whose lines they are), kept to name outlying rows.
 struct ExtremeEvents {
+    typealias Event = (time: Double, line: Int, entry: Int)
     static let kept = 32
     /// Ascending by time.
-    private(set) var earliest: [(time: Double, line: Int)] = []
+    private(set) var earliest: [Event] = []
     /// Descending by time.
-    private(set) var latest: [(time: Double, line: Int)] = []
+    private(set) var latest: [Event] = []
 
     /// An event must be earlier than this, or later than `latestKept`, to be kept (±∞ until the lists fill).
     private var earliestKept = Double.infinity
     private var latestKept = -Double.infinity
 
     @inline(__always)
-    mutating func add(_ time: Double, line: Int) {
+    mutating func add(_ time: Double, line: Int, entry: Int = 0) {
         guard time < earliestKept || time > latestKept else { return }
-        insert(time, line: line)
+        insert(time, line: line, entry: entry)
     }
 
-    private mutating func insert(_ time: Double, line: Int) {
+    private mutating func insert(_ time: Double, line: Int, entry: Int) {
         defer {
             earliestKept = earliest.count < Self.kept ? .infinity : earliest[earliest.count - 1].time
             latestKept = latest.count < Self.kept ? -.infinity : latest[latest.count - 1].time
         }
         if earliest.count < Self.kept || time < earliest[earliest.count - 1].time {
             let at = earliest.firstIndex { time < $0.time } ?? earliest.count
-            earliest.insert((time, line), at: at)
+            earliest.insert((time, line, entry), at: at)
             if earliest.count > Self.kept { earliest.removeLast() }
         }
         if latest.count < Self.kept || time > latest[latest.count - 1].time {
             let at = latest.firstIndex { time > $0.time } ?? latest.count
-            latest.insert((time, line), at: at)
+            latest.insert((time, line, entry), at: at)
             if latest.count > Self.kept { latest.removeLast() }
         }
     }
 
-    /// The kept events outside `bounds`, in line order.
-    func beyond(_ bounds: ClosedRange<Double>) -> [(time: Double, line: Int)] {
-        var seen = Set<Int>()
-        return (earliest + latest).filter { !bounds.contains($0.time) && seen.insert($0.line).inserted }
-            .sorted { $0.line < $1.line }
+    /// The kept events outside `bounds`, in the order of their entries and lines.
+    func beyond(_ bounds: ClosedRange<Double>) -> [Event] {
+        var seen = Set<[Int]>()
+        return (earliest + latest).filter { !bounds.contains($0.time) && seen.insert([$0.entry, $0.line]).inserted }
+            .sorted { ($0.entry, $0.line) < ($1.entry, $1.line) }
     }
 
     /// The latest kept event inside `bounds`.

@@ -143,6 +143,10 @@ struct ZipArchive {
 
     /// Streams the decompressed content of `entry` to `body`, `chunkSize` compressed bytes at a time,
     /// checking its CRC-32; a gzip entry is decompressed again. Problems name the archive and the entry.
+    /// An entry may expand to `bombRatio` times its compressed size, and to `bombFloor` bytes whatever it is.
+    static let bombRatio = 2_000
+    static let bombFloor = 64 << 20
+
     func read(_ entry: Entry, chunkSize: Int, into body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let place = "\(path) entry \(Excerpt.name(entry.name, limit: 200))"
         func damaged(_ reason: String) -> ImportError { .corruptCompression(file: place, reason: reason) }
@@ -161,12 +165,24 @@ struct ZipArchive {
         var inner = InnerStream(place: place)
         var crc = crc32(0, nil, 0)
         var produced = 0
+        // What the entry may expand to: a gzip file inside a deflated entry is compressed twice, and a bomb
+        // of a few kilobytes would take minutes to read; no log compresses 2,000-fold.
+        let allowed = max(Self.bombFloor, Self.bombRatio * max(entry.compressedSize, 1))
+        var delivered = 0
+        func counted(_ bytes: UnsafeRawBufferPointer) throws {
+            delivered += bytes.count
+            guard delivered <= allowed else {
+                throw damaged("it expands more than \(Self.bombRatio)-fold, past \(Self.bombFloor >> 20) MiB: a decompression bomb, "
+                    + "not a log")
+            }
+            try body(bytes)
+        }
         func deliver(_ bytes: UnsafeRawBufferPointer) throws {
             crc = crc32(crc, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
             produced += bytes.count
             // Past the size the directory states: damaged, and not worth reading to its end.
             guard produced <= entry.size else { throw damaged("the data does not match the archive's checksum (CRC-32) or size") }
-            try inner.feed(bytes, into: body)
+            try inner.feed(bytes, into: counted)
         }
         let inflater = entry.method == 8 ? try Inflater(windowBits: -MAX_WBITS, place: place) : nil
         var ended = inflater == nil

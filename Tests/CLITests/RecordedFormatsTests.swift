@@ -235,4 +235,55 @@ final class RecordedFormatsTests: ReminderSimTestCase {
         assertExit(result, 65)
         assertContains(result.stderr, "z.zip entry first.csv: column position 1 does not exist, the header has 1 field\n")
     }
+
+    /// The parts of an export each carry the header: read once, skipped in the others. A part whose header
+    /// names the columns in another order is refused, naming it, rather than read by the first one's columns.
+    /// An outlying row names the part it is in.
+    func testEveryPartOfAnArchiveMayCarryItsHeader() throws {
+        let part = "user,time\n1001,1767261600\n1001,1767434400\n1002,1767261600\n1002,1767520800\n"
+        let options = ["--user", "user", "--time", "time", "--timestamp", "epochSeconds"]
+        try writeFile("parts.zip", Data(ExportFixtures.zip([(name: "part1.csv", content: Array(part.utf8)),
+                                                             (name: "part2.csv", content: Array(part.replacingOccurrences(of: "100", with: "300").utf8))])))
+        let parts = try remindersim(arguments: ["import", "parts.zip"] + options)
+        assertExit(parts, 0)
+        assertContains(parts.stdout, "users: 4, visits: 8")
+
+        let swapped = "time,user\n1767261600,2001\n1767348000,2001\n"
+        try writeFile("swap.zip", Data(ExportFixtures.zip([(name: "part1.csv", content: Array(part.utf8)),
+                                                            (name: "part2.csv", content: Array(swapped.utf8))])))
+        for extra in [[], ["--skip-bad-rows"]] {
+            let swap = try remindersim(arguments: ["import", "swap.zip"] + options + extra)
+            assertExit(swap, 65)
+            assertContains(swap.stderr, "swap.zip entry part2.csv:1: header 'time,user' is not the first entry's, 'user,time'")
+        }
+
+        // 1975 is an outlier: its line is named with its entry.
+        let old = "user,time\n3001,1767261600\n3001,157766400\n"
+        try writeFile("old.zip", Data(ExportFixtures.zip([(name: "part1.csv", content: Array(part.utf8)),
+                                                           (name: "part2.csv", content: Array(old.utf8))])))
+        let outlying = try remindersim(arguments: ["import", "old.zip"] + options)
+        assertExit(outlying, 0)
+        assertContains(outlying.stderr + outlying.stdout, "old.zip entry part2.csv:3")
+    }
+
+    /// A gzip file inside a deflated entry is compressed twice: a few kilobytes can hold gigabytes. Past 64 MiB
+    /// and 2,000 times its compressed size an entry is refused as a bomb (65, naming it) instead of read for minutes.
+    func testANestedDecompressionBombIsRefused() throws {
+        let line = Array("u1,2026-01-01T10:00:00Z\n".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(70_000_000)
+        while text.count < 70_000_000 { text += line }
+        let bomb = ExportFixtures.zip([(name: "p0.csv.gz", content: ExportFixtures.deflate(text, gzip: true))])
+        XCTAssertLessThan(bomb.count, 70_000_000 / 2_000, "a bomb: far smaller than what it holds")
+        try writeFile("bomb.zip", Data(bomb))
+        let started = Date()
+        let result = try remindersim("import", "bomb.zip", "--no-header")
+        assertExit(result, 65)
+        assertContains(result.stderr, "bomb.zip entry p0.csv.gz: cannot decompress: it expands more than 2000-fold, past 64 MiB")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+        // The same log gzipped once, as exports ship it, expands far less than 2,000-fold and is read.
+        let small = Array(text.prefix(line.count * 1_000))
+        try writeFile("fine.zip", Data(ExportFixtures.zip([(name: "p0.csv.gz", content: ExportFixtures.deflate(small, gzip: true))])))
+        assertExit(try remindersim("import", "fine.zip", "--no-header"), 0)
+    }
 }
