@@ -28,7 +28,11 @@ public enum LiveTestReport {
         }
         var text = "Live test (\(allocation); α \(LiveTestPlan.alpha) two-sided, power \(LiveTestPlan.power)): "
             + "\(Text.group(total)) users in total (\(perArm.map(Text.group).joined(separator: " / "))) to show the simulated "
-            + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(TextLimit.days(plan.days))"
+            + "\(amount(plan.metric, d)) in \(plan.metric.title) over \(TextLimit.days(plan.simulatedDays))"
+        // The run's length, not the test's: said, where the sentence is read alone (the terminal).
+        if plan.simulatedDays != plan.days {
+            text += " (the run's; the test's \(TextLimit.days(plan.days)) would differ: run with --days \(plan.days) for them)"
+        }
         text += beyondReach(total)
         if let n = plan.liveUsers {
             if let mde = plan.minimumDetectableEffect {
@@ -153,6 +157,8 @@ public enum LiveTestReport {
         let alpha: Double, power: Double
         let metric: String
         let days: Int
+        /// The days the run simulated, over which `difference` was measured.
+        let simulatedDays: Int
         let difference: Double?
         let usersPerArm: [Int64]?
         let totalUsers: Int64?
@@ -169,6 +175,7 @@ public enum LiveTestReport {
             (alpha, power) = (LiveTestPlan.alpha, LiveTestPlan.power)
             metric = plan.metric.rawValue
             days = plan.days
+            simulatedDays = plan.simulatedDays
             difference = plan.difference
             usersPerArm = plan.usersPerArm
             totalUsers = plan.totalUsers

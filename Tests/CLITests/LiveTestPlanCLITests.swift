@@ -126,4 +126,21 @@ final class LiveTestPlanCLITests: ReminderSimTestCase {
         assertExit(small, 0)
         XCTAssertFalse(small.stdout.contains("The simulated difference ("), small.stdout)
     }
+
+    /// A test shorter than the run: the plan's difference is over the run's days, and its sentence says so
+    /// where it is read alone, in the terminal.
+    func testATestLengthOtherThanTheRunsIsSaidInTheSentence() throws {
+        let data = try Data(contentsOf: TuneLiveTestTests.datasets.appendingPathComponent("default-scenario.json"))
+        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        json["liveTest"] = ["days": 30]
+        try writeFile("d30.json", JSONSerialization.data(withJSONObject: json))
+        let result = try remindersim("run", "d30.json", "--users", "1000", "--db", "r.db", "--out", "rep")
+        assertExit(result, 0)
+        assertContains(result.stdout, "in opens per user over 90 days (the run's; the test's 30 days would differ: run with --days 30 for them)")
+        let doc = try remindersim("run", "d30.json", "--users", "1000", "--json", "--db", "r.db", "--out", "rep")
+        let plan = try XCTUnwrap(((JSONSerialization.jsonObject(with: Data(doc.stdout.utf8)) as? [String: Any])?["decision"]
+            as? [String: Any])?["liveTest"] as? [String: Any])
+        XCTAssertEqual(plan["days"] as? Int, 30)
+        XCTAssertEqual(plan["simulatedDays"] as? Int, 90)
+    }
 }

@@ -58,6 +58,9 @@ public struct LiveTestPlan: Sendable {
     /// The metric: the decision's objective as a per-user measure, over `days`.
     public let metric: PairMeasure
     public let days: Int
+    /// The days the run simulated, over which `difference` and the variances were measured: `days` unless
+    /// the test's length (`liveTest.days`) differs from the run's.
+    public let simulatedDays: Int
     /// Recommendation − baseline on the metric, per user; nil without a plan.
     public let difference: Double?
     /// Every arm's users added up; nil without a size.
@@ -164,7 +167,8 @@ extension RunResults {
                 (cuped, cupedUnavailable) = Self.cuped(prePeriod, shares: arms.map(\.share), liveUsers: settings.users)
             }
             let cupedNotes = cuped == nil ? [] : [LiveTestPlan.cupedNote(preDays: preDays, testDays: prePeriod?.testDays ?? days)]
-            return LiveTestPlan(arms: arms, holdoutShare: holdoutShare, metric: metric, days: days, difference: difference,
+            return LiveTestPlan(arms: arms, holdoutShare: holdoutShare, metric: metric, days: days,
+                                simulatedDays: scenario.horizonDays, difference: difference,
                                 totalUsers: total, liveUsers: settings.users.map(Int64.init), minimumDetectableEffect: mde,
                                 guardrails: guardrails, unavailable: unavailable, notes: notes + cupedNotes, preDays: preDays,
                                 cuped: cuped, cupedUnavailable: cupedUnavailable)
