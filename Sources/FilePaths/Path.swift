@@ -101,6 +101,10 @@ extension Path {
     /// it so (letters, digits and `_-./+,:@%=`, not starting with `-`), in single quotes when nothing
     /// in it needs escaping, and otherwise in bash's `$'…'` with line breaks and control or format
     /// characters escaped, so that a command shown with it can be pasted and names the same file.
+    /// A path as a command's argument in a shell: quoted as `shellWord` quotes it, with `./` before a
+    /// relative path that starts with `-`, which a command would read as an option.
+    public static func shellArgument(_ path: String) -> String { shellWord(path.hasPrefix("-") ? "./" + path : path) }
+
     public static func shellWord(_ text: String) -> String {
         let plain = !text.isEmpty && !text.hasPrefix("-") && text.unicodeScalars.allSatisfy { scalar in
             scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-./+,:@%=".unicodeScalars.contains(scalar))

@@ -137,7 +137,7 @@ struct CalibrateCommand: RunnableCommand {
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the calibrated scenario: \(CommandRunner.systemReason(error))")
         }
-        context.stdout.writeLine("\nCalibrated scenario: \(OutputPaths.listed(output)) (run it with: remindersim run \(Path.shellWord(output)))")
+        context.stdout.writeLine("\nCalibrated scenario: \(OutputPaths.listed(output)) (run it with: remindersim run \(Path.shellArgument(output)))")
         context.stdout.writeLine("It carries the fitted parameters' covariance (log-odds) as response.uncertainty: run and tune "
             + "decide under \(UncertainDecision.defaultDraws) draws of it (--model-draws K to change).")
         context.stderr.writeLine(String(format: "calibrate: %d simulations in %.1f s", calibration.evaluations, seconds))

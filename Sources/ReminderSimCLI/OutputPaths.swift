@@ -201,6 +201,11 @@ enum OutputPaths {
     /// write, or a new name whose nearest existing ancestor is one. Checked without creating anything.
     static func checkFolder(_ path: String, option: String) throws {
         guard !path.isEmpty else { throw UsageError("\(option): empty; name a folder (. for the current one)") }
+        // Everywhere else '-' is standard input or output: a folder of that name is ./-.
+        if path == "-" {
+            throw UsageError("\(option): '-' is not a folder: \(option) names the folder to write into, not standard output "
+                + "(a folder named '-' is ./-)")
+        }
         let shownPath = shown(path)
         try checkReachable(path, option: option)
         var existing = path

@@ -337,6 +337,8 @@ final class PathAndOutputTests: ReminderSimTestCase {
             (["calibrate", "a.json", "b.csv", "--out", long + ".json"], 64, "a file or folder name may have at most 255"),
             // '-' is standard input or output everywhere else: not a file named '-' that `run -` would not read.
             (["calibrate", "a.json", "b.csv", "--out", "-"], 64, "--out: '-' is not a file: --out names the file to write"),
+            (["run"] + Self.small + ["--db", "p.sqlite", "--out", "-"], 64, "--out: '-' is not a folder"),
+            (["export", "1", "--db", "p.sqlite", "--csv", "-"], 64, "--csv: '-' is not a folder"),
         ]
         for (arguments, status, message) in cases {
             let result = try remindersim(arguments: arguments)

@@ -87,6 +87,11 @@ final class PathTests: XCTestCase {
         XCTAssertEqual(Path.shellWord("Reports/app-1.json"), "Reports/app-1.json")
         XCTAssertEqual(Path.shellWord("my app's.json"), "'my app'\\''s.json'")
         XCTAssertEqual(Path.shellWord("a\nb"), "$'a\\nb'")
+        // As a command's argument, a path that starts with '-' would read as an option.
+        XCTAssertEqual(Path.shellArgument("--x.json"), "./--x.json")
+        XCTAssertEqual(Path.shellArgument("-"), "./-")
+        XCTAssertEqual(Path.shellArgument("a-b.json"), "a-b.json")
+        XCTAssertEqual(Path.shellArgument("/tmp/-x"), "/tmp/-x")
         let texts = ["plain.json", "", "-", "-x", "two words", "it's", "'", "\\", "a\\'b", "$HOME", "`id`", "*", "~",
                      "a\nb", "\r\t", "x\u{1B}[31m", "\u{7F}", "\u{85}", "\u{9B}2J", "\u{202E}rtl", "\u{2028}",
                      "é café", "日本", "🙂", "\u{1D173}", "a\u{1}\u{1F}b", "!event", "a;b|c&d", "\"q\""]
