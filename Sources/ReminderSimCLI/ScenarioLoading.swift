@@ -114,10 +114,12 @@ enum ScenarioLoading {
 
     /// Shows on stderr, one line each, what the scenario allows but most likely does not mean; the
     /// command goes on. `path` is the scenario's file, nil for the built-in one.
-    static func warn(_ scenario: Scenario, path: String?, context: CommandContext) {
+    /// `tunes`: whether the command reads the scenario's `tune` block; a command that ignores it says
+    /// nothing of it.
+    static func warn(_ scenario: Scenario, path: String?, context: CommandContext, tunes: Bool = false) {
         let tool = context.commandPath.split(separator: " ").first.map(String.init) ?? "remindersim"
         let name = displayName(path) ?? "the built-in scenario"
-        let warnings = scenario.warnings()
+        let warnings = scenario.warnings().filter { tunes || !$0.path.hasPrefix("tune.") }
         // As many as the problems an error lists; the rest counted (`validate --json` lists them all).
         for warning in warnings.prefix(listedProblems) {
             context.stderr.writeLine("\(tool): warning: \(name): \(warning)")

@@ -58,7 +58,7 @@ struct TuneCommand: RunnableCommand {
         let name = ScenarioLoading.displayName(simulation.path) ?? "the built-in scenario"
         let (model, recorded) = try ScenarioLoading.compileReading(
             scenario, path: simulation.path, days: simulation.overrides.days)
-        ScenarioLoading.warn(scenario, path: simulation.path, context: context)
+        ScenarioLoading.warn(scenario, path: simulation.path, context: context, tunes: true)
         SecondLookRunner.warnIfNothingToDraw(modelDraws, scenario: scenario, context: context)
         var tuner: Tuner
         do {

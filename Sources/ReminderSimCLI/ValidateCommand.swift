@@ -42,7 +42,7 @@ struct ValidateCommand: RunnableCommand {
                 context.stdout.writeLine(
                     "\(check.name): ok — \(TuneCommand.count(n)) configuration\(n == 1 ? "" : "s") and the holdout, \(TuneCommand.count(s.users)) user\(s.users == 1 ? "" : "s"), \(TextLimit.days(s.horizonDays))")
                 for note in check.notes { context.stderr.writeLine("\(check.name): note: \(note)") }
-                ScenarioLoading.warn(s, path: check.path, context: context)
+                ScenarioLoading.warn(s, path: check.path, context: context, tunes: true)
             }
         }
         let failures = checks.compactMap(\.failure)

@@ -296,6 +296,17 @@ final class TuneCommandTests: ReminderSimTestCase {
                        + "(horizonDays): no candidate's notification can fire")
         assertContains(none.stderr, "tune.space.sequences.afterDays: steps 10 days and more after the last session (up to 11) cannot "
                        + "fire in a run of 10 days (horizonDays): they are never delivered")
+        space["mix"] = ["periods": ["min": 5, "max": 12]]
+        tune["space"] = space
+        json["tune"] = tune
+        try writeFile("mix.json", JSONSerialization.data(withJSONObject: json))
+        let mix = try remindersim("validate", "mix.json")
+        assertContains(mix.stderr, "tune.space.mix.periods: a mix's reminder of 10 days or more (up to 12) is no shorter than the run's "
+                       + "10 days (horizonDays): it cannot fire, and the mix measures as its sequence alone")
+        // run ignores the tune block, and says nothing of it.
+        let run = try remindersim("run", "none.json", "--users", "50", "--db", "r.sqlite", "--out", "out")
+        assertExit(run, 0)
+        XCTAssertFalse(run.stderr.contains("tune.space"), run.stderr)
         // Within the horizon: no such warning.
         let fine = try remindersim("validate", TuneCommandTests.datasets.appendingPathComponent("tune-periods.json").path)
         XCTAssertFalse(fine.stderr.contains("tune.space"), fine.stderr)

@@ -481,6 +481,14 @@ extension Scenario {
                             + "\(TextLimit.days(horizonDays)) (horizonDays): a candidate whose first period is one of them cannot "
                             + "fire, and measures as the holdout"))
             }
+            if let mix = space.mix, Double(mix.periods.max) * space.unit.seconds >= horizon {
+                let first = Int((horizon / space.unit.seconds).rounded(.up))
+                warnings.append(ScenarioIssue(
+                    path: "tune.space.mix.periods",
+                    reason: "a mix's reminder of \(max(first, mix.periods.min)) \(space.unit.rawValue) or more (up to \(mix.periods.max)) "
+                        + "is no shorter than the run's \(TextLimit.days(horizonDays)) (horizonDays): it cannot fire, and the mix "
+                        + "measures as its sequence alone"))
+            }
             if let sequences = space.sequences, sequences.afterDays.max >= horizonDays {
                 warnings.append(ScenarioIssue(
                     path: "tune.space.sequences.afterDays",
