@@ -44,7 +44,7 @@ final class BoundsTests: ReminderSimTestCase {
         assertExit(run, 65)
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
         assertContains(run.stderr, "remindersim: error: busy.json: user 0 (segment \"")
-        assertContains(run.stderr, "holdout) reached 35000 sessions, the limit of 1000 a day on average over 35 days")
+        assertContains(run.stderr, "holdout) reached 35,000 sessions, the limit of 1,000 a day on average over 35 days")
         XCTAssertEqual(run.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("Reports")), "no report for a refused run")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("runs.sqlite")), "no empty database for a refused run")
@@ -55,7 +55,7 @@ final class BoundsTests: ReminderSimTestCase {
 
         let trace = try remindersim("trace", "busy.json", "--user", "0", "--days", "35", timeout: 60)
         assertExit(trace, 65)
-        assertContains(trace.stderr, "reached 35000 sessions")
+        assertContains(trace.stderr, "reached 35,000 sessions")
         XCTAssertLessThan(trace.stdout.utf8.count, 64 << 20, "a trace's output is bounded")
     }
 }

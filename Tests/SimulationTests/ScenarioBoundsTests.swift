@@ -61,7 +61,7 @@ final class ScenarioBoundsTests: XCTestCase {
         XCTAssertTrue(trace.exceededSessionLimit)
         XCTAssertEqual(trace.tally[.opens], Int64(model.sessionLimit))
         let message = model.explain(try XCTUnwrap(result.sessionLimitBreach))
-        XCTAssertTrue(message.contains("user 0 (segment \"only\", holdout) reached 2000 sessions"), message)
+        XCTAssertTrue(message.contains("user 0 (segment \"only\", holdout) reached 2,000 sessions"), message)
         XCTAssertTrue(message.contains("population.segments[0]"), message)
     }
 

@@ -81,7 +81,7 @@ extension CompiledModel {
         let label = configurations[breach.configuration].spec.label
         return "user \(breach.user) (segment \"\(scenario.population.segments[segment].name)\", "
             + (breach.configuration == 0 ? "holdout" : "configuration \"\(label)\"")
-            + ") reached \(sessionLimit) sessions, the limit of \(Scenario.maximumSessionsPerDay) a day on average "
+            + ") reached \(TextLimit.grouped(sessionLimit)) sessions, the limit of \(TextLimit.grouped(Scenario.maximumSessionsPerDay)) a day on average "
             + "over \(TextLimit.days(horizonDays)): population.segments[\(segment)] returns, session lengths or the response "
             + "delays give more sessions than a person can have; lengthen them"
     }
