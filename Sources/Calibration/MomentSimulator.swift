@@ -115,18 +115,19 @@ struct MomentSimulator {
         let m = try model(response)
         let n = count(users)
         let count = min(options.batches, n)
-        var users: Int64 = 0, eligible: [Int64] = [0, 0]
+        // The same users in every arm: the holdout's tally counts who reaches each day.
+        var users: Int64 = 0, reachD7: Int64 = 0, reachD30: Int64 = 0
         let batches = (0..<count).map { b in
             let range = (b * n / count)..<((b + 1) * n / count)
             let tallies = m.run(options: runOptions(range)).tallies
             users += tallies[0][.users]
-            eligible[0] += tallies[0][.eligibleD7]
-            eligible[1] += tallies[0][.eligibleD30]
+            reachD7 += tallies[0][.eligibleD7]
+            reachD30 += tallies[0][.eligibleD30]
             return (range.count, reduce(tallies))
         }
         // A results file counts the retained among every user of an arm; the simulation counts them among the
         // users whose day lies inside the run. The two agree only when every user reaches that day.
-        for (k, day, reached) in [(Kind.retainedD7, 7, eligible[0]), (.retainedD30, 30, eligible[1])]
+        for (k, day, reached) in [(Kind.retainedD7, 7, reachD7), (.retainedD30, 30, reachD30)]
         where kind.contains(k) && reached < users {
             throw CalibrationError(.mismatch, "retained_d\(day) counts the retained among all of an arm's users, but only "
                 + "\(reached) of the \(users) simulated users reach day \(day) inside the scenario's \(scenario.horizonDays) days "

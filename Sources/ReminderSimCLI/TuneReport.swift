@@ -173,10 +173,10 @@ struct TuneReport {
             if let l = r.bestListed, l != w, re.admits(l), let x = re.figures(of: w)?.value(o), let y = re.figures(of: l)?.value(o) {
                 overtaken = o.higherIsBetter ? y > x : y < x
             }
-            if !re.admits(w) || overtaken { doubts.append("the re-check on other users does not bear it out") }
+            if !re.admits(w) || overtaken { doubts.append(SecondLookReport.recheckDoubt) }
         }
         if !r.sensitivity.isEmpty, !r.sensitivity.allSatisfy({ $0.winner == w }) {
-            doubts.append("it does not hold under every change of the response model")
+            doubts.append(SecondLookReport.responseDoubt)
         }
         if let (members, u) = r.modelDraws {
             let best = u.recommended.map { drawLabel($0, members) }

@@ -52,15 +52,19 @@ public enum SecondLookReport {
 
     /// What of the second looks says the run's call is not firm, in words ("the re-check on other
     /// users does not bear it out"); empty when every look there was bears it out, or there is no call.
+    /// The doubts in the words every output uses, a run's and a tune's alike.
+    public static let recheckDoubt = "the re-check on other users does not bear it out"
+    public static let responseDoubt = "it does not hold under every change of the response model"
+
     public static func doubts(_ results: RunResults, _ look: DecisionSecondLook) -> [String] {
         guard let point = results.decision.recommended else { return [] }
         var doubts: [String] = []
-        if let r = look.recheck, !r.survives { doubts.append("the re-check on other users does not bear it out") }
+        if let r = look.recheck, !r.survives { doubts.append(recheckDoubt) }
         if let u = look.uncertain, u.recommended != point {
             doubts.append("under the response model's draws the rule "
                 + (u.recommended.map { "recommends \(results.all[$0].label) instead" } ?? "finds no configuration feasible enough"))
         }
-        if !changedResponses(look).isEmpty { doubts.append("it does not hold under every change of the response model") }
+        if !changedResponses(look).isEmpty { doubts.append(responseDoubt) }
         return doubts
     }
 

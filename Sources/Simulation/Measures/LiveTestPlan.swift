@@ -211,15 +211,16 @@ extension RunResults {
         guard diff != 0, total.isFinite, total < 1e15 else {
             return unsized("the simulated difference in \(metric.title) is zero: no test size would show it")
         }
-        let sized = arms.map { c, role, share in
-            LiveTestArm(configuration: c, label: all[c].label, role: role, share: share, users: Int64((total * share).rounded(.up)))
+        // Each arm's share of a total, rounded up.
+        func perArm(_ total: Double) -> [Int64] { arms.map { Int64((total * $0.2).rounded(.up)) } }
+        let sized = zip(arms, perArm(total)).map { arm, users in
+            LiveTestArm(configuration: arm.0, label: all[arm.0].label, role: arm.1, share: arm.2, users: users)
         }
         // A simulated gain smaller than the smallest gain worth shipping: the test sized for it would show a gain the
         // team would not ship; said, with the size that shows the smallest gain worth shipping.
         let worth = d.rule.minimumDifference
         if d.rule.objective.hasPairedDifference, worth > 0, abs(diff) < worth {
-            let atWorth = LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (worth * worth)
-            let users = arms.reduce(Int64(0)) { $0 + Int64((atWorth * $1.2).rounded(.up)) }
+            let users = perArm(LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (worth * worth)).reduce(0, +)
             func shown(_ v: Double) -> String { metric.isFraction ? String(format: "%.2f pp", v * 100) : String(format: "%.4g", v) }
             notes.append("The simulated difference (\(shown(abs(diff)))) is smaller than the smallest gain worth shipping "
                 + "(\(shown(worth)), decision.minimumDifference): the sizes above are for a gain the team would not ship. A test "

@@ -469,20 +469,20 @@ extension Scenario {
         // notification measure as the holdout, and the race spends its users on them.
         if let space = tune?.space {
             let horizon = Double(horizonDays) * 86_400
-            if let periods = space.periods, Double(periods.max) * space.unit.seconds >= horizon {
-                let first = Int((horizon / space.unit.seconds).rounded(.up))
+            // The shortest period, in the space's unit, that is no shorter than the run.
+            let first = Int((horizon / space.unit.seconds).rounded(.up))
+            if let periods = space.periods, periods.max >= first {
                 let unit = space.unit.rawValue
                 warnings.append(ScenarioIssue(
                     path: "tune.space.periods",
-                    reason: Double(periods.min) * space.unit.seconds >= horizon
+                    reason: periods.min >= first
                         ? "every period of the space (\(periods.min) to \(periods.max) \(unit)) is no shorter than the run's "
                             + "\(TextLimit.days(horizonDays)) (horizonDays): no candidate's notification can fire"
                         : "periods of \(max(first, periods.min)) \(unit) and more (up to \(periods.max)) are no shorter than the run's "
                             + "\(TextLimit.days(horizonDays)) (horizonDays): a candidate whose first period is one of them cannot "
                             + "fire, and measures as the holdout"))
             }
-            if let mix = space.mix, Double(mix.periods.max) * space.unit.seconds >= horizon {
-                let first = Int((horizon / space.unit.seconds).rounded(.up))
+            if let mix = space.mix, mix.periods.max >= first {
                 warnings.append(ScenarioIssue(
                     path: "tune.space.mix.periods",
                     reason: "a mix's reminder of \(max(first, mix.periods.min)) \(space.unit.rawValue) or more (up to \(mix.periods.max)) "
