@@ -29,14 +29,23 @@ struct ListCommand: RunnableCommand {
     }
 
     func run(context: CommandContext) throws {
-        // An empty file is an empty database to SQLite; one that only reads leaves it as it is, without
-        // a schema, and lists nothing in it.
+        // An empty file is an empty database to SQLite, as is a database without tables; one that only
+        // reads leaves it as it is, without a schema, and lists nothing in it.
+        func empty() {
+            context.stdout.write(json ? "[]\n" : "No runs in \(OutputPaths.listed(database)) yet; 'remindersim run' adds one.\n")
+        }
         if OutputPaths.entry(at: database) == .regularFile,
            ((try? FileManager.default.attributesOfItem(atPath: database)[.size]) as? NSNumber)?.intValue == 0 {
-            context.stdout.write(json ? "[]\n" : "No runs in \(OutputPaths.listed(database)) yet; 'remindersim run' adds one.\n")
-            return
+            return empty()
         }
-        let store = try StoreAccess.open(database, create: false)
+        try StoreAccess.checkName(database)
+        let store: RunStore
+        do {
+            store = try RunStore(path: database, create: false, readOnly: true)
+        } catch {
+            if error.isEmptyDatabase { return empty() }
+            throw StoreAccess.commandError(error)
+        }
         let runs = try StoreAccess.perform { try store.list() }
         let tunes = try StoreAccess.perform { try store.tunes() }
         if json {

@@ -199,9 +199,9 @@ struct TraceText {
 
     func notification(_ n: PendingNotification, _ r: Int, _ c: CompiledConfiguration) -> String {
         let reminder = c.spec.reminders[r]
-        let text = TerminalText.printable(reminder.messages[n.messageIndex], limit: 32)
+        let text = TerminalText.quoted(reminder.messages[n.messageIndex], limit: 32)
         let delay = SlotMetrics.periodText(c.spec.periodValue(reminder: r, index: n.periodIndex), reminder.unit)
-        return "message \(n.messageIndex + 1) \"\(text)\" (period \(n.periodIndex + 1): \(delay))"
+        return "message \(n.messageIndex + 1) \(text) (period \(n.periodIndex + 1): \(delay))"
     }
 
     func describe(_ s: ReminderState, _ r: Int, _ c: CompiledConfiguration) -> String {

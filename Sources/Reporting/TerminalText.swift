@@ -11,6 +11,17 @@ public enum TerminalText {
         return out.count > limit ? String(out.prefix(limit - 1)) + "…" : out
     }
 
+    /// `printable` text in double quotes, its own quotes and backslashes escaped (`\"`, `\\`), so that
+    /// where it ends, and which `\n` was a line break, is never in doubt.
+    public static func quoted(_ text: String, limit: Int = 48) -> String {
+        var escaped = ""
+        for c in text.unicodeScalars {
+            if c == "\\" || c == "\"" { escaped.unicodeScalars.append("\\") }
+            escaped.unicodeScalars.append(c)
+        }
+        return "\"" + printable(escaped, limit: limit) + "\""
+    }
+
     /// Rows padded into columns; `indented` keeps the leading spaces an empty first column makes.
     public static func table(_ rows: [[String]], rightAligned: Set<Int>, indented: Bool = false) -> String {
         let widths = rows[0].indices.map { c in rows.map { $0[c].count }.max() ?? 0 }

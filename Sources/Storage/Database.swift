@@ -61,6 +61,10 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public let kind: Kind
     public let message: String
+    /// The message of a database without a schema (a new SQLite file) opened by a command that only reads.
+    public static let emptyDatabase = "holds no runs (an empty database)"
+    /// Whether this is that refusal: a command that lists may take it for a database with nothing in it.
+    public var isEmptyDatabase: Bool { kind == .notFound && message.hasSuffix(Self.emptyDatabase) }
     /// What SQLite answered, when SQLite produced the error.
     public let result: SQLiteResult?
     public let sql: String?

@@ -156,7 +156,7 @@ public final class RunStore {
             try Self.checkOwnership(contents)
             if contents.version == Schema.currentVersion { return }
             if contents.version == 0 && !create {
-                throw StoreError(.notFound, "holds no runs (an empty database)")
+                throw StoreError(.notFound, StoreError.emptyDatabase)
             }
             if database.isReadOnly {
                 throw StoreError(.io, "written by an older ReminderSim (schema version \(contents.version)), and read-only to "
@@ -427,7 +427,7 @@ public final class RunStore {
                                                                         recordedUserSums: recorded)),
             toolVersion: try row.text("tool_version"), createdAt: try row.timestamp("created_at"),
             wallSeconds: try row.seconds("wall_seconds"), threads: try row.integer("threads", in: 0...Int64(Int32.max)),
-            shard: shard, modelDraws: modelDraws, recordedData: try row.optionalFingerprint("recorded_data"))
+            shard: shard, modelDraws: modelDraws, recordedData: try row.recordedDataFingerprint("recorded_data", of: scenario))
         return StoredRun(id: id, record: record)
     }
 

@@ -94,6 +94,16 @@ struct StoredRow {
 
     /// A fingerprint of recorded logs (`RecordedLogs.fingerprint`: up to 16 lowercase hexadecimal
     /// digits), or nil for NULL: an edited one would be taken for other logs.
+    /// The fingerprint of the recorded logs a run or tune of `scenario` read: NULL exactly when the
+    /// scenario reads none (a fingerprint there would send `report` after logs nobody read).
+    func recordedDataFingerprint(_ column: String, of scenario: Scenario) throws(StoreError) -> String? {
+        let fingerprint = try optionalFingerprint(column)
+        if fingerprint != nil && RecordedLogs.sources(of: scenario).isEmpty {
+            throw damaged(column, "\(Self.describe(value(column))), a fingerprint of recorded logs, but the stored scenario reads none")
+        }
+        return fingerprint
+    }
+
     func optionalFingerprint(_ column: String) throws(StoreError) -> String? {
         guard let text = try optionalText(column) else { return nil }
         guard (1...16).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {

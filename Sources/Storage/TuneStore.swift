@@ -200,7 +200,7 @@ extension RunStore {
             return StoredTune(id: id, scenario: scenario, winnerLabel: try row.optionalText("winner_label"),
                               toolVersion: try row.text("tool_version"), modelDraws: modelDraws,
                               wallSeconds: try row.seconds("wall_seconds"), threads: Int(try row.integer("threads", in: 1...4_096)),
-                              recordedData: try row.optionalFingerprint("recorded_data"))
+                              recordedData: try row.recordedDataFingerprint("recorded_data", of: scenario))
         } catch let error {
             throw named(error)
         }

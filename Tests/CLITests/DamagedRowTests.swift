@@ -143,6 +143,14 @@ final class DamagedRowTests: ReminderSimTestCase {
             ("UPDATE runs SET first_user = 100 WHERE run_id = 1",
              ["runs.first_user", "users 100 to 200, but a complete run covers 0 to 200, its scenario's users"]),
             ("UPDATE runs SET end_user = 0 WHERE run_id = 1", ["runs.end_user", "users 0 to 0, but a complete run covers 0 to 200"]),
+            // Counts within the limits that break the sums every run keeps: opens (bytes 8…15) are the organic
+            // ones and the answers; notifications scheduled (bytes 40…47) end in one outcome each.
+            ("UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || x'0000000000000400' || substr(counts, 17) AS BLOB) "
+                + "WHERE run_id = 1 AND config_index = 1",
+             ["tallies.counts", "configuration 1", "1125899906842624 opens, but", "organic and"]),
+            ("UPDATE tallies SET counts = CAST(substr(counts, 1, 40) || x'0100000000000000' || substr(counts, 49) AS BLOB) "
+                + "WHERE run_id = 1 AND config_index = 2",
+             ["tallies.counts", "configuration 2", "1 notifications scheduled, but their outcomes"]),
         ]
         let listed = try damaged("UPDATE runs SET users = 1152921504606846976 WHERE run_id = 1", as: "listed.sqlite")
         try assertRefused(["list"], database: listed, mentions: ["run_overview.users", "run 1"])
@@ -176,6 +184,8 @@ final class DamagedRowTests: ReminderSimTestCase {
             // An edited fingerprint would be taken for other recorded logs.
             ("UPDATE runs SET recorded_data = 'x' WHERE run_id = 1", "runs.recorded_data"),
             ("UPDATE runs SET recorded_data = '' WHERE run_id = 1", "runs.recorded_data"),
+            // A fingerprint in the right form for a scenario that reads no log: nobody read those logs.
+            ("UPDATE runs SET recorded_data = 'abc' WHERE run_id = 1", "runs.recorded_data"),
         ]
         for (n, c) in cases.enumerated() {
             let database = try damaged(c.sql, as: "run-\(n).sqlite")
@@ -310,8 +320,8 @@ final class DamagedRowTests: ReminderSimTestCase {
         assertExit(nosums, 65)
         assertContains(nosums.stderr, "shard2.sqlite run 1 has sums over users (table user_sums), nosums1.sqlite run 1 does not")
 
-        // 2^50 opens in each shard: each is readable, their sum is not a count any run can have.
-        let top = "UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || X'0000000000000400' || substr(counts, 17) AS BLOB) "
+        // 2^50 users revived in each shard (bytes 112…119): each is readable, their sum is not a count any run can have.
+        let top = "UPDATE tallies SET counts = CAST(substr(counts, 1, 112) || X'0000000000000400' || substr(counts, 121) AS BLOB) "
             + "WHERE config_index = 1"
         _ = try damaged(top, from: "shard1.sqlite", as: "top1.sqlite")
         _ = try damaged(top, from: "shard2.sqlite", as: "top2.sqlite")
@@ -319,5 +329,11 @@ final class DamagedRowTests: ReminderSimTestCase {
         assertExit(sum, 65)
         assertContains(sum.stderr, "configuration 1")
         XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")), "a merge that failed made a database")
+        // 2^50 opens in a shard breaks the sums every run keeps (organic opens and answers): that shard is damaged.
+        let opens = "UPDATE tallies SET counts = CAST(substr(counts, 1, 8) || X'0000000000000400' || substr(counts, 17) AS BLOB) "
+            + "WHERE config_index = 1"
+        _ = try damaged(opens, from: "shard1.sqlite", as: "opens1.sqlite")
+        try assertRefused(["merge", "opens1.sqlite", "shard2.sqlite", "--into", "merged.sqlite", "--out", "merged"], database: nil,
+                          mentions: ["opens1.sqlite", "tallies.counts", "configuration 1"])
     }
 }

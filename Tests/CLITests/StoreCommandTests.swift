@@ -253,6 +253,19 @@ final class StoreCommandTests: ReminderSimTestCase {
         let report = try remindersim("report", "latest", "--out", "again")
         assertExit(report, 0)
         XCTAssertEqual(report.stdout, "Report of run 2: again/default-2/report.md\n")
+        // So is an SQLite file without tables (one whose tables were dropped): nothing in it, and left as it is.
+        do {
+            let database = try Database(path: workPath("bare.sqlite"))
+            try database.execute("CREATE TABLE x (a); DROP TABLE x;")
+        }
+        let before = try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite"))
+        XCTAssertGreaterThan(before.count, 0)
+        let bare = try remindersim("list", "--json", "--db", "bare.sqlite")
+        assertExit(bare, 0)
+        XCTAssertEqual(bare.stdout, "[]\n")
+        XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite")), before)
+        // Other commands that read a run still say there is none.
+        assertExit(try remindersim("report", "1", "--db", "bare.sqlite"), 66)
         XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("again/default-2/report.md")),
                        try Data(contentsOf: workDirectory.appendingPathComponent("Reports/default-2/report.md")))
     }

@@ -36,6 +36,14 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(long, String(repeating: "x", count: 9) + "…")
     }
 
+    /// Quoted text escapes its own quotes and backslashes: a message holding `"`, a real line break and a
+    /// backslash followed by n reads back unambiguously.
+    func testQuotedTextEscapesQuotesAndBackslashes() {
+        XCTAssertEqual(TerminalText.quoted("he said \"hi\", ok\nnew"), #""he said \"hi\", ok\nnew""#)
+        XCTAssertEqual(TerminalText.quoted(#"a\nb"#), #""a\\nb""#)
+        XCTAssertEqual(TerminalText.quoted("plain"), "\"plain\"")
+    }
+
     func testTablesAlignColumns() {
         let text = TerminalText.table([["name", "n"], ["a", "1,000"], ["longer", "7"]], rightAligned: [1])
         XCTAssertEqual(text, "name        n\na       1,000\nlonger      7\n")

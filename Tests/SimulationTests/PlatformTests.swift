@@ -87,14 +87,23 @@ final class PlatformTests: XCTestCase {
     /// with the response chance times the factor: a factor of 0 answers none of them.
     func testProvisionalDeliversQuietly() throws {
         let response = ResponseModel(baseResponse: 0.3, fatigue: 1, quietHours: nil, optOutPerDelivery: 0)
-        let quiet = scenario(users: 600, platforms: [
-            PlatformSpec(platform: .ios, permission: PermissionSpec(granted: 0, provisional: 1e-9)),
-        ], response: response)
-        let m = try run(quiet).configurations[0].metrics
-        XCTAssertEqual(m.noPermission, 0)
-        XCTAssertEqual(m.quietDelivered, m.delivered)
-        XCTAssertGreaterThan(m.delivered, 1_000)
-        XCTAssertEqual(m.responded, 0, "a response chance of 0.3 × 1e-9 over \(m.delivered) deliveries")
+        // A factor of 0 is provisional authorisation too: delivered quietly, never answered (not
+        // "no provisional authorisation", which shows nothing).
+        for factor in [0, 1e-9] {
+            let quiet = scenario(users: 600, platforms: [
+                PlatformSpec(platform: .ios, permission: PermissionSpec(granted: 0, provisional: factor)),
+            ], response: response)
+            let m = try run(quiet).configurations[0].metrics
+            XCTAssertEqual(m.noPermission, 0, "provisional \(factor)")
+            XCTAssertEqual(m.quietDelivered, m.delivered, "provisional \(factor)")
+            XCTAssertGreaterThan(m.delivered, 1_000, "provisional \(factor)")
+            XCTAssertEqual(m.responded, 0, "a response chance of 0.3 × \(factor) over \(m.delivered) deliveries")
+        }
+        let none = scenario(users: 600, platforms: [PlatformSpec(platform: .ios, permission: PermissionSpec(granted: 0))],
+                            response: response)
+        let m = try run(none).configurations[0].metrics
+        XCTAssertEqual(m.delivered, 0, "without provisional authorisation nothing is shown before permission")
+        XCTAssertGreaterThan(m.noPermission, 1_000)
     }
 
     /// A 100-step sequence on iOS: after every close at most 64 notifications are held, the soonest

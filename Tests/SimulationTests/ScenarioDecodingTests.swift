@@ -195,11 +195,14 @@ final class ScenarioDecodingTests: XCTestCase {
             ["label": "a", "reminders": [["messages": ["x"], "timePeriods": [1]], ["messages": ["y"], "timePeriods": [2]]]],
             ["label": "a", "reminders": []],
             ["label": "Holdout", "reminders": []],
+            ["label": "holdout", "reminders": []],
         ])
         XCTAssertEqual(issues(two), [
             "configurations[0].reminders[1].appDomain: \"com.company.ACPReminder\" is used by another reminder of this configuration",
             "configurations[1].label: \"a\" is already the label of configurations[0]",
-            "configurations[2].label: \"holdout\" is reserved for the holdout",
+            // The label as written, when it is not the reserved word itself.
+            "configurations[2].label: \"Holdout\" reads as \"holdout\", which is reserved for the holdout (it differs only in case)",
+            "configurations[3].label: \"holdout\" is reserved for the holdout",
         ])
     }
 

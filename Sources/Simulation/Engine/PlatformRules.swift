@@ -18,8 +18,9 @@ struct CompiledPlatform: Sendable {
     let granted: Double
     /// The rule whose first match at a cold launch shows the permission prompt; nil: at the install.
     let askRule: CronRule?
-    /// iOS provisional authorisation: the response factor of notifications delivered quietly
-    /// without permission; 0 when they are not delivered.
+    /// iOS provisional authorisation: whether notifications are delivered quietly without permission,
+    /// and their response factor then (which may be 0: shown, never answered).
+    let provisional: Bool
     let provisionalFactor: Double
     /// The most notifications pending at once (iOS); `Int.max` for no limit.
     let pendingLimit: Int
@@ -41,12 +42,13 @@ struct CompiledPlatform: Sendable {
 
     /// The platform of a population without platforms: no rule.
     static let unrestricted = CompiledPlatform(
-        asksPermission: false, granted: 1, askRule: nil, provisionalFactor: 0, pendingLimit: .max,
+        asksPermission: false, granted: 1, askRule: nil, provisional: false, provisionalFactor: 0, pendingLimit: .max,
         alarmWindowSeconds: 0, idleShare: 0, maintenanceSeconds: 0, segmentChoice: nil)
 
-    init(asksPermission: Bool, granted: Double, askRule: CronRule?, provisionalFactor: Double, pendingLimit: Int,
+    init(asksPermission: Bool, granted: Double, askRule: CronRule?, provisional: Bool, provisionalFactor: Double, pendingLimit: Int,
          alarmWindowSeconds: Double, idleShare: Double, maintenanceSeconds: Double, segmentChoice: WeightedChoice?) {
-        (self.asksPermission, self.granted, self.askRule, self.provisionalFactor) = (asksPermission, granted, askRule, provisionalFactor)
+        (self.asksPermission, self.granted, self.askRule) = (asksPermission, granted, askRule)
+        (self.provisional, self.provisionalFactor) = (provisional, provisionalFactor)
         (self.pendingLimit, self.alarmWindowSeconds, self.idleShare) = (pendingLimit, alarmWindowSeconds, idleShare)
         (self.maintenanceSeconds, self.segmentChoice) = (maintenanceSeconds, segmentChoice)
     }
@@ -61,6 +63,7 @@ struct CompiledPlatform: Sendable {
         } else {
             askRule = nil
         }
+        provisional = p.permission?.provisional != nil
         provisionalFactor = p.permission?.provisional ?? 0
         pendingLimit = p.pendingLimit ?? .max
         if let a = p.alarms, !a.exact {

@@ -146,6 +146,22 @@ extension Tally {
             return (i, "\(v) is below zero, and it counts something")
         }
         let users = self[.users]
+        // Every open is organic or a notification's answer; every notification scheduled ends in one
+        // outcome. (A count a run cannot make breaks these sums, however large the limits allow.)
+        let opens = self[.organicOpens] &+ self[.responseOpens]
+        if self[.opens] != opens {
+            return (Counter.opens.rawValue, "\(self[.opens]) opens, but \(self[.organicOpens]) organic and "
+                + "\(self[.responseOpens]) answering a notification make \(opens)")
+        }
+        let outcomes: [Counter] = [.cancelled, .delivered, .foreground, .suppressed, .censored, .capped, .dropped]
+        let ended = outcomes.reduce(Int64(0)) { $0 &+ self[$1] }
+        if self[.scheduled] != ended {
+            return (Counter.scheduled.rawValue, "\(self[.scheduled]) notifications scheduled, but their outcomes (cancelled, "
+                + "delivered, foreground, suppressed, censored, capped, dropped) add up to \(ended)")
+        }
+        if self[.launches] > self[.opens] {
+            return (Counter.launches.rawValue, "\(self[.launches]) cold launches, more than the \(self[.opens]) opens")
+        }
         for (eligible, others) in [(Counter.eligibleD1, [Counter.retainedD1, .gainedD1, .lostD1]),
                                    (.eligibleD7, [.retainedD7, .gainedD7, .lostD7]),
                                    (.eligibleD30, [.retainedD30, .gainedD30, .lostD30])] {

@@ -1112,7 +1112,7 @@ struct UserTimeline<Count: ReminderCount, Rules: TimelineRules> {
             // Without permission a notification is not shown, or shown quietly (iOS provisional
             // authorisation), answered less often.
             let quiet = Rules.general && notification.fireTime < permittedFrom
-            if quiet && !(platform.pointee.provisionalFactor > 0) {
+            if quiet && !platform.pointee.provisional {
                 add(.noPermission)
                 observer.record(.unpermitted(reminder: earliest, notification: notification))
                 outcome(earliest, notification, .suppressed, &observer)

@@ -300,8 +300,11 @@ struct LabelCheck {
         if !relaxed && !label.isEmpty && !Scenario.isBlank(label) && reads.isEmpty {
             fail("\(p).label", "\(ScenarioIssue.quote(label)) shows nothing: it is made only of invisible characters")
         }
-        if label.lowercased() == "holdout" {
+        if label == "holdout" {
             fail("\(p).label", "\"holdout\" is reserved for the holdout")
+        } else if label.lowercased() == "holdout" {
+            fail("\(p).label", "\(ScenarioIssue.quote(label)) reads as \"holdout\", which is reserved for the holdout (it differs "
+                + "only in case)")
         } else if !relaxed && reads.lowercased() == "holdout" {
             fail("\(p).label", "\(ScenarioIssue.quote(label)) reads as \"holdout\", which is reserved for the holdout (it differs only in "
                 + "case, invisible characters, letter widths or spaces at its ends)")
