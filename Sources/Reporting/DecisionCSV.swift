@@ -164,7 +164,9 @@ public enum DecisionCSV {
             func cupedArm(_ list: [Int64]?) -> CSVField { integer(list.flatMap { k < $0.count ? $0[k] : nil }) }
             // ρ is the recommendation's arm's and the baseline's; a holdout arm beside them has none.
             let rho = compared.firstIndex { $0 == arm.configuration }.flatMap { j in cuped.flatMap { j < $0.correlations.count ? $0.correlations[j] : nil } }
-            return [.integer(runID), .integer(Int64(arm.configuration)), .text(arm.label), .text(arm.role),
+            // A list in a cell is joined by ";", as in every CSV file here ("baseline;holdout").
+            let role = arm.role.replacingOccurrences(of: ", ", with: ";")
+            return [.integer(runID), .integer(Int64(arm.configuration)), .text(arm.label), .text(role),
                     flag(arm.configuration == results.decision.recommended), flag(arm.configuration == results.decision.baseline),
                     flag(arm.configuration == 0), .decimal(arm.share), integer(arm.users), integer(plan.totalUsers),
                     .text(plan.metric.rawValue), .integer(Int64(plan.days)), .integer(Int64(results.scenario.horizonDays)),

@@ -91,9 +91,14 @@ public enum MarkdownReport {
 
     static func rankingSection(_ results: RunResults, charts: [ChartKind: String]) -> String {
         var out = "## Configurations against the holdout\n\n"
-        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: rates over notifications (trigger, "
-            + "response) are clustered by user (delta method on per-user totals), rates over users (retention, users opting "
-            + "out) are Wilson score intervals, lifts are paired normal intervals. n/a means there was nothing to measure, "
+        // A run stored without sums over users (by an early release) has Wilson intervals for its rates over notifications.
+        let notificationRates = results.tallies.sums != nil
+            ? "rates over notifications (trigger, response) are clustered by user (delta method on per-user totals)"
+            : "rates over notifications (trigger, response) are Wilson score intervals, not clustered by user (the run was "
+                + "stored without its sums over users), which may be too narrow"
+        out += "Ranked by opens gained per user over the holdout. Intervals are 95%: " + notificationRates + ", rates over users "
+            + "(retention, users opting out) are Wilson score intervals, the opens lift is a paired normal interval and the retention lifts are Newcombe's "
+            + "paired score intervals (not symmetric about the estimate). n/a means there was nothing to measure, "
             + "or (with the reason) that the value is zero by construction; † marks a lift to read with the note below, "
             + "‡ a configuration that breaks a constraint of the decision rule.\n\n"
         if results.replay != nil {
@@ -132,20 +137,26 @@ public enum MarkdownReport {
 
     static func notificationSection(_ results: RunResults) -> String {
         var out = "## Notifications and returns\n\n"
+        // Capped and dropped are outcomes too (scheduled is the sum of the outcome columns): shown
+        // when some configuration here can have them.
+        let capping = results.shown.contains { $0.spec.delivery.frequencyCap != nil || $0.metrics.capped > 0 }
+        let dropping = results.shown.contains { $0.metrics.dropped > 0 }
+        let outcomes = ["cancelled", "delivered", "foreground", "suppressed", "censored"]
+            + (capping ? ["capped"] : []) + (dropping ? ["dropped"] : [])
+        let header = ["configuration", "scheduled"] + outcomes + ["responded (caused)", "attributed (window)", "revived"]
         out += Markdown.table(
-            header: ["configuration", "scheduled", "cancelled", "delivered", "foreground", "suppressed", "censored",
-                     "responded (caused)", "attributed (window)", "revived"],
-            alignments: [.left] + Array(repeating: .right, count: 9),
+            header: header,
+            alignments: [.left] + Array(repeating: .right, count: header.count - 1),
             rows: results.shown.map { c in
                 let m = c.metrics
-                return [m.label] + [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored,
-                                    m.responded, m.attributed, m.revived].map(Text.group)
+                let counts = [m.scheduled, m.cancelled, m.delivered, m.foreground, m.suppressed, m.censored]
+                    + (capping ? [m.capped] : []) + (dropping ? [m.dropped] : [])
+                return [m.label] + (counts + [m.responded, m.attributed, m.revived]).map(Text.group)
             })
-        let capped = results.shown.filter { $0.spec.delivery.frequencyCap != nil }
-        if !capped.isEmpty {
-            out += "\n" + capped.map { "\($0.label): \(Text.group($0.metrics.capped)) capped" }.joined(separator: "; ")
-                + " (not shown because of a frequency cap; counted as not triggered).\n"
-        }
+        out += "\nScheduled = " + outcomes.joined(separator: " + ") + "."
+        if capping { out += " *Capped*: not shown because of a frequency cap, counted as not triggered." }
+        if dropping { out += " *Dropped*: discarded by the system past its limit of pending notifications." }
+        out += "\n"
         out += "\n*Responded* counts the returns a notification really caused (the simulator knows); *attributed* "
             + "counts opens within \(String(format: "%g", results.scenario.response.attributionWindowHours)) h of a delivery, what "
             + "an analytics tool would credit. The gap between them is the attribution error.\n\n"

@@ -83,7 +83,7 @@ enum ReportCharts {
         return LineChart(
             title: "Retention minus the holdout's, by day since install (bands: 95% paired intervals)",
             xAxisTitle: "Days since install (the user's local days)",
-            yAxisTitle: "Retention difference (percentage points)", yFormat: .percent,
+            yAxisTitle: "Retention difference (percentage points)", yFormat: .percentagePoints,
             series: results.shown.map { series($0.index) }).svg()
     }
 

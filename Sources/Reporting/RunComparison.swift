@@ -47,6 +47,16 @@ public struct RunComparison: Sendable {
         runB = b.id
         let sa = a.record.scenario, sb = b.record.scenario
         sameScenario = (try? sa.canonicalJSON()) == (try? sb.canonicalJSON())
+        // What simulates a configuration's users besides its own spec: two scenarios alike in this
+        // (they may list other configurations, or decide otherwise) give a configuration they both
+        // list unchanged the same figures over the same users.
+        func simulated(_ s: Scenario) -> Scenario {
+            var s = s
+            (s.name, s.description, s.configurations, s.grid) = ("", nil, [], nil)
+            (s.baseline, s.decision, s.tune, s.liveTest) = (nil, nil, nil, nil)
+            return s
+        }
+        let sameSimulation = sameScenario || (try? simulated(sa).canonicalJSON()) == (try? simulated(sb).canonicalJSON())
         var moved = sa
         (moved.users, moved.seed) = (sb.users, sb.seed)
         if !sameScenario && (try? moved.canonicalJSON()) == (try? sb.canonicalJSON()) {
@@ -73,9 +83,12 @@ public struct RunComparison: Sendable {
                 // A measure neither run has for this label (the holdout's trigger rate) is no row.
                 guard x != nil || y != nil else { continue }
                 // Over the same users, the holdout is the same user by user (its tallies are equal), and so is
-                // every configuration of two runs of one scenario: their difference is exactly what it is.
-                // (Equal tallies too: runs of one scenario by releases that simulate it differently are not.)
-                let exact = method == .bounded && (byLabelA[label]?.isHoldout == true || sameScenario)
+                // every configuration of two runs of one scenario, or one both scenarios list unchanged when
+                // they simulate alike: their difference is exactly what it is. (Equal tallies too: runs of one
+                // scenario by releases that simulate it differently are not.)
+                let unchanged = sameScenario || sameSimulation
+                    && byLabelA[label].map { a in byLabelB[label].map { $0.spec == a.spec } ?? false } ?? false
+                let exact = method == .bounded && (byLabelA[label]?.isHoldout == true || unchanged)
                     && byLabelA[label].map { a in byLabelB[label].map { $0.tally == a.tally } ?? false } ?? false
                 let difference = exact ? x.flatMap { x in y.map { y in y.value - x.value } }.map { Estimate(value: $0, low: $0, high: $0) }
                     : Self.difference(x, y, method: method).map { Self.bounded($0, m) }
@@ -174,14 +187,14 @@ public struct RunComparison: Sendable {
                          "difference", "difference_low", "difference_high", "method"],
                 rows: rows.map { r in
                     [.integer(runA), .integer(runB), .text(r.label), .text(r.measure.measure.name)] + values(r.a) + values(r.b)
-                        + values(r.difference) + [.text(method.rawValue)]
+                        + values(r.difference) + [.text(r.exact ? "exact" : method.rawValue)]
                 }).encoded(neutralizeFormulas: csvSafe)
         case .json:
             let doc = ComparisonJSON(
                 runA: runA, runB: runB, method: method.rawValue, sameScenario: sameScenario,
                 rows: rows.map { r in
                     ComparisonJSON.Row(label: r.label, measure: r.measure.measure.name, a: IntervalJSON(r.a), b: IntervalJSON(r.b),
-                                       difference: IntervalJSON(r.difference))
+                                       difference: IntervalJSON(r.difference), exact: r.exact)
                 })
             return JSONOutput.encode(doc)
         }
@@ -195,6 +208,8 @@ struct ComparisonJSON: Encodable {
         let a: IntervalJSON?
         let b: IntervalJSON?
         let difference: IntervalJSON?
+        /// The difference is exact (the same users give both runs the same figures): no interval.
+        let exact: Bool
     }
     let runA: Int64
     let runB: Int64

@@ -406,6 +406,32 @@ enum Schema {
         ALTER TABLE runs ADD COLUMN recorded_data TEXT;
         ALTER TABLE tunes ADD COLUMN recorded_data TEXT;
         """,
+        // 10: the interval of notifications delivered per extra open, per configuration and per group, and
+        // the counts behind the groups' rates (to add groups up again); NULL for runs stored before.
+        """
+        ALTER TABLE config_metrics ADD COLUMN delivered_per_incremental_open_low REAL;
+        ALTER TABLE config_metrics ADD COLUMN delivered_per_incremental_open_high REAL;
+        ALTER TABLE segment_metrics ADD COLUMN delivered_per_incremental_open_low REAL;
+        ALTER TABLE segment_metrics ADD COLUMN delivered_per_incremental_open_high REAL;
+        ALTER TABLE segment_metrics ADD COLUMN scheduled INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN censored INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN triggered INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN responded INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN retained_d7 INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN eligible_d7 INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN retained_d30 INTEGER;
+        ALTER TABLE segment_metrics ADD COLUMN eligible_d30 INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN delivered_per_incremental_open_low REAL;
+        ALTER TABLE platform_metrics ADD COLUMN delivered_per_incremental_open_high REAL;
+        ALTER TABLE platform_metrics ADD COLUMN scheduled INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN censored INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN triggered INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN responded INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN retained_d7 INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN eligible_d7 INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN retained_d30 INTEGER;
+        ALTER TABLE platform_metrics ADD COLUMN eligible_d30 INTEGER;
+        """,
     ]
 
     /// The version this build writes.

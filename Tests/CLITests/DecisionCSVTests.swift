@@ -96,7 +96,9 @@ final class DecisionCSVTests: ReminderSimTestCase {
             let arms = try XCTUnwrap(plan["arms"] as? [[String: Any]])
             let armRows = try records(folder, "live_test.csv").rows
             XCTAssertEqual(armRows.map { $0["label"] }, arms.map { $0["label"] as? String })
-            XCTAssertEqual(armRows.map { $0["role"] }, arms.map { $0["role"] as? String })
+            // The CSV joins a list by ";" ("baseline;holdout" for an arm that is both), the JSON's words by ", ".
+            XCTAssertEqual(armRows.map { $0["role"] }, arms.map { ($0["role"] as? String)?.replacingOccurrences(of: ", ", with: ";") })
+            XCTAssertFalse(armRows.contains { $0["role"]?.contains(",") == true })
             XCTAssertEqual(armRows.map { Int64($0["users"] ?? "") }, arms.map { ($0["users"] as? NSNumber)?.int64Value })
             let cuped = try XCTUnwrap(plan["cuped"] as? [String: Any])
             let perArm = try XCTUnwrap(cuped["usersPerArm"] as? [NSNumber])

@@ -186,21 +186,48 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertExit(try remindersim("run", "--users", "800", "--days", "31", "--db", "n.sqlite", "--out", "n"), 0)
         assertContains(try remindersim("compare", "3", "5", "--db", "n.sqlite").stdout,
                        "The runs come from different scenarios; rows are matched by label only.")
-        // Other configurations over the same users: the holdout's differences are exact, the others' bounded.
+        // Other configurations over the same users: the holdout's differences are exact, and so are those of a
+        // configuration both scenarios list unchanged; a configuration changed under its label is bounded.
         let scenario = try remindersim("scenario")
         var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
-        json["configurations"] = (json["configurations"] as? [Any]).map { Array($0.prefix(2)) }
+        var two = try XCTUnwrap((json["configurations"] as? [[String: Any]]).map { Array($0.prefix(2)) })
+        var reminders = try XCTUnwrap(two[1]["reminders"] as? [[String: Any]])
+        reminders[0]["timePeriods"] = [5, 10]
+        two[1]["reminders"] = reminders
+        json["configurations"] = two
+        json["name"] = "two of the default"
         try writeFile("two.json", String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
         assertExit(try remindersim("run", "two.json", "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
         let other = try remindersim("compare", "1", "6", "--db", "n.sqlite")
         assertExit(other, 0)
-        assertContains(other.stdout, "The holdout's differences are exact: the same users give the same figures.")
+        assertContains(other.stdout, "The differences shown as exact are: the same users give the same figures there.")
         let holdout = other.stdoutLines.filter { $0.hasPrefix("holdout  ") }
         XCTAssertFalse(holdout.isEmpty, other.stdout)
         for line in holdout { assertContains(line, " exactly") }
         let kept = other.stdoutLines.filter { $0.hasPrefix("README 7/10d  ") }
         XCTAssertFalse(kept.isEmpty, other.stdout)
-        for line in kept { XCTAssertFalse(line.contains(" exactly"), line) }
+        for line in kept { assertContains(line, " exactly") }
+        let changed = other.stdoutLines.filter { $0.hasPrefix("README 7/10d released 1.0.2  ") }
+        XCTAssertFalse(changed.isEmpty, other.stdout)
+        for line in changed { XCTAssertFalse(line.contains(" exactly"), line) }
+        // The CSV and JSON say which rows are exact.
+        let csv = try remindersim("compare", "1", "6", "--db", "n.sqlite", "--format", "csv")
+        assertExit(csv, 0)
+        let records = try CSVTable.parse(csv.stdout)
+        let col = { (name: String) in records[0].firstIndex(of: name)! }
+        for r in records.dropFirst() {
+            // Configurations only run 1 lists have no difference at all.
+            let exact = ["holdout", "README 7/10d"].contains(r[col("label")])
+            XCTAssertEqual(r[col("method")], exact ? "exact" : "bounded", "\(r)")
+            if exact { XCTAssertEqual(r[col("difference_low")], r[col("difference_high")], "\(r)") }
+        }
+        let compared = try remindersim("compare", "1", "6", "--db", "n.sqlite", "--format", "json")
+        let rows = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(compared.stdout.utf8)) as? [String: Any])?["rows"]
+            as? [[String: Any]])
+        XCTAssertFalse(rows.isEmpty)
+        for row in rows {
+            XCTAssertEqual(row["exact"] as? Bool, ["holdout", "README 7/10d"].contains(row["label"] as? String ?? ""), "\(row)")
+        }
     }
 
     /// A shard run holds a share of its scenario's users: `compare` says which shard and how many.
@@ -226,6 +253,19 @@ final class StoreCommandTests: ReminderSimTestCase {
         assertExit(text, 0)
         assertContains(text.stdout, "No runs in empty.sqlite yet")
         XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("empty.sqlite")).count, 0)
+        // So is an SQLite file without tables (one whose tables were dropped): nothing in it, and left as it is.
+        do {
+            let database = try Database(path: workPath("bare.sqlite"))
+            try database.execute("CREATE TABLE x (a); DROP TABLE x;")
+        }
+        let before = try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite"))
+        XCTAssertGreaterThan(before.count, 0)
+        let bare = try remindersim("list", "--json", "--db", "bare.sqlite")
+        assertExit(bare, 0)
+        XCTAssertEqual(bare.stdout, "[]\n")
+        XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite")), before)
+        // Other commands that read a run still say there is none.
+        assertExit(try remindersim("report", "1", "--db", "bare.sqlite"), 66)
     }
 
     /// `-` reads a log from standard input, as it reads a scenario, and names it `<stdin>` as every
@@ -253,19 +293,6 @@ final class StoreCommandTests: ReminderSimTestCase {
         let report = try remindersim("report", "latest", "--out", "again")
         assertExit(report, 0)
         XCTAssertEqual(report.stdout, "Report of run 2: again/default-2/report.md\n")
-        // So is an SQLite file without tables (one whose tables were dropped): nothing in it, and left as it is.
-        do {
-            let database = try Database(path: workPath("bare.sqlite"))
-            try database.execute("CREATE TABLE x (a); DROP TABLE x;")
-        }
-        let before = try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite"))
-        XCTAssertGreaterThan(before.count, 0)
-        let bare = try remindersim("list", "--json", "--db", "bare.sqlite")
-        assertExit(bare, 0)
-        XCTAssertEqual(bare.stdout, "[]\n")
-        XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("bare.sqlite")), before)
-        // Other commands that read a run still say there is none.
-        assertExit(try remindersim("report", "1", "--db", "bare.sqlite"), 66)
         XCTAssertEqual(try Data(contentsOf: workDirectory.appendingPathComponent("again/default-2/report.md")),
                        try Data(contentsOf: workDirectory.appendingPathComponent("Reports/default-2/report.md")))
     }

@@ -67,6 +67,24 @@ final class SummaryReasonsTests: ReminderSimTestCase {
         }
         XCTAssertEqual(lines.filter { $0.contains(" capped, ") }.count, 2, "the two capped configurations name their capped ones")
         XCTAssertGreaterThan(capped, 0)
+        // The report's table of outcomes adds up as well: its capped column is one of them.
+        let report = try String(contentsOf: workDirectory.appendingPathComponent("Reports/capped-1/report.md"), encoding: .utf8)
+        let section = try XCTUnwrap(report.components(separatedBy: "## Notifications and returns\n\n").last)
+        let table = section.split(separator: "\n").prefix { $0.hasPrefix("|") }.map { line in
+            line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let header = try XCTUnwrap(table.first)
+        XCTAssertEqual(Array(header.prefix(8)), ["configuration", "scheduled", "cancelled", "delivered", "foreground",
+                                                 "suppressed", "censored", "capped"])
+        XCTAssertEqual(table.count, 2 + 3, section)
+        var reportCapped = 0
+        for row in table.dropFirst(2) {
+            let n = row.dropFirst().prefix(7).map { Int($0.filter(\.isNumber)) ?? -1 }
+            XCTAssertEqual(n.dropFirst().reduce(0, +), n[0], "the report's outcomes do not add up: \(row)")
+            reportCapped += n[6]
+        }
+        XCTAssertEqual(reportCapped, capped)
+        assertContains(section, "Scheduled = cancelled + delivered + foreground + suppressed + censored + capped.")
     }
 
     /// A period of 7 days flags D7 naming the notification that uses it: the third step of the

@@ -72,6 +72,9 @@ final class TickScaleTests: XCTestCase {
         XCTAssertEqual(percent.labels(format: .percent), ["0%", "5%", "10%", "15%", "20%"])
         let finePercent = TickScale.nice(lower: 0, upper: 0.01, maxIntervals: 5)
         XCTAssertEqual(finePercent.labels(format: .percent), ["0%", "0.2%", "0.4%", "0.6%", "0.8%", "1.0%"])
+        // Differences of fractions read as percentage points, not as percentages of something.
+        let points = TickScale.nice(lower: -0.02, upper: 0.03, maxIntervals: 5)
+        XCTAssertEqual(points.labels(format: .percentagePoints), ["-2 pp", "-1 pp", "0", "1 pp", "2 pp", "3 pp"])
         let counts = TickScale.nice(lower: 0, upper: 12_000, maxIntervals: 6)
         XCTAssertEqual(counts.labels(format: .number), ["0", "2,000", "4,000", "6,000", "8,000", "10,000", "12,000"])
         let millions = TickScale.nice(lower: -1_000_000, upper: 2_500_000, maxIntervals: 7)

@@ -77,6 +77,54 @@ final class ReportAgreementTests: FolderTestCase {
         try assertAgreement(report)
     }
 
+    /// The segments' counts add up to their configuration's (so that groups can be added up again from
+    /// the CSV files), each segment's rates are its counts' ratios, and the interval of notifications
+    /// delivered per extra open is the one the decision measures.
+    func testSegmentCountsAddUpAndTheirRatesFollowFromThem() throws {
+        let (store, id) = try savedRun()
+        let report = folder.appendingPathComponent("segments")
+        try ReportWriter.write(run: id, store: store, to: report.path)
+        let configurations = try metrics(in: report)
+        let records = try CSVTable.parse(String(contentsOf: report.appendingPathComponent("segment_metrics.csv"), encoding: .utf8))
+        let header = try XCTUnwrap(records.first)
+        let rows = records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) }
+        XCTAssertEqual(Set(rows.map { $0["segment"] ?? "" }), ["daily", "weekly", "fading"])
+        let counts = ["users", "opens", "delivered", "opt_outs", "scheduled", "censored", "triggered", "responded",
+                      "retained_d7", "eligible_d7", "retained_d30", "eligible_d30"]
+        for (label, configuration) in configurations {
+            let segments = rows.filter { $0["label"] == label }
+            XCTAssertEqual(segments.count, 3, label)
+            for name in counts {
+                let total = segments.map { Int($0[name] ?? "") ?? -1 }.reduce(0, +)
+                XCTAssertEqual(total, Int(configuration[name] ?? ""), "\(label): \(name)")
+            }
+            for row in segments {
+                func n(_ name: String) -> Double { Double(row[name] ?? "") ?? .nan }
+                if n("scheduled") > n("censored") {
+                    XCTAssertEqual(n("trigger_rate"), n("triggered") / (n("scheduled") - n("censored")), accuracy: 1e-12, label)
+                }
+                if n("delivered") > 0 { XCTAssertEqual(n("response_rate"), n("responded") / n("delivered"), accuracy: 1e-12, label) }
+                if n("eligible_d7") > 0 { XCTAssertEqual(n("retention_d7"), n("retained_d7") / n("eligible_d7"), accuracy: 1e-12, label) }
+            }
+        }
+        let results = try store.load(id).results
+        var bounded = 0
+        for c in results.all.dropFirst() {
+            let row = try XCTUnwrap(configurations[c.label])
+            let e = c.estimate(.deliveredPerExtraOpen)
+            XCTAssertEqual(row["delivered_per_incremental_open_low"].flatMap(Double.init), e?.low, c.label)
+            XCTAssertEqual(row["delivered_per_incremental_open_high"].flatMap(Double.init), e.flatMap { $0.high.isFinite ? $0.high : nil },
+                           c.label)
+            if let e, e.high.isFinite {
+                bounded += 1
+                XCTAssertLessThanOrEqual(e.low, e.value, c.label)
+                XCTAssertLessThanOrEqual(e.value, e.high, c.label)
+            }
+        }
+        XCTAssertGreaterThan(bounded, 0, "no configuration with a bounded interval to check")
+        XCTAssertEqual(configurations["holdout"]?["delivered_per_incremental_open_low"], "")
+    }
+
     /// A run stored before the sums over users were kept has rows as migration 3 left them: no sums,
     /// Wilson intervals, and the measures added since NULL. Re-rendered, its CSV files show what its
     /// report shows, the measures added since included.
@@ -98,6 +146,14 @@ final class ReportAgreementTests: FolderTestCase {
         // The measures added since are there, computed from the counts.
         XCTAssertFalse(try XCTUnwrap(csv["holdout"]?["opt_out_rate_low"]).isEmpty)
         XCTAssertTrue(csv.values.allSatisfy { $0["rate_interval"] == "wilson" })
+        // The report says which intervals it shows: Wilson's, not clustered ones.
+        let markdown = try String(contentsOf: report.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("rates over notifications (trigger, response) are Wilson score intervals, not clustered by user"))
+        XCTAssertFalse(markdown.contains("delta method on per-user totals"))
+        let current = folder.appendingPathComponent("current")
+        try ReportWriter.write(run: try savedRun().id, store: store, to: current.path)
+        XCTAssertTrue(try String(contentsOf: current.appendingPathComponent("report.md"), encoding: .utf8)
+            .contains("are clustered by user (delta method on per-user totals)"))
     }
 
     /// A column has one type everywhere: a REAL column's cells read back as real numbers in CSV (as

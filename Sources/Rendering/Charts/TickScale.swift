@@ -6,6 +6,8 @@ public enum ValueFormat: Sendable {
     case number
     /// Values are fractions: 0.25 is shown as `25%`.
     case percent
+    /// Values are differences of fractions: 0.02 is shown as `2 pp` (percentage points).
+    case percentagePoints
 }
 
 /// Axis ticks on a 1-2-5 step that cover a range with at most a given number of intervals.
@@ -91,6 +93,8 @@ public struct TickScale: Sendable, Equatable {
         switch format {
         case .percent:
             return NumberText.fixed(value * 100, decimals: max(0, -exponent - 2), grouping: true) + "%"
+        case .percentagePoints:
+            return NumberText.fixed(value * 100, decimals: max(0, -exponent - 2), grouping: true) + " pp"
         case .number:
             let largest = max(abs(lower), abs(upper))
             let (shift, suffix) = largest >= 1e12 ? (12, "T") : largest >= 1e9 ? (9, "B") : largest >= 1e6 ? (6, "M") : (0, "")

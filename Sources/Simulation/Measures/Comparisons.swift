@@ -110,6 +110,8 @@ public struct SegmentMetrics: Sendable {
     public let users: Int64
     public let opens: Int64
     public let delivered: Int64
+    /// Notifications scheduled for the group's users, and of them those that would fire past the horizon.
+    public let scheduled, censored: Int64
     /// Opens per user above the holdout among the segment's users (paired).
     public let opensLiftPerUser: Estimate?
     public let triggerRate: Proportion
@@ -121,6 +123,10 @@ public struct SegmentMetrics: Sendable {
     /// Users of the segment who turned notifications off.
     public let optOutRate: Proportion
     public let deliveredPerIncrementalOpen: Double?
+    /// `deliveredPerIncrementalOpen` with its interval, as the configuration's (`Estimate.deliveredPerExtraOpen`).
+    public var deliveredPerExtraOpen: Estimate? {
+        Estimate.deliveredPerExtraOpen(deliveredPerIncrementalOpen, delivered: delivered, users: users, lift: opensLiftPerUser)
+    }
 
     /// `s` is the group's place in the sums; `number`, the one reported, when it differs (a platform's).
     init(configuration c: Int, segment s: Int, name: String, sums: UserSums, isHoldout: Bool, number: Int? = nil) {
@@ -131,6 +137,7 @@ public struct SegmentMetrics: Sendable {
         users = v(.users)
         opens = v(.opens)
         delivered = v(.delivered)
+        (scheduled, censored) = (v(.scheduled), v(.censored))
         opensLiftPerUser = isHoldout ? nil : Estimate.mean(sum: v(.opensLiftSum), squares: v(.opensLiftSquares), count: users)
         triggerRate = Proportion(sums.segmentRatio(c, s, response: false).x, of: v(.scheduled) - v(.censored),
                                  clustered: sums.segmentRatio(c, s, response: false))

@@ -67,11 +67,8 @@ extension ConfigurationResult {
         case .responseRate: return rate(x.responseRate)
         case .deliveredPerUser: return x.deliveredPerUser
         case .deliveredPerExtraOpen:
-            // Delivered / gained opens: the interval follows from the opens lift's (delivered is nearly exact by comparison).
-            guard let v = x.deliveredPerIncrementalOpen, let lift = x.opensLiftPerUser, x.users > 0 else { return nil }
-            let perUser = Double(x.delivered) / Double(x.users)
-            let high = lift.low > 0 ? perUser / lift.low : Double.infinity
-            return Estimate(value: v, low: lift.high > 0 ? perUser / lift.high : 0, high: high)
+            return Estimate.deliveredPerExtraOpen(x.deliveredPerIncrementalOpen, delivered: x.delivered, users: x.users,
+                                                  lift: x.opensLiftPerUser)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Randomness
 
 /// The two-sided 95% normal quantile.
 public let z95 = 1.959_963_984_540_054
@@ -31,6 +32,39 @@ public struct Proportion: Equatable, Sendable {
         return clustered?.interval() != nil ? "clustered" : "wilson"
     }
 
+    /// The Clopper–Pearson ("exact") interval at `level`, two-sided: each bound the binomial
+    /// probability at which seeing `count` or more (or `count` or fewer) of `total` has chance
+    /// (1 − level) / 2 (Clopper and Pearson 1934). A bound that excludes p is a one-sided exact test
+    /// rejecting p at that chance: what a count of draws can and cannot settle.
+    public func clopperPearson(level: Double) -> (low: Double, high: Double)? {
+        guard total > 0, count >= 0, count <= total, level > 0, level < 1 else { return nil }
+        let n = Int(total), x = Int(count), tail = (1 - level) / 2
+        // log C(n, k), from the log-gamma function.
+        let logFactorialN = logGamma(Double(n) + 1)
+        func logChoose(_ k: Int) -> Double { logFactorialN - logGamma(Double(k) + 1) - logGamma(Double(n - k) + 1) }
+        // P(X ≥ from | p) for 0 < p < 1, summed in the order that loses the least.
+        func atLeast(_ from: Int, _ p: Double) -> Double {
+            let (lp, lq) = (log(p), log1p(-p))
+            var sum = 0.0
+            for k in stride(from: n, through: from, by: -1) { sum += exp(logChoose(k) + Double(k) * lp + Double(n - k) * lq) }
+            return min(1, sum)
+        }
+        // The p at which `f`, increasing in p, reaches `target`: bisection to the last bit that matters.
+        func solve(_ f: (Double) -> Double, _ target: Double) -> Double {
+            var (lo, hi) = (0.0, 1.0)
+            for _ in 0..<200 {
+                let mid = (lo + hi) / 2
+                if mid <= lo || mid >= hi { break }
+                if f(mid) < target { lo = mid } else { hi = mid }
+            }
+            return (lo + hi) / 2
+        }
+        // P(X ≥ x | p) rises with p; P(X ≤ x | p) = 1 − P(X ≥ x + 1 | p) falls with it.
+        let low = x == 0 ? 0 : solve({ atLeast(x, $0) }, tail)
+        let high = x == n ? 1 : solve({ atLeast(x + 1, $0) }, 1 - tail)
+        return (low, high)
+    }
+
     /// Wilson score interval (Wilson 1927) at the given normal quantile.
     public func wilson(z: Double = z95) -> (low: Double, high: Double)? {
         guard total > 0 else { return nil }
@@ -50,6 +84,16 @@ public struct Estimate: Equatable, Sendable {
 
     public init(value: Double, low: Double, high: Double) {
         (self.value, self.low, self.high) = (value, low, high)
+    }
+
+    /// Notifications delivered per open gained (`value`, delivered / opens gained) with its interval:
+    /// the opens lift's interval carried over (delivered per user is nearly exact by comparison), the
+    /// high bound infinite when the lift's low bound is not above 0. Nil without a value or users.
+    public static func deliveredPerExtraOpen(_ value: Double?, delivered: Int64, users: Int64, lift: Estimate?) -> Estimate? {
+        guard let value, let lift, users > 0 else { return nil }
+        let perUser = Double(delivered) / Double(users)
+        return Estimate(value: value, low: lift.high > 0 ? perUser / lift.high : 0,
+                        high: lift.low > 0 ? perUser / lift.low : .infinity)
     }
 
     /// Mean of per-user differences from their sum and sum of squares (normal approximation).

@@ -199,6 +199,8 @@ public enum ResultTables {
                 .count("permission_asked", unit: "users", "users shown the notification permission prompt") { $0.metrics.permissionAsked },
                 .count("permission_granted", unit: "users", "users who allowed notifications when asked") { $0.metrics.permissionGranted },
             ],
+            // Schema version 10, so last.
+            deliveredPerExtraOpenBounds { $0.estimate(.deliveredPerExtraOpen) },
         ],
         rows: { $0.results.all })
 
@@ -289,6 +291,21 @@ public enum ResultTables {
             [
                 .number(Measure.deliveredPerExtraOpen.name, unit: Measure.deliveredPerExtraOpen.unit,
                         Measure.deliveredPerExtraOpen.meaning) { $0.item.deliveredPerIncrementalOpen },
+            ],
+            // Schema version 10, so last: the interval above, and the counts behind the rates, so that
+            // groups can be added up again.
+            deliveredPerExtraOpenBounds { $0.item.deliveredPerExtraOpen },
+            [
+                .count("scheduled", unit: "notifications", "notifications scheduled for the \(group)'s users") { $0.item.scheduled },
+                .count("censored", unit: "notifications", "of them, those that would fire after the horizon") { $0.item.censored },
+                .count("triggered", unit: "notifications", "of them, those that fired before the user came back (trigger_rate's numerator; "
+                       + "its denominator is scheduled − censored)") { $0.item.triggerRate.count },
+                .count("responded", unit: "notifications", "returns a notification caused (response_rate's numerator; its denominator "
+                       + "is delivered)") { $0.item.responseRate.count },
+                .count("retained_d7", unit: "users", "users with an open on local day 7 after install") { $0.item.retentionD7.count },
+                .count("eligible_d7", unit: "users", "users whose day 7 ends inside the horizon") { $0.item.retentionD7.total },
+                .count("retained_d30", unit: "users", "users with an open on local day 30 after install") { $0.item.retentionD30.count },
+                .count("eligible_d30", unit: "users", "users whose day 30 ends inside the horizon") { $0.item.retentionD30.total },
             ],
         ],
         rows: { run in
@@ -489,6 +506,17 @@ public enum ResultTables {
             .count("retained_d\(k)", unit: "users", "users with an open on local day \(k) after install") { read($0).count },
             .count("eligible_d\(k)", unit: "users", "users whose day \(k) ends inside the horizon") { read($0).total },
         ] + ResultColumn.rate("retention_d\(k)", "retained_d\(k) / eligible_d\(k)", read)
+    }
+
+    /// The bounds of `delivered_per_incremental_open`'s interval; the high one NULL when unbounded (the
+    /// opens lift's interval reaches 0).
+    static func deliveredPerExtraOpenBounds<Row>(_ read: @escaping @Sendable (Row) -> Estimate?) -> [ResultColumn<Row>] {
+        let name = Measure.deliveredPerExtraOpen.name, unit = Measure.deliveredPerExtraOpen.unit
+        return [
+            .number(name + "_low", unit: unit, "low bound of the 95% interval of \(name)") { read($0)?.low },
+            .number(name + "_high", unit: unit, "high bound of the 95% interval of \(name); NULL when unbounded (the opens "
+                    + "lift's interval reaches 0)") { read($0).flatMap { $0.high.isFinite ? $0.high : nil } },
+        ]
     }
 
     /// `incremental_retained_dK`: users retained on day K only with reminders, minus users retained only without.
