@@ -21,6 +21,7 @@ public enum DecisionCSV {
         "breaks", "too_close_to_call", "objective", "objective_value", "objective_value_low", "objective_value_high",
         "baseline_label", "versus_baseline_measure", "versus_baseline", "versus_baseline_low", "versus_baseline_high",
         "probability_best", "probability_feasible", "expected_objective", "expected_loss",
+        "probability_feasible_low", "probability_feasible_high",
     ]
 
     /// One row per configuration, the holdout first: its place in the rule's ranking, the constraints it
@@ -51,7 +52,8 @@ public enum DecisionCSV {
                     .text(results.baseline.label), .text(versus == nil ? "" : d.comparedMeasure.rawValue),
                     decimal(versus?.difference?.value), decimal(versus?.difference?.low), decimal(versus?.difference?.high),
                     decimal(standing?.probabilityBest), decimal(standing?.probabilityFeasible),
-                    decimal(standing?.expectedObjective), decimal(standing?.expectedLoss)]
+                    decimal(standing?.expectedObjective), decimal(standing?.expectedLoss),
+                    decimal(standing?.probabilityFeasibleInterval.low), decimal(standing?.probabilityFeasibleInterval.high)]
         }
         return CSVTable(header: decisionHeader, rows: rows)
     }

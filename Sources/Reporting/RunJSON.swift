@@ -86,10 +86,17 @@ public enum RunJSON {
         let notes: [String: String]
         let probabilityBest: Double?
         let probabilityFeasible: Double?
+        /// Its exact (Clopper–Pearson) 90% interval over the draws (their Monte Carlo error).
+        let probabilityFeasibleInterval: IntervalBoundsJSON?
         /// The share of draws meeting each constraint, by measure.
         let probabilityMeets: [String: Double]?
         let expectedObjective: Double?
         let expectedLoss: Double?
+    }
+
+    struct IntervalBoundsJSON: Encodable {
+        let low: Double
+        let high: Double
     }
 
     struct PairJSON: Encodable {
@@ -160,6 +167,9 @@ public enum RunJSON {
                 return ConfigurationJSON(configIndex: c.index, label: c.label, mode: c.spec.mode.rawValue, isHoldout: c.isHoldout,
                                          users: c.metrics.users, measures: measures, notes: notes,
                                          probabilityBest: standing?.probabilityBest, probabilityFeasible: standing?.probabilityFeasible,
+                                         probabilityFeasibleInterval: standing.map {
+                                             IntervalBoundsJSON(low: $0.probabilityFeasibleInterval.low, high: $0.probabilityFeasibleInterval.high)
+                                         },
                                          probabilityMeets: standing.map { s in
                                              Dictionary(uniqueKeysWithValues: s.probabilityMeets.map { ($0.measure.rawValue, $0.probability) })
                                          },

@@ -44,6 +44,12 @@ public enum SecondLookReport {
         }
         text += "ship \(results.all[best].label) (probability best \(percent(s.probabilityBest)), feasible "
             + "\(percent(s.probabilityFeasible)), expected loss \(value(u.rule.objective, s.expectedLoss)))"
+        if s.feasibilityUnsettled {
+            text += "; whether it meets every constraint in \(Int((UncertainDecision.feasibilityThreshold * 100).rounded()))% "
+                + "of draws is too close to tell with \(u.draws) (\(percent(s.probabilityFeasible)) ["
+                + String(format: "%.0f, %.0f", s.probabilityFeasibleInterval.low * 100, s.probabilityFeasibleInterval.high * 100)
+                + "]): more draws would settle it"
+        }
         if let point = results.decision.recommended, point != best {
             text += "; the point estimate's choice, \(results.all[point].label), is not"
         }
@@ -139,8 +145,9 @@ public enum SecondLookReport {
             + "**\n\n"
         out += "Every configuration is simulated under \(u.draws) draw\(u.draws == 1 ? "" : "s") of the response parameters, on the same users at every "
             + "draw. Recommendation rule: \(u.ruleText). Probability best: share of draws in which it is the best "
-            + "configuration that meets every constraint; expected loss: the \(o.title) given up against each draw's best, "
-            + "averaged over the draws.\n\n"
+            + "configuration that meets every constraint (a tie at the top shared); P(feasible) with its exact 90% interval "
+            + "over the draws (Clopper–Pearson: their Monte Carlo error, each side a one-sided test at 5%); expected loss: the \(o.title) given up against each draw's best feasible "
+            + "configuration, averaged over the draws in which this one meets every constraint itself.\n\n"
         if u.noneFeasible > 0 {
             out += "In \(percent(u.noneFeasible)) of the draws no configuration meets every constraint.\n\n"
         }
@@ -154,15 +161,21 @@ public enum SecondLookReport {
             return a.index < b.index
         }
         let rows = sorted.prefix(tableRows).map { s -> [String] in
-            [results.all[s.index].label, percent(s.probabilityBest), percent(s.probabilityFeasible)]
+            [results.all[s.index].label, percent(s.probabilityBest),
+             percent(s.probabilityFeasible) + " [" + String(format: "%.0f, %.0f", s.probabilityFeasibleInterval.low * 100,
+                                                             s.probabilityFeasibleInterval.high * 100) + "]"]
                 + s.probabilityMeets.map { percent($0.probability) }
                 + [value(o, s.expectedObjective), value(o, s.expectedLoss)]
         }
         out += Markdown.table(header: header, alignments: [.left] + Array(repeating: .right, count: header.count - 1), rows: rows)
         if sorted.count > tableRows { out += "\nThe \(tableRows) best of \(sorted.count) by expected \(o.title).\n" }
-        if u.standings.contains(where: { ($0.expectedLoss ?? 0) < 0 }) {
-            out += "\nA negative expected loss means more \(o.title) than each draw's best, by breaking a constraint in draws "
-                + "where the best meets them all: a gain the rule does not allow.\n"
+        let unsettled = sorted.filter(\.feasibilityUnsettled)
+        if !unsettled.isEmpty {
+            let threshold = Int((UncertainDecision.feasibilityThreshold * 100).rounded())
+            out += "\nToo close to the \(threshold)% threshold to tell with \(u.draws) draw\(u.draws == 1 ? "" : "s"): "
+                + unsettled.map { Markdown.escapeInline(results.all[$0.index].label) }.joined(separator: ", ")
+                + " (the interval of P(feasible) holds \(threshold)%); more draws (--model-draws) would settle whether the "
+                + "rule may recommend \(unsettled.count == 1 ? "it" : "them").\n"
         }
         return out + "\n"
     }

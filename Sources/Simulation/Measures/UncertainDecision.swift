@@ -6,13 +6,27 @@ public struct DrawStanding: Sendable {
     public let probabilityBest: Double
     /// Share of draws in which it meets every constraint.
     public let probabilityFeasible: Double
+    /// The exact (Clopper–Pearson) 90% interval of `probabilityFeasible` over the draws, their Monte
+    /// Carlo error: where the share under many more draws, on the same users, may lie. Each side is a
+    /// one-sided test at 5%, so 32 feasible draws of 32 settle a share above 90%, and 31 do not.
+    public let probabilityFeasibleInterval: (low: Double, high: Double)
+    /// The level of that interval.
+    public static let intervalLevel = 0.9
+    /// Whether that interval holds the feasibility threshold: more draws could change whether the rule
+    /// may recommend it.
+    public var feasibilityUnsettled: Bool {
+        probabilityFeasibleInterval.low < UncertainDecision.feasibilityThreshold
+            && probabilityFeasibleInterval.high >= UncertainDecision.feasibilityThreshold
+    }
     /// Share of draws in which it meets each constraint, in the rule's order.
     public let probabilityMeets: [(measure: DecisionMeasure, probability: Double)]
     /// The objective's mean over the draws; nil unless every draw estimates it (a configuration that
     /// gains nothing in a draw has no notifications per extra open there, and no mean over all draws).
     public let expectedObjective: Double?
-    /// The objective given up, on average over the draws, by shipping it rather than each draw's best
-    /// feasible configuration (its best at all when none is feasible); nil unless every draw estimates it.
+    /// The objective given up by shipping it rather than the draw's best feasible configuration, on
+    /// average over the draws in which it meets every constraint itself (so never below 0: a gain made
+    /// by breaking a constraint is none the rule allows); nil when it meets them in no draw, or some such
+    /// draw does not estimate it. Read beside `probabilityFeasible`, the share of draws it is over.
     public let expectedLoss: Double?
 }
 
@@ -51,38 +65,52 @@ public struct UncertainDecision: Sendable {
         let o = rule.objective
         let count = draws.first?.count ?? 0
         let k = Double(max(draws.count, 1))
-        var best = [Int](repeating: 0, count: count), feasible = best
+        let zero = [Int](repeating: 0, count: count)
+        var feasible = zero
         var meets = [[Int]](repeating: [Int](repeating: 0, count: rule.orderedConstraints.count), count: count)
-        var objective = [Double](repeating: 0, count: count), loss = objective, estimated = best, lost = best
+        var objective = [Double](repeating: 0, count: count), loss = objective, estimated = zero, lost = zero
+        // Draws won, shared equally by configurations whose objectives tie exactly at the top.
+        var wins = objective
         var none = 0
         for all in draws {
             let decision = RunResults.decide(rule: rule, baseline: baseline, all: all, sums: nil)
-            if let b = decision.recommended { best[b] += 1 } else { none += 1 }
+            if let b = decision.recommended {
+                let top = all[b].estimate(o)?.value
+                let tied = decision.admissible.filter { $0 == b || (top != nil && all[$0].estimate(o)?.value == top) }
+                for i in tied { wins[i] += 1 / Double(tied.count) }
+            } else {
+                none += 1
+            }
             for i in decision.admissible { feasible[i] += 1 }
             for i in 1..<all.count {
                 for (j, c) in rule.orderedConstraints.enumerated() where all[i].estimate(c.measure).map({ c.bound.admits($0.value) }) ?? false {
                     meets[i][j] += 1
                 }
             }
-            // The draw's best: its recommendation, or its best at all when nothing is feasible.
-            let top = decision.recommended ?? decision.ranked.first
-            let topValue = top.flatMap { all[$0].estimate(o)?.value }
+            // The draw's best feasible configuration: the loss of each configuration feasible there.
+            let topValue = decision.recommended.flatMap { all[$0].estimate(o)?.value }
+            let admissible = Set(decision.admissible)
             for i in 1..<all.count {
-                guard let v = all[i].estimate(o)?.value else { continue }
-                estimated[i] += 1
-                objective[i] += v
-                if let t = topValue {
-                    loss[i] += o.higherIsBetter ? t - v : v - t
+                let v = all[i].estimate(o)?.value
+                if let v {
+                    estimated[i] += 1
+                    objective[i] += v
+                }
+                guard admissible.contains(i) else { continue }
+                if let v, let t = topValue {
+                    loss[i] += max(0, o.higherIsBetter ? t - v : v - t)
                     lost[i] += 1
                 }
             }
         }
         standings = (1..<max(count, 1)).map { i in
             DrawStanding(
-                index: i, probabilityBest: Double(best[i]) / k, probabilityFeasible: Double(feasible[i]) / k,
+                index: i, probabilityBest: wins[i] / k, probabilityFeasible: Double(feasible[i]) / k,
+                probabilityFeasibleInterval: Proportion(Int64(feasible[i]), of: Int64(draws.count))
+                    .clopperPearson(level: DrawStanding.intervalLevel) ?? (0, 1),
                 probabilityMeets: rule.orderedConstraints.enumerated().map { j, c in (c.measure, Double(meets[i][j]) / k) },
                 expectedObjective: estimated[i] == draws.count && estimated[i] > 0 ? objective[i] / Double(estimated[i]) : nil,
-                expectedLoss: lost[i] == draws.count && lost[i] > 0 ? loss[i] / Double(lost[i]) : nil)
+                expectedLoss: lost[i] == feasible[i] && lost[i] > 0 ? loss[i] / Double(lost[i]) : nil)
         }
         noneFeasible = Double(none) / k
         let eligible = standings.filter { $0.probabilityFeasible >= Self.feasibilityThreshold && $0.expectedObjective != nil }
