@@ -135,9 +135,11 @@ struct TuneCommand: RunnableCommand {
     }
 
     /// The live-test plan of the winner against the baseline: the two simulated together on the final
-    /// stage's users and seed (so their figures are the final stage's), each arm's per-user mean and
-    /// variance taken as independent samples, with the scenario's `liveTest` settings; and with CUPED,
-    /// from the two simulated on users who already have the app. Nil without a winner.
+    /// stage's number of users under the re-check's seed — users the race never saw, so the difference
+    /// it sizes the test for carries no luck of the selection that picked the winner (the race's own
+    /// figures lean its way) —, each arm's per-user mean and variance taken as independent samples, with
+    /// the scenario's `liveTest` settings; and with CUPED, from the two simulated on users who already
+    /// have the app. Nil without a winner.
     static func liveTestPlan(_ result: TuneResult, recorded: RecordedLogs, threads: Int, path: String?) throws -> LiveTestPlan? {
         guard let w = result.winner else { return nil }
         let winner = result.candidates[w].spec, baseline = result.baseline
@@ -145,7 +147,7 @@ struct TuneCommand: RunnableCommand {
         s.grid = nil
         s.tune = nil
         s.users = result.final.users
-        s.seed = result.final.seed
+        s.seed = Tuner.recheckSeed(result.scenario.seed)
         s.decision = result.rule
         s.baseline = baseline.label
         let same = winner == baseline || winner.label == baseline.label

@@ -36,24 +36,40 @@ final class TuneLiveTestTests: ReminderSimTestCase {
         let report = try String(contentsOf: workDirectory.appendingPathComponent("out/tune-periods-tune-1/report.md"), encoding: .utf8)
         assertContains(report, "## Live test")
 
-        // The winner and the baseline as a run of their own, on the final stage's users and seed: the
-        // winner met every constraint there and the baseline "3 days" breaks one, so the run recommends
-        // the winner, and its plan is the tune's.
+        // Sized on the re-check's users (the final stage's number, the re-check's seed), which the race never
+        // saw: the difference it is sized for is the re-check's winner − baseline, not the race's own figure.
+        let recheck = try XCTUnwrap(recommendation["recheck"] as? [String: Any])
+        func difference(_ o: [String: Any]?) -> Double? {
+            ((o?["versusBaseline"] as? [String: Any])?["difference"] as? [String: Any])?["value"] as? Double
+        }
+        let planned = try XCTUnwrap(plan["difference"] as? Double)
+        XCTAssertEqual(planned, try XCTUnwrap(difference(recheck)), accuracy: 1e-9)
+        XCTAssertNotEqual(planned, try XCTUnwrap(difference(recommendation)), "the race's figure, which leans the winner's way")
+
+        // The winner and the baseline as a run of their own on those users: the same simulated difference,
+        // and, when the run recommends the winner there, the same plan.
         let configurations = try XCTUnwrap(json["configurations"] as? [[String: Any]])
         let baseline = try XCTUnwrap(configurations.first { $0["label"] as? String == "3 days" })
         var run = json
         run["tune"] = nil
         run["configurations"] = winner["label"] as? String == "3 days" ? [baseline] : [winner, baseline]
         run["baseline"] = "3 days"
+        let seed = try XCTUnwrap((json["seed"] as? NSNumber)?.uint64Value)
+        run["seed"] = NSNumber(value: seed ^ (1 << 52))
         run["decision"] = ["objective": tune["objective"], "constraints": tune["constraints"]]
         let runFile = try writeFile("run.json", JSONSerialization.data(withJSONObject: run))
         let ran = try remindersim("run", runFile.path, "--threads", "2", "--db", "runs.sqlite", "--out", "runs", "--json")
         assertExit(ran, 0)
         let runDocument = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [String: Any])
+        let versus = try XCTUnwrap(runDocument["versusBaseline"] as? [[String: Any]])
+        let opens = try XCTUnwrap(versus.first { $0["label"] as? String == winner["label"] as? String && $0["measure"] as? String == "opens_per_user" },
+                                  "\(versus)")
+        XCTAssertEqual(try XCTUnwrap((opens["difference"] as? [String: Any])?["value"] as? Double), planned, accuracy: 1e-9)
         let decision = try XCTUnwrap(runDocument["decision"] as? [String: Any])
-        XCTAssertEqual(decision["recommended"] as? String, winner["label"] as? String)
-        let runPlan = try XCTUnwrap(decision["liveTest"] as? [String: Any])
-        XCTAssertEqual(runPlan["totalUsers"] as? Int, total)
-        XCTAssertEqual(runPlan["usersPerArm"] as? [Int], perArm)
+        if decision["recommended"] as? String == winner["label"] as? String {
+            let runPlan = try XCTUnwrap(decision["liveTest"] as? [String: Any])
+            XCTAssertEqual(runPlan["totalUsers"] as? Int, total)
+            XCTAssertEqual(runPlan["usersPerArm"] as? [Int], perArm)
+        }
     }
 }

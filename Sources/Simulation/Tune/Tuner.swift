@@ -404,7 +404,8 @@ public struct Tuner: Sendable {
     }
 
     /// The seed of the re-check: the scenario's with bit 52 flipped, so its users are others.
-    public var recheckSeed: UInt64 { scenario.seed ^ (1 << 52) }
+    public var recheckSeed: UInt64 { Self.recheckSeed(scenario.seed) }
+    public static func recheckSeed(_ seed: UInt64) -> UInt64 { seed ^ (1 << 52) }
 
     /// The objective's paired measure, when a difference of it between two configurations is the
     /// difference of their objectives.
