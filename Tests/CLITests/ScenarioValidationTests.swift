@@ -230,6 +230,19 @@ final class ScenarioValidationTests: ReminderSimTestCase {
             "remindersim: warning: zero.json: configurations[0].cronRules[1]: \"0 1\"" + tail,
             "remindersim: warning: zero.json: configurations[0].cronRules[2].rule: \"* 0\"" + tail,
         ])
+        // So does a permission prompt on such a rule: it is never shown.
+        var scenario = Self.scenario([Self.configuration("a")])
+        var population = try XCTUnwrap(scenario["population"] as? [String: Any])
+        population["platforms"] = [["platform": "ios", "permission": ["granted": 0.5, "ask": "0 1"]],
+                                   ["platform": "android", "permission": ["granted": 0.5, "ask": "1 */2"]]]
+        scenario["population"] = population
+        try writeFile("ask.json", try JSONEdit.text(scenario))
+        let asked = try remindersim("validate", "ask.json")
+        assertExit(asked, 0)
+        XCTAssertEqual(asked.stderrLines, [
+            "remindersim: warning: ask.json: population.platforms[0].permission.ask: \"0 1\" asks for a count of 0, which no "
+                + "launch has (launches and days count from 1): the prompt is never shown, so no user allows notifications",
+        ])
     }
 
     /// A send window wholly inside the quiet hours changes nothing: a warning at the window says so.

@@ -302,7 +302,11 @@ final class ScenarioDecodingTests: XCTestCase {
     }
 
     func testHugeWholeNumbersSayTheLimit() throws {
-        XCTAssertEqual(issues(try edited(["seed"], 1e17)), ["seed: 1e+17 is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
+        XCTAssertEqual(issues(try edited(["seed"], 1e17)), ["seed: 100000000000000000 is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
             + "the field's own limit, if any, is lower still"])
+        // Shown as whole numbers, not in a double's notation.
+        XCTAssertEqual(issues(try edited(["users"], 18446744073709551616.0)).first?.hasPrefix("users: 18446744073709551616 is too large"), true)
+        XCTAssertEqual(issues(try edited(["seed"], 9007199254740992.0)).first?.hasPrefix("seed: 9007199254740992 is too large"), true)
+        XCTAssertEqual(issues(try edited(["seed"], 1e300)).first?.hasPrefix("seed: 1e+300 is too large"), true)
     }
 }

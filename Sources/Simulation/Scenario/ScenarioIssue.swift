@@ -127,7 +127,9 @@ struct JSONFieldReader {
         }
         // Beyond 2^53 a JSON number no longer holds every whole number exactly.
         guard abs(x) <= 9_007_199_254_740_991 else {
-            fail(path, "\(x) is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
+            // A whole number as one, not in a double's notation (18446744073709551616, not 1.8446744073709552e+19).
+            let shown = abs(x) < 1e21 ? String(format: "%.0f", x) : "\(x)"
+            fail(path, "\(shown) is too large for a whole number read exactly (at most 2^53 − 1 = 9007199254740991); "
                 + "the field's own limit, if any, is lower still")
             return nil
         }

@@ -458,6 +458,16 @@ extension Scenario {
                         + "count from 1): it never matches, and its else-block runs at every launch"))
             }
         }
+        // A permission prompt on a rule that asks for a count of 0 is never shown: its users never allow
+        // notifications, and every notification is suppressed or, with provisional authorisation, delivered quietly.
+        for (k, platform) in (population.platforms ?? []).enumerated() {
+            guard case let .rule(text)? = platform.permission?.ask, let rule = try? CronRule(parsing: text, mode: .documented),
+                  rule.asksForCountZero else { continue }
+            warnings.append(ScenarioIssue(
+                path: "population.platforms[\(k)].permission.ask",
+                reason: "\(ScenarioIssue.quote(text)) asks for a count of 0, which no launch has (launches and days count from "
+                    + "1): the prompt is never shown, so no user allows notifications"))
+        }
         // The live test compares the recommendation with the baseline: with the holdout as the baseline and no
         // holdout in the test, there is nothing to compare it with.
         if liveTest?.holdoutShare == 0, baseline == nil || baseline?.lowercased() == "holdout" {
