@@ -348,7 +348,10 @@ enum DecisionReport {
                     Text.percent(m.triggerRate), Text.percent(m.responseRate), Text.percent(m.retentionD7),
                     m.configuration == 0 ? "—" : zero7 ? "n/a (zero by construction)" : Text.points(m.liftD7),
                     m.configuration == 0 ? "—" : zero30 ? "n/a (zero by construction)" : Text.points(m.liftD30),
-                    Text.percent(m.optOutRate),
+                    // With two decimals, as the ranking shows it beside its limit.
+                    m.optOutRate.rate.map { r in
+                        Text.measure(.optOutRate, Estimate(value: r, low: m.optOutRate.interval?.low ?? r, high: m.optOutRate.interval?.high ?? r))
+                    } ?? "n/a",
                     m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
                 ]
             }) + "\n"

@@ -406,8 +406,9 @@ enum Schema {
         ALTER TABLE runs ADD COLUMN recorded_data TEXT;
         ALTER TABLE tunes ADD COLUMN recorded_data TEXT;
         """,
-        // 10: the interval of notifications delivered per extra open, per configuration and per group, and
-        // the counts behind the groups' rates (to add groups up again); NULL for runs stored before.
+        // 10: the interval of notifications delivered per extra open, per configuration and per group, the
+        // counts behind the groups' rates (to add groups up again), each period's delay in days and each
+        // paired difference's unit; NULL for runs stored before.
         """
         ALTER TABLE config_metrics ADD COLUMN delivered_per_incremental_open_low REAL;
         ALTER TABLE config_metrics ADD COLUMN delivered_per_incremental_open_high REAL;
@@ -431,6 +432,8 @@ enum Schema {
         ALTER TABLE platform_metrics ADD COLUMN eligible_d7 INTEGER;
         ALTER TABLE platform_metrics ADD COLUMN retained_d30 INTEGER;
         ALTER TABLE platform_metrics ADD COLUMN eligible_d30 INTEGER;
+        ALTER TABLE period_stats ADD COLUMN period_days REAL;
+        ALTER TABLE pairwise_stats ADD COLUMN unit TEXT;
         """,
     ]
 

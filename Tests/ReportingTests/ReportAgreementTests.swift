@@ -75,6 +75,13 @@ final class ReportAgreementTests: FolderTestCase {
         let report = folder.appendingPathComponent("report")
         try ReportWriter.write(run: id, store: store, to: report.path)
         try assertAgreement(report)
+        // The live test's simulated difference against the holdout is the paired opens lift, the very number
+        // (joined as text, so an exact match), not the difference of two means that differs in the last bits.
+        let live = try CSVTable.parse(String(contentsOf: report.appendingPathComponent("live_test.csv"), encoding: .utf8))
+        let header = try XCTUnwrap(live.first)
+        let arm = try XCTUnwrap(live.dropFirst().first { $0[header.firstIndex(of: "is_recommendation")!] == "1" })
+        let label = arm[header.firstIndex(of: "label")!]
+        XCTAssertEqual(arm[header.firstIndex(of: "difference")!], try XCTUnwrap(try metrics(in: report)[label]?["opens_lift_per_user"]))
     }
 
     /// The segments' counts add up to their configuration's (so that groups can be added up again from
@@ -107,6 +114,14 @@ final class ReportAgreementTests: FolderTestCase {
                 if n("eligible_d7") > 0 { XCTAssertEqual(n("retention_d7"), n("retained_d7") / n("eligible_d7"), accuracy: 1e-12, label) }
             }
         }
+        // The report's segment table shows each opt-out rate as the ranking does, with two decimals.
+        let markdown = try String(contentsOf: report.appendingPathComponent("report.md"), encoding: .utf8)
+            .replacingOccurrences(of: "\\[", with: "[").replacingOccurrences(of: "\\]", with: "]")
+        for row in rows where row["label"] != "holdout" {
+            let cell = formatted(row, "opt_out_rate", "%.2f%% [%.2f, %.2f]", scale: 100)
+            XCTAssertTrue(markdown.contains("| \(row["label"] ?? "") | \(row["segment"] ?? "") |") && markdown.contains(" | \(cell) | "),
+                          "\(row["label"] ?? "") / \(row["segment"] ?? ""): \(cell)")
+        }
         let results = try store.load(id).results
         var bounded = 0
         for c in results.all.dropFirst() {
@@ -123,6 +138,43 @@ final class ReportAgreementTests: FolderTestCase {
         }
         XCTAssertGreaterThan(bounded, 0, "no configuration with a bounded interval to check")
         XCTAssertEqual(configurations["holdout"]?["delivered_per_incremental_open_low"], "")
+    }
+
+    /// `period_stats.period_days` puts periods of hours and of days on one axis; every paired difference
+    /// names its unit.
+    func testPeriodsInDaysAndTheUnitsOfDifferences() throws {
+        var s = Scenario.builtInDefault
+        s.users = 300
+        s.horizonDays = 35
+        s.configurations[0].reminders[0].unit = .hours
+        s.configurations[0].reminders[0].timePeriods = [36, 60]
+        let results = RunResults(scenario: s, tallies: try CompiledModel(s).run(options: RunOptions(threads: 2)))
+        let facts = RunRecord(results: results, toolVersion: "test", createdAt: "2026-01-01T00:00:00Z", wallSeconds: 1, threads: 2).facts
+        let periods = ResultTables.periodStats.erased
+        let valueAt = try XCTUnwrap(periods.columns.firstIndex { $0.name == "period_value" })
+        let daysAt = try XCTUnwrap(periods.columns.firstIndex { $0.name == "period_days" })
+        let unitAt = try XCTUnwrap(periods.columns.firstIndex { $0.name == "period_unit" })
+        var seen: Set<String> = []
+        for row in periods.rows(facts) {
+            guard case let .integer(value) = row[valueAt], case let .real(days) = row[daysAt], case let .text(unit) = row[unitAt] else {
+                return XCTFail("\(row)")
+            }
+            XCTAssertEqual(days, Double(value) / (unit == "hours" ? 24 : 1), "\(row)")
+            seen.insert(unit)
+        }
+        XCTAssertEqual(seen, ["hours", "days"])
+        let pairs = ResultTables.pairwiseStats.erased
+        let measureAt = try XCTUnwrap(pairs.columns.firstIndex { $0.name == "measure" })
+        let pairUnitAt = try XCTUnwrap(pairs.columns.firstIndex { $0.name == "unit" })
+        var units: [String: String] = [:]
+        for row in pairs.rows(facts) {
+            guard case let .text(measure) = row[measureAt], case let .text(unit) = row[pairUnitAt] else { return XCTFail("\(row)") }
+            XCTAssertEqual(units.updateValue(unit, forKey: measure) ?? unit, unit, measure)
+        }
+        XCTAssertEqual(units.count, PairMeasure.allCases.count)
+        XCTAssertEqual(units["opens_per_user"], "opens per user")
+        XCTAssertEqual(units["retention_d7"], "fraction")
+        XCTAssertEqual(units["delivered_per_user"], "notifications per user")
     }
 
     /// A run stored before the sums over users were kept has rows as migration 3 left them: no sums,

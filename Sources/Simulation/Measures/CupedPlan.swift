@@ -90,6 +90,8 @@ public struct PrePeriodSimulation: Equatable, Sendable {
 /// One arm's moments of x (opens before the test) and y (the metric during it).
 public struct CovariateMoments: Equatable, Sendable {
     public let users: Int64
+    /// Σy, whole: the metric is a count per user.
+    public let sumY: Int64
     public let meanX: Double, meanY: Double
     /// Sample variances and covariance, with n − 1.
     public let varianceX: Double, varianceY: Double, covariance: Double
@@ -98,7 +100,7 @@ public struct CovariateMoments: Equatable, Sendable {
     public init?(_ s: CovariateSums) {
         guard s.users > 1 else { return nil }
         let n = Double(s.users)
-        users = s.users
+        (users, sumY) = (s.users, s.y)
         meanX = Double(s.x) / n
         meanY = Double(s.y) / n
         varianceX = max(0, (Double(s.xx) - Double(s.x) * meanX) / (n - 1))
@@ -153,7 +155,8 @@ public struct CupedPlan: Sendable {
         let theta = pooledX > 0 ? (sr * r.covariance + sb * b.covariance) / pooledX : 0
         let spread = r.varianceY / sr + b.varianceY / sb
         let adjusted = r.adjustedVariance(theta: theta) / sr + b.adjustedVariance(theta: theta) / sb
-        let d = r.meanY - b.meanY
+        // Over the same number of users, the whole sums' difference divided once (as `ArmMoments.difference`).
+        let d = r.users == b.users ? Double(r.sumY &- b.sumY) / Double(r.users) : r.meanY - b.meanY
         let z2 = LiveTestPlan.zSum * LiveTestPlan.zSum
         let total = z2 * adjusted / (d * d), without = z2 * spread / (d * d)
         guard d != 0, total.isFinite, without.isFinite, total < 1e15, without < 1e15 else { return nil }

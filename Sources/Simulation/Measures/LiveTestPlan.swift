@@ -5,6 +5,8 @@ import Randomness
 /// what a live test's arm, with users of its own, would see.
 public struct ArmMoments: Equatable, Sendable {
     public let users: Int64
+    /// Σx, whole: per-user values are counts.
+    public let sum: Int64
     public let mean: Double
     /// The sample variance of the per-user values, Σ(x − x̄)² / (n − 1).
     public let variance: Double
@@ -13,9 +15,15 @@ public struct ArmMoments: Equatable, Sendable {
     public init?(users: Int64, sum: Int64, squares: Int64) {
         guard users > 1 else { return nil }
         let n = Double(users), s = Double(sum)
-        self.users = users
+        (self.users, self.sum) = (users, sum)
         mean = s / n
         variance = max(0, (Double(squares) - s * s / n) / (n - 1))
+    }
+
+    /// `a`'s mean minus `b`'s: over the same number of users, the difference of the whole sums divided
+    /// once, so that it is the very number the run's paired measure gives (0.20798, not 0.20798000000000272).
+    public static func difference(_ a: ArmMoments, _ b: ArmMoments) -> Double {
+        a.users == b.users ? Double(a.sum &- b.sum) / Double(a.users) : a.mean - b.mean
     }
 }
 
@@ -203,7 +211,7 @@ extension RunResults {
         }
         let (sr, sb) = (arms[0].2, arms[1].2)
         let spread = r.variance / sr + b.variance / sb
-        let diff = r.mean - b.mean
+        let diff = ArmMoments.difference(r, b)
         let total = LiveTestPlan.zSum * LiveTestPlan.zSum * spread / (diff * diff)
         let mde = settings.users.flatMap { n in
             LiveTestPlan.armsHoldUsers(n, shares: arms.map(\.2)) ? LiveTestPlan.zSum * (spread / Double(n)).squareRoot() : nil
@@ -231,8 +239,8 @@ extension RunResults {
                   let nr = sized[0].users, let nb = sized[1].users else {
                 return GuardrailPower(measure: m, difference: nil, power: nil)
             }
-            return GuardrailPower(measure: m, difference: x.mean - y.mean,
-                                  power: LiveTestPlan.power(difference: x.mean - y.mean, x, nr, y, nb))
+            let d = ArmMoments.difference(x, y)
+            return GuardrailPower(measure: m, difference: d, power: LiveTestPlan.power(difference: d, x, nr, y, nb))
         }
         return plan(sized, difference: diff, total: sized.reduce(0) { $0 + ($1.users ?? 0) }, mde: mde, guardrails: guardrails)
     }

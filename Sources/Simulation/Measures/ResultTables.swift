@@ -239,6 +239,10 @@ public enum ResultTables {
                                "users a run would need for a difference this size to show at 5% with 80% power") {
                     $0.comparison.usersToSeparate
                 },
+                // Schema version 10, so last.
+                .text("unit", "the unit of difference: the measure's (opens per user, a fraction of users, notifications per user)") {
+                    $0.comparison.measure.measure.unit
+                },
             ],
         ],
         rows: { run in
@@ -359,7 +363,12 @@ public enum ResultTables {
                 .index("period_value", unit: "period unit", "the delay really used at that index") { $0.item.periodValue ?? 0 },
                 .text("period_unit", "its unit") { $0.configuration.spec.reminders[$0.item.reminder].unit.rawValue },
             ],
-        ] + slotColumns,
+        ] + slotColumns + [[
+            // Schema version 10, so last: one unit for every reminder's periods.
+            .number("period_days", unit: "days", "the delay really used, in days (whatever the reminder's unit)") {
+                row in row.item.periodValue.map { Double($0) * row.configuration.spec.reminders[row.item.reminder].unit.seconds / 86_400 }
+            },
+        ]],
         rows: { run in run.results.all.flatMap { c in c.periods.map { ConfigurationRow(configuration: c, item: $0) } } })
 
     // MARK: daily_stats, retention_curve
