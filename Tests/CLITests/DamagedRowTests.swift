@@ -193,6 +193,20 @@ final class DamagedRowTests: ReminderSimTestCase {
         }
     }
 
+    /// A stored scenario keeps the zones it ran with, whatever this machine's database knows; one this machine
+    /// does not have at all cannot be simulated again (its users would silently keep UTC): `report`, which
+    /// works the second look out again, refuses it; `export`, which reads what was stored, does not need it.
+    func testAStoredZoneThisMachineDoesNotHave() throws {
+        try makeRuns()
+        let database = try damaged("UPDATE runs SET scenario_json = json_set(scenario_json, '$.population.utcOffsets', "
+            + "json('[{\"zone\": \"Mars/Olympus\", \"weight\": 1}]')) WHERE run_id = 1", as: "zone.sqlite")
+        let report = try remindersim("report", "1", "--db", database, "--out", "out")
+        assertExit(report, 65)
+        assertContains(report.stderr, "population.utcOffsets[0].zone: \"Mars/Olympus\" is a time zone this machine's time zone "
+            + "database does not have")
+        assertExit(try remindersim("export", "1", "--db", database, "--csv", "csv"), 0)
+    }
+
     /// `list` refuses a wall time that is no duration, and shows edited text on one line.
     func testListChecksTheWallTimeAndShowsTextOnOneLine() throws {
         try makeRuns()

@@ -352,7 +352,15 @@ public struct CompiledModel: Sendable {
     public init(_ scenario: Scenario, recorded: RecordedLogs = RecordedLogs()) throws {
         // What a run needs of the scenario; the limits on new runs and the decision's own checks are the
         // callers' (a stored scenario is compiled again without them).
-        let issues = scenario.semanticIssues(relaxed: true, decides: false)
+        var issues = scenario.semanticIssues(relaxed: true, decides: false)
+        // A stored scenario keeps the zones it ran with; one this machine's time zone database does not have
+        // cannot be simulated here (its offsets would silently be UTC's).
+        for (i, share) in scenario.population.utcOffsets.enumerated() {
+            guard let zone = share.zone, TimeZone(identifier: zone) == nil else { continue }
+            issues.append(ScenarioIssue(path: "population.utcOffsets[\(i)].zone",
+                                        reason: "\(ScenarioIssue.quote(zone)) is a time zone this machine's time zone database does "
+                                            + "not have, so its users cannot be simulated here"))
+        }
         if !issues.isEmpty { throw ScenarioError(issues: issues) }
         self.scenario = scenario
         configurations = [CompiledConfiguration(holdout: (), days: scenario.horizonDays)]
