@@ -26,7 +26,8 @@ public struct TunePlan: Sendable {
     public let batchSize: Int
     /// The normal quantile a difference must clear to drop a candidate: one-sided 5% split over the
     /// racing stages (Bonferroni), so the best candidate survives every stage with probability ≥ 95%
-    /// when it is compared with a fixed leader.
+    /// when it is compared with a fixed leader and the normal intervals hold (at small stages the
+    /// skewed per-user opens make them cover less often; docs/scenario.md, *Tuning*, says by how much).
     public let dropZ: Double
     /// Candidates simulated at the full user count: enough that some still meet the constraints when
     /// the leaders of smaller stages sat just inside a limit by chance.
