@@ -38,22 +38,40 @@ public enum SecondLookReport {
     public static func uncertainText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard let u = look.uncertain else { return nil }
         var text = "Under \(u.draws) draw\(u.draws == 1 ? "" : "s") of the response model: "
+        let threshold = Int((UncertainDecision.feasibilityThreshold * 100).rounded())
         guard let best = u.recommended, let s = u.standing(best) else {
-            return text + "no configuration meets every constraint in at least "
-                + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
+            text += "no configuration meets every constraint in at least \(threshold)% of the draws"
+            // Those the draws cannot yet place on either side of the threshold.
+            let unsettled = u.standings.filter(\.feasibilityUnsettled)
+            if !unsettled.isEmpty {
+                text += "; too close to tell with \(u.draws) for "
+                    + unsettled.map { "\(results.all[$0.index].label) (\(feasibleText($0)))" }.joined(separator: ", ")
+                    + ": more draws would settle it"
+            }
+            return text + "."
         }
         text += "ship \(results.all[best].label) (probability best \(percent(s.probabilityBest)), feasible "
             + "\(percent(s.probabilityFeasible)), expected loss \(value(u.rule.objective, s.expectedLoss)))"
-        if s.feasibilityUnsettled {
-            text += "; whether it meets every constraint in \(Int((UncertainDecision.feasibilityThreshold * 100).rounded()))% "
-                + "of draws is too close to tell with \(u.draws) (\(percent(s.probabilityFeasible)) ["
-                + String(format: "%.0f, %.0f", s.probabilityFeasibleInterval.low * 100, s.probabilityFeasibleInterval.high * 100)
-                + "]): more draws would settle it"
-        }
         if let point = results.decision.recommended, point != best {
-            text += "; the point estimate's choice, \(results.all[point].label), is not"
+            text += "; the point estimate's choice, \(results.all[point].label), is not what the draws recommend"
+        }
+        if s.feasibilityUnsettled {
+            text += "; whether \(results.all[best].label) meets every constraint in \(threshold)% of draws is too close to tell "
+                + "with \(u.draws) (\(feasibleText(s))): more draws would settle it"
         }
         return text + "."
+    }
+
+    /// P(feasible) with its interval over the draws, the bounds rounded outwards ("97% [89, 100]"), so that a
+    /// bound just below the threshold never reads as on it.
+    static func feasibleText(_ s: DrawStanding) -> String {
+        percent(s.probabilityFeasible) + " " + feasibleInterval(s)
+    }
+
+    static func feasibleInterval(_ s: DrawStanding) -> String {
+        let low = (s.probabilityFeasibleInterval.low * 100 + 1e-9).rounded(.down)
+        let high = (s.probabilityFeasibleInterval.high * 100 - 1e-9).rounded(.up)
+        return String(format: "[%.0f, %.0f]", low, high)
     }
 
     /// What of the second looks says the run's call is not firm, in words ("the re-check on other
@@ -162,8 +180,7 @@ public enum SecondLookReport {
         }
         let rows = sorted.prefix(tableRows).map { s -> [String] in
             [results.all[s.index].label, percent(s.probabilityBest),
-             percent(s.probabilityFeasible) + " [" + String(format: "%.0f, %.0f", s.probabilityFeasibleInterval.low * 100,
-                                                             s.probabilityFeasibleInterval.high * 100) + "]"]
+             feasibleText(s)]
                 + s.probabilityMeets.map { percent($0.probability) }
                 + [value(o, s.expectedObjective), value(o, s.expectedLoss)]
         }

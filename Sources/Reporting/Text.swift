@@ -25,7 +25,11 @@ public enum Text {
 
     /// A decision measure's value in its own unit: percent for fractions, a plain number otherwise.
     public static func measure(_ m: DecisionMeasure, _ v: Double) -> String {
-        m.isFraction ? String(format: "%.1f%%", v * 100) : String(format: "%g", v)
+        guard m.isFraction else { return String(format: "%g", v) }
+        // One decimal, unless the limit as written needs more (0.0001 is 0.01%, not 0.0%).
+        let percent = v * 100
+        let one = String(format: "%.1f", percent)
+        return (abs((Double(one) ?? percent) - percent) <= 1e-9 * max(1, abs(percent)) ? one : String(format: "%g", percent)) + "%"
     }
 
     /// A decision measure's estimate with its interval, in its unit (percentage points for lifts).

@@ -197,6 +197,26 @@ final class ModelDrawsTests: ReminderSimTestCase {
         XCTAssertFalse(Self.configurations(flat).values.contains { ($0["expectedLoss"] as? Double ?? 0) < 0 })
     }
 
+    /// The summary names what the draws cannot settle: a recommendation whose P(feasible) interval holds 90%
+    /// (its bounds rounded outwards: 28 feasible draws of 28 give a low bound of 89.85%, shown as 89, not 90),
+    /// and, when nothing is recommended, each configuration whose interval holds it.
+    func testTheSummarySaysWhatTooFewDrawsCannotSettle() throws {
+        let always = Self.scenario(optOut: Self.range).replacingOccurrences(of: #"{"max": 0.05}"#, with: #"{"max": 0.9}"#)
+        try writeFile("always.json", always)
+        let summary = { (doc: [String: Any]) in
+            ((doc["decision"] as? [String: Any])?["modelDraws"] as? [String: Any])?["summary"] as? String ?? ""
+        }
+        let many = try runJSON("always.json", "--model-draws", "28")
+        assertContains(summary(many), "is too close to tell with 28 (100% [89, 100]): more draws would settle it")
+        let enough = try runJSON("always.json", "--model-draws", "29")
+        XCTAssertFalse(summary(enough).contains("too close to tell"), summary(enough))
+        let never = Self.scenario(optOut: Self.range).replacingOccurrences(of: #"{"max": 0.05}"#, with: #"{"max": 0.0001}"#)
+        try writeFile("never.json", never)
+        let none = summary(try runJSON("never.json", "--model-draws", "1"))
+        assertContains(none, "no configuration meets every constraint in at least 90% of the draws; too close to tell with 1 for "
+            + "daily (0% [0, 95]), every 4 days (0% [0, 95]): more draws would settle it.")
+    }
+
     /// Two configurations alike in every way tie in every draw: they share its probability best, as neither
     /// is better; unit-level, on results whose values are known.
     func testATieAtTheTopSharesTheDraw() throws {

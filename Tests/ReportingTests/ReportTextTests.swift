@@ -29,6 +29,15 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(Text.points(Estimate(value: 0.012, low: 0.005, high: 0.019)), "+1.20 pp [0.50, 1.90]")
     }
 
+    /// A limit reads as written: one decimal of a percentage unless it needs more.
+    func testLimitsKeepTheirDigits() {
+        XCTAssertEqual(Text.measure(.optOutRate, 0.05), "5.0%")
+        XCTAssertEqual(Text.measure(.optOutRate, 0.065), "6.5%")
+        XCTAssertEqual(Text.measure(.optOutRate, 0.0001), "0.01%")
+        XCTAssertEqual(Text.measure(.optOutRate, 0.0325), "3.25%")
+        XCTAssertEqual(Text.measure(.deliveredPerExtraOpen, 15), "15")
+    }
+
     func testPrintableEscapesControlsAndCutsLongText() {
         XCTAssertEqual(TerminalText.printable("a\tb\nc\u{1B}[31m"), "a\\tb\\nc\\u{1b}[31m")
         XCTAssertEqual(TerminalText.printable("bidi \u{202E}x"), "bidi \\u{202e}x")
