@@ -123,7 +123,7 @@ struct ReadoutCommand: RunnableCommand {
             + "\(count(total)) users.\n\n"
         out += sampleRatioText(r.sampleRatio) + "\n"
         out += TerminalText.table(sampleRatioRows(r.sampleRatio), rightAligned: [1, 2, 3])
-        out += "\n" + predictionHeading(r.predictions) + "\n"
+        out += "\n" + predictionHeading(r.predictions) + "\n\n"
         out += TerminalText.table(predictionRows(r.predictions.moments), rightAligned: [2, 3, 4, 5, 6, 7])
         out += "\n" + modelText(r.predictions) + "\n"
         out += "\n" + decisionHeading(r) + "\n"
@@ -170,7 +170,7 @@ struct ReadoutCommand: RunnableCommand {
     static func predictionHeading(_ p: ArmPredictions) -> String {
         "Each arm against the simulation (\(Text.group(Int64(p.simulatedUsers))) simulated users per arm"
             + (p.draws > 0 ? ", under \(p.draws) draws of the response model" : ", the response model as given")
-            + "): the 95% prediction interval is where the arm's observed rate should fall at its number of users.\n"
+            + "): the 95% prediction interval is where the arm's observed rate should fall at its number of users."
     }
 
     /// The rows of a table of arms observed against predicted; also `calibrate --hold-out`'s.
@@ -227,7 +227,8 @@ struct ReadoutCommand: RunnableCommand {
         out += "The live test in \(Markdown.escapeInline(results)) read against the simulation of its scenario.\n\n"
         out += "## Sample ratio\n\n" + Markdown.escapeInline(sampleRatioText(r.sampleRatio)) + "\n\n"
         out += table(sampleRatioRows(r.sampleRatio), right: [1, 2, 3])
-        out += "\n## Each arm against the simulation\n\n" + Markdown.escapeInline(predictionHeading(r.predictions)) + "\n"
+        // A blank line before the table: a table right after a paragraph's line is no table to stricter readers.
+        out += "\n## Each arm against the simulation\n\n" + Markdown.escapeInline(predictionHeading(r.predictions)) + "\n\n"
         out += table(predictionRows(r.predictions.moments), right: [2, 3, 4, 5, 6])
         out += "\n" + Markdown.escapeInline(modelText(r.predictions)) + "\n"
         out += "\n## The call\n\n" + Markdown.escapeInline(decisionHeading(r)) + "\n\n"

@@ -102,6 +102,7 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         let report = try String(contentsOf: workDirectory.appendingPathComponent("readout/readout.md"), encoding: .utf8)
         assertContains(report, "## Sample ratio")
         assertContains(report, "## The call")
+        MarkdownCheck.assertTablesIntact(report)
         XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("readout/readout.html").path))
 
         // A readout again replaces its own files; a file of the user's by their names is left alone, and refused.

@@ -202,6 +202,11 @@ enum MarkdownCheck {
                                "table at line \(table.line), row at line \(table.line + offset) has another number of cells than its header:\n\(row.prefix(500))",
                                file: file, line: line)
             }
+            // A table right after a paragraph's line is no table to stricter Markdown readers.
+            if table.line >= 2 {
+                XCTAssertEqual(lines[table.line - 2], "", "line \(table.line - 1), right before a table, is not blank: "
+                               + "\(lines[table.line - 2].prefix(200))", file: file, line: line)
+            }
             let after = table.line - 1 + table.rows.count
             if after < lines.count {
                 XCTAssertEqual(lines[after], "", "line \(after + 1), right after a table, continues it: \(lines[after].prefix(200))",
