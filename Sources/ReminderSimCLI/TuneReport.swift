@@ -261,13 +261,14 @@ struct TuneReport {
                   + " Timings are left out of the report, which is the same for a seed whatever the threads; each "
                   + "stage's seconds are in the database (`tune_stages`).")
         md.append("")
-        md.append("| stage | users | entered | left out beforehand | clearly infeasible | clearly worse | go on |")
-        md.append("|---:|---:|---:|---:|---:|---:|---:|")
+        // Every count `tune_stages` keeps, and those that reached the stage (left out beforehand and evaluated).
+        md.append("| stage | users | entered | left out beforehand | evaluated | clearly infeasible | clearly worse | go on |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
         for (k, s) in r.stages.enumerated() {
             let final = k == r.stages.count - 1
             let n = TuneCommand.count
             md.append("| \(k + 1)\(final ? " (final)" : "") | \(n(s.users)) | \(n(s.entered + s.overCapacity)) | \(n(s.overCapacity)) | "
-                      + "\(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : n(s.survivors)) |")
+                      + "\(n(s.entered)) | \(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : n(s.survivors)) |")
         }
         md.append("")
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")

@@ -195,6 +195,27 @@ final class TuneCommandTests: ReminderSimTestCase {
             XCTAssertEqual(winner["meets_constraints"], "1")
         }
 
+        // The report's stage table shows every count the database keeps of each stage.
+        assertExit(try remindersim("export", "tune:1", "--csv", "exported"), 0)
+        let stages = try CSVTable.parse(String(contentsOf: workDirectory.appendingPathComponent("exported/tune_stages.csv"), encoding: .utf8))
+        let columns = try XCTUnwrap(stages.first)
+        let markdown = try String(contentsOf: folder.appendingPathComponent("report.md"), encoding: .utf8)
+        let stagesSection = try XCTUnwrap(markdown.components(separatedBy: "## Stages").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        let stageRows = stagesSection.components(separatedBy: "\n").filter { $0.hasPrefix("| 1 |") || $0.hasPrefix("| 2 (final) |") }
+        XCTAssertEqual(stageRows.count, stages.count - 1, markdown)
+        for (row, cells) in zip(stages.dropFirst(), stageRows) {
+            let stored = Dictionary(uniqueKeysWithValues: zip(columns, row))
+            let shown = cells.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "") }
+            // stage, users, entered, left out beforehand, evaluated, clearly infeasible, clearly worse, go on
+            XCTAssertEqual(shown[1], stored["users"], cells)
+            XCTAssertEqual(shown[3], stored["left_out"], cells)
+            XCTAssertEqual(shown[4], stored["evaluated"], cells)
+            XCTAssertEqual(shown[5], stored["clearly_infeasible"], cells)
+            XCTAssertEqual(shown[6], stored["clearly_worse"], cells)
+            XCTAssertEqual(shown[7], stored["went_on"].map { $0.isEmpty ? "–" : $0 }, cells)
+        }
+
         // A second tune goes to the next folder; the same seed gives the same recommendation.
         let again = try remindersim("tune", file.path, "--users", "1200", "--threads", "1", "--out", "out")
         assertExit(again, 0)
