@@ -276,8 +276,12 @@ public struct Readout: Sendable {
                 unmeasured.append(measure.rawValue)
                 continue
             }
-            let shown = "its \(measure.title) of \(String(format: "%.4g", v)) (95% interval \(String(format: "%.4g", low))–"
-                + "\(String(format: "%.4g", high)))"
+            // A rate in percent, as the rule's limit is written ("opt-out rate ≤ 5.0%").
+            let shown = measure.isFraction
+                ? "its \(measure.title) of \(String(format: "%.2f%%", v * 100)) (95% interval \(String(format: "%.2f", low * 100))–"
+                    + "\(String(format: "%.2f%%", high * 100)))"
+                : "its \(measure.title) of \(String(format: "%.4g", v)) (95% interval \(String(format: "%.4g", low))–"
+                    + "\(String(format: "%.4g", high)))"
             let crosses = bound.isCrossed(low: low, high: high)
             if !bound.admits(v) && !crosses { return make(.dontShip, shown + " breaks the constraint") }
             if crosses { close.append(shown + (bound.admits(v) ? " may break the constraint" : " may meet the constraint")) }

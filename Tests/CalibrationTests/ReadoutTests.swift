@@ -109,9 +109,9 @@ final class ReadoutTests: XCTestCase {
             let (p, n, z) = (Double(optOuts) / 20_000, 20_000.0, 1.959_964)
             let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
             let half = z * (p * (1 - p) / n + z * z / (4 * n * n)).squareRoot() / (1 + z * z / n)
-            XCTAssertEqual(c.reason, "its opt-out rate of \(String(format: "%.4g", p)) (95% interval "
-                + "\(String(format: "%.4g", centre - half))–\(String(format: "%.4g", centre + half))) \(words): too close to the "
-                + "limit to call; a larger test could tell")
+            XCTAssertEqual(c.reason, "its opt-out rate of \(String(format: "%.2f%%", p * 100)) (95% interval "
+                + "\(String(format: "%.2f", (centre - half) * 100))–\(String(format: "%.2f%%", (centre + half) * 100))) \(words): too "
+                + "close to the limit to call; a larger test could tell")
         }
         // Clearly inside the limit (2% of 20,000: 1.81–2.19%), the gain decides.
         let inside = arm("2d", users: 20_000, optOuts: 400, retained: 6_700)
@@ -144,7 +144,8 @@ final class ReadoutTests: XCTestCase {
                                   rule: rule, baseline: nil, variances: [:]).0
         let c = try XCTUnwrap(one.first)
         XCTAssertEqual(c.call, .dontShip)
-        XCTAssertEqual(c.reason, "its opt-out rate of 1 (95% interval 0.2065–1) breaks the constraint")
+        // In percent, as the rule writes its limit.
+        XCTAssertEqual(c.reason, "its opt-out rate of 100.00% (95% interval 20.65–100.00%) breaks the constraint")
         // None of three users opting out in either arm: the difference is 0, its interval wide, the call open.
         let three = Readout.compare(ExperimentResults(arms: [arm("holdout", users: 3), arm("2d", users: 3)]),
                                     rule: DecisionRule(objective: .optOutRate), baseline: nil, variances: [:]).0
