@@ -235,7 +235,8 @@ struct CalibrateCommand: RunnableCommand {
         out += schedule(c.stages)
 
         out += "\nPer-user rates, observed in the test and simulated at the fit, with 95% intervals; z is their difference\n"
-            + "over its standard error:\n"
+            + "over its standard error. Both intervals take the per-user spread the fitted model gives (the results hold\n"
+            + "counts, not users' values), so an observed share's interval is not readout's (Wilson's, from the counts alone):\n"
         var moments = [["arm", "rate", "observed", "95% interval", "simulated", "95% interval", "z"]]
         func interval(_ x: Double, _ se: Double) -> String { "\(number(x - 1.959_964 * se)) – \(number(x + 1.959_964 * se))" }
         for m in c.moments {
