@@ -173,7 +173,7 @@ struct TuneCommand: RunnableCommand {
         let html = HTMLReport.render(markdown: markdown, charts: Dictionary(charts, uniquingKeysWith: { a, _ in a }),
                                      title: "Tune: \(scenarioName)")
         let files = [("report.md", markdown), ("report.html", html), ("recommendation.json", try report.recommendationJSON()),
-                     ("candidates.csv", report.candidatesCSV(safe: csvSafe))] + charts
+                     ("candidates.csv", report.candidatesCSV(tuneID: tuneID, safe: csvSafe))] + charts
         return try FolderPublishing.publish(folder, what: "the tune's report", render: { partial in
             do {
                 try FileManager.default.createDirectory(atPath: partial, withIntermediateDirectories: false)

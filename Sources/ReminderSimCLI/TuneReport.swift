@@ -361,11 +361,12 @@ struct TuneReport {
 
     /// Every candidate with its last figures, as RFC 4180 CSV written as every other CSV file is
     /// (`CSVTable`); `safe` puts a `'` before a text a spreadsheet would run as a formula.
-    func candidatesCSV(safe: Bool = false) -> String {
+    func candidatesCSV(tuneID: Int64, safe: Bool = false) -> String {
         let o = rule.objective
         let measures = [o] + rule.orderedConstraints.map(\.measure).filter { $0 != o }
-        // Named as every table names them: `candidate_index` joins `tune_candidates`, measures by their snake_case names.
-        var table = CSVTable(header: ["candidate_index", "label", "listed_label", "is_baseline", "is_winner", "final_rank",
+        // Named as every table names them: (`tune_id`, `candidate_index`) joins `tune_candidates` in a database
+        // holding several tunes, measures by their snake_case names.
+        var table = CSVTable(header: ["tune_id", "candidate_index", "label", "listed_label", "is_baseline", "is_winner", "final_rank",
                                       "meets_constraints", "stage", "users", "dropped"]
             + measures.flatMap { [$0.measure.name, "\($0.measure.name)_low", "\($0.measure.name)_high"] })
         func number(_ x: Double?) -> CSVField { x.map { $0.isFinite ? .decimal($0) : .null } ?? .null }
@@ -381,7 +382,7 @@ struct TuneReport {
             let f = c.figures
             let listed = listedLabels[index]
             let final = finalRank[index]
-            var row: [CSVField] = [.integer(Int64(index)), .text(c.spec.label), .text(listed ?? ""),
+            var row: [CSVField] = [.integer(tuneID), .integer(Int64(index)), .text(c.spec.label), .text(listed ?? ""),
                                    .integer(result.listed.contains { $0.candidate == index && $0.label == result.baseline.label } ? 1 : 0),
                                    .integer(result.winner == index ? 1 : 0),
                                    final.map { .integer(Int64($0.rank)) } ?? .null, final.map { .integer($0.admissible ? 1 : 0) } ?? .null,

@@ -88,9 +88,10 @@ final class StoredTuneCommandTests: ReminderSimTestCase {
         let candidates = try CSVTable.parse(try text("csv/tune_candidates.csv"))
         let listed = try CSVTable.parse(try text("out/tune-periods-tune-1/candidates.csv"))
         XCTAssertEqual(candidates.first?.prefix(3), ["tune_id", "candidate_index", "label"])
-        XCTAssertEqual(candidates.dropFirst().map { $0[2] }, listed.dropFirst().map { $0[1] }, "every candidate, in order")
-        // The report's candidates join the table by index.
-        XCTAssertEqual(candidates.dropFirst().map { $0[1] }, listed.dropFirst().map { $0[0] })
+        XCTAssertEqual(listed.first?.prefix(3), ["tune_id", "candidate_index", "label"])
+        XCTAssertEqual(candidates.dropFirst().map { $0[2] }, listed.dropFirst().map { $0[2] }, "every candidate, in order")
+        // The report's candidates join the table by tune and index.
+        XCTAssertEqual(candidates.dropFirst().map { Array($0.prefix(2)) }, listed.dropFirst().map { Array($0.prefix(2)) })
         XCTAssertEqual(try CSVTable.parse(try text("csv/tunes.csv")).count, 2)
 
         let missing = try remindersim("report", "tune:9", "--db", "db.sqlite")

@@ -246,13 +246,14 @@ final class TuneCommandTests: ReminderSimTestCase {
             XCTAssertTrue(text.hasSuffix("\r\n"))
             XCTAssertFalse(text.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "every record ends in CRLF")
             let records = try CSVTable.parse(text)
-            XCTAssertEqual(records.first?.prefix(10), ["candidate_index", "label", "listed_label", "is_baseline", "is_winner",
+            XCTAssertEqual(records.first?.prefix(11), ["tune_id", "candidate_index", "label", "listed_label", "is_baseline", "is_winner",
                                                         "final_rank", "meets_constraints", "stage", "users", "dropped"])
             // The measures by the names every table gives them.
-            XCTAssertEqual(records.first?.dropFirst(10).prefix(3), ["opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high"])
+            XCTAssertEqual(records.first?.dropFirst(11).prefix(3), ["opens_lift_per_user", "opens_lift_per_user_low", "opens_lift_per_user_high"])
             XCTAssertEqual(Set(records.map(\.count)).count, 1, "every record as wide as the header")
-            XCTAssertEqual(records.dropFirst().map { $0[0] }, (0..<(records.count - 1)).map(String.init))
-            let labels = records.dropFirst().map { $0[1] }
+            XCTAssertEqual(Set(records.dropFirst().map { $0[0] }), ["1"])
+            XCTAssertEqual(records.dropFirst().map { $0[1] }, (0..<(records.count - 1)).map(String.init))
+            let labels = records.dropFirst().map { $0[2] }
             XCTAssertTrue(labels.contains(safe ? "'" + odd : odd), "\(labels)")
             XCTAssertTrue(labels.contains(safe ? "'-3 days, then more" : "-3 days, then more"), "\(labels)")
             XCTAssertTrue(labels.contains("-2"), "a signed number is not a formula: \(labels)")

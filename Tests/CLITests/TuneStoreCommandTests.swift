@@ -104,12 +104,13 @@ final class TuneStoreCommandTests: ReminderSimTestCase {
         }
     }
 
-    /// Every file of the report folder, charts included, is the same for a seed whatever the threads.
+    /// Every file of the report folder, charts included, is the same for a seed whatever the threads (each
+    /// tune the first of its own database, as `candidates.csv` names its tune).
     func testTheReportFolderIsTheSameWhateverTheThreads() throws {
-        assertExit(try tune("--out", "out", threads: 1), 0)
-        assertExit(try tune("--out", "out", threads: 3), 0)
-        let one = workDirectory.appendingPathComponent("out/tune-periods-tune-1")
-        let three = workDirectory.appendingPathComponent("out/tune-periods-tune-2")
+        assertExit(try tune("--out", "out1", "--db", "one.sqlite", threads: 1), 0)
+        assertExit(try tune("--out", "out3", "--db", "three.sqlite", threads: 3), 0)
+        let one = workDirectory.appendingPathComponent("out1/tune-periods-tune-1")
+        let three = workDirectory.appendingPathComponent("out3/tune-periods-tune-1")
         let files = try FileManager.default.contentsOfDirectory(atPath: one.path).sorted()
         XCTAssertEqual(files, ["candidates.csv", "pareto-delivered-per-extra-open.svg", "pareto-opt-out-rate.svg",
                                "recommendation.json", "report.html", "report.md"])
