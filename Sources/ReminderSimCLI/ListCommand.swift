@@ -38,14 +38,7 @@ struct ListCommand: RunnableCommand {
            ((try? FileManager.default.attributesOfItem(atPath: database)[.size]) as? NSNumber)?.intValue == 0 {
             return empty()
         }
-        try StoreAccess.checkName(database)
-        let store: RunStore
-        do {
-            store = try RunStore(path: database, create: false, readOnly: true)
-        } catch {
-            if error.isEmptyDatabase { return empty() }
-            throw StoreAccess.commandError(error)
-        }
+        guard let store = try StoreAccess.openUnlessEmpty(database) else { return empty() }
         let runs = try StoreAccess.perform { try store.list() }
         let tunes = try StoreAccess.perform { try store.tunes() }
         if json {

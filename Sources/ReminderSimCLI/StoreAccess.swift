@@ -22,6 +22,18 @@ enum StoreAccess {
         }
     }
 
+    /// `open` for reading, nil for a database without a schema (a new SQLite file, tables dropped): one
+    /// a command that lists may show as empty.
+    static func openUnlessEmpty(_ path: String) throws -> RunStore? {
+        try checkName(path)
+        do {
+            return try RunStore(path: path, create: false, readOnly: true)
+        } catch {
+            if error.isEmptyDatabase { return nil }
+            throw commandError(error)
+        }
+    }
+
     /// Refuses a database path that names no file: an empty one, and `-`, which every other input of
     /// the tool reads as standard input (a file of that name is `./-`).
     static func checkName(_ path: String, option: String = DatabaseOption.spec.name) throws {

@@ -596,7 +596,7 @@ extension TuneReport {
         guard let (members, u) = result.modelDraws else { return nil }
         guard let best = u.recommended, let s = u.standing(best) else {
             return "Under \(u.draws) draws of the response model: no finalist meets every constraint in at least "
-                + "\(Int(UncertainDecision.feasibilityThreshold * 100))% of the draws."
+                + "\(UncertainDecision.feasibilityPercent)% of the draws."
         }
         var line = "Under \(u.draws) draws of the response model: \"\(shown(drawLabel(best, members)))\" (probability best "
             + String(format: "%.0f%%, feasible %.0f%%", s.probabilityBest * 100, s.probabilityFeasible * 100) + ")"

@@ -349,9 +349,7 @@ enum DecisionReport {
                     m.configuration == 0 ? "—" : zero7 ? "n/a (zero by construction)" : Text.points(m.liftD7),
                     m.configuration == 0 ? "—" : zero30 ? "n/a (zero by construction)" : Text.points(m.liftD30),
                     // With two decimals, as the ranking shows it beside its limit.
-                    m.optOutRate.rate.map { r in
-                        Text.measure(.optOutRate, Estimate(value: r, low: m.optOutRate.interval?.low ?? r, high: m.optOutRate.interval?.high ?? r))
-                    } ?? "n/a",
+                    Text.measure(.optOutRate, m.optOutRate.estimate),
                     m.deliveredPerIncrementalOpen.map { String(format: "%.1f", $0) } ?? "n/a",
                 ]
             }) + "\n"

@@ -38,7 +38,7 @@ public enum SecondLookReport {
     public static func uncertainText(_ results: RunResults, _ look: DecisionSecondLook) -> String? {
         guard let u = look.uncertain else { return nil }
         var text = "Under \(u.draws) draw\(u.draws == 1 ? "" : "s") of the response model: "
-        let threshold = Int((UncertainDecision.feasibilityThreshold * 100).rounded())
+        let threshold = UncertainDecision.feasibilityPercent
         guard let best = u.recommended, let s = u.standing(best) else {
             text += "no configuration meets every constraint in at least \(threshold)% of the draws"
             // Those the draws cannot yet place on either side of the threshold.
@@ -188,7 +188,7 @@ public enum SecondLookReport {
         if sorted.count > tableRows { out += "\nThe \(tableRows) best of \(sorted.count) by expected \(o.title).\n" }
         let unsettled = sorted.filter(\.feasibilityUnsettled)
         if !unsettled.isEmpty {
-            let threshold = Int((UncertainDecision.feasibilityThreshold * 100).rounded())
+            let threshold = UncertainDecision.feasibilityPercent
             out += "\nToo close to the \(threshold)% threshold to tell with \(u.draws) draw\(u.draws == 1 ? "" : "s"): "
                 + unsettled.map { Markdown.escapeInline(results.all[$0.index].label) }.joined(separator: ", ")
                 + " (the interval of P(feasible) holds \(threshold)%); more draws (--model-draws) would settle whether the "

@@ -155,8 +155,7 @@ public struct CupedPlan: Sendable {
         let theta = pooledX > 0 ? (sr * r.covariance + sb * b.covariance) / pooledX : 0
         let spread = r.varianceY / sr + b.varianceY / sb
         let adjusted = r.adjustedVariance(theta: theta) / sr + b.adjustedVariance(theta: theta) / sb
-        // Over the same number of users, the whole sums' difference divided once (as `ArmMoments.difference`).
-        let d = r.users == b.users ? Double(r.sumY &- b.sumY) / Double(r.users) : r.meanY - b.meanY
+        let d = ArmMoments.difference(sums: (r.sumY, b.sumY), users: (r.users, b.users), means: (r.meanY, b.meanY))
         let z2 = LiveTestPlan.zSum * LiveTestPlan.zSum
         let total = z2 * adjusted / (d * d), without = z2 * spread / (d * d)
         guard d != 0, total.isFinite, without.isFinite, total < 1e15, without < 1e15 else { return nil }

@@ -51,20 +51,15 @@ extension ConfigurationResult {
     /// The estimate of a decision measure, with its interval where one is known.
     public func estimate(_ m: DecisionMeasure) -> Estimate? {
         let x = metrics
-        func rate(_ p: Proportion) -> Estimate? {
-            guard let r = p.rate else { return nil }
-            let ci = p.interval
-            return Estimate(value: r, low: ci?.low ?? r, high: ci?.high ?? r)
-        }
         switch m {
         case .opensLiftPerUser: return x.opensLiftPerUser ?? (isHoldout ? Estimate(value: 0, low: 0, high: 0) : nil)
         case .liftD7: return x.liftD7 ?? (isHoldout ? Estimate(value: 0, low: 0, high: 0) : nil)
         case .liftD30: return x.liftD30 ?? (isHoldout ? Estimate(value: 0, low: 0, high: 0) : nil)
-        case .retentionD7: return rate(x.retentionD7)
-        case .retentionD30: return rate(x.retentionD30)
-        case .optOutRate: return rate(x.optOutRate)
-        case .triggerRate: return rate(x.triggerRate)
-        case .responseRate: return rate(x.responseRate)
+        case .retentionD7: return x.retentionD7.estimate
+        case .retentionD30: return x.retentionD30.estimate
+        case .optOutRate: return x.optOutRate.estimate
+        case .triggerRate: return x.triggerRate.estimate
+        case .responseRate: return x.responseRate.estimate
         case .deliveredPerUser: return x.deliveredPerUser
         case .deliveredPerExtraOpen:
             return Estimate.deliveredPerExtraOpen(x.deliveredPerIncrementalOpen, delivered: x.delivered, users: x.users,

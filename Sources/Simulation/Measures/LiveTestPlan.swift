@@ -23,7 +23,12 @@ public struct ArmMoments: Equatable, Sendable {
     /// `a`'s mean minus `b`'s: over the same number of users, the difference of the whole sums divided
     /// once, so that it is the very number the run's paired measure gives (0.20798, not 0.20798000000000272).
     public static func difference(_ a: ArmMoments, _ b: ArmMoments) -> Double {
-        a.users == b.users ? Double(a.sum &- b.sum) / Double(a.users) : a.mean - b.mean
+        difference(sums: (a.sum, b.sum), users: (a.users, b.users), means: (a.mean, b.mean))
+    }
+
+    /// The same from two arms' whole sums, users and means.
+    static func difference(sums: (Int64, Int64), users: (Int64, Int64), means: (Double, Double)) -> Double {
+        users.0 == users.1 ? Double(sums.0 &- sums.1) / Double(users.0) : means.0 - means.1
     }
 }
 

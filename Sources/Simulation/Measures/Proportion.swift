@@ -38,31 +38,27 @@ public struct Proportion: Equatable, Sendable {
     /// rejecting p at that chance: what a count of draws can and cannot settle.
     public func clopperPearson(level: Double) -> (low: Double, high: Double)? {
         guard total > 0, count >= 0, count <= total, level > 0, level < 1 else { return nil }
-        let n = Int(total), x = Int(count), tail = (1 - level) / 2
-        // log C(n, k), from the log-gamma function.
-        let logFactorialN = logGamma(Double(n) + 1)
-        func logChoose(_ k: Int) -> Double { logFactorialN - logGamma(Double(k) + 1) - logGamma(Double(n - k) + 1) }
-        // P(X ≥ from | p) for 0 < p < 1, summed in the order that loses the least.
-        func atLeast(_ from: Int, _ p: Double) -> Double {
-            let (lp, lq) = (log(p), log1p(-p))
-            var sum = 0.0
-            for k in stride(from: n, through: from, by: -1) { sum += exp(logChoose(k) + Double(k) * lp + Double(n - k) * lq) }
-            return min(1, sum)
-        }
-        // The p at which `f`, increasing in p, reaches `target`: bisection to the last bit that matters.
-        func solve(_ f: (Double) -> Double, _ target: Double) -> Double {
+        let n = Double(total), x = Double(count), tail = (1 - level) / 2
+        // P(X ≥ k | p) = I_p(k, n − k + 1), rising with p: the p at which it reaches `target`, by bisection.
+        func solve(atLeast k: Double, _ target: Double) -> Double {
             var (lo, hi) = (0.0, 1.0)
             for _ in 0..<200 {
                 let mid = (lo + hi) / 2
                 if mid <= lo || mid >= hi { break }
-                if f(mid) < target { lo = mid } else { hi = mid }
+                if regularizedBetaI(x: mid, a: k, b: n - k + 1) < target { lo = mid } else { hi = mid }
             }
             return (lo + hi) / 2
         }
-        // P(X ≥ x | p) rises with p; P(X ≤ x | p) = 1 − P(X ≥ x + 1 | p) falls with it.
-        let low = x == 0 ? 0 : solve({ atLeast(x, $0) }, tail)
-        let high = x == n ? 1 : solve({ atLeast(x + 1, $0) }, 1 - tail)
-        return (low, high)
+        // The low bound: P(X ≥ x) = tail; the high one: P(X ≤ x) = tail, that is P(X ≥ x + 1) = 1 − tail.
+        return (count == 0 ? 0 : solve(atLeast: x, tail), count == total ? 1 : solve(atLeast: x + 1, 1 - tail))
+    }
+
+    /// The rate with its interval as an estimate (the bounds the rate itself when it has no interval); nil
+    /// without a rate.
+    public var estimate: Estimate? {
+        guard let r = rate else { return nil }
+        let ci = interval
+        return Estimate(value: r, low: ci?.low ?? r, high: ci?.high ?? r)
     }
 
     /// Wilson score interval (Wilson 1927) at the given normal quantile.

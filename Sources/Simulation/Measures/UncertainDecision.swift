@@ -46,6 +46,8 @@ public struct UncertainDecision: Sendable {
 
     /// The chance of meeting every constraint a recommendation needs.
     public static let feasibilityThreshold = 0.9
+    /// The same in whole percent, as the texts write it.
+    public static var feasibilityPercent: Int { Int((feasibilityThreshold * 100).rounded()) }
     /// Draws when a scenario gives an uncertainty and `--model-draws` is not given.
     public static let defaultDraws = 32
     /// The most draws a run may ask for: each is a whole simulation.
@@ -54,7 +56,7 @@ public struct UncertainDecision: Sendable {
     /// The recommendation rule in words, for the reports.
     public var ruleText: String {
         "the \(rule.objective.higherIsBetter ? "highest" : "lowest") expected \(rule.objective.title) among the configurations that meet every constraint in at least "
-            + "\(Int((Self.feasibilityThreshold * 100).rounded()))% of the draws"
+            + "\(Self.feasibilityPercent)% of the draws"
     }
 
     /// Summarises `draws`, each the holdout then every configuration of one run (the same
