@@ -254,21 +254,25 @@ struct TuneReport {
         md.append("")
         md.append("## Stages")
         md.append("")
-        md.append(String(format: "A candidate is dropped when its interval widened to z = %.3f (one-sided 5%% split over "
-                         + "the %d racing stage%@) lies beyond a constraint's limit, or when its paired difference from "
-                         + "the leader does.", r.plan.dropZ, max(1, r.plan.stageUsers.count - 1),
+        md.append(String(format: "A candidate is dropped as clearly infeasible when a constrained measure's interval at "
+                         + "z = %.3f (one-sided 5%% split over the %d racing stage%@) lies beyond its limit, and as clearly "
+                         + "worse when its paired difference from the leader at the stage's z′ (that share split again "
+                         + "over the other candidates the stage compared, as the leader is picked from them) lies on the "
+                         + "worse side. Intervals of opens and notifications allow for the skewness of the users' "
+                         + "differences (docs/scenario.md, *Tuning*).", r.plan.dropZ, max(1, r.plan.stageUsers.count - 1),
                          r.plan.stageUsers.count > 2 ? "s" : "")
                   + " Timings are left out of the report, which is the same for a seed whatever the threads; each "
                   + "stage's seconds are in the database (`tune_stages`).")
         md.append("")
         // Every count `tune_stages` keeps, and those that reached the stage (left out beforehand and evaluated).
-        md.append("| stage | users | entered | left out beforehand | evaluated | clearly infeasible | clearly worse | go on |")
-        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        md.append("| stage | users | entered | left out beforehand | evaluated | clearly infeasible | clearly worse | z′ | go on |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for (k, s) in r.stages.enumerated() {
             let final = k == r.stages.count - 1
             let n = TuneCommand.count
             md.append("| \(k + 1)\(final ? " (final)" : "") | \(n(s.users)) | \(n(s.entered + s.overCapacity)) | \(n(s.overCapacity)) | "
-                      + "\(n(s.entered)) | \(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : n(s.survivors)) |")
+                      + "\(n(s.entered)) | \(n(s.infeasible)) | \(n(s.worse)) | \(final ? "–" : String(format: "%.3f", s.worseZ)) | "
+                      + "\(final ? "–" : n(s.survivors)) |")
         }
         md.append("")
         md.append("## Finalists at \(TuneCommand.count(r.final.users)) users")

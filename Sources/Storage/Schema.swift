@@ -435,6 +435,12 @@ enum Schema {
         ALTER TABLE period_stats ADD COLUMN period_days REAL;
         ALTER TABLE pairwise_stats ADD COLUMN unit TEXT;
         """,
+        // 11: the normal quantile a racing stage's differences from its leader had to clear to drop a
+        // candidate as clearly worse (split over the candidates it compared); NULL for tunes stored
+        // before, whose stages used `tunes.drop_z`.
+        """
+        ALTER TABLE tune_stages ADD COLUMN worse_z REAL;
+        """,
     ]
 
     /// The version this build writes.

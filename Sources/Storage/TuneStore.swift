@@ -72,11 +72,12 @@ struct TuneWriter {
         let last = result.stages.count - 1
         try insert(
             "tune_stages",
-            ["stage", "is_final", "users", "left_out", "evaluated", "clearly_infeasible", "clearly_worse", "went_on", "seconds"],
+            ["stage", "is_final", "users", "left_out", "evaluated", "clearly_infeasible", "clearly_worse", "went_on", "seconds",
+             "worse_z"],
             result.stages.enumerated().map { k, s in
                 [.integer(Int64(k + 1)), .integer(k == last ? 1 : 0), .integer(Int64(s.users)), .integer(Int64(s.overCapacity)),
                  .integer(Int64(s.evaluated)), .integer(Int64(s.infeasible)), .integer(Int64(s.worse)),
-                 k == last ? .null : .integer(Int64(s.survivors)), .real(s.seconds)]
+                 k == last ? .null : .integer(Int64(s.survivors)), .real(s.seconds), k == last ? .null : .real(s.worseZ)]
             })
     }
 

@@ -207,13 +207,15 @@ final class TuneCommandTests: ReminderSimTestCase {
         for (row, cells) in zip(stages.dropFirst(), stageRows) {
             let stored = Dictionary(uniqueKeysWithValues: zip(columns, row))
             let shown = cells.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "") }
-            // stage, users, entered, left out beforehand, evaluated, clearly infeasible, clearly worse, go on
+            // stage, users, entered, left out beforehand, evaluated, clearly infeasible, clearly worse, z′, go on
             XCTAssertEqual(shown[1], stored["users"], cells)
             XCTAssertEqual(shown[3], stored["left_out"], cells)
             XCTAssertEqual(shown[4], stored["evaluated"], cells)
             XCTAssertEqual(shown[5], stored["clearly_infeasible"], cells)
             XCTAssertEqual(shown[6], stored["clearly_worse"], cells)
-            XCTAssertEqual(shown[7], stored["went_on"].map { $0.isEmpty ? "–" : $0 }, cells)
+            let worseZ = try XCTUnwrap(stored["worse_z"])
+            XCTAssertEqual(shown[7], worseZ.isEmpty ? "–" : String(format: "%.3f", try XCTUnwrap(Double(worseZ))), cells)
+            XCTAssertEqual(shown[8], stored["went_on"].map { $0.isEmpty ? "–" : $0 }, cells)
         }
 
         // A second tune goes to the next folder; the same seed gives the same recommendation.

@@ -310,6 +310,28 @@ final class TuneTests: XCTestCase {
 
 /// The level a race's drop states for its widened intervals.
 final class TuneDropLevelTests: XCTestCase {
+    /// A stage's differences from its leader clear the stage's share of 5% split again over the other
+    /// candidates it compared (the leader is picked from them): Φ⁻¹(1 − 0.05/3/99) = 3.585293 for 100
+    /// candidates and three racing stages (SciPy's norm.isf), the stage's z with one other.
+    func testClearlyWorseDropsClearTheStagesSplitQuantile() throws {
+        let plan = TunePlan(candidates: 100, finalUsers: 100_000)
+        XCTAssertEqual(plan.stageUsers.count, 4)
+        XCTAssertEqual(plan.worseZ(entered: 100), 3.585292720877353, accuracy: 1e-6)
+        XCTAssertEqual(plan.worseZ(entered: 2), plan.dropZ, accuracy: 1e-12)
+        XCTAssertEqual(plan.worseZ(entered: 1), plan.dropZ, accuracy: 1e-12)
+
+        let s = try TuneTests.scenario(users: 3_200, space: #"{"periods": {"min": 1, "max": 9}, "sequenceLength": {"min": 1, "max": 2}, "circular": [false, true]}"#)
+        let r = try Tuner(scenario: s, threads: 2, finalists: 4).run()
+        for stage in r.stages.dropLast() { XCTAssertEqual(stage.worseZ, r.plan.worseZ(entered: stage.entered)) }
+        let worse = r.candidates.compactMap { $0.drop }.filter { $0.kind == CandidateDrop.Kind.clearlyWorse }
+        XCTAssertFalse(worse.isEmpty, "no candidate was dropped as clearly worse")
+        for drop in worse {
+            let level = Tuner.level(r.stages[drop.stage].worseZ)
+            XCTAssertTrue(drop.reason.contains("(\(level) interval"), drop.reason)
+            XCTAssertLessThan(try XCTUnwrap(drop.interval).high, 0, drop.reason)
+        }
+    }
+
     func testTheLevelIsTheTwoSidedCoverageOfZ() {
         // Φ(1.959964) = 0.975, Φ(2.128045) = 0.98333, Φ(3.290527) = 0.9995, Φ(4.417173) = 0.999995.
         XCTAssertEqual(Tuner.level(1.959964), "95.0%")

@@ -107,8 +107,9 @@ final class TuneStoreTests: FolderTestCase {
             // The interval shown is the widened one the drop used, and says its level.
             let reason = try XCTUnwrap(row.text(9))
             let low = try XCTUnwrap(row.real(5)), high = try XCTUnwrap(row.real(6))
-            XCTAssertTrue(reason.contains(String(format: "[%.3f, %.3f] (", low, high)) && reason.contains("% interval) lies above"),
-                          reason)
+            // Notifications per user are skewed: the interval allows for it, from the users' own counts.
+            XCTAssertTrue(reason.contains(String(format: "[%.3f, %.3f] (", low, high))
+                              && reason.contains("% interval, allowing for skewness) lies above"), reason)
         }
         let winner = try XCTUnwrap(byLabel["3d"])
         XCTAssertEqual(winner.text(1), "winner")

@@ -84,6 +84,39 @@ public final class PairInputStore: @unchecked Sendable {
         return recorded & 128 != 0 ? out : nil
     }
 
+    /// Per configuration, the moments over the store's users of its opens (or notifications
+    /// delivered) minus configuration b's, in user order; nil when a user was not recorded, when a
+    /// value did not fit, or for another measure. The store is read user by user, every
+    /// configuration's values side by side, in two passes (the means, then the deviations' powers).
+    public func differenceMoments(minus b: Int, of measure: PairMeasure) -> [CentralMoments]? {
+        guard measure == .opensPerUser || measure == .deliveredPerUser, (0..<configurations).contains(b),
+              !overflowed.load(ordering: .relaxed) else { return nil }
+        let (n, k) = (users.count, configurations)
+        let opens = measure == .opensPerUser
+        @inline(__always) func value(_ p: Packed) -> Int64 { opens ? Int64(p.opens) : Int64(p.delivered) }
+        var sums = [Int64](repeating: 0, count: k)
+        var recorded: UInt8 = 128
+        for u in 0..<n {
+            let row = storage + u * k, reference = value(row[b])
+            for i in 0..<k {
+                recorded &= row[i].flags
+                sums[i] &+= value(row[i]) &- reference
+            }
+        }
+        guard recorded & 128 != 0, n > 0 else { return nil }
+        let means = sums.map { Double($0) / Double(n) }
+        var squares = [Double](repeating: 0, count: k), cubes = [Double](repeating: 0, count: k)
+        for u in 0..<n {
+            let row = storage + u * k, reference = value(row[b])
+            for i in 0..<k {
+                let d = Double(value(row[i]) &- reference) - means[i], d2 = d * d
+                squares[i] += d2
+                cubes[i] += d2 * d
+            }
+        }
+        return (0..<k).map { CentralMoments(count: n, mean: means[$0], squares: squares[$0], cubes: cubes[$0]) }
+    }
+
     /// Sets configuration i's inputs for the store's first `column.count` users, as if recorded:
     /// a run of the other users then completes the store.
     func fill(_ i: Int, from column: [Packed]) {

@@ -87,9 +87,12 @@ public struct Estimate: Equatable, Sendable {
     /// high bound infinite when the lift's low bound is not above 0. Nil without a value or users.
     public static func deliveredPerExtraOpen(_ value: Double?, delivered: Int64, users: Int64, lift: Estimate?) -> Estimate? {
         guard let value, let lift, users > 0 else { return nil }
-        let perUser = Double(delivered) / Double(users)
-        return Estimate(value: value, low: lift.high > 0 ? perUser / lift.high : 0,
-                        high: lift.low > 0 ? perUser / lift.low : .infinity)
+        return deliveredPerExtraOpen(value, perUser: Double(delivered) / Double(users), lift: lift)
+    }
+
+    /// The same from notifications delivered per user, `perUser`, and the opens lift's interval.
+    public static func deliveredPerExtraOpen(_ value: Double, perUser: Double, lift: Estimate) -> Estimate {
+        Estimate(value: value, low: lift.high > 0 ? perUser / lift.high : 0, high: lift.low > 0 ? perUser / lift.low : .infinity)
     }
 
     /// Mean of per-user differences from their sum and sum of squares (normal approximation).

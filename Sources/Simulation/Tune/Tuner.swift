@@ -24,10 +24,11 @@ public struct TunePlan: Sendable {
     public let capacity: [Int]
     /// Candidates simulated together in one run (with the holdout, the baseline and the leader).
     public let batchSize: Int
-    /// The normal quantile a difference must clear to drop a candidate: one-sided 5% split over the
-    /// racing stages (Bonferroni), so the best candidate survives every stage with probability ≥ 95%
-    /// when it is compared with a fixed leader and the normal intervals hold (at small stages the
-    /// skewed per-user opens make them cover less often; docs/scenario.md, *Tuning*, says by how much).
+    /// The normal quantile an interval must clear to drop a candidate as clearly infeasible: one-sided
+    /// 5% split over the racing stages (Bonferroni), so a candidate meeting every constraint survives
+    /// every stage with probability ≥ 95% when the intervals hold. The skewed per-user opens make the
+    /// normal ones cover less often at small stages, so the opens' intervals allow for skewness
+    /// (`Tuner.raceInterval`; docs/scenario.md, *Tuning*, says by how much each errs).
     public let dropZ: Double
     /// Candidates simulated at the full user count: enough that some still meet the constraints when
     /// the leaders of smaller stages sat just inside a limit by chance.
@@ -64,6 +65,18 @@ public struct TunePlan: Sendable {
         batchSize = 60
         let racing = max(1, users.count - 1)
         dropZ = normalQuantile(1 - 0.05 / Double(racing))
+    }
+
+    /// The normal quantile a difference from the leader must clear to drop a candidate as clearly worse
+    /// at a stage that `entered` candidates entered: the stage's share of 5% split again over the
+    /// `entered − 1` others any of them can be compared with. The leader is the best on the stage's
+    /// own users, picked from them, so a fixed leader's guarantee does not hold; split this way it
+    /// holds whoever leads: the best candidate is dropped only if its difference from some other lies
+    /// below that other's true difference by z standard errors, which has chance at most
+    /// (entered − 1) · Φ(−z) (Bonferroni; Hsu's multiple comparisons with the best, 1981).
+    public func worseZ(entered: Int) -> Double {
+        let racing = max(1, stageUsers.count - 1)
+        return normalQuantile(1 - 0.05 / Double(racing) / Double(max(1, entered - 1)))
     }
 
     /// The runs the whole tune makes at most: the racing stages' batches (every stage full), the final
@@ -116,6 +129,17 @@ public struct CandidateFigures: Sendable {
     public let measures: [DecisionMeasure: Estimate]
     /// The objective's paired difference from the baseline, when the objective has a paired measure.
     public let versusBaseline: Estimate?
+    /// The moments over the run's users of the per-user differences from the holdout in opens and in
+    /// notifications delivered, and from the baseline in the objective's paired measure, when the
+    /// race kept its users' inputs (`PairInputStore`): its drops then allow for their skewness
+    /// (`Tuner.raceInterval`).
+    public var opensMoments: CentralMoments?
+    public var deliveredMoments: CentralMoments?
+    public var versusBaselineMoments: CentralMoments?
+
+    public init(users: Int, measures: [DecisionMeasure: Estimate], versusBaseline: Estimate?) {
+        (self.users, self.measures, self.versusBaseline) = (users, measures, versusBaseline)
+    }
 
     public func value(_ m: DecisionMeasure) -> Double? { measures[m]?.value }
 }
@@ -190,6 +214,9 @@ public struct CandidateOutcome: Sendable {
 public struct StageSummary: Sendable {
     public let users: Int
     public var entered = 0
+    /// The quantile its differences from the leader had to clear to drop a candidate as clearly worse
+    /// (`TunePlan.worseZ`).
+    public var worseZ = 0.0
     public var evaluated = 0
     public var infeasible = 0
     public var worse = 0
@@ -554,12 +581,70 @@ public struct Tuner: Sendable {
         }
     }
 
-    func figures(_ batch: Batch, _ i: Int) -> CandidateFigures {
+    /// Configuration i's figures in `batch`, with the moments its drops read (see `raceInterval`)
+    /// when `moments` holds them.
+    func figures(_ batch: Batch, _ i: Int, moments: BatchMoments? = nil) -> CandidateFigures {
         let r = batch.results.all[i]
         var measures: [DecisionMeasure: Estimate] = [:]
         for m in DecisionMeasure.allCases { if let e = r.estimate(m) { measures[m] = e } }
         let vs = pairedMeasure.flatMap { batch.results.comparison(i, against: batch.baselineIndex, $0)?.difference }
-        return CandidateFigures(users: batch.results.users.count, measures: measures, versusBaseline: vs)
+        var f = CandidateFigures(users: batch.results.users.count, measures: measures, versusBaseline: vs)
+        f.opensMoments = moments?.opens?[i]
+        f.deliveredMoments = moments?.delivered?[i]
+        f.versusBaselineMoments = moments?.versusBaseline?[i]
+        return f
+    }
+
+    /// Per configuration of a racing batch, the moments of its users' differences the race reads
+    /// (`PairInputStore.differenceMoments`): from the holdout in opens when a constraint reads the
+    /// opens lift, in notifications delivered when one reads them per user, and from the baseline in
+    /// the objective's paired measure.
+    struct BatchMoments {
+        var opens: [CentralMoments]?
+        var delivered: [CentralMoments]?
+        var versusBaseline: [CentralMoments]?
+    }
+
+    func moments(_ store: PairInputStore, baseline: Int) -> BatchMoments {
+        let read = Set(constraints.map(\.measure))
+        return BatchMoments(
+            opens: read.isDisjoint(with: [.opensLiftPerUser, .deliveredPerExtraOpen]) ? nil
+                : store.differenceMoments(minus: 0, of: .opensPerUser),
+            delivered: read.contains(.deliveredPerUser) ? store.differenceMoments(minus: 0, of: .deliveredPerUser) : nil,
+            versusBaseline: pairedMeasure.flatMap { store.differenceMoments(minus: baseline, of: $0) })
+    }
+
+    /// The interval at normal quantile `z` the race reads a candidate's measure `m` by. For the opens
+    /// lift, notifications delivered per user and per extra open, when the figures hold the moments
+    /// of the per-user differences behind them, Hall's skewness-corrected interval of their mean
+    /// (`CentralMoments.interval`): the normal interval misses the mean of these skewed differences on
+    /// its upper side several times as often as its level says at the race's first stages, so the
+    /// race dropped candidates whose lift was good. Otherwise the figures' 95% interval widened to z.
+    func raceInterval(_ f: CandidateFigures, _ m: DecisionMeasure, z: Double) -> Estimate? {
+        switch m {
+        case .opensLiftPerUser:
+            if let e = f.opensMoments?.interval(z: z) { return e }
+        case .deliveredPerUser:
+            if let e = f.deliveredMoments?.interval(z: z) { return e }
+        case .deliveredPerExtraOpen:
+            if let lift = f.opensMoments?.interval(z: z), let value = f.value(.deliveredPerExtraOpen),
+               let perUser = f.value(.deliveredPerUser) {
+                return Estimate.deliveredPerExtraOpen(value, perUser: perUser, lift: lift)
+            }
+        default:
+            break
+        }
+        return f.measures[m].map { Self.widened($0, z: z) }
+    }
+
+    /// Whether `raceInterval` allows for skewness in measure `m` of `f`.
+    func allowsForSkewness(_ f: CandidateFigures, _ m: DecisionMeasure) -> Bool {
+        switch m {
+        case .opensLiftPerUser: return f.opensMoments != nil
+        case .deliveredPerUser: return f.deliveredMoments != nil
+        case .deliveredPerExtraOpen: return f.opensMoments != nil && f.measures[.deliveredPerUser] != nil
+        default: return false
+        }
     }
 
     /// Meets every constraint on the estimates (the decision rule's test).
@@ -602,11 +687,10 @@ public struct Tuner: Sendable {
         return byEstimate.filter { chosen.contains($0) || kept.contains($0) }
     }
 
-    /// Every constrained measure's interval, widened from 95% to z, lies within its bound.
+    /// Every constrained measure's interval at z (`raceInterval`) lies within its bound.
     func clearlyAdmissible(_ f: CandidateFigures, z: Double = z95) -> Bool {
         constraints.allSatisfy { m, b in
-            guard let m95 = f.measures[m] else { return false }
-            let e = Self.widened(m95, z: z)
+            guard let e = raceInterval(f, m, z: z) else { return false }
             return (b.min.map { e.low >= $0 } ?? true) && (b.max.map { e.high <= $0 } ?? true)
         }
     }
@@ -633,8 +717,7 @@ public struct Tuner: Sendable {
     /// The first constraint a candidate clearly breaks at stage k, as its drop.
     func clearlyInfeasible(_ f: CandidateFigures, stage k: Int) -> CandidateDrop? {
         for (m, b) in constraints {
-            guard let e = f.measures[m] else { continue }
-            let w = Self.widened(e, z: plan.dropZ)
+            guard let w = raceInterval(f, m, z: plan.dropZ) else { continue }
             var beyond: String?
             if let max = b.max, w.low > max {
                 beyond = "above its max \(Self.show(max, m))"
@@ -642,9 +725,10 @@ public struct Tuner: Sendable {
                 beyond = "below its min \(Self.show(min, m))"
             }
             if let beyond {
+                let skew = allowsForSkewness(f, m) ? ", allowing for skewness" : ""
                 return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
                                      reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) "
-                                         + "(\(dropLevel) interval) lies \(beyond)")
+                                         + "(\(dropLevel) interval\(skew)) lies \(beyond)")
             }
         }
         return nil
@@ -682,6 +766,8 @@ public struct Tuner: Sendable {
         /// Candidates of the stage not dropped so far.
         var remaining: Set<Int>
         var evaluated = Set<Int>()
+        /// The quantile the stage's differences from the leader must clear (`TunePlan.worseZ`).
+        var worseZ: Double { summary.worseZ }
 
         /// Drops `c` as clearly worse than the leader.
         mutating func dropWorse(_ c: Int, _ drop: CandidateDrop, _ race: inout Race) {
@@ -757,6 +843,7 @@ public struct Tuner: Sendable {
             race.alive = ranked(race.alive.map { ($0, race.outcomes[$0].figures!) }).map(\.0)
         }
         summary.entered = race.alive.count
+        summary.worseZ = plan.worseZ(entered: summary.entered)
         let always: Set<Int> = [StageShares.holdout, StageShares.baseline]
         race.shares?.keepOnly(always.union(race.alive))
         // The next stage takes what this one counts (the final stage too).
@@ -794,8 +881,9 @@ public struct Tuner: Sendable {
         // A racing batch reads each candidate against the baseline and the leader (the first member)
         // only, and configuration-level estimates only.
         let references = [1] + (race.leader == nil ? [] : [2])
-        // Each user's pair inputs, kept (where they fit in memory) to pair a new leader without running again.
-        let store = keepsPairInputs ? PairInputStore(users: 0..<n, configurations: members.count + 2) : nil
+        // Each user's pair inputs, kept where they fit in memory: the moments the drops read (see
+        // `raceInterval`), and to pair a new leader without running again.
+        let store = PairInputStore(users: 0..<n, configurations: members.count + 2)
         // The configurations as `StageShares` knows them.
         let keys = [StageShares.holdout, StageShares.baseline] + members
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed, response: scenario.response,
@@ -828,9 +916,10 @@ public struct Tuner: Sendable {
             for c in members where c != race.leader { race.shares?.remove(c) }
         }
         var here: [Int: Int] = [:]
+        let moments = store.map { self.moments($0, baseline: run.baselineIndex) }
         for (j, c) in members.enumerated() {
             here[c] = run.index(j)
-            let f = figures(run, run.index(j))
+            let f = figures(run, run.index(j), moments: moments)
             race.outcomes[c].figures = f
             race.outcomes[c].stage = k
             if k == 0 { race.outcomes[c].firstStage = f }
@@ -853,7 +942,8 @@ public struct Tuner: Sendable {
         // the same, so is every count; only the pairs kept differ).
         var paired = run
         if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
-            if let store, let sums = run.results.tallies.sums, let more = store.adding(reference: li, to: sums, threads: threads) {
+            if keepsPairInputs, let store, let sums = run.results.tallies.sums,
+               let more = store.adding(reference: li, to: sums, threads: threads) {
                 var tallies = run.results.tallies
                 tallies.sums = more
                 paired = Batch(results: RunResults(scenario: run.results.scenario, tallies: tallies))
@@ -863,10 +953,14 @@ public struct Tuner: Sendable {
                                       holdouts: meter.holdouts) { _ in }
             }
         }
+        // Skewness allowed for as in `raceInterval` where the users' inputs are kept.
+        let versusLeader = pairedMeasure.flatMap { store?.differenceMoments(minus: li, of: $0) }
         for c in batch where stage.remaining.contains(c) && c != l {
-            let d = pairedMeasure.flatMap { paired.results.comparison(here[c]!, against: li, $0)?.difference }
-            if let drop = worseDrop(c, than: l, stage: k, difference: d.map { (Self.widened($0, z: plan.dropZ), .paired) },
-                                    race.outcomes) {
+            let d = pairedMeasure.flatMap { m -> (Estimate, CandidateDrop.Comparison, Bool)? in
+                if let e = versusLeader?[here[c]!].interval(z: stage.worseZ) { return (e, .paired, true) }
+                return paired.results.comparison(here[c]!, against: li, m)?.difference.map { (Self.widened($0, z: stage.worseZ), .paired, false) }
+            }
+            if let drop = worseDrop(c, than: l, stage: k, z: stage.worseZ, difference: d, race.outcomes) {
                 stage.dropWorse(c, drop, &race)
             }
         }
@@ -877,36 +971,47 @@ public struct Tuner: Sendable {
     /// of the two standard errors (Cauchy–Schwarz), so this only drops what is worse whatever it is.
     func dropWorseThanLastLeader(stage k: Int, _ race: inout Race, _ stage: inout StageState) {
         guard let l = race.leader else { return }
-        let z = plan.dropZ
+        let z = stage.worseZ
         for c in race.alive where stage.remaining.contains(c) && c != l {
-            var bounded: Estimate?
-            if pairedMeasure != nil, let a = race.outcomes[c].figures?.versusBaseline, let b = race.outcomes[l].figures?.versusBaseline {
-                let half = ((a.high - a.low) / 2 + (b.high - b.low) / 2) * z / z95
+            var bounded: (Estimate, CandidateDrop.Comparison, Bool)?
+            if pairedMeasure != nil, let (a, skewA) = versusBaseline(race.outcomes[c].figures, z: z),
+               let (b, skewB) = versusBaseline(race.outcomes[l].figures, z: z) {
+                // Each side of c − l takes the sides of the two intervals that reach that way.
                 let d = a.value - b.value
-                bounded = Estimate(value: d, low: d - half, high: d + half)
+                bounded = (Estimate(value: d, low: d - (a.value - a.low) - (b.high - b.value),
+                                    high: d + (a.high - a.value) + (b.value - b.low)), .bounded, skewA && skewB)
             }
-            if let drop = worseDrop(c, than: l, stage: k, difference: bounded.map { ($0, .bounded) }, race.outcomes) {
+            if let drop = worseDrop(c, than: l, stage: k, z: z, difference: bounded, race.outcomes) {
                 stage.dropWorse(c, drop, &race)
             }
         }
     }
 
+    /// The objective's paired difference from the baseline at normal quantile z: skewness allowed for
+    /// as in `raceInterval` when the figures hold its moments, else the 95% interval widened.
+    func versusBaseline(_ f: CandidateFigures?, z: Double) -> (interval: Estimate, skewed: Bool)? {
+        if let e = f?.versusBaselineMoments?.interval(z: z) { return (e, true) }
+        return f?.versusBaseline.map { (Self.widened($0, z: z), false) }
+    }
+
     /// Candidate `c`'s drop at stage k as clearly worse than the leader `l`, or nil. `difference` is
-    /// c − l on the objective, already widened to z, paired or bounded; without one, the two's own
-    /// widened intervals are compared.
-    func worseDrop(_ c: Int, than l: Int, stage k: Int, difference: (interval: Estimate, comparison: CandidateDrop.Comparison)?,
+    /// c − l on the objective at the race's z, paired or bounded, and whether it allows for skewness;
+    /// without one, the two's own widened intervals are compared.
+    func worseDrop(_ c: Int, than l: Int, stage k: Int, z: Double,
+                   difference: (interval: Estimate, comparison: CandidateDrop.Comparison, skewed: Bool)?,
                    _ outcomes: [CandidateOutcome]) -> CandidateDrop? {
         guard let difference else {
-            return unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l, stage: k)
+            return unpairedWorse(outcomes[c].figures!, than: outcomes[l].figures!, leader: l, stage: k, z: z)
         }
         guard clearlyWorse(difference.interval) else { return nil }
         let shown = Self.show(difference.interval, spec.rule.objective)
         let bounded = difference.comparison == .bounded
+        let skew = difference.skewed ? ", allowing for skewness" : ""
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: l, comparison: difference.comparison,
                              interval: difference.interval,
                              reason: "clearly worse than \"\(candidates[l].label)\" at \(Self.grouped(plan.stageUsers[k])) users: "
-                                 + (bounded ? "difference \(shown) (\(dropLevel) interval, bounded without pairing)"
-                                         : "paired difference \(shown) (\(dropLevel) interval)"))
+                                 + (bounded ? "difference \(shown) (\(Self.level(z)) interval\(skew), bounded without pairing)"
+                                         : "paired difference \(shown) (\(Self.level(z)) interval\(skew))"))
     }
 
     /// The final stage: the best few together at the full user count, ranked.
@@ -976,14 +1081,14 @@ public struct Tuner: Sendable {
 
     /// The drop of a candidate whose widened interval on the objective lies wholly on the worse side
     /// of the leader's, or nil.
-    func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int, stage k: Int) -> CandidateDrop? {
+    func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int, stage k: Int, z: Double) -> CandidateDrop? {
         let o = spec.rule.objective
         guard let a = c.measures[o], let b = l.measures[o] else { return nil }
-        let x = Self.widened(a, z: plan.dropZ), y = Self.widened(b, z: plan.dropZ)
+        let x = Self.widened(a, z: z), y = Self.widened(b, z: z)
         guard o.higherIsBetter ? x.high < y.low : x.low > y.high else { return nil }
         return CandidateDrop(kind: .clearlyWorse, stage: k, leader: leader, comparison: .unpaired, interval: x,
                              reason: "clearly worse than \"\(candidates[leader].label)\" at \(Self.grouped(c.users)) users: "
-                                 + "\(Self.show(x, o)) against \(Self.show(y, o)) (\(dropLevel) intervals)")
+                                 + "\(Self.show(x, o)) against \(Self.show(y, o)) (\(Self.level(z)) intervals)")
     }
 
     /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
