@@ -85,20 +85,31 @@ struct MergeCommand: RunnableCommand {
             throw CommandError.dataError("\(other.0): read other recorded logs than \(first.0) (their visits differ); shards of "
                 + "one run read the same logs")
         }
-        let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let record = RunRecord(
             results: merged, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()),
             wallSeconds: shards.reduce(0) { $0 + $1.run.record.wallSeconds },
             threads: shards.map(\.run.record.threads).max() ?? 1, modelDraws: Self.storedDraws(draws, effective: effective[0]),
             recordedData: fingerprints.first?.1)
+        // The merged run's second look before it is saved: one that cannot be made leaves no run
+        // behind, as `run` leaves none (it is worked out from the shards' scenario, named so).
+        let status = StatusLine(io: context.io)
+        status.show("checking the decision…")
+        let second: DecisionSecondLook?
+        do {
+            second = try ReportCommand.recomputedSecondLook(
+                StoredRun(id: 0, record: record), dataFolder: dataFolder,
+                source: "the shards' scenario \"\(TerminalText.printable(merged.scenario.name))\"")
+        } catch {
+            status.clear()
+            throw error
+        }
+        let store = try StoreAccess.open(into, create: true, option: Self.into.name, stderr: context.stderr)
         let id = try StoreAccess.save("the merged run") { try store.save(record) }
         let run = StoredRun(id: id, record: record)
-        let status = StatusLine(io: context.io)
-        status.show("run \(id) is saved in \(OutputPaths.shown(into)); checking the decision and writing its report…")
+        status.show("run \(id) is saved in \(OutputPaths.shown(into)); writing its report…")
         let folder = try StoreAccess.reporting(saved: "run \(id)", in: into, reference: "\(id)") {
-            try ReportCommand.render(run, output: output, csvSafe: csvSafe,
-                                     secondLook: ReportCommand.recomputedSecondLook(run, dataFolder: dataFolder))
+            try ReportCommand.render(run, output: output, csvSafe: csvSafe, secondLook: second)
         }
         status.clear()
         context.stdout.writeLine(

@@ -70,20 +70,22 @@ struct ReportCommand: RunnableCommand {
     /// nil for a shard, whose decision needs every user. A scenario that reads recorded logs reads them
     /// relative to `dataFolder` (the working folder by default); when they cannot be read the report
     /// cannot be the run's, and nothing is written: the error says where the logs were looked for.
-    static func recomputedSecondLook(_ run: StoredRun, dataFolder: String?) throws -> DecisionSecondLook? {
+    /// Errors name the scenario as `source`, by default as the stored run's.
+    static func recomputedSecondLook(_ run: StoredRun, dataFolder: String?, source: String? = nil) throws -> DecisionSecondLook? {
         guard run.record.shard == nil else { return nil }
         let scenario = run.results.scenario
         let recorded: RecordedLogs
         do {
             recorded = try ScenarioLoading.compileReading(scenario, path: nil, stored: true, dataFolder: dataFolder).recorded
         } catch let error as CommandError {
-            throw CommandError(error.code, "run \(run.id): its second look cannot be worked out again: \(error.message)"
+            throw CommandError(error.code, "\(source ?? "run \(run.id)"): its second look cannot be worked out again: \(error.message)"
                 + ScenarioDataOption.hint(scenario, dataFolder))
         }
-        try ScenarioDataOption.checkSame(recorded, scenario, stored: run.record.recordedData, owner: "run \(run.id)", dataFolder)
+        try ScenarioDataOption.checkSame(recorded, scenario, stored: run.record.recordedData, owner: source ?? "run \(run.id)", dataFolder)
         return try SecondLookRunner(
             results: run.results, recorded: recorded, threads: ProcessInfo.processInfo.activeProcessorCount,
-            draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil
+            draws: SecondLookRunner.draws(run.record.modelDraws, scenario: scenario), path: nil,
+            source: source ?? SecondLookRunner.stored(run.id, scenario)
         ).compute()
     }
 

@@ -107,8 +107,31 @@ struct RunCommand: RunnableCommand {
         }
         let wall = Self.seconds(since: started)
 
-        let storing = DispatchTime.now()
         let results = RunResults(scenario: scenario, tallies: result)
+        // The second looks at the decision (the re-check on other users, the model draws or the
+        // sensitivity runs) before anything is saved: one that cannot be made (a user past the session
+        // limit under a changed response) leaves no run behind, as the run itself would not. A shard's
+        // decision needs every user: its merge makes them.
+        var second: DecisionSecondLook?
+        var lookSeconds = 0.0
+        if shard == nil {
+            let status = StatusLine(io: context.io)
+            status.show("checking the decision…")
+            let looking = DispatchTime.now()
+            do {
+                second = try SecondLookRunner(
+                    results: results, recorded: recorded, threads: simulation.threads,
+                    draws: SecondLookRunner.draws(modelDraws, scenario: scenario), path: simulation.path
+                ).compute()
+            } catch {
+                status.clear()
+                throw error
+            }
+            status.clear()
+            lookSeconds = Self.seconds(since: looking)
+        }
+
+        let storing = DispatchTime.now()
         let record = RunRecord(
             results: results, toolVersion: ReminderSim.version,
             createdAt: ISO8601DateFormatter().string(from: Date()), wallSeconds: wall, threads: simulation.threads, shard: shard,
@@ -136,14 +159,7 @@ struct RunCommand: RunnableCommand {
 
         // Said while it lasts, and left standing if the command is stopped before the report is written.
         let status = StatusLine(io: context.io)
-        status.show("run \(runID) is saved in \(OutputPaths.shown(simulation.database)); checking the decision and writing its report…")
-        // The second looks at the decision: the re-check on other users, the model draws or the sensitivity runs.
-        let looking = DispatchTime.now()
-        let second = try SecondLookRunner(
-            results: results, recorded: recorded, threads: simulation.threads,
-            draws: SecondLookRunner.draws(modelDraws, scenario: scenario), path: simulation.path
-        ).compute()
-        let lookSeconds = Self.seconds(since: looking)
+        status.show("run \(runID) is saved in \(OutputPaths.shown(simulation.database)); writing its report…")
 
         // The report is written before anything is printed: a reader that stops early (`| head`)
         // still leaves a run with its report.

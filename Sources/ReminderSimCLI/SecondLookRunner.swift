@@ -1,5 +1,6 @@
 import Console
 import Foundation
+import Reporting
 import Simulation
 
 /// Works out the second looks at a run's decision: the recommendation re-checked against the
@@ -15,6 +16,14 @@ struct SecondLookRunner {
     let draws: Int
     /// The scenario's file, nil for the built-in one, to name it in errors.
     let path: String?
+    /// How errors name the scenario when it is not a file's: a stored run's (`stored(_:)`); nil for
+    /// the built-in scenario.
+    var source: String?
+
+    /// A stored run's scenario, as errors name it.
+    static func stored(_ runID: Int64, _ scenario: Scenario) -> String {
+        "run \(runID)'s scenario \"\(TerminalText.printable(scenario.name))\""
+    }
 
     /// `--model-draws`'s value, or its default, `UncertainDecision.defaultDraws`, when the scenario
     /// gives an uncertainty; 0 otherwise, whatever was asked: a model without one has nothing to
@@ -38,7 +47,8 @@ struct SecondLookRunner {
         var recheck: DecisionRecheck?
         if let (s, r, u) = DecisionRecheck.scenario(for: scenario, decision: decision) {
             progress?("re-check")
-            recheck = DecisionRecheck(try simulate(s, keepsDetail: false), recommended: r, runnerUp: u, in: scenario)
+            recheck = DecisionRecheck(try simulate(s, keepsDetail: false, look: "the re-check on other users (seed \(s.seed))"),
+                                      recommended: r, runnerUp: u, in: scenario)
         }
         if draws > 0 {
             var runs: [[ConfigurationResult]] = []
@@ -46,7 +56,7 @@ struct SecondLookRunner {
                 progress?("model draw \(k + 1) of \(draws)")
                 var s = scenario
                 s.response = scenario.response.draw(k, seed: scenario.seed)
-                runs.append(try simulate(s, keepsDetail: false).all)
+                runs.append(try simulate(s, keepsDetail: false, look: "model draw \(k + 1) of \(draws)").all)
             }
             let uncertain = UncertainDecision(rule: scenario.effectiveDecision, baseline: results.baselineIndex, draws: runs)
             return DecisionSecondLook(recheck: recheck, uncertain: uncertain, sensitivity: [], prePeriod: prePeriod)
@@ -68,7 +78,9 @@ struct SecondLookRunner {
             let weights = s.response.messageWeights
             s.response = response
             s.response.messageWeights = weights
-            let r = try simulate(s, keepsDetail: false)
+            let look = name == DecisionSecondLook.unchanged ? "the sensitivity runs' control (the response unchanged)"
+                : "the sensitivity run with \(name)"
+            let r = try simulate(s, keepsDetail: false, look: look)
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }
         return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: Array(sensitivity.dropFirst()),
@@ -76,25 +88,30 @@ struct SecondLookRunner {
     }
 
     /// The results of `scenario` simulated whole, on its own users; without `keepsDetail`, only what
-    /// the decision reads (see `RunOptions.keepsDetail`): the second looks read nothing else.
-    func simulate(_ scenario: Scenario, keepsDetail: Bool) throws -> RunResults {
-        try Self.simulate(scenario, recorded: recorded, threads: threads, path: path, keepsDetail: keepsDetail)
+    /// the decision reads (see `RunOptions.keepsDetail`): the second looks read nothing else. A user
+    /// past the session limit in `look` is an error naming it: the look cannot be made.
+    func simulate(_ scenario: Scenario, keepsDetail: Bool, look: String) throws -> RunResults {
+        try Self.simulate(scenario, recorded: recorded, threads: threads, path: path, keepsDetail: keepsDetail,
+                          look: look, source: source)
     }
 
-    /// The results of `scenario` simulated whole, on its own users; errors name `path`.
+    /// The results of `scenario` simulated whole, on its own users; errors name `path` (or `source`)
+    /// and, for a second look, the `look`.
     static func simulate(_ scenario: Scenario, recorded: RecordedLogs, threads: Int, path: String?,
-                         keepsDetail: Bool = true) throws -> RunResults {
+                         keepsDetail: Bool = true, look: String? = nil, source: String? = nil) throws -> RunResults {
         let model: CompiledModel
         do {
             model = try CompiledModel(scenario, recorded: recorded)
         } catch let error as ScenarioError {
-            throw ScenarioLoading.invalid(ScenarioError(source: ScenarioLoading.displayName(path), issues: error.issues))
+            throw ScenarioLoading.invalid(ScenarioError(source: ScenarioLoading.displayName(path) ?? source, issues: error.issues))
         }
         var options = RunOptions(threads: threads, users: 0..<scenario.users, pairs: .decision)
         options.keepsDetail = keepsDetail
         let tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
-            throw ScenarioLoading.sessionLimitError(breach, in: model, path: path)
+            let name = ScenarioLoading.displayName(path) ?? source ?? "the built-in scenario"
+            throw CommandError.dataError("\(name): "
+                + (look.map { "the decision's second look cannot be made: in \($0), " } ?? "") + model.explain(breach))
         }
         return RunResults(scenario: scenario, tallies: tallies)
     }

@@ -58,4 +58,40 @@ final class BoundsTests: ReminderSimTestCase {
         assertContains(trace.stderr, "reached 35,000 sessions")
         XCTAssertLessThan(trace.stdout.utf8.count, 64 << 20, "a trace's output is bounded")
     }
+
+    /// A run whose own users stay within the limit but whose second look does not (one-second
+    /// notifications answered within a second, so the sensitivity run with the base response doubled
+    /// piles up sessions): nothing is saved, the error names the look, and a merge of its shards and a
+    /// tune of it say the same.
+    func testASecondLookPastTheSessionLimitSavesNothingAndSaysWhichLook() throws {
+        try writeFile("storm.json", #"""
+            {"name": "storm", "users": 200, "horizonDays": 3,
+             "population": {"installSpreadDays": 0, "segments": [{"name": "x", "returns": {"distribution": "exponential", "mean": 1},
+                            "sessionLength": {"medianMinutes": 0.0166667, "sigma": 0.01}}]},
+             "response": {"baseResponse": 0.5, "fatigue": 1, "responseDelayMinutes": 0.0166667, "optOutPerDelivery": 0, "quietHours": null},
+             "configurations": [{"label": "storm", "reminders": [{"messages": ["m"], "timePeriods": [1], "unit": "seconds"}]},
+                                {"label": "calm", "reminders": [{"messages": ["m"], "timePeriods": [1]}]}],
+             "tune": {"space": {"periods": {"min": 1, "max": 2}}}}
+            """#)
+        let look = "the decision's second look cannot be made: in the sensitivity run with base response doubled, "
+            + "user 0 (segment \"x\", configuration \"storm\") reached 3,000 sessions"
+        let run = try remindersim("run", "storm.json", "--db", "storm.sqlite", "--out", "out", timeout: 60)
+        assertExit(run, 65)
+        assertContains(run.stderr, "remindersim: error: storm.json: " + look)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("storm.sqlite")), "a run whose second look fails is not saved")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("out")), "nor reported")
+
+        for k in 1...2 {
+            assertExit(try remindersim("run", "storm.json", "--shard", "\(k)/2", "--db", "s\(k).sqlite", timeout: 60), 0)
+        }
+        let merge = try remindersim("merge", "s1.sqlite", "s2.sqlite", "--into", "merged.sqlite", "--out", "out", timeout: 60)
+        assertExit(merge, 65)
+        assertContains(merge.stderr, "remindersim: error: the shards' scenario \"storm\": " + look)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("merged.sqlite")), "nothing merged")
+
+        let tune = try remindersim("tune", "storm.json", "--db", "tune.sqlite", "--out", "out", timeout: 120)
+        assertExit(tune, 65)
+        assertContains(tune.stderr, "in the sensitivity run with base response doubled (200 users), user 0 (segment \"x\", "
+                       + "configuration \"storm\") reached 3,000 sessions")
+    }
 }

@@ -75,10 +75,11 @@ public struct SessionLimitBreach: Equatable, Sendable {
 
 extension CompiledModel {
     /// Why a run that reached the session limit is refused, naming the user, the configuration and
-    /// the segment whose fields to look at.
-    public func explain(_ breach: SessionLimitBreach) -> String {
+    /// the segment whose fields to look at; `label`, the configuration's, when the run's own differs (a
+    /// tune's runs number their candidates).
+    public func explain(_ breach: SessionLimitBreach, label shown: String? = nil) -> String {
         let segment = traits(user: breach.user).segment
-        let label = configurations[breach.configuration].spec.label
+        let label = shown ?? configurations[breach.configuration].spec.label
         return "user \(breach.user) (segment \"\(scenario.population.segments[segment].name)\", "
             + (breach.configuration == 0 ? "holdout" : "configuration \"\(label)\"")
             + ") reached \(TextLimit.grouped(sessionLimit)) sessions, the limit of \(TextLimit.grouped(Scenario.maximumSessionsPerDay)) a day on average "

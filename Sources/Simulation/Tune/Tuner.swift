@@ -463,10 +463,11 @@ public struct Tuner: Sendable {
     ///
     /// With `shares` holding every configuration of the run under `keys` (the holdout's, the
     /// baseline's, then the specs'), users 0..<shares.users are taken from there and only the others
-    /// simulated; the counts are the same (see `StageShares`).
+    /// simulated; the counts are the same (see `StageShares`). A user past the session limit is an
+    /// error naming the run (`look`) and the configuration by its own label.
     func simulate(_ specs: [ConfigurationSpec], users: Int, seed: UInt64, response: ResponseModel,
                   references: [Int]? = nil, keepsDetail: Bool = true, pairInputs: PairInputStore? = nil,
-                  holdouts: HoldoutCache? = nil, shares: StageShares? = nil, keys: [Int] = [],
+                  holdouts: HoldoutCache? = nil, shares: StageShares? = nil, keys: [Int] = [], look: String,
                   progress: @escaping @Sendable (Int) -> Void) throws(TuneError) -> Batch {
         var s = scenario
         var base = baseline
@@ -519,12 +520,15 @@ public struct Tuner: Sendable {
         }
         var tallies = model.run(options: options)
         if let breach = tallies.sessionLimitBreach {
-            throw TuneError(path: "", reason: model.explain(breach))
+            // The run's labels are its own ("baseline", "candidate k"): the user's are the specs'.
+            let label = breach.configuration == 1 ? baseline.label
+                : specs.indices.contains(breach.configuration - 2) ? specs[breach.configuration - 2].label : nil
+            throw TuneError(path: "", reason: "in \(look), " + model.explain(breach, label: label))
         }
         if var whole = prefix {
             guard whole.sums?.layout == tallies.sums?.layout else {
                 return try simulate(specs, users: users, seed: seed, response: response, references: references, keepsDetail: keepsDetail,
-                                    pairInputs: pairInputs, holdouts: holdouts, progress: progress)
+                                    pairInputs: pairInputs, holdouts: holdouts, look: look, progress: progress)
             }
             whole.merge(tallies)
             whole.users = 0..<users
@@ -569,7 +573,7 @@ public struct Tuner: Sendable {
         while true {
             let started = DispatchTime.now()
             _ = try simulate(picked, users: users, seed: scenario.seed, response: scenario.response, references: [1],
-                             keepsDetail: false) { _ in }
+                             keepsDetail: false, look: "the run that times a racing batch (\(Self.grouped(users)) users)") { _ in }
             let took = Self.seconds(since: started)
             if took >= Self.calibrationSeconds || users >= limit {
                 let perSimulation = took / Double(users * (count + 2))
@@ -888,7 +892,7 @@ public struct Tuner: Sendable {
         let keys = [StageShares.holdout, StageShares.baseline] + members
         let run = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed, response: scenario.response,
                                references: references, keepsDetail: false, pairInputs: store, holdouts: meter.holdouts,
-                               shares: race.shares, keys: keys, progress: report)
+                               shares: race.shares, keys: keys, look: "stage \(k + 1) (\(Self.grouped(n)) users)", progress: report)
         _ = meter.reused.add(Double(run.reused * width))
         stage.summary.simulated += (n - run.reused) * width
         stage.summary.reused += run.reused * width
@@ -950,7 +954,7 @@ public struct Tuner: Sendable {
             } else {
                 paired = try simulate(members.map { candidates[$0] }, users: n, seed: scenario.seed,
                                       response: scenario.response, references: [1, li], keepsDetail: false,
-                                      holdouts: meter.holdouts) { _ in }
+                                      holdouts: meter.holdouts, look: "stage \(k + 1) (\(Self.grouped(n)) users)") { _ in }
             }
         }
         // Skewness allowed for as in `raceInterval` where the users' inputs are kept.
@@ -1065,7 +1069,8 @@ public struct Tuner: Sendable {
         let (stages, count, users, draws) = (plan.stageUsers.count, members.count, final.users, modelDraws)
         for k in 0..<modelDraws {
             let response = scenario.response.draw(k, seed: scenario.seed)
-            let batch = try simulate(members.map { candidates[$0] }, users: users, seed: scenario.seed, response: response) { u in
+            let batch = try simulate(members.map { candidates[$0] }, users: users, seed: scenario.seed, response: response,
+                                     look: "model draw \(k + 1) of \(modelDraws)") { u in
                 let total = meter.done.add(Double(u * (count + 2))) + meter.reused.value
                 meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
                                              simulated: total, planned: meter.planned, phase: "model draw \(k + 1)/\(draws)"))
@@ -1091,6 +1096,13 @@ public struct Tuner: Sendable {
                                  + "\(Self.show(x, o)) against \(Self.show(y, o)) (\(Self.level(z)) intervals)")
     }
 
+    /// How a check's run is named in errors: "the final stage (100,000 users)", "the sensitivity run with
+    /// base response doubled (100,000 users)".
+    static func lookName(_ name: String, users: Int) -> String {
+        let run = name == "final" ? "the final stage" : name == "re-check" ? "the re-check on other users" : "the sensitivity run with \(name)"
+        return "\(run) (\(grouped(users)) users)"
+    }
+
     /// A run of `members` beside the baseline, ranked. `subject` is the candidate compared with the
     /// baseline and with every other member; nil: the first admissible, or the first.
     ///
@@ -1103,7 +1115,8 @@ public struct Tuner: Sendable {
         // The re-check's other seed leaves the kept holdout runs alone (`HoldoutCache.fits`).
         let run = try simulate(members.map { candidates[$0] }, users: users, seed: seed, response: response, keepsDetail: false,
                                holdouts: meter.holdouts, shares: shares,
-                               keys: [StageShares.holdout, StageShares.baseline] + members) { u in
+                               keys: [StageShares.holdout, StageShares.baseline] + members,
+                               look: Self.lookName(name, users: users)) { u in
             let total = meter.done.add(Double(u * (count + 2))) + meter.reused.value
             meter.progress?(TuneProgress(stage: stages, stages: stages, users: users, evaluated: 0, entered: count, left: count,
                                          simulated: total, planned: meter.planned, phase: name))
