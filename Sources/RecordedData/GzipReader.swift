@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ReminderSimZlib
 
 /// Reads a gzip file (one or more concatenated members) through the system zlib, chunk by chunk; input
@@ -26,11 +31,34 @@ struct GzipReader {
     /// Where the current member starts in the file.
     private var memberStart: Int64 = 0
 
+    /// Why `path` cannot be opened for reading, in the system's words but for the two most common
+    /// ("no such file", "permission denied"): a loop of symbolic links says so rather than "no such file".
+    static func openFailure(_ path: String) -> String {
+        let fd = open(path, O_RDONLY)
+        let code = errno
+        if fd >= 0 {
+            _ = closeDescriptor(fd)
+            return "it could not be opened"
+        }
+        switch code {
+        case ENOENT: return "no such file"
+        case EACCES: return "permission denied"
+        default: return String(cString: strerror(code))
+        }
+    }
+
+    private static func closeDescriptor(_ fd: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(fd)
+        #else
+        Darwin.close(fd)
+        #endif
+    }
+
     /// Whether the file starts with the gzip magic bytes 1F 8B.
     static func isCompressed(_ path: String) throws(ImportError) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .cannotRead(file: path, reason: FileManager.default.fileExists(atPath: path)
-                ? "permission denied" : "no such file")
+            throw .cannotRead(file: path, reason: Self.openFailure(path))
         }
         defer { try? handle.close() }
         let head: Data?

@@ -307,6 +307,16 @@ struct LogImporter {
         sessionField = try format.sessionColumn.map { (c) throws(ImportError) in try position(c) }
         typeField = try format.eventTypeColumn.map { (c) throws(ImportError) in try position(c) }
         offsetField = try format.utcOffsetColumn.map { (c) throws(ImportError) in try position(c) }
+        // Each role reads a column of its own: a name and a position (or two spellings of a name) can
+        // only be found to be one column here, once the header is read. The user read as the time is no log.
+        let roles: [(String, Int?)] = [("user", userField), ("time", timeField), ("session", sessionField),
+                                       ("event type", typeField), ("UTC offset", offsetField)]
+        for (k, (role, field)) in roles.enumerated() {
+            guard let field, let (other, _) = roles[..<k].first(where: { $0.1 == field }) else { continue }
+            let column = header.map { field < $0.count ? "\(Excerpt.quoted($0[field])) (position \(field))" : "position \(field)" }
+                ?? "position \(field)"
+            throw .invalidFormat("the \(other) column and the \(role) column are both \(column) of \(place); each needs a column of its own")
+        }
         expectedFields = format.layouts == nil ? header?.count : nil
         minimumFields = max(userField, timeField, sessionField ?? 0, typeField ?? 0, offsetField ?? 0) + 1
         headerNames = header ?? []

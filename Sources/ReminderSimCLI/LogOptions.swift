@@ -131,7 +131,8 @@ struct LogOptions: OptionGroup {
                 timestamp: timestamp, utcOffsetHours: utcOffset, session: session, sessionGapMinutes: sessionGap,
                 byCalendarDay: byDay, event: event, events: events, excludeEvents: excluded, utcOffsetField: offsetField)
             if case let .failure(issue) = d.validated() {
-                let option = Self.specs.first { $0.name == "--" + issue.path }?.name ?? Self.option(for: issue.path)
+                // The field's own option: `event` is --event-field, not --event (the event names).
+                let option = Self.option(for: issue.path)
                 throw UsageError("\(option): \(issue.reason)")
             }
             format = .delimited(d)

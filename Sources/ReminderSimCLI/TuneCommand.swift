@@ -98,7 +98,7 @@ struct TuneCommand: RunnableCommand {
         if estimate > budget {
             throw CommandError.dataError(
                 "\(name): tune.space: its \(Self.count(plan.candidates)) candidates would take \(Self.about(estimate)) at "
-                    + "\(Self.count(scenario.users)) final users, over the budget of \(Self.duration(budget)) (--budget): "
+                    + "\(Self.count(scenario.users)) final users, over the budget of \(budget < 0.1 ? String(format: "%g s", budget) : Self.duration(budget)) (--budget): "
                     + "narrow the periods or sequence lengths, lower --users, or raise --budget")
         }
 

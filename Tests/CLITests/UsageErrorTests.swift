@@ -66,6 +66,11 @@ final class UsageErrorTests: ReminderSimTestCase {
             (["fit", "a.csv", "--time", "10001"], "column position 10001 is beyond 10000"),
             (["import", "a.csv", "--user", "1", "--time", "1"], "--time: names the same column as user"),
             (["import", "a.csv", "--user", "user", "--time", "USER"], "--time: names the same column as user"),
+            (["import", "a.csv", "--event-field", "1"], "--event-field: names the same column as time"),
+            // A name and a position that are one column are found once the header is read.
+            (["import", "a.csv", "--user", "time"], "the user column and the time column are both 'time' (position 1) of a.csv"),
+            (["import", "a.csv", "--session", "user"], "the user column and the session column are both 'user' (position 0) of a.csv"),
+            (["fit", "a.csv", "--user", "time"], "the user column and the time column are both 'time' (position 1) of a.csv"),
         ] {
             let result = try remindersim(arguments: arguments)
             assertExit(result, 64)
@@ -80,6 +85,26 @@ final class UsageErrorTests: ReminderSimTestCase {
         try writeFile("s.json", String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self))
         let run = try remindersim("run", "s.json", "--users", "100", "--db", "s.sqlite")
         assertExit(run, 65)
+        // In a scenario, a name and a position naming one column are the scenario's error too.
+        segments[0]["returns"] = ["distribution": "empirical", "data": "a.csv", "format": ["user": "time", "time": 1]]
+        population["segments"] = segments
+        scenario["population"] = population
+        try writeFile("s.json", String(decoding: try JSONSerialization.data(withJSONObject: scenario), as: UTF8.self))
+        let clash = try remindersim("run", "s.json", "--users", "100", "--db", "s.sqlite")
+        assertExit(clash, 65)
+        assertContains(clash.stderr, "the user column and the time column are both 'time' (position 1) of")
+    }
+
+    /// A log behind a loop of symbolic links cannot be read (74), in the system's words; it is not missing.
+    func testALoopOfLinksIsUnreadableNotMissing() throws {
+        try FileManager.default.createSymbolicLink(atPath: workPath("loop1"), withDestinationPath: "loop2")
+        try FileManager.default.createSymbolicLink(atPath: workPath("loop2"), withDestinationPath: "loop1")
+        for command in ["import", "fit"] {
+            let result = try remindersim(arguments: [command, "loop1"] + (command == "fit" ? ["--out", "fitted"] : []))
+            assertExit(result, 74)
+            assertContains(result.stderr, "loop1")
+            XCTAssertFalse(result.stderr.contains("no such file"), result.stderr)
+        }
     }
 
     /// The hint must lead somewhere: the command it names has help.
