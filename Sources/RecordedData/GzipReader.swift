@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ReminderSimZlib
 
 /// Reads a gzip file (one or more concatenated members) through the system zlib, chunk by chunk; input
@@ -34,25 +29,13 @@ struct GzipReader {
     /// Why `path` cannot be opened for reading, in the system's words but for the two most common
     /// ("no such file", "permission denied"): a loop of symbolic links says so rather than "no such file".
     static func openFailure(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
+        guard access(path, R_OK) != 0 else { return "it could not be opened" }
         let code = errno
-        if fd >= 0 {
-            _ = closeDescriptor(fd)
-            return "it could not be opened"
-        }
         switch code {
         case ENOENT: return "no such file"
         case EACCES: return "permission denied"
         default: return String(cString: strerror(code))
         }
-    }
-
-    private static func closeDescriptor(_ fd: Int32) -> Int32 {
-        #if canImport(Glibc)
-        Glibc.close(fd)
-        #else
-        Darwin.close(fd)
-        #endif
     }
 
     /// Whether the file starts with the gzip magic bytes 1F 8B.

@@ -501,7 +501,7 @@ final class PathAndOutputTests: ReminderSimTestCase {
         let tune = try remindersim("tune", Self.datasets + "tune-periods.json", "--budget", "0.001", "--users", "500")
         assertExit(tune, 65)
         XCTAssertFalse(tune.stderr.contains("about 0 s"), tune.stderr)
-        assertContains(tune.stderr, "budget of under 0.1 s")
+        assertContains(tune.stderr, "budget of 0.001 s (--budget)")
     }
 
     static let datasets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

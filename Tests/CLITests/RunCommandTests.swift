@@ -9,7 +9,7 @@ final class RunCommandTests: ReminderSimTestCase {
     /// follow the thread count inside the parentheses (resource figures, say).
     static let timingLine = #"^\d+ configurations? and the holdout in \d+(\.\d+)? s \([\d,]+ sessions, \d+ threads?\b.*\)$"#
 
-    /// Once the run is saved, a terminal is told so while the decision is checked and the report
+    /// A terminal is told while the decision is checked, and once the run is saved, while the report is
     /// written (a Ctrl-C then leaves the line standing), and the line is erased once they are done;
     /// TERM=dumb, like a file, gets nothing. Run under `script`, which gives the tool a terminal.
     func testATerminalIsToldTheRunIsSavedWhileItsReportIsWritten() throws {
@@ -25,8 +25,9 @@ final class RunCommandTests: ReminderSimTestCase {
             if term == "dumb" {
                 XCTAssertFalse(result.stdout.contains("is saved in"), result.stdout.debugDescription)
             } else {
-                assertContains(result.stdout, "\r\u{1B}[Krun 1 is saved in r-xterm.sqlite; checking the decision and writing its "
-                               + "report…\r\u{1B}[K", "the terminal")
+                // The decision is checked before the run is saved (a look that cannot be made saves nothing).
+                assertContains(result.stdout, "\r\u{1B}[Kchecking the decision…\r\u{1B}[K", "the terminal")
+                assertContains(result.stdout, "\r\u{1B}[Krun 1 is saved in r-xterm.sqlite; writing its report…\r\u{1B}[K", "the terminal")
             }
             // Rendered again, the run's decision is checked again: said the same way while it lasts.
             let again = try ChildProcess(

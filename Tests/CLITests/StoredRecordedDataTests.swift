@@ -78,11 +78,13 @@ final class StoredRecordedDataTests: ReminderSimTestCase {
                                                     "--db", "shard\(k).db"])
             assertExit(shard, 0)
         }
-        // Without the log the merged run is saved, and the error says how to render its report.
+        // Without the log the merged run's second look cannot be made: nothing is saved, and the error says
+        // where the log was looked for.
         let lost = try remindersim("merge", "shard1.db", "shard2.db", "--into", "lost.db", "--out", "lost")
         assertExit(lost, 66)
-        assertContains(lost.stderr, "its second look cannot be worked out again")
-        assertContains(lost.stderr, "run 1 is saved in lost.db: `remindersim report 1 --db lost.db` renders it again")
+        assertContains(lost.stderr, "the shards' scenario \"cdnow-empirical\": its second look cannot be worked out again")
+        assertContains(lost.stderr, "give that folder with --data")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: workPath("lost.db")), "nothing saved")
         // A shard that read another log is no part of the run.
         try otherLog(in: "other")
         try FileManager.default.copyItem(atPath: workPath("data/cdnow-empirical.json"), toPath: workPath("other/cdnow-empirical.json"))
