@@ -135,7 +135,9 @@ public struct RunComparison: Sendable {
         let exact = rows.filter(\.exact)
         guard !exact.isEmpty else { return "" }
         if rows.allSatisfy({ $0.exact || $0.difference == nil }) {
-            return "These two runs are alike, so every difference is exact: the same users give the same figures."
+            // Rows without a difference (a configuration in one run only) do not make the runs alike.
+            return rows.allSatisfy(\.exact) ? "These two runs are alike, so every difference is exact: the same users give the same figures."
+                : "Every difference shown is exact: the same users give the same figures."
         }
         if exact.allSatisfy({ $0.label == "holdout" }) {
             return "The holdout's differences are exact: the same users give the same figures."

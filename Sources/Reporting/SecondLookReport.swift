@@ -131,7 +131,11 @@ public enum SecondLookReport {
         text += parts.joined(separator: "; ") + "."
         guard point != nil else { return text }
         let changed = changedResponses(look)
-        if changed.isEmpty { return text + " The call holds under each change." }
+        if changed.isEmpty {
+            // Read against another pick than the run's, say what holding means here.
+            return text + (control != point ? " Each change recommends what the unchanged response does there, so the call "
+                + "holds under each change." : " The call holds under each change.")
+        }
         return text + " The call does NOT hold under every change (" + changed.joined(separator: ", ")
             + "): it depends on the response model; check its numbers, or give them ranges or run calibrate, before shipping."
     }

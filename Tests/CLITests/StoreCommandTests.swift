@@ -221,6 +221,17 @@ final class StoreCommandTests: ReminderSimTestCase {
             XCTAssertEqual(r[col("method")], exact ? "exact" : "bounded", "\(r)")
             if exact { XCTAssertEqual(r[col("difference_low")], r[col("difference_high")], "\(r)") }
         }
+        // Run 1's configurations that the other run lists unchanged, and others that it lacks: every difference
+        // shown is exact, but the runs are not alike.
+        var same2 = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
+        same2["configurations"] = try XCTUnwrap((same2["configurations"] as? [[String: Any]]).map { Array($0.prefix(2)) })
+        same2["name"] = "the first two of the default"
+        try writeFile("same2.json", String(decoding: try JSONSerialization.data(withJSONObject: same2), as: UTF8.self))
+        assertExit(try remindersim("run", "same2.json", "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        let fewer = try remindersim("compare", "1", "7", "--db", "n.sqlite")
+        assertExit(fewer, 0)
+        assertContains(fewer.stdout, "Every difference shown is exact: the same users give the same figures.")
+        XCTAssertFalse(fewer.stdout.contains("alike"), fewer.stdout)
         let compared = try remindersim("compare", "1", "6", "--db", "n.sqlite", "--format", "json")
         let rows = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(compared.stdout.utf8)) as? [String: Any])?["rows"]
             as? [[String: Any]])

@@ -168,7 +168,8 @@ final class RunReportTests: XCTestCase {
         let ownUsers = try XCTUnwrap(SecondLookReport.sensitivityText(results, smaller))
         XCTAssertTrue(ownUsers.contains("with the response unchanged, these runs recommend \(other) rather than \(point), and against "
             + "that: base response halved: \(other) (same); base response doubled: \(other) (same)."), ownUsers)
-        XCTAssertTrue(ownUsers.hasSuffix("The call holds under each change."), ownUsers)
+        XCTAssertTrue(ownUsers.hasSuffix("Each change recommends what the unchanged response does there, so the call holds under "
+            + "each change."), ownUsers)
         // On a run of more users than the sensitivity runs have, it is said.
         var larger = scenario()
         larger.users = 40_000
