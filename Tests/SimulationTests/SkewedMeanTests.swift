@@ -154,15 +154,27 @@ final class RaceSkewnessTests: XCTestCase {
         let moments = try XCTUnwrap(store.differenceMoments(minus: 0, of: .opensPerUser))
         let delivered = try XCTUnwrap(store.differenceMoments(minus: 0, of: .deliveredPerUser))
         let holdout = try XCTUnwrap(store.column(0))
+        // The store's one pass (power sums) against the two passes of the users' own values.
+        func assertClose(_ a: CentralMoments, _ b: CentralMoments, _ what: String) {
+            XCTAssertEqual(a.count, b.count, what)
+            XCTAssertEqual(a.mean, b.mean, what)
+            XCTAssertEqual(a.squares, b.squares, accuracy: 1e-12 * max(1, b.squares), what)
+            XCTAssertEqual(a.cubes, b.cubes, accuracy: 1e-11 * max(1, abs(b.cubes), b.squares * b.squares.squareRoot()), what)
+        }
         for i in 1..<model.configurations.count {
             let column = try XCTUnwrap(store.column(i))
             let expected = CentralMoments(count: column.count) { Int64(column[$0].opens) - Int64(holdout[$0].opens) }
-            XCTAssertEqual(moments[i], expected)
-            let d = CentralMoments(count: column.count) { Int64(column[$0].delivered) }
-            XCTAssertEqual(delivered[i], d)
+            XCTAssertGreaterThan(expected.cubes, 0, "the opens lift is right-skewed")
+            assertClose(moments[i], expected, "opens of configuration \(i)")
+            assertClose(delivered[i], CentralMoments(count: column.count) { Int64(column[$0].delivered) }, "delivered of \(i)")
         }
-        XCTAssertNil(store.differenceMoments(minus: 0, of: .optOutRate), "no moments of a yes/no measure")
-        XCTAssertNil(store.differenceMoments(minus: model.configurations.count, of: .opensPerUser))
+        // Several requests in one pass are each the request alone; requests without moments are nil.
+        let both = store.differenceMoments([(0, .opensPerUser), (0, .optOutRate), (model.configurations.count, .opensPerUser),
+                                            (0, .deliveredPerUser)])
+        XCTAssertEqual(both[0], moments)
+        XCTAssertNil(both[1], "no moments of a yes/no measure")
+        XCTAssertNil(both[2], "no such reference")
+        XCTAssertEqual(both[3], delivered)
     }
 
     static func tunePopulation(users: Int) throws -> (PairInputStore, CompiledModel, Scenario) {

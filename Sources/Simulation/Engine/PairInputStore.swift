@@ -85,36 +85,66 @@ public final class PairInputStore: @unchecked Sendable {
     }
 
     /// Per configuration, the moments over the store's users of its opens (or notifications
-    /// delivered) minus configuration b's, in user order; nil when a user was not recorded, when a
-    /// value did not fit, or for another measure. The store is read user by user, every
-    /// configuration's values side by side, in two passes (the means, then the deviations' powers).
+    /// delivered) minus configuration b's; nil when a user was not recorded, when a value did not
+    /// fit, or for another measure (`differenceMoments(_:)`).
     public func differenceMoments(minus b: Int, of measure: PairMeasure) -> [CentralMoments]? {
-        guard measure == .opensPerUser || measure == .deliveredPerUser, (0..<configurations).contains(b),
-              !overflowed.load(ordering: .relaxed) else { return nil }
+        differenceMoments([(b, measure)])[0]
+    }
+
+    /// For each request (b, measure), per configuration, the moments over the store's users of its opens
+    /// (or notifications delivered) minus configuration b's; nil for a request of another measure or
+    /// reference, and for all when a user was not recorded or a value did not fit. One pass over the
+    /// store, user by user with every configuration side by side: each difference's sum is kept
+    /// exactly and its squares and cubes as doubles, in user order, so the same store gives the same
+    /// bits; the moments about the mean follow from them (Σ(d − m)² = Σd² − nm², Σ(d − m)³ = Σd³ −
+    /// 3mΣd² + 2nm³), which lose nothing that matters for differences of counts.
+    public func differenceMoments(_ requests: [(minus: Int, of: PairMeasure)]) -> [[CentralMoments]?] {
         let (n, k) = (users.count, configurations)
-        let opens = measure == .opensPerUser
-        @inline(__always) func value(_ p: Packed) -> Int64 { opens ? Int64(p.opens) : Int64(p.delivered) }
-        var sums = [Int64](repeating: 0, count: k)
+        let valid = requests.map { (0..<k).contains($0.minus) && ($0.of == .opensPerUser || $0.of == .deliveredPerUser) }
+        let none = [[CentralMoments]?](repeating: nil, count: requests.count)
+        guard n > 0, valid.contains(true), !overflowed.load(ordering: .relaxed) else { return none }
+        let wanted = requests.indices.filter { valid[$0] }
+        let references = wanted.map { requests[$0].minus }, opens = wanted.map { requests[$0].of == .opensPerUser }
+        let width = wanted.count * k
+        var sums = [Int64](repeating: 0, count: width)
+        var squares = [Double](repeating: 0, count: width), cubes = [Double](repeating: 0, count: width)
         var recorded: UInt8 = 128
         for u in 0..<n {
-            let row = storage + u * k, reference = value(row[b])
-            for i in 0..<k {
-                recorded &= row[i].flags
-                sums[i] &+= value(row[i]) &- reference
+            let row = storage + u * k
+            for i in 0..<k { recorded &= row[i].flags }
+            for (r, b) in references.enumerated() {
+                let o = r * k
+                if opens[r] {
+                    let reference = Int64(row[b].opens)
+                    for i in 0..<k {
+                        let d = Int64(row[i].opens) &- reference, x = Double(d)
+                        sums[o + i] &+= d
+                        squares[o + i] += x * x
+                        cubes[o + i] += x * x * x
+                    }
+                } else {
+                    let reference = Int64(row[b].delivered)
+                    for i in 0..<k {
+                        let d = Int64(row[i].delivered) &- reference, x = Double(d)
+                        sums[o + i] &+= d
+                        squares[o + i] += x * x
+                        cubes[o + i] += x * x * x
+                    }
+                }
             }
         }
-        guard recorded & 128 != 0, n > 0 else { return nil }
-        let means = sums.map { Double($0) / Double(n) }
-        var squares = [Double](repeating: 0, count: k), cubes = [Double](repeating: 0, count: k)
-        for u in 0..<n {
-            let row = storage + u * k, reference = value(row[b])
-            for i in 0..<k {
-                let d = Double(value(row[i]) &- reference) - means[i], d2 = d * d
-                squares[i] += d2
-                cubes[i] += d2 * d
+        guard recorded & 128 != 0 else { return none }
+        var out = none
+        for (r, request) in wanted.enumerated() {
+            out[request] = (0..<k).map { i in
+                let j = r * k + i
+                let count = Double(n), mean = Double(sums[j]) / count
+                let central2 = max(0, squares[j] - count * mean * mean)
+                let central3 = cubes[j] - 3 * mean * squares[j] + 2 * count * mean * mean * mean
+                return CentralMoments(count: n, mean: mean, squares: central2, cubes: central3)
             }
         }
-        return (0..<k).map { CentralMoments(count: n, mean: means[$0], squares: squares[$0], cubes: cubes[$0]) }
+        return out
     }
 
     /// Sets configuration i's inputs for the store's first `column.count` users, as if recorded:

@@ -611,11 +611,14 @@ public struct Tuner: Sendable {
 
     func moments(_ store: PairInputStore, baseline: Int) -> BatchMoments {
         let read = Set(constraints.map(\.measure))
-        return BatchMoments(
-            opens: read.isDisjoint(with: [.opensLiftPerUser, .deliveredPerExtraOpen]) ? nil
-                : store.differenceMoments(minus: 0, of: .opensPerUser),
-            delivered: read.contains(.deliveredPerUser) ? store.differenceMoments(minus: 0, of: .deliveredPerUser) : nil,
-            versusBaseline: pairedMeasure.flatMap { store.differenceMoments(minus: baseline, of: $0) })
+        // Read in one pass over the store; a request the race does not need is of a measure without moments.
+        let none = PairMeasure.optOutRate
+        let m = store.differenceMoments([
+            (0, read.isDisjoint(with: [.opensLiftPerUser, .deliveredPerExtraOpen]) ? none : .opensPerUser),
+            (0, read.contains(.deliveredPerUser) ? .deliveredPerUser : none),
+            (baseline, pairedMeasure ?? none),
+        ])
+        return BatchMoments(opens: m[0], delivered: m[1], versusBaseline: m[2])
     }
 
     /// The interval at normal quantile `z` the race reads a candidate's measure `m` by. For the opens
