@@ -189,15 +189,21 @@ final class StoreCommandTests: ReminderSimTestCase {
         // Other configurations over the same users: the holdout's differences are exact, and so are those of a
         // configuration both scenarios list unchanged; a configuration changed under its label is bounded.
         let scenario = try remindersim("scenario")
-        var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
-        var two = try XCTUnwrap((json["configurations"] as? [[String: Any]]).map { Array($0.prefix(2)) })
-        var reminders = try XCTUnwrap(two[1]["reminders"] as? [[String: Any]])
-        reminders[0]["timePeriods"] = [5, 10]
-        two[1]["reminders"] = reminders
-        json["configurations"] = two
-        json["name"] = "two of the default"
-        try writeFile("two.json", String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
-        assertExit(try remindersim("run", "two.json", "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        // A run of the default's first two configurations (the second's periods changed to `periods`, when given).
+        func runFirstTwo(_ file: String, name: String, secondPeriods periods: [Int]? = nil) throws {
+            var json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
+            var two = try XCTUnwrap((json["configurations"] as? [[String: Any]]).map { Array($0.prefix(2)) })
+            if let periods {
+                var reminders = try XCTUnwrap(two[1]["reminders"] as? [[String: Any]])
+                reminders[0]["timePeriods"] = periods
+                two[1]["reminders"] = reminders
+            }
+            json["configurations"] = two
+            json["name"] = name
+            try writeFile(file, String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))
+            assertExit(try remindersim("run", file, "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        }
+        try runFirstTwo("two.json", name: "two of the default", secondPeriods: [5, 10])
         let other = try remindersim("compare", "1", "6", "--db", "n.sqlite")
         assertExit(other, 0)
         assertContains(other.stdout, "The differences shown as exact are: the same users give the same figures there.")
@@ -223,11 +229,7 @@ final class StoreCommandTests: ReminderSimTestCase {
         }
         // Run 1's configurations that the other run lists unchanged, and others that it lacks: every difference
         // shown is exact, but the runs are not alike.
-        var same2 = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scenario.stdout.utf8)) as? [String: Any])
-        same2["configurations"] = try XCTUnwrap((same2["configurations"] as? [[String: Any]]).map { Array($0.prefix(2)) })
-        same2["name"] = "the first two of the default"
-        try writeFile("same2.json", String(decoding: try JSONSerialization.data(withJSONObject: same2), as: UTF8.self))
-        assertExit(try remindersim("run", "same2.json", "--users", "1200", "--days", "30", "--db", "n.sqlite", "--out", "n"), 0)
+        try runFirstTwo("same2.json", name: "the first two of the default")
         let fewer = try remindersim("compare", "1", "7", "--db", "n.sqlite")
         assertExit(fewer, 0)
         assertContains(fewer.stdout, "Every difference shown is exact: the same users give the same figures.")

@@ -112,25 +112,18 @@ public final class PairInputStore: @unchecked Sendable {
         for u in 0..<n {
             let row = storage + u * k
             for i in 0..<k { recorded &= row[i].flags }
-            for (r, b) in references.enumerated() {
-                let o = r * k
-                if opens[r] {
-                    let reference = Int64(row[b].opens)
-                    for i in 0..<k {
-                        let d = Int64(row[i].opens) &- reference, x = Double(d)
-                        sums[o + i] &+= d
-                        squares[o + i] += x * x
-                        cubes[o + i] += x * x * x
-                    }
-                } else {
-                    let reference = Int64(row[b].delivered)
-                    for i in 0..<k {
-                        let d = Int64(row[i].delivered) &- reference, x = Double(d)
-                        sums[o + i] &+= d
-                        squares[o + i] += x * x
-                        cubes[o + i] += x * x * x
-                    }
+            // Each measure's loop compiled apart, with no branch between its values.
+            @inline(__always) func add(_ o: Int, _ b: Int, _ value: (Packed) -> Int64) {
+                let reference = value(row[b])
+                for i in 0..<k {
+                    let d = value(row[i]) &- reference, x = Double(d)
+                    sums[o + i] &+= d
+                    squares[o + i] += x * x
+                    cubes[o + i] += x * x * x
                 }
+            }
+            for (r, b) in references.enumerated() {
+                if opens[r] { add(r * k, b) { Int64($0.opens) } } else { add(r * k, b) { Int64($0.delivered) } }
             }
         }
         guard recorded & 128 != 0 else { return none }
