@@ -32,7 +32,7 @@ struct GzipReader {
         guard access(path, R_OK) != 0 else { return "it could not be opened" }
         let code = errno
         switch code {
-        case ENOENT: return "no such file"
+        case ENOENT, ENOTDIR: return "no such file"
         case EACCES: return "permission denied"
         default: return String(cString: strerror(code))
         }

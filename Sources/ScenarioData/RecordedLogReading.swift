@@ -12,10 +12,10 @@ extension RecordedSource {
         // A path with a line break or control character is named escaped, on one line.
         let escaped = Path.shown(path, limit: .max)
         let name = name ?? (escaped == path ? nil : escaped)
-        // Missing: nothing there, or a link to nothing. Anything else there (a loop of links, a file that
-        // cannot be read) is for the reader to name.
+        // Missing: nothing there, a link to nothing, or a path through a file. Anything else (a loop of
+        // links, a file that cannot be read) is for the reader to name.
         var status = stat()
-        if stat(path, &status) != 0 && errno == ENOENT {
+        if stat(path, &status) != 0 && (errno == ENOENT || errno == ENOTDIR) {
             throw RecordedDataError(kind: .missing, scenarioPath: scenarioPath, message: "\(name ?? path): no such file")
         }
         do {

@@ -105,6 +105,11 @@ final class UsageErrorTests: ReminderSimTestCase {
             assertContains(result.stderr, "loop1")
             XCTAssertFalse(result.stderr.contains("no such file"), result.stderr)
         }
+        // A path through a file names nothing there: missing (66), as before.
+        try writeFile("log.csv", "user,time\nu1,2024-01-01T00:00:00Z\n")
+        let through = try remindersim("import", "log.csv/x")
+        assertExit(through, 66)
+        assertContains(through.stderr, "log.csv/x: no such file")
     }
 
     /// The hint must lead somewhere: the command it names has help.

@@ -157,7 +157,7 @@ final class RaceSkewnessTests: XCTestCase {
         // The store's one pass (power sums) against the two passes of the users' own values.
         func assertClose(_ a: CentralMoments, _ b: CentralMoments, _ what: String) {
             XCTAssertEqual(a.count, b.count, what)
-            XCTAssertEqual(a.mean, b.mean, what)
+            XCTAssertEqual(a.mean, b.mean, accuracy: 1e-12 * max(1, abs(b.mean)), what)
             XCTAssertEqual(a.squares, b.squares, accuracy: 1e-12 * max(1, b.squares), what)
             XCTAssertEqual(a.cubes, b.cubes, accuracy: 1e-11 * max(1, abs(b.cubes), b.squares * b.squares.squareRoot()), what)
         }
@@ -175,6 +175,24 @@ final class RaceSkewnessTests: XCTestCase {
         XCTAssertNil(both[1], "no moments of a yes/no measure")
         XCTAssertNil(both[2], "no such reference")
         XCTAssertEqual(both[3], delivered)
+    }
+
+    /// Nearly equal large counts (every user but a few delivered 60,000 notifications, the others
+    /// 60,001): power sums about zero would cancel their digits away; the store's sums about the first
+    /// user's value keep the moments of the two passes.
+    func testNearlyEqualLargeCountsKeepTheirMoments() throws {
+        for (n, high) in [(312, 1), (312, 3), (1_250, 40)] {
+            let store = try XCTUnwrap(PairInputStore(users: 0..<n, configurations: 2))
+            let values = (0..<n).map { Int64($0 < n - high ? 60_000 : 60_001) }
+            store.fill(0, from: Array(repeating: PairInputStore.Packed(opens: 0, delivered: 0, flags: 128), count: n))
+            store.fill(1, from: values.map { PairInputStore.Packed(opens: 0, delivered: UInt16($0), flags: 128) })
+            let m = try XCTUnwrap(store.differenceMoments(minus: 0, of: .deliveredPerUser))[1]
+            let expected = CentralMoments(count: n) { values[$0] }
+            XCTAssertEqual(m.mean, expected.mean, accuracy: 1e-9)
+            XCTAssertEqual(m.squares, expected.squares, accuracy: 1e-9 * expected.squares)
+            XCTAssertEqual(m.cubes, expected.cubes, accuracy: 1e-9 * abs(expected.cubes))
+            XCTAssertEqual(try XCTUnwrap(m.skewness), try XCTUnwrap(expected.skewness), accuracy: 1e-9)
+        }
     }
 
     static func tunePopulation(users: Int) throws -> (PairInputStore, CompiledModel, Scenario) {

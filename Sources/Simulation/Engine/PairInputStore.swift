@@ -94,10 +94,11 @@ public final class PairInputStore: @unchecked Sendable {
     /// For each request (b, measure), per configuration, the moments over the store's users of its opens
     /// (or notifications delivered) minus configuration b's; nil for a request of another measure or
     /// reference, and for all when a user was not recorded or a value did not fit. One pass over the
-    /// store, user by user with every configuration side by side: each difference's sum is kept
-    /// exactly and its squares and cubes as doubles, in user order, so the same store gives the same
-    /// bits; the moments about the mean follow from them (Σ(d − m)² = Σd² − nm², Σ(d − m)³ = Σd³ −
-    /// 3mΣd² + 2nm³), which lose nothing that matters for differences of counts.
+    /// store, user by user with every configuration side by side: each difference is taken from the
+    /// first user's (a shift near the values, so that nearly equal large counts lose no digits), its
+    /// sum kept exactly and its squares and cubes as doubles, in user order, so the same store gives
+    /// the same bits; the moments about the mean follow from them (with e = d − shift and m = Σe/n:
+    /// Σ(d − mean)² = Σe² − nm², Σ(d − mean)³ = Σe³ − 3mΣe² + 2nm³).
     public func differenceMoments(_ requests: [(minus: Int, of: PairMeasure)]) -> [[CentralMoments]?] {
         let (n, k) = (users.count, configurations)
         let valid = requests.map { (0..<k).contains($0.minus) && ($0.of == .opensPerUser || $0.of == .deliveredPerUser) }
@@ -106,7 +107,7 @@ public final class PairInputStore: @unchecked Sendable {
         let wanted = requests.indices.filter { valid[$0] }
         let references = wanted.map { requests[$0].minus }, opens = wanted.map { requests[$0].of == .opensPerUser }
         let width = wanted.count * k
-        var sums = [Int64](repeating: 0, count: width)
+        var shifts = [Int64](repeating: 0, count: width), sums = [Int64](repeating: 0, count: width)
         var squares = [Double](repeating: 0, count: width), cubes = [Double](repeating: 0, count: width)
         var recorded: UInt8 = 128
         for u in 0..<n {
@@ -115,9 +116,10 @@ public final class PairInputStore: @unchecked Sendable {
             // Each measure's loop compiled apart, with no branch between its values.
             @inline(__always) func add(_ o: Int, _ b: Int, _ value: (Packed) -> Int64) {
                 let reference = value(row[b])
+                if u == 0 { for i in 0..<k { shifts[o + i] = value(row[i]) &- reference } }
                 for i in 0..<k {
-                    let d = value(row[i]) &- reference, x = Double(d)
-                    sums[o + i] &+= d
+                    let e = value(row[i]) &- reference &- shifts[o + i], x = Double(e)
+                    sums[o + i] &+= e
                     squares[o + i] += x * x
                     cubes[o + i] += x * x * x
                 }
@@ -131,10 +133,10 @@ public final class PairInputStore: @unchecked Sendable {
         for (r, request) in wanted.enumerated() {
             out[request] = (0..<k).map { i in
                 let j = r * k + i
-                let count = Double(n), mean = Double(sums[j]) / count
-                let central2 = max(0, squares[j] - count * mean * mean)
-                let central3 = cubes[j] - 3 * mean * squares[j] + 2 * count * mean * mean * mean
-                return CentralMoments(count: n, mean: mean, squares: central2, cubes: central3)
+                let count = Double(n), m = Double(sums[j]) / count
+                let central2 = max(0, squares[j] - count * m * m)
+                let central3 = cubes[j] - 3 * m * squares[j] + 2 * count * m * m * m
+                return CentralMoments(count: n, mean: Double(shifts[j]) + m, squares: central2, cubes: central3)
             }
         }
         return out

@@ -71,9 +71,11 @@ public struct TunePlan: Sendable {
     /// at a stage that `entered` candidates entered: the stage's share of 5% split again over the
     /// `entered − 1` others any of them can be compared with. The leader is the best on the stage's
     /// own users, picked from them, so a fixed leader's guarantee does not hold; split this way it
-    /// holds whoever leads: the best candidate is dropped only if its difference from some other lies
-    /// below that other's true difference by z standard errors, which has chance at most
-    /// (entered − 1) · Φ(−z) (Bonferroni; Hsu's multiple comparisons with the best, 1981).
+    /// holds whoever leads: the best candidate is dropped in a paired comparison only if its difference
+    /// from some other lies below that other's true difference by z standard errors, which has chance at
+    /// most (entered − 1) · Φ(−z) (Bonferroni; Hsu's multiple comparisons with the best, 1981). The
+    /// bounded comparisons at the stage's end, through the differences from the baseline, can add
+    /// about as much again (docs/scenario.md, *Tuning*).
     public func worseZ(entered: Int) -> Double {
         let racing = max(1, stageUsers.count - 1)
         return normalQuantile(1 - 0.05 / Double(racing) / Double(max(1, entered - 1)))
