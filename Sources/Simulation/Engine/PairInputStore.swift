@@ -94,41 +94,40 @@ public final class PairInputStore: @unchecked Sendable {
     /// For each request (b, measure), per configuration, the moments over the store's users of its opens
     /// (or notifications delivered) minus configuration b's; nil for a request of another measure or
     /// reference, and for all when a user was not recorded or a value did not fit. One pass over the
-    /// store, user by user with every configuration side by side: each difference is taken from the
-    /// first user's (a shift near the values, so that nearly equal large counts lose no digits), its
-    /// sum kept exactly and its squares and cubes as doubles, in user order, so the same store gives
-    /// the same bits; the moments about the mean follow from them (with e = d − shift and m = Σe/n:
-    /// Σ(d − mean)² = Σe² − nm², Σ(d − mean)³ = Σe³ − 3mΣe² + 2nm³).
+    /// store per request, user by user with every configuration side by side: each difference is taken
+    /// from the first user's (a shift near the values, so that nearly equal large counts lose no
+    /// digits), its sum kept exactly and its squares and cubes as doubles, in user order, so the same
+    /// store gives the same bits; the moments about the mean follow from them (with e = d − shift and
+    /// m = Σe/n: Σ(d − mean)² = Σe² − nm², Σ(d − mean)³ = Σe³ − 3mΣe² + 2nm³).
     public func differenceMoments(_ requests: [(minus: Int, of: PairMeasure)]) -> [[CentralMoments]?] {
         let (n, k) = (users.count, configurations)
         let valid = requests.map { (0..<k).contains($0.minus) && ($0.of == .opensPerUser || $0.of == .deliveredPerUser) }
         let none = [[CentralMoments]?](repeating: nil, count: requests.count)
         guard n > 0, valid.contains(true), !overflowed.load(ordering: .relaxed) else { return none }
         let wanted = requests.indices.filter { valid[$0] }
-        let references = wanted.map { requests[$0].minus }, opens = wanted.map { requests[$0].of == .opensPerUser }
         let width = wanted.count * k
-        var shifts = [Int64](repeating: 0, count: width), sums = [Int64](repeating: 0, count: width)
-        var squares = [Double](repeating: 0, count: width), cubes = [Double](repeating: 0, count: width)
+        // Plain memory, so that the loop over users does no bounds or uniqueness checks.
+        let shifts = UnsafeMutablePointer<Int64>.allocate(capacity: width), sums = UnsafeMutablePointer<Int64>.allocate(capacity: width)
+        let squares = UnsafeMutablePointer<Double>.allocate(capacity: width), cubes = UnsafeMutablePointer<Double>.allocate(capacity: width)
+        defer { shifts.deallocate(); sums.deallocate(); squares.deallocate(); cubes.deallocate() }
+        sums.initialize(repeating: 0, count: width)
+        squares.initialize(repeating: 0, count: width)
+        cubes.initialize(repeating: 0, count: width)
         var recorded: UInt8 = 128
         for u in 0..<n {
-            let row = storage + u * k
-            for i in 0..<k { recorded &= row[i].flags }
-            // Each measure's loop compiled apart, with no branch between its values.
-            @inline(__always) func add(_ o: Int, _ b: Int, _ value: (Packed) -> Int64) {
-                let reference = value(row[b])
-                if u == 0 { for i in 0..<k { shifts[o + i] = value(row[i]) &- reference } }
-                for i in 0..<k {
-                    let e = value(row[i]) &- reference &- shifts[o + i], x = Double(e)
-                    sums[o + i] &+= e
-                    squares[o + i] += x * x
-                    cubes[o + i] += x * x * x
-                }
-            }
-            for (r, b) in references.enumerated() {
-                if opens[r] { add(r * k, b) { Int64($0.opens) } } else { add(r * k, b) { Int64($0.delivered) } }
-            }
+            for i in 0..<k { recorded &= storage[u * k + i].flags }
         }
         guard recorded & 128 != 0 else { return none }
+        for (r, request) in wanted.enumerated() {
+            let (b, o) = (requests[request].minus, r * k)
+            if requests[request].of == .opensPerUser {
+                Self.accumulate(OpensValue.self, storage, users: n, configurations: k, minus: b,
+                                shifts + o, sums + o, squares + o, cubes + o)
+            } else {
+                Self.accumulate(DeliveredValue.self, storage, users: n, configurations: k, minus: b,
+                                shifts + o, sums + o, squares + o, cubes + o)
+            }
+        }
         var out = none
         for (r, request) in wanted.enumerated() {
             out[request] = (0..<k).map { i in
@@ -140,6 +139,31 @@ public final class PairInputStore: @unchecked Sendable {
             }
         }
         return out
+    }
+
+    /// A value of a user's inputs, known to the compiler, so that each measure's loop is compiled apart.
+    private protocol PackedValue { static func of(_ p: Packed) -> Int64 }
+    private enum OpensValue: PackedValue { @inline(__always) static func of(_ p: Packed) -> Int64 { Int64(p.opens) } }
+    private enum DeliveredValue: PackedValue { @inline(__always) static func of(_ p: Packed) -> Int64 { Int64(p.delivered) } }
+
+    /// For every configuration, the sums over users of e = (its value − configuration b's) − shift, e², e³,
+    /// the shift being the first user's difference; user by user, every configuration side by side.
+    private static func accumulate<V: PackedValue>(
+        _: V.Type, _ storage: UnsafeMutablePointer<Packed>, users n: Int, configurations k: Int, minus b: Int,
+        _ shifts: UnsafeMutablePointer<Int64>, _ sums: UnsafeMutablePointer<Int64>,
+        _ squares: UnsafeMutablePointer<Double>, _ cubes: UnsafeMutablePointer<Double>
+    ) {
+        for i in 0..<k { shifts[i] = V.of(storage[i]) &- V.of(storage[b]) }
+        for u in 0..<n {
+            let row = storage + u * k
+            let reference = V.of(row[b])
+            for i in 0..<k {
+                let e = V.of(row[i]) &- reference &- shifts[i], x = Double(e)
+                sums[i] &+= e
+                squares[i] += x * x
+                cubes[i] += x * x * x
+            }
+        }
     }
 
     /// Sets configuration i's inputs for the store's first `column.count` users, as if recorded:
