@@ -102,9 +102,9 @@ final class TuneStoreTests: FolderTestCase {
             let row = try XCTUnwrap(byLabel[label])
             XCTAssertEqual(row.text(1), "clearly_infeasible", label)
             XCTAssertEqual(row.text(2), "deliveredPerUser", label)
-            XCTAssertGreaterThan(try XCTUnwrap(row.real(5)), 3, "\(label): its widened interval lies above the limit")
+            XCTAssertGreaterThan(try XCTUnwrap(row.real(5)), 3, "\(label): its interval at the race's z lies above the limit")
             XCTAssertTrue(row.text(9)?.hasPrefix("clearly infeasible at 500 users: deliveredPerUser") ?? false, "\(row.values)")
-            // The interval shown is the widened one the drop used, and says its level.
+            // The interval shown is the one the drop used, and says its level.
             let reason = try XCTUnwrap(row.text(9))
             let low = try XCTUnwrap(row.real(5)), high = try XCTUnwrap(row.real(6))
             // Notifications per user are skewed: the interval allows for it, from the users' own counts.

@@ -156,9 +156,10 @@ public struct ListedCandidate: Equatable, Sendable {
 /// Why a candidate left the race before the final stage.
 public struct CandidateDrop: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// A constrained measure's widened interval lies wholly beyond its limit.
+        /// A constrained measure's interval at the race's z (`Tuner.raceInterval`) lies wholly beyond its limit.
         case clearlyInfeasible = "clearly_infeasible"
-        /// Its difference from the leader on the objective, widened, lies wholly on the worse side.
+        /// Its difference from the leader on the objective, at the stage's z′ (`TunePlan.worseZ`), lies
+        /// wholly on the worse side.
         case clearlyWorse = "clearly_worse"
         /// Not among the candidates a stage takes when more remain than it takes.
         case leftOut = "left_out"
@@ -185,7 +186,7 @@ public struct CandidateDrop: Sendable, Equatable {
     /// The leader it is clearly worse than, and how the two were compared.
     public var leader: Int?
     public var comparison: Comparison?
-    /// The interval, widened to the drop's z, that decided: the constrained measure; or the
+    /// The interval that decided: the constrained measure at the race's z; or, at the stage's z′, the
     /// difference candidate − leader on the objective (paired or bounded), or the candidate's own
     /// objective when unpaired.
     public var interval: Estimate?
@@ -317,8 +318,9 @@ public struct TuneResult: Sendable {
 ///
 /// Stage k simulates every remaining candidate on the same users 0..<n_k (with the holdout, the
 /// baseline and the current leader in every run, so differences to them are paired per user). A
-/// candidate leaves when its interval, widened to `TunePlan.dropZ`, lies beyond a constraint's
-/// limit, or when its paired difference from the leader lies wholly on the worse side. The finalists
+/// candidate leaves when its interval at `TunePlan.dropZ` lies beyond a constraint's limit, or when
+/// its paired difference from the leader at the stage's `TunePlan.worseZ` lies wholly on the worse
+/// side (intervals of opens and notifications allowing for skewness, `raceInterval`). The finalists
 /// run together at the full user count; the winner is re-checked on other users (another seed).
 /// Every run's counts are integers summed over users, so the outcome does not depend on threads.
 public struct Tuner: Sendable {
@@ -743,7 +745,7 @@ public struct Tuner: Sendable {
         return nil
     }
 
-    /// Whether a difference (candidate − leader, widened) lies wholly on the worse side.
+    /// Whether a difference (candidate − leader, at the stage's z′) lies wholly on the worse side.
     func clearlyWorse(_ d: Estimate) -> Bool {
         spec.rule.objective.higherIsBetter ? d.high < 0 : d.low > 0
     }
@@ -1089,8 +1091,8 @@ public struct Tuner: Sendable {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
-    /// The drop of a candidate whose widened interval on the objective lies wholly on the worse side
-    /// of the leader's, or nil.
+    /// The drop of a candidate whose interval on the objective, widened to z, lies wholly on the worse
+    /// side of the leader's, or nil.
     func unpairedWorse(_ c: CandidateFigures, than l: CandidateFigures, leader: Int, stage k: Int, z: Double) -> CandidateDrop? {
         let o = spec.rule.objective
         guard let a = c.measures[o], let b = l.measures[o] else { return nil }
