@@ -442,8 +442,13 @@ struct TuneReport {
             "objective": rule.objective.rawValue, "baseline": r.baseline.label, "candidates": r.candidates.count,
             "minimumDifference": rule.minimumDifference,
             "space": Dictionary(uniqueKeysWithValues: r.parts.map { ($0.name, $0.candidates) }),
-            "stages": r.stages.map { ["users": $0.users, "evaluated": $0.evaluated, "clearlyInfeasible": $0.infeasible,
-                                      "clearlyWorse": $0.worse, "leftOutBeforehand": $0.overCapacity] },
+            // A racing stage's z′ (`tune_stages.worse_z`); the final stage drops nothing.
+            "stages": r.stages.enumerated().map { k, stage in
+                var entry: [String: Any] = ["users": stage.users, "evaluated": stage.evaluated, "clearlyInfeasible": stage.infeasible,
+                                            "clearlyWorse": stage.worse, "leftOutBeforehand": stage.overCapacity]
+                if k < r.stages.count - 1 { entry["worseZ"] = stage.worseZ }
+                return entry
+            },
         ]
         if let plan = liveTest { root["liveTest"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(LiveTestReport.JSONValue(plan))) }
         // The baseline beside the finalists, on the final users: its figures there, whatever stage it left at as a candidate.

@@ -120,6 +120,13 @@ final class TuneCommandTests: ReminderSimTestCase {
             with: Data(contentsOf: folder.appendingPathComponent("recommendation.json"))) as? [String: Any])
         XCTAssertEqual(recommendation["candidates"] as? Int, 65)
         XCTAssertEqual(recommendation["users"] as? Int, 1200)
+        // Each racing stage gives the quantile its differences from the leader cleared; the final stage none.
+        let raced = try XCTUnwrap(recommendation["stages"] as? [[String: Any]])
+        XCTAssertEqual(raced.count, 2)
+        // Split over the stage's candidates, it lies beyond the one-sided 5% quantile (checked below against the database).
+        let jsonWorseZ = try XCTUnwrap(raced[0]["worseZ"] as? Double)
+        XCTAssertGreaterThan(jsonWorseZ, 1.645)
+        XCTAssertNil(raced[1]["worseZ"])
         // The baseline on the final users, whatever stage it left at as a candidate: the figures the summary reads.
         let baseline = try XCTUnwrap(recommendation["baselineAtFinal"] as? [String: Any])
         XCTAssertEqual(baseline["users"] as? Int, 1200)
@@ -215,6 +222,7 @@ final class TuneCommandTests: ReminderSimTestCase {
             XCTAssertEqual(shown[6], stored["clearly_worse"], cells)
             let worseZ = try XCTUnwrap(stored["worse_z"])
             XCTAssertEqual(shown[7], worseZ.isEmpty ? "–" : String(format: "%.3f", try XCTUnwrap(Double(worseZ))), cells)
+            if !worseZ.isEmpty { XCTAssertEqual(Double(worseZ), jsonWorseZ, "recommendation.json's z′ is the stored one") }
             XCTAssertEqual(shown[8], stored["went_on"].map { $0.isEmpty ? "–" : $0 }, cells)
         }
 
