@@ -25,7 +25,7 @@ struct ReadoutCommand: RunnableCommand {
             user take their per-user variance from the simulated arm. Example: \
             remindersim readout my-app.json live-test.csv --out Reports/readout
             """,
-        arguments: [scenario, results, users, seed, draws] + ThreadsOption.specs + [json, output])
+        arguments: [scenario, results, users, seed, draws] + ThreadsOption.specs + [json, output, CSVSafeFlag.spec])
 
     static let scenario = ArgumentSpec.positional("scenario", help: "The scenario the test ran: its population, configurations and decision.")
     static let results = ArgumentSpec.positional("results", help: "The test's results, one row per arm.")
@@ -41,8 +41,14 @@ struct ReadoutCommand: RunnableCommand {
         (each arm's rates observed and predicted, with interval and z), comparisons (difference, interval, \
         call) and needsRecalibrating.
         """)
-    /// The shared `--out`, here the folder of readout.md and readout.html, written only when given.
-    static let output = ReportFolderOption.spec.described("Write readout.md and readout.html into this folder.")
+    /// The shared `--out`, here the folder of the readout's files, written only when given.
+    static let output = ReportFolderOption.spec.described("""
+        Write readout.md, readout.html and the readout's tables as CSV into this folder: readout_split.csv \
+        (each arm's users against its planned share), readout_predictions.csv (each arm's rates observed and \
+        predicted) and readout_comparisons.csv (each arm against the baseline or holdout, with the call).
+        """)
+    /// The CSV files `--out` holds, each with its header (the first line a later readout knows as its own).
+    static let csvFiles = ["readout_split.csv", "readout_predictions.csv", "readout_comparisons.csv"]
 
     let scenarioPath, resultsPath: String
     let users: Int
@@ -52,6 +58,7 @@ struct ReadoutCommand: RunnableCommand {
     let threads: Int
     let asJSON: Bool
     let output: String?
+    let csvSafe: Bool
 
     init(arguments: ParsedArguments) throws {
         scenarioPath = try arguments.value(Self.scenario)
@@ -64,6 +71,8 @@ struct ReadoutCommand: RunnableCommand {
         threads = try ThreadsOption(arguments).count
         asJSON = try arguments.flag(Self.json)
         output = try arguments.optionalValue(Self.output)
+        csvSafe = try arguments.flag(CSVSafeFlag.spec)
+        if csvSafe && output == nil { throw UsageError("\(CSVSafeFlag.spec.name): only with \(Self.output.name), which writes the CSV files") }
     }
 
     func run(context: CommandContext) throws {
@@ -76,6 +85,12 @@ struct ReadoutCommand: RunnableCommand {
             }
             try OutputPaths.checkReplaceable(Path.join(output, "readout.html"), what: "a readout", advice: advice) { line, start in
                 line == "<!DOCTYPE html>" && start.contains("<title>" + Self.htmlTitle)
+            }
+            for (file, header) in zip(Self.csvFiles, [Self.splitHeader, Self.predictionsHeader, Self.comparisonsHeader]) {
+                try OutputPaths.checkReplaceable(Path.join(output, file), what: "a readout", advice: advice) { line, _ in
+                    // CSV records end in CRLF.
+                    line == header.joined(separator: ",") || line == header.joined(separator: ",") + "\r"
+                }
             }
         }
         let (scenario, recorded, results) = try CalibrateCommand.load(scenarioPath, resultsPath, context: context)
@@ -103,11 +118,17 @@ struct ReadoutCommand: RunnableCommand {
         do {
             let html = HTMLReport.render(markdown: markdown, charts: [:], title: Self.htmlTitle + scenario.name)
             FolderPublishing.removeLeftovers(in: output)
-            try ReportFiles.writeAll([("readout.md", Data(markdown.utf8)), ("readout.html", Data(html.utf8))], into: output)
+            let tables = [Self.splitCSV(readout), Self.predictionsCSV(readout), Self.comparisonsCSV(readout)]
+                .map { Data($0.encoded(neutralizeFormulas: csvSafe).utf8) }
+            try ReportFiles.writeAll([("readout.md", Data(markdown.utf8)), ("readout.html", Data(html.utf8))]
+                + Array(zip(Self.csvFiles, tables)), into: output)
         } catch {
             throw CommandError.ioError("\(OutputPaths.shown(output)): cannot write the readout: \(CommandRunner.systemReason(error))")
         }
-        if !asJSON { context.stdout.writeLine("\nReport: \(OutputPaths.listed(Path.join(output, "readout.md"))) and readout.html") }
+        if !asJSON {
+            context.stdout.writeLine("\nReport: \(OutputPaths.listed(Path.join(output, "readout.md"))), readout.html and "
+                + Self.csvFiles.joined(separator: ", "))
+        }
         try StoreAccess.finishOutput(context, saved: "the readout is written to \(OutputPaths.shown(output))", storedOnce: false)
     }
 
@@ -240,6 +261,45 @@ struct ReadoutCommand: RunnableCommand {
                 .joined(separator: "\n") + "\n"
         }
         return out
+    }
+
+    // MARK: CSV
+
+    // Tidy tables (one row per arm, per arm and rate, per comparison), named as the JSON names them in
+    // snake_case; arms by their labels, as the results file gives them.
+    static let splitHeader = ["arm", "users", "planned_share", "expected_users", "chi_square", "degrees_of_freedom", "p_value", "mismatch"]
+    static let predictionsHeader = ["arm", "rate", "users", "observed", "predicted", "predicted_low", "predicted_high",
+                                    "standard_error", "model_standard_error", "z", "draws", "simulated_users"]
+    static let comparisonsHeader = ["arm", "against", "measure", "arm_users", "against_users", "difference", "difference_low",
+                                    "difference_high", "standard_error", "z", "p_value", "call"]
+
+    static func number(_ x: Double) -> CSVField { x.isFinite ? .decimal(x) : .null }
+
+    /// The split: each arm's users against its planned share, with the chi-square test of them all.
+    static func splitCSV(_ r: Readout) -> CSVTable {
+        let s = r.sampleRatio
+        let total = s.users.reduce(0.0) { $0 + Double($1) }
+        return CSVTable(header: splitHeader, rows: s.arms.indices.map { i in
+            [.text(s.arms[i]), .integer(Int64(s.users[i])), number(s.planned[i]), number(total * s.planned[i]), number(s.statistic),
+             .integer(Int64(s.degreesOfFreedom)), number(s.pValue), .integer(s.mismatch ? 1 : 0)]
+        })
+    }
+
+    static func predictionsCSV(_ r: Readout) -> CSVTable {
+        let p = r.predictions
+        return CSVTable(header: predictionsHeader, rows: p.moments.map { m in
+            [.text(m.arm), .text(m.name), .integer(Int64(m.users)), number(m.observed), number(m.predicted), number(m.lower),
+             number(m.upper), number(m.standardError), number(m.modelStandardError), number(m.z), .integer(Int64(p.draws)),
+             .integer(Int64(p.simulatedUsers))]
+        })
+    }
+
+    static func comparisonsCSV(_ r: Readout) -> CSVTable {
+        CSVTable(header: comparisonsHeader, rows: r.comparisons.map { c in
+            [.text(c.arm), .text(c.against), .text(c.measure.measure.name), .integer(Int64(c.armUsers)), .integer(Int64(c.againstUsers)),
+             number(c.difference), number(c.lower), number(c.upper), number(c.standardError), number(c.z), number(c.pValue),
+             .text(c.call.rawValue)]
+        })
     }
 
     // MARK: JSON

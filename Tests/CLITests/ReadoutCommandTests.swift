@@ -1,6 +1,7 @@
 import Foundation
-import Simulation
 import ReminderSimTestSupport
+import Rendering
+import Simulation
 import XCTest
 
 /// `readout` and `calibrate --hold-out` from a user's point of view: a finished test's results in, the
@@ -104,12 +105,47 @@ final class ReadoutCommandTests: ReminderSimTestCase {
         assertContains(report, "## The call")
         MarkdownCheck.assertTablesIntact(report)
         XCTAssertTrue(FileManager.default.fileExists(atPath: workDirectory.appendingPathComponent("readout/readout.html").path))
+        // The tables as CSV, row for row the JSON's numbers.
+        func table(_ name: String) throws -> (header: [String], rows: [[String: String]]) {
+            let records = try CSVTable.parse(String(contentsOf: workDirectory.appendingPathComponent("readout/\(name)"), encoding: .utf8))
+            let header = try XCTUnwrap(records.first)
+            return (header, records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) })
+        }
+        let compared = try table("readout_comparisons.csv")
+        XCTAssertEqual(compared.header, ["arm", "against", "measure", "arm_users", "against_users", "difference", "difference_low",
+                                         "difference_high", "standard_error", "z", "p_value", "call"])
+        XCTAssertEqual(compared.rows.count, comparisons.count)
+        for (row, c) in zip(compared.rows, comparisons) {
+            XCTAssertEqual(row["arm"], c["arm"] as? String)
+            XCTAssertEqual(row["measure"], "opens_lift_per_user")
+            XCTAssertEqual(row["call"], c["call"] as? String)
+            for (column, key) in [("difference", "difference"), ("difference_low", "lower"), ("difference_high", "upper"), ("z", "z")] {
+                // Foundation's JSON reader rounds the last digit the writer gave.
+                let expected = try XCTUnwrap(c[key] as? Double)
+                XCTAssertEqual(try XCTUnwrap(Double(try XCTUnwrap(row[column]))), expected, accuracy: 1e-13 * max(1, abs(expected)), column)
+            }
+        }
+        let predicted = try table("readout_predictions.csv")
+        let moments = try XCTUnwrap((document["predictions"] as? [String: Any])?["moments"] as? [[String: Any]])
+        XCTAssertEqual(predicted.rows.count, moments.count)
+        for (row, m) in zip(predicted.rows, moments) {
+            XCTAssertEqual(row["arm"], m["arm"] as? String)
+            XCTAssertEqual(row["rate"], m["rate"] as? String)
+            for (column, key) in [("observed", "observed"), ("predicted", "predicted"), ("predicted_low", "lower"), ("predicted_high", "upper")] {
+                let expected = try XCTUnwrap(m[key] as? Double)
+                XCTAssertEqual(try XCTUnwrap(Double(try XCTUnwrap(row[column]))), expected, accuracy: 1e-13 * max(1, abs(expected)), column)
+            }
+        }
+        let split = try table("readout_split.csv")
+        let arms = try XCTUnwrap((document["sampleRatio"] as? [String: Any])?["arms"] as? [[String: Any]])
+        XCTAssertEqual(split.rows.map { $0["arm"] }, arms.map { $0["arm"] as? String })
+        XCTAssertEqual(split.rows.map { $0["users"].flatMap { Int($0) } }, arms.map { $0["users"] as? Int })
 
         // A readout again replaces its own files; a file of the user's by their names is left alone, and refused.
         let again = try remindersim("readout", "app.json", "test.csv", "--users", "300", "--out", "readout")
         assertExit(again, 0)
         try FileManager.default.createDirectory(atPath: workPath("mine"), withIntermediateDirectories: true)
-        for name in ["readout.md", "readout.html"] {
+        for name in ["readout.md", "readout.html", "readout_split.csv", "readout_predictions.csv", "readout_comparisons.csv"] {
             try writeFile("mine/\(name)", "notes of mine\n")
             let refused = try remindersim("readout", "app.json", "test.csv", "--users", "300", "--out", "mine")
             assertExit(refused, 64)
@@ -184,8 +220,13 @@ final class ReadoutCommandTests: ReminderSimTestCase {
             assertContains(result.stderr, r.message)
         }
         assertExit(try remindersim("readout", "app.json", "missing.csv"), 66)
+        // --csv-safe concerns the CSV files, which only --out writes.
+        let safe = try remindersim("readout", "app.json", "holdout.csv", "--csv-safe")
+        assertExit(safe, 64)
+        assertContains(safe.stderr, "--csv-safe: only with --out, which writes the CSV files")
         let help = try remindersim("readout", "--help")
         assertExit(help, 0)
         assertContains(help.stdout, "planned_share")
+        assertContains(help.stdout, "readout_comparisons.csv")
     }
 }
