@@ -111,31 +111,27 @@ final class ReadoutCommandTests: ReminderSimTestCase {
             let header = try XCTUnwrap(records.first)
             return (header, records.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, $0)) })
         }
+        // Each CSV row against its JSON object: texts equal, numbers (CSV column, JSON key) equal but for the last
+        // digit, which Foundation's JSON reader rounds.
+        func assertSame(_ rows: [[String: String]], _ objects: [[String: Any]], texts: [String], numbers: [(String, String)]) throws {
+            XCTAssertEqual(rows.count, objects.count)
+            for (row, object) in zip(rows, objects) {
+                for name in texts { XCTAssertEqual(row[name], object[name] as? String, name) }
+                for (column, key) in numbers {
+                    let expected = try XCTUnwrap(object[key] as? Double, key)
+                    XCTAssertEqual(try XCTUnwrap(Double(try XCTUnwrap(row[column]))), expected, accuracy: 1e-13 * max(1, abs(expected)), column)
+                }
+            }
+        }
         let compared = try table("readout_comparisons.csv")
         XCTAssertEqual(compared.header, ["arm", "against", "measure", "arm_users", "against_users", "difference", "difference_low",
                                          "difference_high", "standard_error", "z", "p_value", "call"])
-        XCTAssertEqual(compared.rows.count, comparisons.count)
-        for (row, c) in zip(compared.rows, comparisons) {
-            XCTAssertEqual(row["arm"], c["arm"] as? String)
-            XCTAssertEqual(row["measure"], "opens_lift_per_user")
-            XCTAssertEqual(row["call"], c["call"] as? String)
-            for (column, key) in [("difference", "difference"), ("difference_low", "lower"), ("difference_high", "upper"), ("z", "z")] {
-                // Foundation's JSON reader rounds the last digit the writer gave.
-                let expected = try XCTUnwrap(c[key] as? Double)
-                XCTAssertEqual(try XCTUnwrap(Double(try XCTUnwrap(row[column]))), expected, accuracy: 1e-13 * max(1, abs(expected)), column)
-            }
-        }
-        let predicted = try table("readout_predictions.csv")
+        XCTAssertEqual(compared.rows.map { $0["measure"] }, comparisons.map { _ in "opens_lift_per_user" })
+        try assertSame(compared.rows, comparisons, texts: ["arm", "call"],
+                       numbers: [("difference", "difference"), ("difference_low", "lower"), ("difference_high", "upper"), ("z", "z")])
         let moments = try XCTUnwrap((document["predictions"] as? [String: Any])?["moments"] as? [[String: Any]])
-        XCTAssertEqual(predicted.rows.count, moments.count)
-        for (row, m) in zip(predicted.rows, moments) {
-            XCTAssertEqual(row["arm"], m["arm"] as? String)
-            XCTAssertEqual(row["rate"], m["rate"] as? String)
-            for (column, key) in [("observed", "observed"), ("predicted", "predicted"), ("predicted_low", "lower"), ("predicted_high", "upper")] {
-                let expected = try XCTUnwrap(m[key] as? Double)
-                XCTAssertEqual(try XCTUnwrap(Double(try XCTUnwrap(row[column]))), expected, accuracy: 1e-13 * max(1, abs(expected)), column)
-            }
-        }
+        try assertSame(try table("readout_predictions.csv").rows, moments, texts: ["arm", "rate"],
+                       numbers: [("observed", "observed"), ("predicted", "predicted"), ("predicted_low", "lower"), ("predicted_high", "upper")])
         let split = try table("readout_split.csv")
         let arms = try XCTUnwrap((document["sampleRatio"] as? [String: Any])?["arms"] as? [[String: Any]])
         XCTAssertEqual(split.rows.map { $0["arm"] }, arms.map { $0["arm"] as? String })
