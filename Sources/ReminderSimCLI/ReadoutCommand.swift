@@ -86,10 +86,11 @@ struct ReadoutCommand: RunnableCommand {
             try OutputPaths.checkReplaceable(Path.join(output, "readout.html"), what: "a readout", advice: advice) { line, start in
                 line == "<!DOCTYPE html>" && start.contains("<title>" + Self.htmlTitle)
             }
+            // A table's file is known by its header, as an export's is (`CSVFile.isHeader`).
             for (file, header) in zip(Self.csvFiles, [Self.splitHeader, Self.predictionsHeader, Self.comparisonsHeader]) {
+                let table = CSVFile(name: file, table: CSVTable(header: header))
                 try OutputPaths.checkReplaceable(Path.join(output, file), what: "a readout", advice: advice) { line, _ in
-                    // CSV records end in CRLF.
-                    line == header.joined(separator: ",") || line == header.joined(separator: ",") + "\r"
+                    table.isHeader(of: line)
                 }
             }
         }

@@ -46,8 +46,8 @@ struct SecondLookRunner {
         let prePeriod = results.prePeriodSimulation(recorded: recorded, threads: threads)
         var recheck: DecisionRecheck?
         if let (s, r, u) = DecisionRecheck.scenario(for: scenario, decision: decision) {
-            progress?("re-check")
-            recheck = DecisionRecheck(try simulate(s, keepsDetail: false, look: "the re-check on other users (seed \(s.seed))"),
+            progress?(DecisionSecondLook.recheck)
+            recheck = DecisionRecheck(try simulate(s, keepsDetail: false, look: DecisionSecondLook.lookName(DecisionSecondLook.recheck) + " (seed \(s.seed))"),
                                       recommended: r, runnerUp: u, in: scenario)
         }
         if draws > 0 {
@@ -78,9 +78,7 @@ struct SecondLookRunner {
             let weights = s.response.messageWeights
             s.response = response
             s.response.messageWeights = weights
-            let look = name == DecisionSecondLook.unchanged ? "the sensitivity runs' control (the response unchanged)"
-                : "the sensitivity run with \(name)"
-            let r = try simulate(s, keepsDetail: false, look: look)
+            let r = try simulate(s, keepsDetail: false, look: DecisionSecondLook.lookName(name))
             sensitivity.append((name, r.decision.recommended.map { r.all[$0].label }))
         }
         return DecisionSecondLook(recheck: recheck, uncertain: nil, sensitivity: Array(sensitivity.dropFirst()),

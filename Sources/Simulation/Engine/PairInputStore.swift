@@ -97,8 +97,7 @@ public final class PairInputStore: @unchecked Sendable {
     /// store per request, user by user with every configuration side by side: each difference is taken
     /// from the first user's (a shift near the values, so that nearly equal large counts lose no
     /// digits), its sum kept exactly and its squares and cubes as doubles, in user order, so the same
-    /// store gives the same bits; the moments about the mean follow from them (with e = d − shift and
-    /// m = Σe/n: Σ(d − mean)² = Σe² − nm², Σ(d − mean)³ = Σe³ − 3mΣe² + 2nm³).
+    /// store gives the same bits (`CentralMoments.init(count:shift:sum:squares:cubes:)`).
     public func differenceMoments(_ requests: [(minus: Int, of: PairMeasure)]) -> [[CentralMoments]?] {
         let (n, k) = (users.count, configurations)
         let valid = requests.map { (0..<k).contains($0.minus) && ($0.of == .opensPerUser || $0.of == .deliveredPerUser) }
@@ -130,12 +129,8 @@ public final class PairInputStore: @unchecked Sendable {
         }
         var out = none
         for (r, request) in wanted.enumerated() {
-            out[request] = (0..<k).map { i in
-                let j = r * k + i
-                let count = Double(n), m = Double(sums[j]) / count
-                let central2 = max(0, squares[j] - count * m * m)
-                let central3 = cubes[j] - 3 * m * squares[j] + 2 * count * m * m * m
-                return CentralMoments(count: n, mean: Double(shifts[j]) + m, squares: central2, cubes: central3)
+            out[request] = (r * k..<(r + 1) * k).map { j in
+                CentralMoments(count: n, shift: shifts[j], sum: sums[j], squares: squares[j], cubes: cubes[j])
             }
         }
         return out

@@ -34,6 +34,15 @@ public struct CentralMoments: Equatable, Sendable {
         self.init(count: count, mean: mean, squares: squares, cubes: cubes)
     }
 
+    /// The moments of `count` values d from their power sums about a `shift` near them: with e = d − shift,
+    /// `sum` = Σe (exact), `squares` = Σe², `cubes` = Σe³, and m = Σe/n, Σ(d − mean)² = Σe² − nm² and
+    /// Σ(d − mean)³ = Σe³ − 3mΣe² + 2nm³. A shift near the values keeps nearly equal large ones' digits.
+    public init(count: Int, shift: Int64, sum: Int64, squares: Double, cubes: Double) {
+        let n = Double(count), m = count > 0 ? Double(sum) / n : 0
+        self.init(count: count, mean: Double(shift) + m, squares: max(0, squares - n * m * m),
+                  cubes: cubes - 3 * m * squares + 2 * n * m * m * m)
+    }
+
     /// The sample skewness g₁ = m₃ / m₂^(3/2), with mₖ = Σ(x − mean)ᵏ / n; nil for fewer than three values
     /// or none apart.
     public var skewness: Double? {

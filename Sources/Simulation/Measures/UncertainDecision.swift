@@ -278,6 +278,16 @@ public struct DecisionSecondLook: Sendable {
     /// The name of the sensitivity run with the response unchanged, the others' control.
     public static let unchanged = "unchanged"
 
+    /// How errors name a second look's run: the re-check (`recheck`), a sensitivity run by its change's
+    /// name, or the sensitivity runs' control.
+    public static func lookName(_ name: String) -> String {
+        name == recheck ? "the re-check on other users" : name == unchanged ? "the sensitivity runs' control (the response unchanged)"
+            : "the sensitivity run with \(name)"
+    }
+
+    /// The name of the re-check on other users among the looks.
+    public static let recheck = "re-check"
+
     /// The response changes of the quick sensitivity check: base response halved and doubled,
     /// opt-outs doubled, as `tune` runs them.
     public static func sensitivityModels(_ r: ResponseModel) -> [(name: String, response: ResponseModel)] {

@@ -631,31 +631,22 @@ public struct Tuner: Sendable {
     /// (`CentralMoments.interval`): the normal interval misses the mean of these skewed differences on
     /// its upper side several times as often as its level says at the race's first stages, so the
     /// race dropped candidates whose lift was good. Otherwise the figures' 95% interval widened to z.
-    func raceInterval(_ f: CandidateFigures, _ m: DecisionMeasure, z: Double) -> Estimate? {
+    /// `skewed` says which.
+    func raceInterval(_ f: CandidateFigures, _ m: DecisionMeasure, z: Double) -> (interval: Estimate, skewed: Bool)? {
         switch m {
         case .opensLiftPerUser:
-            if let e = f.opensMoments?.interval(z: z) { return e }
+            if let e = f.opensMoments?.interval(z: z) { return (e, true) }
         case .deliveredPerUser:
-            if let e = f.deliveredMoments?.interval(z: z) { return e }
+            if let e = f.deliveredMoments?.interval(z: z) { return (e, true) }
         case .deliveredPerExtraOpen:
             if let lift = f.opensMoments?.interval(z: z), let value = f.value(.deliveredPerExtraOpen),
                let perUser = f.value(.deliveredPerUser) {
-                return Estimate.deliveredPerExtraOpen(value, perUser: perUser, lift: lift)
+                return (Estimate.deliveredPerExtraOpen(value, perUser: perUser, lift: lift), true)
             }
         default:
             break
         }
-        return f.measures[m].map { Self.widened($0, z: z) }
-    }
-
-    /// Whether `raceInterval` allows for skewness in measure `m` of `f`.
-    func allowsForSkewness(_ f: CandidateFigures, _ m: DecisionMeasure) -> Bool {
-        switch m {
-        case .opensLiftPerUser: return f.opensMoments != nil
-        case .deliveredPerUser: return f.deliveredMoments != nil
-        case .deliveredPerExtraOpen: return f.opensMoments != nil && f.measures[.deliveredPerUser] != nil
-        default: return false
-        }
+        return f.measures[m].map { (Self.widened($0, z: z), false) }
     }
 
     /// Meets every constraint on the estimates (the decision rule's test).
@@ -701,7 +692,7 @@ public struct Tuner: Sendable {
     /// Every constrained measure's interval at z (`raceInterval`) lies within its bound.
     func clearlyAdmissible(_ f: CandidateFigures, z: Double = z95) -> Bool {
         constraints.allSatisfy { m, b in
-            guard let e = raceInterval(f, m, z: z) else { return false }
+            guard let e = raceInterval(f, m, z: z)?.interval else { return false }
             return (b.min.map { e.low >= $0 } ?? true) && (b.max.map { e.high <= $0 } ?? true)
         }
     }
@@ -728,7 +719,7 @@ public struct Tuner: Sendable {
     /// The first constraint a candidate clearly breaks at stage k, as its drop.
     func clearlyInfeasible(_ f: CandidateFigures, stage k: Int) -> CandidateDrop? {
         for (m, b) in constraints {
-            guard let w = raceInterval(f, m, z: plan.dropZ) else { continue }
+            guard let (w, skewed) = raceInterval(f, m, z: plan.dropZ) else { continue }
             var beyond: String?
             if let max = b.max, w.low > max {
                 beyond = "above its max \(Self.show(max, m))"
@@ -736,7 +727,7 @@ public struct Tuner: Sendable {
                 beyond = "below its min \(Self.show(min, m))"
             }
             if let beyond {
-                let skew = allowsForSkewness(f, m) ? ", allowing for skewness" : ""
+                let skew = skewed ? ", allowing for skewness" : ""
                 return CandidateDrop(kind: .clearlyInfeasible, stage: k, measure: m, interval: w,
                                      reason: "clearly infeasible at \(Self.grouped(f.users)) users: \(m.rawValue) \(Self.show(w, m)) "
                                          + "(\(dropLevel) interval\(skew)) lies \(beyond)")
@@ -815,7 +806,7 @@ public struct Tuner: Sendable {
             // The best listed configuration beside the winner, so the two meet again on users the race never saw.
             let listedBest = final.ranking.first { x in x.admissible && listed.contains { $0.candidate == x.candidate } }?.candidate
             let members = [w] + (listedBest.map { $0 == w ? [] : [$0] } ?? [])
-            recheck = try check("re-check", members, users: final.users, seed: recheckSeed, response: scenario.response,
+            recheck = try check(DecisionSecondLook.recheck, members, users: final.users, seed: recheckSeed, response: scenario.response,
                                 meter: meter, subject: w)
         }
         let sensitivity = modelDraws > 0 ? [] : try sensitivityChecks(final, meter)
@@ -948,11 +939,14 @@ public struct Tuner: Sendable {
         let contenders = members.filter { stage.remaining.contains($0) && clearlyAdmissible(race.outcomes[$0].figures!, z: plan.dropZ) }
         race.leader = ranked(contenders.map { ($0, race.outcomes[$0].figures!) }).first?.0
         guard let l = race.leader, let li = here[l] else { return }
-        // A new leader from this batch: each candidate paired with it, from the users' pair inputs
-        // kept by the run or, where they were not kept, from the same users run again (the draws are
-        // the same, so is every count; only the pairs kept differ).
+        // Each candidate paired with the leader: from the moments of the users' kept inputs, skewness
+        // allowed for as in `raceInterval`; for a measure without moments, from the pair sums of a new
+        // leader of this batch, added from the kept inputs or, where they were not kept, from the same
+        // users run again (the draws are the same, so is every count; only the pairs kept differ).
+        let versusLeader = pairedMeasure.flatMap { store?.differenceMoments(minus: li, of: $0) }
         var paired = run
-        if !references.contains(li), pairedMeasure != nil, batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
+        if versusLeader == nil, !references.contains(li), pairedMeasure != nil,
+           batch.contains(where: { stage.remaining.contains($0) && $0 != l }) {
             if keepsPairInputs, let store, let sums = run.results.tallies.sums,
                let more = store.adding(reference: li, to: sums, threads: threads) {
                 var tallies = run.results.tallies
@@ -964,8 +958,6 @@ public struct Tuner: Sendable {
                                       holdouts: meter.holdouts, look: "stage \(k + 1) (\(Self.grouped(n)) users)") { _ in }
             }
         }
-        // Skewness allowed for as in `raceInterval` where the users' inputs are kept.
-        let versusLeader = pairedMeasure.flatMap { store?.differenceMoments(minus: li, of: $0) }
         for c in batch where stage.remaining.contains(c) && c != l {
             let d = pairedMeasure.flatMap { m -> (Estimate, CandidateDrop.Comparison, Bool)? in
                 if let e = versusLeader?[here[c]!].interval(z: stage.worseZ) { return (e, .paired, true) }
@@ -1106,7 +1098,7 @@ public struct Tuner: Sendable {
     /// How a check's run is named in errors: "the final stage (100,000 users)", "the sensitivity run with
     /// base response doubled (100,000 users)".
     static func lookName(_ name: String, users: Int) -> String {
-        let run = name == "final" ? "the final stage" : name == "re-check" ? "the re-check on other users" : "the sensitivity run with \(name)"
+        let run = name == "final" ? "the final stage" : DecisionSecondLook.lookName(name)
         return "\(run) (\(grouped(users)) users)"
     }
 
